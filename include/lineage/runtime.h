@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lineage/runtime.h - the lineage runtime: requests, launch epochs, context tokens,
+ * scopes and launch binding.
+ *
+ * Thread model. A runtime is created once and shared by every thread of the process. All
+ * calls below may run concurrently on any threads unless a comment says otherwise. The
+ * launch path (lin_token_capture, lin_token_adopt, lin_scope_exit, lin_launch_begin,
+ * lin_launch_end) allocates nothing in steady state, takes no global lock, never blocks on
+ * I/O and never calls into the GPU API except through the binding backend's push/pop.
+ * A thread's first call costs about a microsecond more (per-thread buffer set-up).
+ */
+#ifndef LINEAGE_RUNTIME_H
+#define LINEAGE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lineage/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lin_runtime lin_runtime;
+
+/* Severity of a log message passed to lin_log_fn. */
+enum lin_log_level { LIN_LOG_ERROR = 0, LIN_LOG_WARN = 1, LIN_LOG_INFO = 2, LIN_LOG_DEBUG = 3 };
+
+/*
+ * lin_log_fn - where the library's diagnostics go. The library never prints by itself:
+ * with no callback it is silent, unless LINEAGE_LOG=warn|info|debug is set in the
+ * environment, in which case messages at that level or more severe go to stderr.
+ * Context: called on the thread that hit the condition, never with a lock held that
+ * another lineage call could need; must not call back into the runtime.
+ */
+typedef void (*lin_log_fn)(enum lin_log_level level, const char *msg, void *user);
+
+/*
+ * lin_trace_write_fn - trace output callback (instead of a file path). Receives encoded
+ * msgpack bytes in order. Return 0, or a negative errno to report failure (the bytes are
+ * then counted as lost and the error is logged once).
+ * Context: the runtime's writer thread, or the thread calling lin_runtime_flush/free.
+ */
+typedef int (*lin_trace_write_fn)(const void *buf, size_t len, void *user);
+
+/*
+ * struct lin_backend_ops - a binding backend: where the current epoch is pushed as an
+ * external correlation id around each launch. LIN_BACKEND_CUPTI uses CUPTI's
+ * cuptiActivityPush/PopExternalCorrelationId; tests and the simulator inject their own.
+ * @push: push @id for @ext_kind on the calling thread; 0 or a negative error.
+ * @pop: pop the calling thread's top id for @ext_kind into *@id (may be NULL).
+ * Context: called on the launching thread, inside lin_launch_begin/end, no lock held.
+ */
+struct lin_backend_ops {
+	size_t sz;
+	const char *name;
+	int (*push)(void *ctx, uint32_t ext_kind, uint64_t id);
+	int (*pop)(void *ctx, uint32_t ext_kind, uint64_t *id);
+	void *ctx;
+};
+
+enum lin_backend_kind {
+	LIN_BACKEND_NONE = 0,   /* host-side lineage only; nothing is pushed */
+	LIN_BACKEND_CUPTI = 1,  /* CUPTI external correlation, probed once at create */
+	LIN_BACKEND_CUSTOM = 2, /* opts->backend_ops */
+};
+
+/* What a launch observer is told. Pointers are valid only during the callback. */
+struct lin_launch_info {
+	uint64_t epoch;         /* 0 when the launch had no current epoch */
+	uint32_t version;
+	uint32_t tid;           /* gettid() of the launching thread */
+	const char *name;       /* as passed to lin_launch_begin; may be NULL */
+	uint64_t host_ns;       /* CLOCK_MONOTONIC */
+};
+
+/*
+ * lin_launch_observer_fn - told of every launch, on the launching thread, after the push
+ * and before lin_launch_begin returns. Must be cheap, must not launch GPU work and must not
+ * call lin_launch_begin/end. Never called with a lineage lock held.
+ */
+typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void *user);
+
+/* Flags for lin_runtime_opts.flags. */
+#define LIN_RT_NO_WRITER_THREAD  (1u << 0) /* events are encoded only by lin_runtime_flush */
+#define LIN_RT_NO_CAPTURE_EVENTS (1u << 1) /* lin_token_capture writes no token_capture record */
+#define LIN_RT_FLAGS_ALL         (LIN_RT_NO_WRITER_THREAD | LIN_RT_NO_CAPTURE_EVENTS)
+
+/*
+ * struct lin_runtime_opts - creation options; pass NULL for all defaults. Set sz to
+ * sizeof(struct lin_runtime_opts); a larger struct whose unknown trailing bytes are not all
+ * zero is rejected with -EINVAL, so old libraries refuse options they do not know.
+ */
+struct lin_runtime_opts {
+	size_t sz;
+	const char *trace_path;          /* file to write (created or truncated); or NULL */
+	lin_trace_write_fn trace_write;  /* or a callback; neither: no trace is written */
+	void *trace_user;
+	enum lin_backend_kind backend;   /* default LIN_BACKEND_NONE */
+	const struct lin_backend_ops *backend_ops; /* LIN_BACKEND_CUSTOM: copied at create */
+	uint32_t ext_kind;               /* CUPTI external-correlation kind; 0 = CUSTOM2 (5) */
+	uint32_t flags;                  /* LIN_RT_* */
+	lin_log_fn log;
+	void *log_user;
+	uint32_t thread_buffer_events;   /* per-thread event buffer, events; 0 = 16384; pow2 */
+	uint32_t flush_interval_ms;      /* writer wake-up period; 0 = 50 ms */
+	lin_launch_observer_fn observer;
+	void *observer_user;
+};
+
+/*
+ * lin_runtime_create - create a runtime and open its trace.
+ * @opts: options or NULL. @out: receives the runtime.
+ * Return: 0; -EINVAL (bad opts, unknown flags, non-pow2 buffer size, non-zero unknown
+ * trailing bytes); -ENOMEM; -errno from opening trace_path; -LIN_ENOCUPTI is never
+ * returned: an unusable CUPTI is logged once, recorded in the trace header, and the runtime
+ * falls back to host-side lineage.
+ * Ownership: the caller frees the runtime with lin_runtime_free. @opts is copied.
+ * Context: any thread; blocks (file open, thread start, a short TSC calibration).
+ * Since: 0.1
+ */
+LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime **out);
+
+/*
+ * lin_runtime_flush - encode every buffered event and write it out (write(2); no fsync).
+ * Return: 0; -LIN_ETRACE if output failed (the error was logged).
+ * Context: any thread that is not inside a launch observer or log callback; blocks.
+ * Since: 0.1
+ */
+LIN_API int lin_runtime_flush(lin_runtime *rt);
+
+/*
+ * lin_runtime_free - flush, stop the writer, close the trace and free everything.
+ * Ownership: @rt and every per-thread state it made. NULL is accepted.
+ * Context: no other thread may use @rt during or after this call. Scopes still open on
+ * other threads are written as thread_exit_open_scope misuse records. Blocks.
+ * Since: 0.1
+ */
+LIN_API void lin_runtime_free(lin_runtime *rt);
+
+/* Counters (since create). */
+struct lin_runtime_stats {
+	size_t sz;
+	uint64_t live_requests;
+	uint64_t live_epochs;
+	uint64_t events;          /* events recorded by all threads */
+	uint64_t events_dropped;  /* events lost because a thread buffer was full */
+	uint64_t misuse;          /* misuse records (stale tokens, scope errors, ...) */
+	uint64_t threads;         /* threads that have used the runtime */
+	uint64_t bytes_written;   /* trace bytes handed to the file or callback */
+};
+
+/*
+ * lin_runtime_stats - read the counters. @st->sz must be set by the caller.
+ * Return: 0; -EINVAL on NULL or a too-small sz.
+ * Context: any thread; counters are read without stopping writers (approximate).
+ * Since: 0.1
+ */
+LIN_API int lin_runtime_stats(lin_runtime *rt, struct lin_runtime_stats *st);
+
+/* ------------------------------------------------------------------ requests */
+
+struct lin_request_opts {
+	size_t sz;
+	const char *name;         /* copied; may be NULL */
+	uint64_t user_id;         /* the application's own id for the request */
+	int has_user_id;          /* user_id is valid */
+	uint64_t parent;          /* a parent request id, or 0 */
+};
+
+/*
+ * lin_request_begin - declare a unit of logical work (a serving request, an op, a step).
+ * The request does not become current on the thread: enter it with lin_scope_enter, or
+ * name it when declaring epochs.
+ * Return: 0 with *@id set (never 0, never reused); -EINVAL; -ENOMEM.
+ * Context: any thread; may allocate; takes the registry's writer lock briefly.
+ * Since: 0.1
+ */
+LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *opts, uint64_t *id);
+
+/*
+ * lin_request_end - end a request. Tokens for it become stale; epochs that name it are not
+ * affected.
+ * Return: 0; -LIN_ENOTFOUND if @id is not a live request.
+ * Context: any thread. Since: 0.1
+ */
+LIN_API int lin_request_end(lin_runtime *rt, uint64_t id);
+
+/* ------------------------------------------------------------------ epochs */
+
+struct lin_epoch_opts {
+	size_t sz;
+	const uint64_t *requests; /* requests this launch serves: 1, or several (fan-in) */
+	size_t n_requests;        /* 0: take them from the current context */
+	uint64_t parent;          /* parent epoch, or 0 (with n_requests 0: the current epoch) */
+	const char *name;         /* copied; may be NULL */
+};
+
+/*
+ * lin_epoch_declare - mint the identity of one logical GPU launch before any thread
+ * launches it. With no requests given, the epoch serves the current context's requests: the
+ * current request, or the current epoch's requests (that epoch becoming the parent).
+ * Return: 0 with *@id set (version 1); -LIN_ENOCONTEXT (no requests given and none current);
+ * -LIN_ENOTFOUND (a named request or parent is not live); -EINVAL; -ENOMEM.
+ * Context: any thread; may allocate. Since: 0.1
+ */
+LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts, uint64_t *id);
+
+/*
+ * lin_epoch_reissue - the same logical launch is issued again (retry, replay): its version
+ * increases and tokens captured before become stale.
+ * @reason: LIN_REISSUE_* from lineage/trace_format.h. @version: new version (may be NULL).
+ * Return: 0; -LIN_ENOTFOUND. Context: any thread. Since: 0.1
+ */
+LIN_API int lin_epoch_reissue(lin_runtime *rt, uint64_t id, uint32_t reason, uint32_t *version);
+
+/*
+ * lin_epoch_retire - the epoch's work is done; tokens for it become stale. Its memory is
+ * reclaimed after an RCU grace period.
+ * Return: 0; -LIN_ENOTFOUND. Context: any thread, not inside an observer. Since: 0.1
+ */
+LIN_API int lin_epoch_retire(lin_runtime *rt, uint64_t id);
+
+/* A copy of what the registry knows about a live request or epoch. */
+struct lin_entity_info {
+	size_t sz;
+	uint32_t kind;            /* LIN_TARGET_REQUEST (1) or LIN_TARGET_EPOCH (2) */
+	uint32_t version;
+	uint64_t parent;
+	size_t n_requests;        /* epochs: how many requests it serves */
+};
+
+/*
+ * lin_lookup - describe a live request or epoch; copies up to @cap of its request ids.
+ * Return: 0; -LIN_ENOTFOUND (never declared, ended or retired); -EINVAL.
+ * Context: any thread; lock-free (RCU read side). Since: 0.1
+ */
+LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
+		       uint64_t *requests, size_t cap);
+
+/* ------------------------------------------------------------------ tokens and scopes */
+
+/*
+ * lin_token - carries the current context from the thread that submits work to the thread
+ * that runs it. A plain 32-byte value: copy it into the task; no allocation, nothing to
+ * free. Its fields are private; only the integrity tag makes it checkable.
+ */
+typedef struct lin_token {
+	uint64_t id;
+	uint32_t version;
+	uint32_t slot;
+	uint32_t capture_tid;
+	uint32_t capture_seq;
+	uint16_t rt;
+	uint8_t kind;
+	uint8_t flags;
+	uint32_t tag;
+} lin_token;
+
+/* Text form: "lin1." and 6 hex fields; at most LIN_TOKEN_TEXT_MAX bytes with the NUL. */
+#define LIN_TOKEN_TEXT_MAX 64
+
+/*
+ * lin_token_capture - capture the calling thread's current context (innermost scope).
+ * Return: 0; -LIN_ENOCONTEXT (no scope open; *@tok is zeroed and fails adoption).
+ * Context: submitting thread; launch path (no allocation, no lock). Since: 0.1
+ */
+LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok);
+
+/*
+ * lin_token_for - make a token for a specific live request or epoch, without entering it.
+ * Return: 0; -LIN_ENOTFOUND. Context: any thread. Since: 0.1
+ */
+LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok);
+
+/*
+ * lin_token_format / lin_token_parse - the text form, for crossing process and RPC
+ * boundaries. Parse checks syntax and the integrity tag only; liveness is checked at adopt.
+ * Return: format: 0, -ENOSPC (@len < LIN_TOKEN_TEXT_MAX), -EINVAL; parse: 0, -EINVAL
+ * (syntax), -LIN_EBADTOKEN (tag mismatch). Context: any thread; no allocation. Since: 0.1
+ */
+LIN_API int lin_token_format(const lin_token *tok, char *buf, size_t len);
+LIN_API int lin_token_parse(const char *text, lin_token *tok);
+
+/* An open scope. A value; pass it back to lin_scope_exit on the same thread. */
+typedef struct lin_scope {
+	uint64_t cookie;
+} lin_scope;
+
+/*
+ * lin_token_adopt - make @tok's request or epoch the calling thread's current context
+ * until the returned scope is closed. Scopes nest (at most 64 deep per thread).
+ * Return: 0; -LIN_ESTALE_TOKEN (its epoch was retired or re-issued, or its request ended:
+ * nothing is adopted, a stale_token record is written); -LIN_EBADTOKEN (integrity tag
+ * wrong); -LIN_EFOREIGN (token of another runtime); -LIN_ESCOPE_DEPTH; -EINVAL (NULL).
+ * Every error is also written to the trace as a misuse record.
+ * Context: worker thread; launch path (lock-free, one registry cache line). Since: 0.1
+ */
+LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *scope);
+
+/*
+ * lin_scope_enter - like adopting lin_token_for(@id), for the thread that owns the id.
+ * Return: as lin_token_adopt, plus -LIN_ENOTFOUND. Since: 0.1
+ */
+LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope);
+
+/*
+ * lin_scope_exit - close a scope opened by lin_token_adopt or lin_scope_enter. Scopes must
+ * close innermost first, on the thread that opened them, once.
+ * Return: 0 (and *@scope is cleared); -LIN_ESCOPE_ORDER (an inner scope is still open:
+ * nothing is closed); -LIN_ESCOPE_THREAD; -LIN_ESCOPE_CLOSED (already closed or never
+ * opened); -EINVAL. Errors are written to the trace as misuse records.
+ * Context: launch path. Since: 0.1
+ */
+LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope);
+
+/*
+ * lin_current - the calling thread's current context.
+ * Return: 0 with *@kind (LIN_TARGET_*), *@id, *@version set (any may be NULL);
+ * -LIN_ENOCONTEXT. Context: any thread. Since: 0.1
+ */
+LIN_API int lin_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version);
+
+/* ------------------------------------------------------------------ launches */
+
+/* An open launch bracket. A value; pass it back to lin_launch_end. */
+typedef struct lin_launch {
+	uint64_t cookie;
+	uint64_t ext_id;          /* what was pushed, 0 if nothing */
+} lin_launch;
+
+/*
+ * lin_launch_begin - call right before the application's CUDA launch call. Pushes the
+ * current epoch through the binding backend, records a launch record (thread, host time,
+ * epoch, name) and tells the observer.
+ * @name: kernel or API name; NOT copied: it must stay valid until the next
+ * lin_runtime_flush (string literals and kernel symbol names are). May be NULL.
+ * Return: 0; -LIN_ENOCONTEXT (no current epoch: the launch is still recorded, with no
+ * epoch, and a no_context misuse record; nothing is pushed); -LIN_EBACKEND (push failed:
+ * recorded, nothing pushed). In every case @l is valid for lin_launch_end.
+ * Context: launching thread; launch path. Since: 0.1
+ */
+LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l);
+
+/*
+ * lin_launch_end - call right after the CUDA call returns; pops what begin pushed.
+ * Return: 0; -LIN_ELAUNCH_ORDER (not the innermost open launch on this thread, or ended
+ * twice); -LIN_EBACKEND (pop failed or popped another id). Context: launch path. Since: 0.1
+ */
+LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_internal.h - what the runtime offers the library's other modules (graph/,
+ * cupti_bind/). Never installed.
+ */
+#ifndef LINEAGE_RT_INTERNAL_H
+#define LINEAGE_RT_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <msgpack.h>
+
+#include "lineage/runtime.h"
+#include "tracefmt.h"
+
+/*
+ * lin_rt_out_lock - take the trace output lock and return the packer that writes into the
+ * trace. Records packed between lock and unlock are written out as they are (one record per
+ * lin_tf_* call). Returns NULL when the runtime writes no trace (then do not unlock).
+ * Context: any thread except inside a launch observer; must not be held across calls into
+ * the runtime's public API (it would deadlock on flush). Not on the launch path.
+ */
+msgpack_packer *lin_rt_out_lock(lin_runtime *rt);
+void lin_rt_out_unlock(lin_runtime *rt);
+
+/*
+ * lin_rt_intern_locked - id of a string in the trace's string table; packs a string record
+ * the first time a string is seen. Call with the output lock held. Returns 0 for NULL.
+ */
+uint64_t lin_rt_intern_locked(lin_runtime *rt, const char *s);
+
+/* Host time, CLOCK_MONOTONIC ns (the trace's host clock). Any thread. */
+uint64_t lin_rt_now_ns(const lin_runtime *rt);
+
+/* gettid() of the calling thread, cached. */
+uint32_t lin_rt_gettid(void);
+
+/* Log through the user's callback (or LINEAGE_LOG). printf-style. */
+void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The CUPTI external-correlation kind this runtime pushes. */
+uint32_t lin_rt_ext_kind(const lin_runtime *rt);
+
+/* Count @n records lost from @source; a dropped record is written at the next drain. */
+void lin_rt_count_dropped(lin_runtime *rt, uint32_t source, uint64_t n);
+
+/*
+ * CUPTI backend hooks, implemented by cupti_bind/ when the library is built with CUPTI and
+ * by a fallback in lineage/ otherwise.
+ * lin_cupti_backend_open: probe CUPTI once; on success fill *ops and return 0; on failure
+ * return a negative error and set *status to a static string saying why.
+ * lin_cupti_backend_close: flush and release what open set up. Called once at runtime free,
+ * before the trace is closed.
+ */
+int lin_cupti_backend_open(lin_runtime *rt, struct lin_backend_ops *ops, const char **status);
+void lin_cupti_backend_close(lin_runtime *rt);
+
+#endif
