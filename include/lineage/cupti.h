@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lineage/cupti.h - the CUPTI binding: attach mode and launch-API recognition.
+ *
+ * The live binding needs no call from here: create the runtime with
+ * backend = LIN_BACKEND_CUPTI and it probes CUPTI once, pushes the current epoch as an
+ * external correlation id around each lin_launch_begin/end, collects activity buffers and
+ * decodes them into the trace.
+ *
+ * Attach mode is for processes where someone else owns CUPTI's activity buffers (a
+ * framework profiler, Nsight): that owner hands each completed buffer to
+ * lin_cupti_attach_decode, and lineage decodes it into the runtime's trace exactly as the
+ * live binding would. docs/cupti.md shows the wiring.
+ *
+ * These functions exist only in a library built with CUPTI (LIN_HAVE_CUPTI is then
+ * defined by the build). The header itself needs no CUPTI header.
+ */
+#ifndef LINEAGE_CUPTI_H
+#define LINEAGE_CUPTI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lineage/common.h"
+#include "lineage/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * struct lin_cupti_decode_stats - what decoding found; counters are added to, never reset.
+ * Set sz = sizeof(struct lin_cupti_decode_stats) and zero the rest before the first use.
+ */
+struct lin_cupti_decode_stats {
+	size_t sz;
+	uint64_t buffers;          /* buffers decoded */
+	uint64_t records;          /* activity records walked */
+	uint64_t ext_correlation;  /* EXTERNAL_CORRELATION records (any external kind) */
+	uint64_t api;              /* RUNTIME, DRIVER and INTERNAL_LAUNCH_API records */
+	uint64_t launch_api;       /* ... of which name a recognised launch API */
+	uint64_t kernels;          /* KERNEL and CONCURRENT_KERNEL records */
+	uint64_t graph_kernels;    /* ... of which ran as a graph node (graphNodeId != 0) */
+	uint64_t device_launched;  /* ... of which belong to a device-launched graph */
+	uint64_t memcpy;
+	uint64_t memset;
+	uint64_t graph_trace;
+	uint64_t skipped;          /* records of kinds the trace has no record for */
+	uint64_t invalid;          /* walks stopped by an undecodable (unknown/incomplete) record */
+};
+
+/* What lin_cupti_launch_api recognises. */
+enum lin_cupti_launch {
+	LIN_CUPTI_LAUNCH_NONE = 0,   /* not a launch API (or not one this library knows) */
+	LIN_CUPTI_LAUNCH_KERNEL = 1, /* launches one kernel: <<<>>>, cudaLaunchKernel(ExC), cuLaunchKernel(Ex), cooperative */
+	LIN_CUPTI_LAUNCH_GRAPH = 2,  /* launches a graph exec: cudaGraphLaunch, cuGraphLaunch */
+};
+
+/*
+ * lin_cupti_launch_api - classify a CUPTI callback id.
+ * @domain: LIN_API_RUNTIME (1) or LIN_API_DRIVER (2), as in the trace's api records.
+ * @cbid: the CUpti_runtime_api_trace_cbid or CUpti_driver_api_trace_cbid value, including
+ * CUDA 13's __cudaLaunchKernel (505/506, what <<<>>> compiles to) and the _ptsz variants.
+ * Return: a LIN_CUPTI_LAUNCH_* value; LIN_CUPTI_LAUNCH_NONE for anything else.
+ * Context: any thread; pure. Since: 0.1
+ */
+LIN_API int lin_cupti_launch_api(uint32_t domain, uint32_t cbid);
+
+/*
+ * lin_cupti_attach_decode - decode one CUPTI activity buffer collected by someone else
+ * into @rt's trace: external correlations, runtime/driver/internal-launch API records,
+ * kernels, memcpys, memsets and graph traces; kernel names are interned in the trace.
+ * Buffers may be handed over in any order and from any thread.
+ * @buf, @valid: the buffer and its valid size, as CUPTI passed them to the owner's
+ * buffer-completed callback. @st: counters to add to, or NULL.
+ * Return: 0; -EINVAL (NULL @rt, NULL @buf with @valid > 0, @st->sz too small);
+ * -LIN_ETRACE (the runtime writes no trace: nothing was decoded); -LIN_EBACKEND (the walk
+ * stopped at a record CUPTI could not step over; the records before it were written and
+ * a dropped record marks the loss).
+ * Ownership: @buf stays the caller's; it is not kept after the call returns.
+ * Context: any thread, including inside the owner's CUPTI buffer-completed callback; takes
+ * the runtime's output lock; never calls CUPTI other than cuptiActivityGetNextRecord.
+ * Since: 0.1
+ */
+LIN_API int lin_cupti_attach_decode(lin_runtime *rt, const void *buf, size_t valid,
+				    struct lin_cupti_decode_stats *st);
+
+/*
+ * lin_cupti_attach_dropped - report @count records the owner lost (its
+ * cuptiActivityGetNumDroppedRecords, or buffers it declined); written as a dropped record.
+ * @source: LIN_DROP_CUPTI_RECORDS (2) or LIN_DROP_CUPTI_BUFFER (3).
+ * Return: 0 (also for @count 0, which writes nothing); -EINVAL (NULL @rt, other source).
+ * Context: any thread, including a CUPTI callback. Since: 0.1
+ */
+LIN_API int lin_cupti_attach_dropped(lin_runtime *rt, uint32_t source, uint64_t count);
+
+/*
+ * lin_cupti_push_ops - a binding backend that only pushes and pops external correlation
+ * ids through CUPTI (no activity callbacks, no subscriber), for attach mode: pass it as
+ * backend_ops with backend = LIN_BACKEND_CUSTOM. CUPTI is probed once per process (one
+ * push and pop); after a failed probe nothing calls CUPTI again.
+ * @ext_kind: the external-correlation kind to probe (0 = CUSTOM2).
+ * @ops: filled on success. @status: set to a static string ("ok" or why not); may be NULL.
+ * Return: 0; -LIN_ENOCUPTI (CUPTI unusable in this process, e.g. no driver); -EINVAL.
+ * Context: any thread; the first call blocks for the probe. Since: 0.1
+ */
+LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops,
+			       const char **status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt.h - the runtime's internal structures, shared by runtime.c, registry.c, thread.c,
+ * token.c and writer.c. Never installed.
+ */
+#ifndef LINEAGE_RT_H
+#define LINEAGE_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lineage/runtime.h"
+#include "lineage/trace_format.h"
+#include "rt_internal.h"
+
+#define LIN_LIKELY(x) __builtin_expect(!!(x), 1)
+#define LIN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LIN_CACHELINE 64
+#define LIN_NIL UINT64_MAX
+
+#define LIN_MAX_SCOPES 64
+#define LIN_MAX_LAUNCHES 16
+
+/* ---------------------------------------------------------------- clock (clock.c) */
+
+struct lin_clock {
+	bool use_tsc;
+	double ns_per_tick;      /* calibrated at create */
+	uint64_t tsc0;           /* reference pair */
+	uint64_t ns0;
+	double tsc_hz;
+};
+
+void lin_clock_init(struct lin_clock *c);
+uint64_t lin_clock_mono_ns(void);
+uint64_t lin_clock_ticks_to_ns(const struct lin_clock *c, uint64_t ticks);
+
+static inline uint64_t lin_clock_ticks(const struct lin_clock *c)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (LIN_LIKELY(c->use_tsc))
+		return __builtin_ia32_rdtsc();
+#endif
+	return lin_clock_mono_ns();
+}
+
+/* ---------------------------------------------------------------- events (thread.c) */
+
+/*
+ * A fixed-size event appended on the launch path; encoded later by the writer. The meaning
+ * of a..d per type is documented beside each producer; `owned` is a malloc'd blob the
+ * writer frees after encoding (or the producer frees when the event is dropped).
+ */
+struct lin_event {
+	uint8_t type;            /* LIN_REC_* */
+	uint8_t kind;            /* LIN_TARGET_* or 0 */
+	uint16_t depth;
+	uint32_t version;
+	uint64_t ticks;
+	uint64_t a, b, c;
+	const void *p;           /* a name (not owned) or a blob (owned, see flags) */
+};
+
+/* Blob for epoch_declare with several requests or a name, and names of requests. */
+struct lin_blob {
+	char *name;
+	size_t n;
+	uint64_t req[];
+};
+
+struct lin_scope_ent {
+	uint64_t id;
+	uint64_t cookie;
+	uint32_t version;
+	uint32_t slot;
+	uint8_t kind;
+};
+
+struct lin_tstate {
+	/* producer side: written by the owning thread only */
+	uint64_t head;
+	struct lin_event *ev;
+	uint32_t mask;
+	uint32_t tid;
+	uint32_t serial;
+	uint32_t depth;
+	uint32_t ctr;            /* scope/launch cookie counter */
+	uint32_t capture_seq;
+	uint32_t nlaunch;
+	struct lin_scope_ent scopes[LIN_MAX_SCOPES];
+	uint64_t launches[LIN_MAX_LAUNCHES];
+	_Atomic uint64_t pub_head;
+	_Atomic uint64_t dropped;
+	/* consumer side: the writer */
+	_Alignas(LIN_CACHELINE) _Atomic uint64_t tail;
+	uint64_t dropped_reported;
+	_Atomic int exited;
+	struct lin_tstate *next;
+	lin_runtime *rt;
+};
+
+struct lin_tstate *lin_tstate_slow(lin_runtime *rt);
+void lin_tstate_free(struct lin_tstate *ts);
+void lin_tstate_key_dtor(void *p);
+void lin_event_drop_owned(struct lin_event *e);
+
+/* ---------------------------------------------------------------- registry (registry.c) */
+
+struct lin_slot {
+	_Atomic uint64_t id;
+	_Atomic uint32_t version;
+	uint32_t next_free;
+};
+
+#define LIN_CHUNK_SHIFT 16
+#define LIN_CHUNK_SLOTS (1u << LIN_CHUNK_SHIFT)
+#define LIN_MAX_CHUNKS 256          /* 16 Mi live requests and epochs */
+
+struct lin_entity;
+
+struct lin_registry {
+	_Atomic(struct lin_slot *) chunks[LIN_MAX_CHUNKS];
+	pthread_mutex_t lock;       /* slot allocation only; never taken on the launch path */
+	uint32_t free_head;         /* index+1 of the first free slot; 0 = none */
+	uint32_t nchunks;
+	struct cds_lfht *ht;        /* id -> entity */
+	_Atomic uint64_t next_id;
+	_Atomic uint64_t live_requests;
+	_Atomic uint64_t live_epochs;
+};
+
+int lin_registry_init(struct lin_registry *reg);
+void lin_registry_fini(struct lin_registry *reg);
+/* Insert a new entity; fills *id, *slot. requests may be NULL. */
+int lin_registry_add(struct lin_registry *reg, uint8_t kind, uint64_t parent,
+		     const uint64_t *requests, size_t n, uint64_t *id, uint32_t *slot);
+/* Remove; returns the final version or a negative error. kind 0 = any. */
+int lin_registry_remove(struct lin_registry *reg, uint64_t id, uint8_t kind, uint32_t *version);
+int lin_registry_reissue(struct lin_registry *reg, uint64_t id, uint32_t *version);
+int lin_registry_info(struct lin_registry *reg, uint64_t id, struct lin_entity_info *info,
+		      uint64_t *requests, size_t cap, uint32_t *slot);
+
+static inline struct lin_slot *lin_registry_slot(struct lin_registry *reg, uint32_t slot)
+{
+	uint32_t c = slot >> LIN_CHUNK_SHIFT;
+	if (LIN_UNLIKELY(c >= LIN_MAX_CHUNKS))
+		return NULL;
+	struct lin_slot *chunk = atomic_load_explicit(&reg->chunks[c], memory_order_acquire);
+	if (LIN_UNLIKELY(!chunk))
+		return NULL;
+	return &chunk[slot & (LIN_CHUNK_SLOTS - 1)];
+}
+
+/*
+ * lin_registry_check - is (id, version) still the live occupant of @slot? Reads one cache
+ * line: the id before and after the version, so a concurrent retire or reuse is seen (ids
+ * are never reused, so an id read twice means it held the slot in between).
+ */
+static inline bool lin_registry_check(struct lin_registry *reg, uint32_t slot, uint64_t id,
+				      uint32_t version)
+{
+	struct lin_slot *s = lin_registry_slot(reg, slot);
+	if (LIN_UNLIKELY(!s))
+		return false;
+	uint64_t i1 = atomic_load_explicit(&s->id, memory_order_acquire);
+	uint32_t v = atomic_load_explicit(&s->version, memory_order_acquire);
+	uint64_t i2 = atomic_load_explicit(&s->id, memory_order_acquire);
+	return i1 == id && i2 == id && v == version;
+}
+
+/* ---------------------------------------------------------------- the runtime */
+
+struct lin_strtab;
+
+struct lin_runtime {
+	struct lin_registry reg;
+	struct lin_clock clock;
+	uint64_t gen;                /* unique per runtime in this process */
+	uint16_t rt_tag;             /* identifies this runtime in tokens */
+	uint32_t flags;
+	uint32_t ext_kind;
+	uint32_t ring_events;
+	uint32_t flush_ms;
+	lin_log_fn log;
+	void *log_user;
+	int env_log_level;
+	lin_launch_observer_fn observer;
+	void *observer_user;
+	struct lin_backend_ops be;
+	bool have_backend;
+	enum lin_backend_kind backend_kind;
+	const char *cupti_status;
+	pthread_key_t key;
+
+	/* threads */
+	pthread_mutex_t threads_lock;
+	struct lin_tstate *threads;
+	_Atomic uint32_t thread_serial;
+	_Atomic uint64_t nthreads;
+	_Atomic uint64_t misuse;
+	_Atomic uint64_t events_retired;
+	_Atomic uint64_t dropped_retired;
+
+	/* output (writer.c) */
+	pthread_mutex_t out_lock;    /* output buffer, packer, string table */
+	int fd;
+	lin_trace_write_fn write_cb;
+	void *write_user;
+	bool have_output;
+	bool out_failed;
+	char *obuf;
+	size_t olen, ocap;
+	msgpack_packer pk;
+	struct lin_strtab *strtab;
+	_Atomic uint64_t bytes_written;
+	_Atomic uint64_t ext_dropped[4];
+	uint64_t ext_dropped_reported[4];
+
+	/* writer thread */
+	pthread_mutex_t wlock;
+	pthread_cond_t wcond;
+	pthread_t writer;
+	bool writer_running;
+	bool out_lock_init;
+	bool wlock_init;
+	bool stop;
+};
+
+/* writer.c */
+int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o);
+int lin_writer_start(lin_runtime *rt);
+void lin_writer_stop(lin_runtime *rt);
+int lin_writer_drain(lin_runtime *rt);   /* encode all pending events; takes out_lock */
+void lin_writer_close(lin_runtime *rt);
+
+/* Per-thread state of the calling thread for @rt, created on first use (NULL: ENOMEM). */
+extern __thread struct lin_tls_cache {
+	const lin_runtime *rt;
+	uint64_t gen;
+	struct lin_tstate *ts;
+} lin_tls __attribute__((tls_model("initial-exec")));
+
+static inline struct lin_tstate *lin_tstate_get(lin_runtime *rt)
+{
+	if (LIN_LIKELY(lin_tls.rt == rt && lin_tls.gen == rt->gen))
+		return lin_tls.ts;
+	return lin_tstate_slow(rt);
+}
+
+/* Append an event; never blocks. Returns false (and counts a drop) when the buffer is full. */
+static inline bool lin_event_push(struct lin_tstate *ts, const struct lin_event *e)
+{
+	uint64_t h = ts->head;
+	uint64_t t = atomic_load_explicit(&ts->tail, memory_order_acquire);
+	if (LIN_UNLIKELY(h - t > ts->mask)) {
+		atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+		return false;
+	}
+	ts->ev[h & ts->mask] = *e;
+	ts->head = h + 1;
+	atomic_store_explicit(&ts->pub_head, h + 1, memory_order_release);
+	return true;
+}
+
+/* Record a misuse event (and count it). target/version/detail: LIN_NIL when unknown. */
+void lin_record_misuse(lin_runtime *rt, struct lin_tstate *ts, const char *cause, uint8_t kind,
+		       uint64_t target, uint64_t version, uint64_t detail);
+
+#endif

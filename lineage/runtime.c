@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.c - runtime life cycle, logging, requests and epochs.
+ */
+#define _LGPL_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <urcu/urcu-bp.h>
+
+#include "rt.h"
+
+static _Atomic uint64_t runtime_gen = 1;
+
+/* ---------------------------------------------------------------- logging */
+
+static int env_log_level(void)
+{
+	const char *v = getenv("LINEAGE_LOG");
+	if (!v)
+		return -1;
+	if (!strcmp(v, "error"))
+		return LIN_LOG_ERROR;
+	if (!strcmp(v, "warn"))
+		return LIN_LOG_WARN;
+	if (!strcmp(v, "info"))
+		return LIN_LOG_INFO;
+	if (!strcmp(v, "debug"))
+		return LIN_LOG_DEBUG;
+	return -1;
+}
+
+void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
+{
+	if (!rt->log && (rt->env_log_level < 0 || (int)level > rt->env_log_level))
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rt->log) {
+		rt->log(level, msg, rt->log_user);
+		return;
+	}
+	static const char *names[] = {"error", "warn", "info", "debug"};
+	fprintf(stderr, "lineage: %s: %s\n", names[level], msg);
+}
+
+uint64_t lin_rt_now_ns(const lin_runtime *rt)
+{
+	(void)rt;
+	return lin_clock_mono_ns();
+}
+
+uint32_t lin_rt_ext_kind(const lin_runtime *rt)
+{
+	return rt->ext_kind;
+}
+
+/* ---------------------------------------------------------------- options */
+
+/* Bytes of @o past what this library knows must be zero (ABI growth, STYLE.md). */
+static int check_opts_tail(const void *o, size_t sz, size_t known)
+{
+	if (sz < sizeof(size_t))
+		return -EINVAL;
+	for (size_t i = known; i < sz; i++)
+		if (((const unsigned char *)o)[i])
+			return -EINVAL;
+	return 0;
+}
+
+static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (!in)
+		return 0;
+	int err = check_opts_tail(in, in->sz, sizeof(*o));
+	if (err)
+		return err;
+	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
+	if (o->flags & ~LIN_RT_FLAGS_ALL)
+		return -EINVAL;
+	if (o->thread_buffer_events && (o->thread_buffer_events & (o->thread_buffer_events - 1)))
+		return -EINVAL;
+	if (o->thread_buffer_events && o->thread_buffer_events < 64)
+		return -EINVAL;
+	if (o->backend > LIN_BACKEND_CUSTOM)
+		return -EINVAL;
+	if (o->backend == LIN_BACKEND_CUSTOM &&
+	    (!o->backend_ops || o->backend_ops->sz < sizeof(struct lin_backend_ops) ||
+	     !o->backend_ops->push || !o->backend_ops->pop))
+		return -EINVAL;
+	if (o->trace_path && o->trace_write)
+		return -EINVAL;
+	if (o->ext_kind > 5)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+static void fork_handlers_once(void)
+{
+	/* liburcu-bp registers no fork handlers; without them a child of a process with a
+	 * reader inside a read-side section hangs in synchronize_rcu (DEPS-NOTES 1.7). */
+	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
+	pthread_atfork(urcu_bp_call_rcu_before_fork, urcu_bp_call_rcu_after_fork_parent,
+		       urcu_bp_call_rcu_after_fork_child);
+	/* Start the call_rcu helper now, with every signal blocked, rather than lazily on
+	 * an application thread that would pass it its signal mask (liburcu 0.13). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	(void)urcu_bp_get_default_call_rcu_data();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+
+static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
+{
+	rt->backend_kind = o->backend;
+	switch (o->backend) {
+	case LIN_BACKEND_NONE:
+		return 0;
+	case LIN_BACKEND_CUSTOM:
+		rt->be = *o->backend_ops;
+		rt->have_backend = true;
+		return 0;
+	case LIN_BACKEND_CUPTI: {
+		const char *status = NULL;
+		int err = lin_cupti_backend_open(rt, &rt->be, &status);
+		if (err) {
+			rt->cupti_status = status ? status : "unavailable";
+			lin_rt_log(rt, LIN_LOG_WARN,
+				   "CUPTI is not usable (%s); recording host-side lineage only",
+				   rt->cupti_status);
+			return 0;
+		}
+		rt->cupti_status = "ok";
+		rt->have_backend = true;
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime **out)
+{
+	struct lin_runtime_opts o;
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	int err = load_opts(opts, &o);
+	if (err)
+		return err;
+	pthread_once(&global_once, fork_handlers_once);
+
+	lin_runtime *rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return -ENOMEM;
+	rt->fd = -1;
+	rt->gen = atomic_fetch_add(&runtime_gen, 1);
+	rt->flags = o.flags;
+	rt->ext_kind = o.ext_kind ? o.ext_kind : LIN_DEFAULT_EXT_KIND;
+	rt->ring_events = o.thread_buffer_events ? o.thread_buffer_events : 16384;
+	rt->flush_ms = o.flush_interval_ms ? o.flush_interval_ms : 50;
+	rt->log = o.log;
+	rt->log_user = o.log_user;
+	rt->env_log_level = env_log_level();
+	rt->observer = o.observer;
+	rt->observer_user = o.observer_user;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rt->rt_tag = (uint16_t)((rt->gen * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ts.tv_nsec) >> 48);
+	if (!rt->rt_tag)
+		rt->rt_tag = 1;
+	lin_clock_init(&rt->clock);
+
+	if (pthread_mutex_init(&rt->threads_lock, NULL)) {
+		free(rt);
+		return -ENOMEM;
+	}
+	err = pthread_key_create(&rt->key, lin_tstate_key_dtor);
+	if (err) {
+		pthread_mutex_destroy(&rt->threads_lock);
+		free(rt);
+		return -err;
+	}
+	err = lin_registry_init(&rt->reg);
+	if (!err)
+		err = open_backend(rt, &o);
+	if (!err)
+		err = lin_writer_open(rt, &o);
+	if (!err)
+		err = lin_writer_start(rt);
+	if (err) {
+		lin_runtime_free(rt);
+		return err;
+	}
+	if (!urcu_bp_has_sys_membarrier)
+		lin_rt_log(rt, LIN_LOG_INFO,
+			   "membarrier unavailable: RCU read side falls back to memory fences");
+	*out = rt;
+	return 0;
+}
+
+LIN_API int lin_runtime_flush(lin_runtime *rt)
+{
+	if (!rt)
+		return -EINVAL;
+	return lin_writer_drain(rt);
+}
+
+LIN_API void lin_runtime_free(lin_runtime *rt)
+{
+	if (!rt)
+		return;
+	/* No more exit destructors against this runtime. */
+	pthread_key_delete(rt->key);
+	lin_writer_stop(rt);
+	if (rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
+		lin_cupti_backend_close(rt);
+	/* Scopes still open on live threads are reported before the states go. */
+	pthread_mutex_lock(&rt->threads_lock);
+	for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next) {
+		if (!atomic_load(&ts->exited) && ts->depth) {
+			struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
+			lin_record_misuse(rt, ts, "thread_exit_open_scope", top->kind, top->id,
+					  top->version, ts->depth);
+		}
+		atomic_store(&ts->exited, 1);
+	}
+	pthread_mutex_unlock(&rt->threads_lock);
+	if (rt->out_lock_init)
+		lin_writer_drain(rt);
+	lin_writer_close(rt);
+	if (lin_tls.rt == rt) {
+		lin_tls.rt = NULL;
+		lin_tls.ts = NULL;
+	}
+	lin_registry_fini(&rt->reg);
+	pthread_mutex_destroy(&rt->threads_lock);
+	if (rt->out_lock_init)
+		pthread_mutex_destroy(&rt->out_lock);
+	if (rt->wlock_init) {
+		pthread_mutex_destroy(&rt->wlock);
+		pthread_cond_destroy(&rt->wcond);
+	}
+	free(rt);
+}
+
+LIN_API int lin_runtime_stats(lin_runtime *rt, struct lin_runtime_stats *st)
+{
+	if (!rt || !st || st->sz < offsetof(struct lin_runtime_stats, bytes_written) + sizeof(uint64_t))
+		return -EINVAL;
+	st->live_requests = atomic_load(&rt->reg.live_requests);
+	st->live_epochs = atomic_load(&rt->reg.live_epochs);
+	uint64_t ev = atomic_load(&rt->events_retired), dr = atomic_load(&rt->dropped_retired);
+	pthread_mutex_lock(&rt->threads_lock);
+	for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next) {
+		ev += atomic_load_explicit(&ts->pub_head, memory_order_relaxed);
+		dr += atomic_load_explicit(&ts->dropped, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&rt->threads_lock);
+	st->events = ev + dr;
+	st->events_dropped = dr;
+	st->misuse = atomic_load(&rt->misuse);
+	st->threads = atomic_load(&rt->nthreads);
+	st->bytes_written = atomic_load(&rt->bytes_written);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- requests and epochs */
+
+static struct lin_blob *blob_new(const char *name, const uint64_t *req, size_t n)
+{
+	struct lin_blob *b = malloc(sizeof(*b) + n * sizeof(uint64_t));
+	if (!b)
+		return NULL;
+	b->name = name ? strdup(name) : NULL;
+	if (name && !b->name) {
+		free(b);
+		return NULL;
+	}
+	b->n = n;
+	if (n)
+		memcpy(b->req, req, n * sizeof(uint64_t));
+	return b;
+}
+
+/* Push an event that may own a blob; frees the blob if the event is dropped. */
+static void push_owned(struct lin_tstate *ts, struct lin_event *e)
+{
+	if (!lin_event_push(ts, e))
+		lin_event_drop_owned(e);
+}
+
+LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *opts, uint64_t *id)
+{
+	struct lin_request_opts o = {0};
+	if (!rt || !id)
+		return -EINVAL;
+	if (opts) {
+		int err = check_opts_tail(opts, opts->sz, sizeof(o));
+		if (err)
+			return err;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (!ts)
+		return -ENOMEM;
+	struct lin_blob *b = NULL;
+	if (o.name && !(b = blob_new(o.name, NULL, 0)))
+		return -ENOMEM;
+	uint32_t slot;
+	int err = lin_registry_add(&rt->reg, LIN_TARGET_REQUEST, o.parent, NULL, 0, id, &slot);
+	if (err) {
+		if (b) {
+			free(b->name);
+			free(b);
+		}
+		return err;
+	}
+	struct lin_event e = {
+		.type = LIN_REC_REQUEST_BEGIN,
+		.ticks = lin_clock_ticks(&rt->clock),
+		.a = *id,
+		.b = o.has_user_id ? o.user_id : LIN_NIL,
+		.c = o.parent ? o.parent : LIN_NIL,
+		.p = b,
+	};
+	push_owned(ts, &e);
+	return 0;
+}
+
+LIN_API int lin_request_end(lin_runtime *rt, uint64_t id)
+{
+	if (!rt)
+		return -EINVAL;
+	int err = lin_registry_remove(&rt->reg, id, LIN_TARGET_REQUEST, NULL);
+	if (err)
+		return err;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (ts) {
+		struct lin_event e = {.type = LIN_REC_REQUEST_END,
+				      .ticks = lin_clock_ticks(&rt->clock),
+				      .a = id};
+		lin_event_push(ts, &e);
+	}
+	return 0;
+}
+
+/* Requests served by the current context; *parent set to the current epoch if any. */
+static int current_requests(lin_runtime *rt, struct lin_tstate *ts, uint64_t **req, size_t *n,
+			    uint64_t *parent, uint64_t *one)
+{
+	if (!ts->depth)
+		return -LIN_ENOCONTEXT;
+	const struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
+	if (top->kind == LIN_TARGET_REQUEST) {
+		*one = top->id;
+		*req = one;
+		*n = 1;
+		return 0;
+	}
+	struct lin_entity_info info = {.sz = sizeof(info)};
+	int err = lin_registry_info(&rt->reg, top->id, &info, one, 1, NULL);
+	if (err)
+		return err;
+	*parent = top->id;
+	if (info.n_requests <= 1) {
+		*req = one;
+		*n = info.n_requests;
+		return 0;
+	}
+	uint64_t *all = malloc(info.n_requests * sizeof(uint64_t));
+	if (!all)
+		return -ENOMEM;
+	err = lin_registry_info(&rt->reg, top->id, &info, all, info.n_requests, NULL);
+	if (err) {
+		free(all);
+		return err;
+	}
+	*req = all;
+	*n = info.n_requests;
+	return 0;
+}
+
+static int check_requests_live(lin_runtime *rt, const uint64_t *req, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lin_entity_info info = {.sz = sizeof(info)};
+		if (lin_registry_info(&rt->reg, req[i], &info, NULL, 0, NULL) ||
+		    info.kind != LIN_TARGET_REQUEST)
+			return -LIN_ENOTFOUND;
+	}
+	return 0;
+}
+
+LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts, uint64_t *id)
+{
+	struct lin_epoch_opts o = {0};
+	if (!rt || !id)
+		return -EINVAL;
+	if (opts) {
+		int err = check_opts_tail(opts, opts->sz, sizeof(o));
+		if (err)
+			return err;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		if (o.n_requests && !o.requests)
+			return -EINVAL;
+	}
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (!ts)
+		return -ENOMEM;
+	uint64_t one = 0, parent = o.parent, *req = (uint64_t *)o.requests;
+	size_t n = o.n_requests;
+	int err;
+	if (!n) {
+		uint64_t cur_parent = 0;
+		err = current_requests(rt, ts, &req, &n, &cur_parent, &one);
+		if (err)
+			return err;
+		if (!parent)
+			parent = cur_parent;
+	} else {
+		err = check_requests_live(rt, req, n);
+		if (err)
+			return err;
+	}
+	if (!err && parent) {
+		struct lin_entity_info info = {.sz = sizeof(info)};
+		if (lin_registry_info(&rt->reg, parent, &info, NULL, 0, NULL) ||
+		    info.kind != LIN_TARGET_EPOCH)
+			err = -LIN_ENOTFOUND;
+	}
+	struct lin_blob *b = NULL;
+	if (!err && (n != 1 || o.name) && !(b = blob_new(o.name, req, n)))
+		err = -ENOMEM;
+	uint32_t slot;
+	if (!err)
+		err = lin_registry_add(&rt->reg, LIN_TARGET_EPOCH, parent, req, n, id, &slot);
+	if (!err) {
+		struct lin_event e = {
+			.type = LIN_REC_EPOCH_DECLARE,
+			.version = 1,
+			.ticks = lin_clock_ticks(&rt->clock),
+			.a = *id,
+			.b = parent ? parent : LIN_NIL,
+			.c = n ? req[0] : LIN_NIL,
+			.p = b,
+		};
+		push_owned(ts, &e);
+	} else if (b) {
+		free(b->name);
+		free(b);
+	}
+	if (req != &one && req != o.requests)
+		free(req);
+	return err;
+}
+
+LIN_API int lin_epoch_reissue(lin_runtime *rt, uint64_t id, uint32_t reason, uint32_t *version)
+{
+	if (!rt || reason > LIN_REISSUE_REPLAY)
+		return -EINVAL;
+	uint32_t v;
+	int err = lin_registry_reissue(&rt->reg, id, &v);
+	if (err)
+		return err;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (ts) {
+		struct lin_event e = {.type = LIN_REC_EPOCH_REISSUE,
+				      .version = v,
+				      .ticks = lin_clock_ticks(&rt->clock),
+				      .a = id,
+				      .b = reason};
+		lin_event_push(ts, &e);
+	}
+	if (version)
+		*version = v;
+	return 0;
+}
+
+LIN_API int lin_epoch_retire(lin_runtime *rt, uint64_t id)
+{
+	if (!rt)
+		return -EINVAL;
+	uint32_t v;
+	int err = lin_registry_remove(&rt->reg, id, LIN_TARGET_EPOCH, &v);
+	if (err)
+		return err;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (ts) {
+		struct lin_event e = {.type = LIN_REC_EPOCH_RETIRE,
+				      .version = v,
+				      .ticks = lin_clock_ticks(&rt->clock),
+				      .a = id};
+		lin_event_push(ts, &e);
+	}
+	return 0;
+}
+
+LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
+		       uint64_t *requests, size_t cap)
+{
+	if (!rt || (cap && !requests))
+		return -EINVAL;
+	if (info && info->sz < sizeof(*info))
+		return -EINVAL;
+	return lin_registry_info(&rt->reg, id, info, requests, cap, NULL);
+}

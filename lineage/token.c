@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * token.c - the launch path: token capture and adopt, scopes, launch begin/end, and the
+ * token's text form.
+ *
+ * Everything here runs on application threads at launch rates: no allocation, no lock,
+ * no RCU read section. A token names its registry slot, so checking it reads one cache line
+ * (lin_registry_check). The integrity tag is XXH3 (inlined) over the identity fields.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "rt.h"
+
+#define TOKEN_SEED 0x6c696e6561676531ULL /* "lineage1" */
+#define TOKEN_FLAG_TEXT 1u
+
+_Static_assert(sizeof(lin_token) == 32, "lin_token must stay 32 bytes");
+
+struct token_identity {
+	uint64_t id;
+	uint32_t version;
+	uint32_t slot;
+	uint16_t rt;
+	uint8_t kind;
+	uint8_t zero[5];
+};
+
+static uint32_t token_tag(const lin_token *t)
+{
+	struct token_identity ti = {
+		.id = t->id, .version = t->version, .slot = t->slot, .rt = t->rt, .kind = t->kind};
+	return (uint32_t)XXH3_64bits_withSeed(&ti, sizeof(ti), TOKEN_SEED);
+}
+
+static void token_fill(lin_runtime *rt, lin_token *tok, uint8_t kind, uint64_t id,
+		       uint32_t version, uint32_t slot, uint32_t tid, uint32_t seq)
+{
+	tok->id = id;
+	tok->version = version;
+	tok->slot = slot;
+	tok->capture_tid = tid;
+	tok->capture_seq = seq;
+	tok->rt = rt->rt_tag;
+	tok->kind = kind;
+	tok->flags = 0;
+	tok->tag = token_tag(tok);
+}
+
+LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok)
+{
+	if (LIN_UNLIKELY(!rt || !tok))
+		return -EINVAL;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (LIN_UNLIKELY(!ts))
+		return -ENOMEM;
+	if (LIN_UNLIKELY(!ts->depth)) {
+		memset(tok, 0, sizeof(*tok));
+		return -LIN_ENOCONTEXT;
+	}
+	const struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
+	uint32_t seq = ++ts->capture_seq;
+	token_fill(rt, tok, top->kind, top->id, top->version, top->slot, ts->tid, seq);
+	if (!(rt->flags & LIN_RT_NO_CAPTURE_EVENTS)) {
+		struct lin_event e = {.type = LIN_REC_TOKEN_CAPTURE,
+				      .kind = top->kind,
+				      .version = top->version,
+				      .ticks = lin_clock_ticks(&rt->clock),
+				      .a = top->id,
+				      .b = seq};
+		lin_event_push(ts, &e);
+	}
+	return 0;
+}
+
+LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok)
+{
+	if (!rt || !tok)
+		return -EINVAL;
+	struct lin_entity_info info = {.sz = sizeof(info)};
+	uint32_t slot;
+	int err = lin_registry_info(&rt->reg, id, &info, NULL, 0, &slot);
+	if (err)
+		return err;
+	token_fill(rt, tok, (uint8_t)info.kind, id, info.version, slot, 0, 0);
+	return 0;
+}
+
+/* Push a scope for a checked (kind, id, version); records the adopt. */
+static int scope_push(lin_runtime *rt, struct lin_tstate *ts, uint8_t kind, uint64_t id,
+		      uint32_t version, uint32_t slot, uint64_t cap_tid, uint64_t cap_seq,
+		      lin_scope *scope)
+{
+	if (LIN_UNLIKELY(ts->depth >= LIN_MAX_SCOPES)) {
+		lin_record_misuse(rt, ts, "scope_depth", kind, id, version, ts->depth);
+		return -LIN_ESCOPE_DEPTH;
+	}
+	struct lin_scope_ent *s = &ts->scopes[ts->depth++];
+	s->id = id;
+	s->version = version;
+	s->kind = kind;
+	s->slot = slot;
+	s->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
+	scope->cookie = s->cookie;
+	struct lin_event e = {.type = LIN_REC_TOKEN_ADOPT,
+			      .kind = kind,
+			      .depth = (uint16_t)ts->depth,
+			      .version = version,
+			      .ticks = lin_clock_ticks(&rt->clock),
+			      .a = id,
+			      .b = cap_tid,
+			      .c = cap_seq};
+	lin_event_push(ts, &e);
+	return 0;
+}
+
+LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *scope)
+{
+	if (LIN_UNLIKELY(!rt || !tok || !scope))
+		return -EINVAL;
+	scope->cookie = 0;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (LIN_UNLIKELY(!ts))
+		return -ENOMEM;
+	if (LIN_UNLIKELY(!tok->id || tok->tag != token_tag(tok) ||
+			 (tok->kind != LIN_TARGET_REQUEST && tok->kind != LIN_TARGET_EPOCH))) {
+		lin_record_misuse(rt, ts, "bad_token", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+		return -LIN_EBADTOKEN;
+	}
+	if (LIN_UNLIKELY(tok->rt != rt->rt_tag)) {
+		lin_record_misuse(rt, ts, "foreign_token", tok->kind, tok->id, tok->version, tok->rt);
+		return -LIN_EFOREIGN;
+	}
+	if (LIN_UNLIKELY(!lin_registry_check(&rt->reg, tok->slot, tok->id, tok->version))) {
+		lin_record_misuse(rt, ts, "stale_token", tok->kind, tok->id, tok->version, LIN_NIL);
+		return -LIN_ESTALE_TOKEN;
+	}
+	bool text = tok->flags & TOKEN_FLAG_TEXT;
+	return scope_push(rt, ts, tok->kind, tok->id, tok->version, tok->slot,
+			  text ? LIN_NIL : tok->capture_tid, text ? LIN_NIL : tok->capture_seq, scope);
+}
+
+LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope)
+{
+	if (!rt || !scope)
+		return -EINVAL;
+	scope->cookie = 0;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (!ts)
+		return -ENOMEM;
+	struct lin_entity_info info = {.sz = sizeof(info)};
+	uint32_t slot;
+	int err = lin_registry_info(&rt->reg, id, &info, NULL, 0, &slot);
+	if (err)
+		return err;
+	return scope_push(rt, ts, (uint8_t)info.kind, id, info.version, slot, LIN_NIL, LIN_NIL,
+			  scope);
+}
+
+LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
+{
+	if (LIN_UNLIKELY(!rt || !scope))
+		return -EINVAL;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (LIN_UNLIKELY(!ts))
+		return -ENOMEM;
+	uint64_t cookie = scope->cookie;
+	if (LIN_LIKELY(ts->depth && ts->scopes[ts->depth - 1].cookie == cookie && cookie)) {
+		const struct lin_scope_ent *s = &ts->scopes[--ts->depth];
+		struct lin_event e = {.type = LIN_REC_SCOPE_CLOSE,
+				      .kind = s->kind,
+				      .depth = (uint16_t)(ts->depth + 1),
+				      .ticks = lin_clock_ticks(&rt->clock),
+				      .a = s->id};
+		lin_event_push(ts, &e);
+		scope->cookie = 0;
+		return 0;
+	}
+	/* Misuse: find out which kind, for the error and the record. */
+	if (!cookie) {
+		lin_record_misuse(rt, ts, "scope_twice", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+		return -LIN_ESCOPE_CLOSED;
+	}
+	if ((uint32_t)(cookie >> 32) != ts->serial) {
+		lin_record_misuse(rt, ts, "scope_thread", 0, LIN_NIL, LIN_NIL, cookie >> 32);
+		return -LIN_ESCOPE_THREAD;
+	}
+	for (uint32_t i = 0; i + 1 < ts->depth; i++) {
+		if (ts->scopes[i].cookie == cookie) {
+			const struct lin_scope_ent *s = &ts->scopes[i];
+			lin_record_misuse(rt, ts, "scope_order", s->kind, s->id, s->version,
+					  ts->depth);
+			return -LIN_ESCOPE_ORDER;
+		}
+	}
+	lin_record_misuse(rt, ts, "scope_twice", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+	return -LIN_ESCOPE_CLOSED;
+}
+
+LIN_API int lin_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version)
+{
+	if (!rt)
+		return -EINVAL;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (!ts)
+		return -ENOMEM;
+	if (!ts->depth)
+		return -LIN_ENOCONTEXT;
+	const struct lin_scope_ent *s = &ts->scopes[ts->depth - 1];
+	if (kind)
+		*kind = s->kind;
+	if (id)
+		*id = s->id;
+	if (version)
+		*version = s->version;
+	return 0;
+}
+
+LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
+{
+	if (LIN_UNLIKELY(!rt || !l))
+		return -EINVAL;
+	l->cookie = 0;
+	l->ext_id = 0;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (LIN_UNLIKELY(!ts))
+		return -ENOMEM;
+	int ret = 0;
+	const struct lin_scope_ent *top = ts->depth ? &ts->scopes[ts->depth - 1] : NULL;
+	uint64_t epoch = (top && top->kind == LIN_TARGET_EPOCH) ? top->id : 0;
+	uint64_t ticks = lin_clock_ticks(&rt->clock);
+	if (LIN_UNLIKELY(!epoch)) {
+		lin_record_misuse(rt, ts, "no_context", top ? top->kind : 0, top ? top->id : LIN_NIL,
+				  LIN_NIL, LIN_NIL);
+		ret = -LIN_ENOCONTEXT;
+	} else if (rt->have_backend) {
+		if (LIN_LIKELY(rt->be.push(rt->be.ctx, rt->ext_kind, epoch) == 0)) {
+			l->ext_id = epoch;
+		} else {
+			lin_record_misuse(rt, ts, "backend_push", LIN_TARGET_EPOCH, epoch, top->version,
+					  LIN_NIL);
+			ret = -LIN_EBACKEND;
+		}
+	}
+	if (LIN_LIKELY(ts->nlaunch < LIN_MAX_LAUNCHES)) {
+		l->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
+		ts->launches[ts->nlaunch++] = l->cookie;
+	}
+	struct lin_event e = {.type = LIN_REC_LAUNCH,
+			      .version = epoch ? top->version : 0,
+			      .ticks = ticks,
+			      .a = epoch ? epoch : LIN_NIL,
+			      .b = l->ext_id ? l->ext_id : LIN_NIL,
+			      .p = name};
+	lin_event_push(ts, &e);
+	if (rt->observer) {
+		struct lin_launch_info info = {.epoch = epoch,
+					       .version = epoch ? top->version : 0,
+					       .tid = ts->tid,
+					       .name = name,
+					       .host_ns = lin_clock_ticks_to_ns(&rt->clock, ticks)};
+		rt->observer(&info, rt->observer_user);
+	}
+	return ret;
+}
+
+LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
+{
+	if (LIN_UNLIKELY(!rt || !l))
+		return -EINVAL;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (LIN_UNLIKELY(!ts))
+		return -ENOMEM;
+	int ret = 0;
+	if (LIN_UNLIKELY(!l->cookie || !ts->nlaunch || ts->launches[ts->nlaunch - 1] != l->cookie)) {
+		lin_record_misuse(rt, ts, "launch_order", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+		return -LIN_ELAUNCH_ORDER;
+	}
+	ts->nlaunch--;
+	if (l->ext_id) {
+		uint64_t popped = 0;
+		if (LIN_UNLIKELY(rt->be.pop(rt->be.ctx, rt->ext_kind, &popped) != 0 ||
+				 popped != l->ext_id)) {
+			lin_record_misuse(rt, ts, "backend_pop", LIN_TARGET_EPOCH, l->ext_id, LIN_NIL,
+					  popped);
+			ret = -LIN_EBACKEND;
+		}
+	}
+	l->cookie = 0;
+	l->ext_id = 0;
+	return ret;
+}
+
+/* ---------------------------------------------------------------- text form */
+
+LIN_API int lin_token_format(const lin_token *tok, char *buf, size_t len)
+{
+	if (!tok || !buf)
+		return -EINVAL;
+	if (len < LIN_TOKEN_TEXT_MAX)
+		return -ENOSPC;
+	int n = snprintf(buf, len, "lin1.%016" PRIx64 ".%" PRIx32 ".%" PRIx32 ".%x.%x.%08" PRIx32,
+			 tok->id, tok->version, tok->slot, (unsigned)tok->rt, (unsigned)tok->kind,
+			 tok->tag);
+	return (n > 0 && (size_t)n < len) ? 0 : -EINVAL;
+}
+
+/* Parse exactly @digits (0: 1..max) lowercase hex digits ending at '.' or NUL. */
+static const char *parse_hex(const char *p, unsigned max, unsigned exact, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned n = 0;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++, n++) {
+		if (n >= max)
+			return NULL;
+		v = (v << 4) | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	}
+	if (!n || (exact && n != exact))
+		return NULL;
+	*out = v;
+	return p;
+}
+
+LIN_API int lin_token_parse(const char *text, lin_token *tok)
+{
+	if (!text || !tok)
+		return -EINVAL;
+	if (strncmp(text, "lin1.", 5) != 0)
+		return -EINVAL;
+	static const struct {
+		unsigned max, exact;
+	} f[6] = {{16, 16}, {8, 0}, {8, 0}, {4, 0}, {2, 0}, {8, 8}};
+	uint64_t v[6];
+	const char *p = text + 5;
+	for (int i = 0; i < 6; i++) {
+		p = parse_hex(p, f[i].max, f[i].exact, &v[i]);
+		if (!p || *p != (i < 5 ? '.' : '\0'))
+			return -EINVAL;
+		if (i < 5)
+			p++;
+	}
+	lin_token t = {.id = v[0],
+		       .version = (uint32_t)v[1],
+		       .slot = (uint32_t)v[2],
+		       .rt = (uint16_t)v[3],
+		       .kind = (uint8_t)v[4],
+		       .flags = TOKEN_FLAG_TEXT,
+		       .tag = (uint32_t)v[5]};
+	if (!t.id || (t.kind != LIN_TARGET_REQUEST && t.kind != LIN_TARGET_EPOCH) ||
+	    t.tag != token_tag(&t))
+		return -LIN_EBADTOKEN;
+	*tok = t;
+	return 0;
+}

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - drains the per-thread event buffers, encodes them as msgpack (msgpack-c's
+ * packer into our own buffer) and writes them out with write(2) or the user's callback.
+ *
+ * Runs on the runtime's writer thread every flush interval, and on the caller's thread in
+ * lin_runtime_flush/free. Everything here holds out_lock; the launch path never does.
+ * Records are written whole: a process killed mid-write leaves a file readable up to its
+ * last complete record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "rt.h"
+
+#define OBUF_FLUSH (64u * 1024u)
+#define PCACHE_SIZE 512u
+
+/* String table: content hash -> sid, plus a pointer cache in front for launch names. */
+struct lin_strtab {
+	uint64_t *hash;           /* 0 = empty slot */
+	uint64_t *sid;
+	size_t cap, n;
+	uint64_t next_sid;
+	const void *pc_ptr[PCACHE_SIZE];
+	uint64_t pc_sid[PCACHE_SIZE];
+};
+
+static int out_write_cb(void *data, const char *buf, size_t len)
+{
+	lin_runtime *rt = data;
+	if (rt->olen + len > rt->ocap) {
+		size_t cap = rt->ocap * 2;
+		while (cap < rt->olen + len)
+			cap *= 2;
+		char *nb = realloc(rt->obuf, cap);
+		if (!nb)
+			return -1;
+		rt->obuf = nb;
+		rt->ocap = cap;
+	}
+	memcpy(rt->obuf + rt->olen, buf, len);
+	rt->olen += len;
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Hand the buffered bytes to the file or callback. Called with out_lock held. */
+static int out_flush_locked(lin_runtime *rt)
+{
+	if (!rt->olen)
+		return 0;
+	int err = 0;
+	if (!rt->out_failed) {
+		if (rt->write_cb)
+			err = rt->write_cb(rt->obuf, rt->olen, rt->write_user);
+		else
+			err = write_all(rt->fd, rt->obuf, rt->olen);
+		if (err) {
+			rt->out_failed = true;
+			lin_rt_log(rt, LIN_LOG_ERROR, "trace output failed: %s; further output is discarded",
+				   lin_strerror(err));
+		} else {
+			atomic_fetch_add_explicit(&rt->bytes_written, rt->olen, memory_order_relaxed);
+		}
+	}
+	rt->olen = 0;
+	return rt->out_failed ? -LIN_ETRACE : 0;
+}
+
+static void maybe_flush_locked(lin_runtime *rt)
+{
+	if (rt->olen >= OBUF_FLUSH)
+		out_flush_locked(rt);
+}
+
+static int strtab_grow(struct lin_strtab *st)
+{
+	size_t cap = st->cap ? st->cap * 2 : 1024;
+	uint64_t *h = calloc(cap, sizeof(uint64_t)), *s = calloc(cap, sizeof(uint64_t));
+	if (!h || !s) {
+		free(h);
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < st->cap; i++) {
+		if (!st->hash[i])
+			continue;
+		size_t j = st->hash[i] & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = st->hash[i];
+		s[j] = st->sid[i];
+	}
+	free(st->hash);
+	free(st->sid);
+	st->hash = h;
+	st->sid = s;
+	st->cap = cap;
+	return 0;
+}
+
+/*
+ * Strings are keyed by a 64-bit XXH3 of their bytes; two different names colliding on 64
+ * bits would share an id (probability ~n^2/2^65, negligible for the names of one process).
+ */
+uint64_t lin_rt_intern_locked(lin_runtime *rt, const char *s)
+{
+	if (!s || !rt->strtab)
+		return 0;
+	struct lin_strtab *st = rt->strtab;
+	size_t pc = ((uintptr_t)s >> 3) & (PCACHE_SIZE - 1);
+	if (st->pc_ptr[pc] == s)
+		return st->pc_sid[pc];
+	size_t len = strlen(s);
+	uint64_t h = XXH3_64bits(s, len) | 1;
+	if ((st->n + 1) * 2 > st->cap && strtab_grow(st))
+		return 0;
+	size_t j = h & (st->cap - 1);
+	while (st->hash[j] && st->hash[j] != h)
+		j = (j + 1) & (st->cap - 1);
+	if (!st->hash[j]) {
+		st->hash[j] = h;
+		st->sid[j] = ++st->next_sid;
+		st->n++;
+		lin_tf_string(&rt->pk, st->sid[j], s, len);
+	}
+	/* Only literal-like names are cached by address; see lin_launch_begin's contract. */
+	st->pc_ptr[pc] = s;
+	st->pc_sid[pc] = st->sid[j];
+	return st->sid[j];
+}
+
+static void strtab_reset_ptrcache(struct lin_strtab *st)
+{
+	memset(st->pc_ptr, 0, sizeof(st->pc_ptr));
+}
+
+static uint64_t intern_owned(lin_runtime *rt, const char *s)
+{
+	/* Owned names are freed after encoding: their address may be reused by another
+	 * string, so they bypass the pointer cache. */
+	if (!s)
+		return 0;
+	struct lin_strtab *st = rt->strtab;
+	size_t pc = ((uintptr_t)s >> 3) & (PCACHE_SIZE - 1);
+	uint64_t sid = lin_rt_intern_locked(rt, s);
+	st->pc_ptr[pc] = NULL;
+	return sid;
+}
+
+static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct lin_event *e)
+{
+	msgpack_packer *pk = &rt->pk;
+	uint64_t ns = lin_clock_ticks_to_ns(&rt->clock, e->ticks);
+	const struct lin_blob *b = e->p;
+	switch (e->type) {
+	case LIN_REC_REQUEST_BEGIN: {
+		uint64_t sid = b ? intern_owned(rt, b->name) : 0;
+		lin_tf_request_begin(pk, ns, ts->tid, e->a, e->b, sid, e->c);
+		break;
+	}
+	case LIN_REC_REQUEST_END:
+		lin_tf_request_end(pk, ns, ts->tid, e->a);
+		break;
+	case LIN_REC_EPOCH_DECLARE: {
+		uint64_t sid = b ? intern_owned(rt, b->name) : 0;
+		if (b)
+			lin_tf_epoch_declare(pk, ns, ts->tid, e->a, e->version, b->req, b->n, e->b, sid);
+		else
+			lin_tf_epoch_declare(pk, ns, ts->tid, e->a, e->version, &e->c, 1, e->b, sid);
+		break;
+	}
+	case LIN_REC_EPOCH_REISSUE:
+		lin_tf_epoch_reissue(pk, ns, ts->tid, e->a, e->version, (uint32_t)e->b);
+		break;
+	case LIN_REC_EPOCH_RETIRE:
+		lin_tf_epoch_retire(pk, ns, ts->tid, e->a, e->version);
+		break;
+	case LIN_REC_TOKEN_CAPTURE:
+		lin_tf_token_capture(pk, ns, ts->tid, e->kind, e->a, e->version, e->b);
+		break;
+	case LIN_REC_TOKEN_ADOPT:
+		lin_tf_token_adopt(pk, ns, ts->tid, e->kind, e->a, e->version, e->b, e->c, e->depth);
+		break;
+	case LIN_REC_SCOPE_CLOSE:
+		lin_tf_scope_close(pk, ns, ts->tid, e->kind, e->a, e->depth);
+		break;
+	case LIN_REC_MISUSE:
+		lin_tf_misuse(pk, ns, ts->tid, e->p, e->kind, e->a, e->b, e->c);
+		break;
+	case LIN_REC_LAUNCH:
+		lin_tf_launch(pk, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version, e->b,
+			      lin_rt_intern_locked(rt, e->p), 0, LIN_NIL);
+		break;
+	default:
+		break;
+	}
+	lin_event_drop_owned(e);
+	maybe_flush_locked(rt);
+}
+
+/* Drain one thread's buffer. Returns true when the state may be freed. */
+static bool drain_thread(lin_runtime *rt, struct lin_tstate *ts)
+{
+	bool exited = atomic_load_explicit(&ts->exited, memory_order_acquire);
+	uint64_t h = atomic_load_explicit(&ts->pub_head, memory_order_acquire);
+	uint64_t t = atomic_load_explicit(&ts->tail, memory_order_relaxed);
+	for (; t != h; t++) {
+		encode_event(rt, ts, &ts->ev[t & ts->mask]);
+		/* Release slots as we go so a busy producer drops as little as possible. */
+		if ((t & 255) == 255)
+			atomic_store_explicit(&ts->tail, t + 1, memory_order_release);
+	}
+	atomic_store_explicit(&ts->tail, h, memory_order_release);
+	uint64_t d = atomic_load_explicit(&ts->dropped, memory_order_relaxed);
+	if (d != ts->dropped_reported) {
+		lin_tf_dropped(&rt->pk, LIN_DROP_HOST_EVENTS, d - ts->dropped_reported, ts->tid,
+			       "thread_buffer_full");
+		ts->dropped_reported = d;
+	}
+	return exited;
+}
+
+int lin_writer_drain(lin_runtime *rt)
+{
+	pthread_mutex_lock(&rt->out_lock);
+	if (rt->have_output) {
+		/* The pointer cache trusts launch names to live until a flush completes. */
+		strtab_reset_ptrcache(rt->strtab);
+	}
+	pthread_mutex_lock(&rt->threads_lock);
+	struct lin_tstate **pp = &rt->threads;
+	while (*pp) {
+		struct lin_tstate *ts = *pp;
+		bool exited;
+		if (rt->have_output) {
+			exited = drain_thread(rt, ts);
+		} else {
+			/* No trace: discard events, still free exited threads. */
+			exited = atomic_load_explicit(&ts->exited, memory_order_acquire);
+			uint64_t h = atomic_load_explicit(&ts->pub_head, memory_order_acquire);
+			for (uint64_t t = atomic_load(&ts->tail); t != h; t++)
+				lin_event_drop_owned(&ts->ev[t & ts->mask]);
+			atomic_store_explicit(&ts->tail, h, memory_order_release);
+		}
+		if (exited) {
+			*pp = ts->next;
+			atomic_fetch_add(&rt->events_retired, atomic_load(&ts->pub_head));
+			atomic_fetch_add(&rt->dropped_retired, atomic_load(&ts->dropped));
+			lin_tstate_free(ts);
+		} else {
+			pp = &ts->next;
+		}
+	}
+	pthread_mutex_unlock(&rt->threads_lock);
+	int err = 0;
+	if (rt->have_output) {
+		for (uint32_t s = 1; s < 4; s++) {
+			uint64_t d = atomic_load(&rt->ext_dropped[s]);
+			if (d != rt->ext_dropped_reported[s]) {
+				lin_tf_dropped(&rt->pk, s, d - rt->ext_dropped_reported[s], LIN_NIL,
+					       s == LIN_DROP_CUPTI_RECORDS ? "cupti_dropped" : "cupti_buffer");
+				rt->ext_dropped_reported[s] = d;
+			}
+		}
+		err = out_flush_locked(rt);
+	}
+	pthread_mutex_unlock(&rt->out_lock);
+	return err;
+}
+
+void lin_rt_count_dropped(lin_runtime *rt, uint32_t source, uint64_t n)
+{
+	if (source > 0 && source < 4)
+		atomic_fetch_add(&rt->ext_dropped[source], n);
+}
+
+msgpack_packer *lin_rt_out_lock(lin_runtime *rt)
+{
+	if (!rt->have_output)
+		return NULL;
+	pthread_mutex_lock(&rt->out_lock);
+	return &rt->pk;
+}
+
+void lin_rt_out_unlock(lin_runtime *rt)
+{
+	maybe_flush_locked(rt);
+	pthread_mutex_unlock(&rt->out_lock);
+}
+
+static void get_host(char *buf, size_t len)
+{
+	if (gethostname(buf, len) != 0)
+		snprintf(buf, len, "unknown");
+	buf[len - 1] = 0;
+}
+
+int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
+{
+	rt->fd = -1;
+	if (pthread_mutex_init(&rt->out_lock, NULL))
+		return -ENOMEM;
+	rt->out_lock_init = true;
+	if (!o->trace_path && !o->trace_write)
+		return 0;
+	rt->strtab = calloc(1, sizeof(*rt->strtab));
+	rt->ocap = OBUF_FLUSH * 2;
+	rt->obuf = malloc(rt->ocap);
+	if (!rt->strtab || !rt->obuf)
+		return -ENOMEM;
+	if (o->trace_write) {
+		rt->write_cb = o->trace_write;
+		rt->write_user = o->trace_user;
+	} else {
+		rt->fd = open(o->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (rt->fd < 0) {
+			int err = -errno;
+			lin_rt_log(rt, LIN_LOG_ERROR, "cannot open trace '%s': %s", o->trace_path,
+				   lin_strerror(err));
+			return err;
+		}
+	}
+	rt->have_output = true;
+	msgpack_packer_init(&rt->pk, rt, out_write_cb);
+	char host[256];
+	get_host(host, sizeof(host));
+	static const char *backend_names[] = {"none", "cupti", "custom"};
+	struct lin_tf_header h = {
+		.format = LIN_TRACE_FORMAT_NAME,
+		.writer = "liblineage " LIN_STRINGIFY_VERSION,
+		.host = host,
+		.pid = (uint64_t)getpid(),
+		.start_host_ns = rt->clock.ns0,
+		.host_clock_source = rt->clock.use_tsc ? "tsc" : "clock_gettime",
+		.tsc_hz = rt->clock.tsc_hz,
+		.ext_kind = rt->ext_kind,
+		.backend = backend_names[rt->backend_kind],
+		.cupti = rt->cupti_status,
+	};
+	pthread_mutex_lock(&rt->out_lock);
+	lin_tf_header(&rt->pk, &h);
+	int err = out_flush_locked(rt);
+	pthread_mutex_unlock(&rt->out_lock);
+	return err == -LIN_ETRACE ? -EIO : err;
+}
+
+static void *writer_main(void *arg)
+{
+	lin_runtime *rt = arg;
+	pthread_mutex_lock(&rt->wlock);
+	while (!rt->stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)rt->flush_ms * 1000000u;
+		ts.tv_sec += (time_t)(ns / 1000000000u);
+		ts.tv_nsec = (long)(ns % 1000000000u);
+		pthread_cond_timedwait(&rt->wcond, &rt->wlock, &ts);
+		if (rt->stop)
+			break;
+		pthread_mutex_unlock(&rt->wlock);
+		lin_writer_drain(rt);
+		pthread_mutex_lock(&rt->wlock);
+	}
+	pthread_mutex_unlock(&rt->wlock);
+	return NULL;
+}
+
+int lin_writer_start(lin_runtime *rt)
+{
+	if (pthread_mutex_init(&rt->wlock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&rt->wcond, NULL)) {
+		pthread_mutex_destroy(&rt->wlock);
+		return -ENOMEM;
+	}
+	rt->wlock_init = true;
+	if (rt->flags & LIN_RT_NO_WRITER_THREAD)
+		return 0;
+	/* The writer must not take the application's signals. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int err = pthread_create(&rt->writer, NULL, writer_main, rt);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	rt->writer_running = true;
+	return 0;
+}
+
+void lin_writer_stop(lin_runtime *rt)
+{
+	if (!rt->writer_running)
+		return;
+	pthread_mutex_lock(&rt->wlock);
+	rt->stop = true;
+	pthread_cond_signal(&rt->wcond);
+	pthread_mutex_unlock(&rt->wlock);
+	pthread_join(rt->writer, NULL);
+	rt->writer_running = false;
+}
+
+void lin_writer_close(lin_runtime *rt)
+{
+	if (rt->fd >= 0)
+		close(rt->fd);
+	rt->fd = -1;
+	if (rt->strtab) {
+		free(rt->strtab->hash);
+		free(rt->strtab->sid);
+		free(rt->strtab);
+		rt->strtab = NULL;
+	}
+	free(rt->obuf);
+	rt->obuf = NULL;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+
+#include "rt_fixture.h"
+
+/* A backend that keeps a per-thread stack, like CUPTI's external correlation. */
+struct fake_be {
+	uint64_t stack[16];
+	int depth;
+	int pushes, pops;
+	int fail_push;
+	uint32_t last_kind;
+};
+
+static int fake_push(void *ctx, uint32_t kind, uint64_t id)
+{
+	struct fake_be *b = ctx;
+	if (b->fail_push)
+		return -EIO;
+	b->last_kind = kind;
+	b->stack[b->depth++] = id;
+	b->pushes++;
+	return 0;
+}
+
+static int fake_pop(void *ctx, uint32_t kind, uint64_t *id)
+{
+	struct fake_be *b = ctx;
+	(void)kind;
+	if (!b->depth)
+		return -ENOENT;
+	b->pops++;
+	*id = b->stack[--b->depth];
+	return 0;
+}
+
+static struct lin_backend_ops fake_ops(struct fake_be *b)
+{
+	return (struct lin_backend_ops){.sz = sizeof(struct lin_backend_ops), .name = "fake",
+					.push = fake_push, .pop = fake_pop, .ctx = b};
+}
+
+Test(launch, pushes_the_current_epoch_and_records_the_launch)
+{
+	struct fake_be b = {0};
+	struct lin_backend_ops ops = fake_ops(&b);
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
+	lin_scope rs, es;
+	rtfix_request(&f, &rs);
+	uint64_t ep;
+	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
+	cr_assert_eq(lin_scope_enter(f.rt, ep, &es), 0);
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(f.rt, "saxpy", &l), 0);
+	cr_assert_eq(b.depth, 1);
+	cr_assert_eq(b.stack[0], ep, "the epoch id is the external correlation id");
+	cr_assert_eq(b.last_kind, 5, "CUSTOM2");
+	cr_assert_eq(lin_launch_end(f.rt, &l), 0);
+	cr_assert_eq(b.depth, 0, "popped");
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *r = trace_nth(t, LIN_REC_LAUNCH, 0);
+	cr_assert_not_null(r);
+	cr_assert_eq(rec_u(r, 3), ep);
+	cr_assert_eq(rec_u(r, 4), 1);
+	cr_assert_eq(rec_u(r, 5), ep, "ext_id pushed");
+	char buf[32];
+	cr_assert_str_eq(trace_string(t, rec_u(r, 6), buf, sizeof(buf)), "saxpy");
+	const msgpack_object *hb = trace_hdr(t, "backend");
+	cr_assert_eq(strncmp(hb->via.str.ptr, "custom", hb->via.str.size), 0);
+	rtfix_fini(&f);
+}
+
+Test(launch, without_an_epoch_is_recorded_and_pushes_nothing)
+{
+	struct fake_be b = {0};
+	struct lin_backend_ops ops = fake_ops(&b);
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
+	lin_scope rs;
+	rtfix_request(&f, &rs); /* a request is current, but no epoch */
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(f.rt, "k", &l), -LIN_ENOCONTEXT);
+	cr_assert_eq(b.pushes, 0);
+	cr_assert_eq(lin_launch_end(f.rt, &l), 0, "the bracket still closes");
+	cr_assert_eq(b.pops, 0);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *r = trace_nth(t, LIN_REC_LAUNCH, 0);
+	cr_assert(rec_nil(r, 3) && rec_nil(r, 5), "no epoch, nothing pushed");
+	cr_assert_eq(trace_count(t, LIN_REC_MISUSE), 1);
+	rtfix_fini(&f);
+}
+
+Test(launch, backend_failure_is_reported_not_fatal)
+{
+	struct fake_be b = {.fail_push = 1};
+	struct lin_backend_ops ops = fake_ops(&b);
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
+	lin_scope rs, es;
+	rtfix_request(&f, &rs);
+	uint64_t ep;
+	lin_epoch_declare(f.rt, NULL, &ep);
+	lin_scope_enter(f.rt, ep, &es);
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(f.rt, "k", &l), -LIN_EBACKEND);
+	cr_assert_eq(lin_launch_end(f.rt, &l), 0, "nothing to pop");
+	cr_assert_eq(b.pops, 0);
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	cr_assert(rec_nil(trace_nth(t, LIN_REC_LAUNCH, 0), 5), "ext_id nil: push failed");
+	rtfix_fini(&f);
+}
+
+Test(launch, end_out_of_order_or_twice_is_refused)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
+	lin_scope rs, es;
+	rtfix_request(&f, &rs);
+	uint64_t ep;
+	lin_epoch_declare(f.rt, NULL, &ep);
+	lin_scope_enter(f.rt, ep, &es);
+	lin_launch a, b;
+	cr_assert_eq(lin_launch_begin(f.rt, "a", &a), 0);
+	cr_assert_eq(lin_launch_begin(f.rt, "b", &b), 0);
+	cr_assert_eq(lin_launch_end(f.rt, &a), -LIN_ELAUNCH_ORDER);
+	cr_assert_eq(lin_launch_end(f.rt, &b), 0);
+	cr_assert_eq(lin_launch_end(f.rt, &a), 0);
+	cr_assert_eq(lin_launch_end(f.rt, &a), -LIN_ELAUNCH_ORDER, "twice");
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	rtfix_fini(&f);
+}
+
+struct obs {
+	int calls;
+	uint64_t epoch;
+	const char *name;
+	uint32_t tid;
+};
+
+static void observer(const struct lin_launch_info *info, void *user)
+{
+	struct obs *o = user;
+	o->calls++;
+	o->epoch = info->epoch;
+	o->name = info->name;
+	o->tid = info->tid;
+}
+
+Test(launch, observer_is_told_of_every_launch)
+{
+	struct obs seen = {0};
+	lin_runtime *rt;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .observer = observer, .observer_user = &seen};
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	uint64_t req, ep;
+	lin_scope rs, es;
+	lin_request_begin(rt, NULL, &req);
+	lin_scope_enter(rt, req, &rs);
+	lin_epoch_declare(rt, NULL, &ep);
+	lin_scope_enter(rt, ep, &es);
+	lin_launch l;
+	for (int i = 0; i < 3; i++) {
+		lin_launch_begin(rt, "gemm", &l);
+		lin_launch_end(rt, &l);
+	}
+	cr_assert_eq(seen.calls, 3);
+	cr_assert_eq(seen.epoch, ep);
+	cr_assert_str_eq(seen.name, "gemm");
+	cr_assert_neq(seen.tid, 0);
+	lin_scope_exit(rt, &es);
+	lin_scope_exit(rt, &rs);
+	lin_runtime_free(rt);
+}
+
+Test(launch, cupti_backend_without_a_driver_falls_back_to_host_lineage)
+{
+	struct membuf m = {0};
+	lin_runtime *rt;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .backend = LIN_BACKEND_CUPTI,
+				     .trace_write = membuf_write, .trace_user = &m};
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0, "an unusable CUPTI is not an error");
+	uint64_t req, ep;
+	lin_scope rs, es;
+	lin_request_begin(rt, NULL, &req);
+	lin_scope_enter(rt, req, &rs);
+	lin_epoch_declare(rt, NULL, &ep);
+	lin_scope_enter(rt, ep, &es);
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(rt, "k", &l), 0);
+	cr_assert_eq(l.ext_id, 0, "nothing pushed after a failed probe");
+	cr_assert_eq(lin_launch_end(rt, &l), 0);
+	lin_scope_exit(rt, &es);
+	lin_scope_exit(rt, &rs);
+	lin_runtime_free(rt);
+	struct trace t;
+	cr_assert_eq(trace_load_mem(&t, m.p, m.n), 0);
+	const msgpack_object *c = trace_hdr(&t, "cupti");
+	cr_assert(c && c->type == MSGPACK_OBJECT_STR, "the header says why CUPTI is not used");
+	cr_assert_eq(strncmp(c->via.str.ptr, "unavailable", 11), 0);
+	cr_assert_eq(trace_count(&t, LIN_REC_LAUNCH), 1);
+	trace_free(&t);
+	free(m.p);
+}

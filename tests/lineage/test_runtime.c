@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <unistd.h>
+
+#include "rt_fixture.h"
+
+Test(runtime, create_with_defaults_and_free)
+{
+	lin_runtime *rt = NULL;
+	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
+	cr_assert_not_null(rt);
+	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	cr_assert_eq(lin_runtime_stats(rt, &st), 0);
+	cr_assert_eq(st.live_epochs, 0);
+	cr_assert_eq(st.bytes_written, 0, "no trace output was asked for");
+	lin_runtime_free(rt);
+	lin_runtime_free(NULL);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(runtime, rejects_bad_options)
+{
+	lin_runtime *rt = (lin_runtime *)0x1;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .flags = 1u << 30};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "unknown flag");
+	cr_assert_null(rt, "*out is cleared on failure");
+	o = (struct lin_runtime_opts){.sz = sizeof(o), .thread_buffer_events = 1000};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "buffer size not a power of two");
+	struct membuf m = {0};
+	o = (struct lin_runtime_opts){.sz = sizeof(o), .trace_path = "/tmp/x", .trace_write = membuf_write, .trace_user = &m};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "path and callback together");
+	o = (struct lin_runtime_opts){.sz = sizeof(o), .backend = LIN_BACKEND_CUSTOM};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "custom backend without ops");
+	o = (struct lin_runtime_opts){.sz = 0};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "sz not set");
+	cr_assert_eq(lin_runtime_create(NULL, NULL), -EINVAL);
+}
+
+Test(runtime, rejects_unknown_nonzero_trailing_option_bytes)
+{
+	struct {
+		struct lin_runtime_opts o;
+		uint64_t future;
+	} big = {.o = {.sz = sizeof(big)}, .future = 0};
+	lin_runtime *rt = NULL;
+	cr_assert_eq(lin_runtime_create(&big.o, &rt), 0, "zero trailing bytes are accepted");
+	lin_runtime_free(rt);
+	big.future = 7;
+	cr_assert_eq(lin_runtime_create(&big.o, &rt), -EINVAL, "non-zero trailing bytes are refused");
+}
+
+Test(runtime, unopenable_trace_path_is_an_error)
+{
+	lin_runtime *rt = NULL;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = "/nonexistent-dir/t.msgpack"};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -ENOENT);
+	cr_assert_null(rt);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(runtime, trace_header_names_format_process_and_clocks)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *v = trace_hdr(t, "format");
+	cr_assert(v && v->type == MSGPACK_OBJECT_STR);
+	cr_assert_eq(strncmp(v->via.str.ptr, "lineage-trace", v->via.str.size), 0);
+	v = trace_hdr(t, "version");
+	cr_assert(v && v->type == MSGPACK_OBJECT_ARRAY && v->via.array.size == 2);
+	cr_assert_eq(v->via.array.ptr[0].via.u64, LIN_TRACE_FORMAT_MAJOR);
+	v = trace_hdr(t, "pid");
+	cr_assert(v && v->via.u64 == (uint64_t)getpid());
+	v = trace_hdr(t, "host_clock");
+	cr_assert(v && !strncmp(v->via.str.ptr, "CLOCK_MONOTONIC", v->via.str.size));
+	v = trace_hdr(t, "ext_kind");
+	cr_assert(v && v->via.u64 == 5, "CUSTOM2 by default");
+	v = trace_hdr(t, "backend");
+	cr_assert(v && !strncmp(v->via.str.ptr, "none", v->via.str.size));
+	cr_assert_eq(t->n, 0, "an idle runtime writes only the header");
+	rtfix_fini(&f);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(runtime, writes_to_a_file_path)
+{
+	char path[] = "/tmp/lineage-test-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	lin_runtime *rt = NULL;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = path};
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	uint64_t req;
+	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+	cr_assert_eq(lin_runtime_flush(rt), 0);
+	struct trace t;
+	cr_assert_eq(trace_load(&t, path), 0, "flushed trace is readable while the runtime lives");
+	cr_assert_eq(trace_count(&t, LIN_REC_REQUEST_BEGIN), 1);
+	trace_free(&t);
+	lin_runtime_free(rt);
+	unlink(path);
+}
+
+Test(runtime, writer_thread_drains_without_explicit_flush)
+{
+	struct membuf m = {0};
+	lin_runtime *rt = NULL;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write, .trace_user = &m,
+				     .flush_interval_ms = 5};
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	uint64_t req;
+	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	size_t header_bytes = 0;
+	for (int i = 0; i < 2000; i++) {
+		lin_runtime_stats(rt, &st);
+		if (i == 0)
+			header_bytes = st.bytes_written;
+		if (st.bytes_written > header_bytes)
+			break;
+		usleep(1000);
+	}
+	cr_assert_gt(st.bytes_written, header_bytes, "the writer thread wrote the event");
+	lin_runtime_free(rt);
+	free(m.p);
+}
+
+Test(errors, names_and_messages)
+{
+	cr_assert_str_eq(lin_err_name(-LIN_ESTALE_TOKEN), "LIN_ESTALE_TOKEN");
+	cr_assert_str_eq(lin_err_name(-EINVAL), "EINVAL");
+	cr_assert_str_eq(lin_err_name(-123456), "?");
+	cr_assert_str_eq(lin_strerror(-LIN_ESCOPE_ORDER), "scope closed out of LIFO order");
+	cr_assert_str_eq(lin_strerror(-999999), "unknown error");
+	cr_assert_str_eq(lin_strerror(0), "success");
+}
+
+Test(errors, version_string_matches_header)
+{
+	char want[32];
+	snprintf(want, sizeof(want), "%d.%d.%d", LIN_VERSION_MAJOR, LIN_VERSION_MINOR, LIN_VERSION_PATCH);
+	cr_assert_str_eq(lin_version_string(), want);
+}
