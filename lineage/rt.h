@@ -55,20 +55,40 @@ static inline uint64_t lin_clock_ticks(const struct lin_clock *c)
  */
 struct lin_event {
 	uint8_t type;            /* LIN_REC_* */
-	uint8_t kind;            /* LIN_TARGET_* or 0 */
-	uint16_t depth;
-	uint32_t version;
+	uint8_t kind;            /* LIN_TARGET_*; launch: 1 when the epoch was pushed */
+	uint16_t depth;          /* scope depth; misuse: enum lin_misuse_cause */
+	uint32_t version;        /* 0: unknown */
 	uint64_t ticks;
-	uint64_t a, b, c;
-	const void *p;           /* a name (not owned) or a blob (owned, see flags) */
+	uint64_t a;              /* the id the record is about, or LIN_NIL */
+	uint64_t b;              /* per type: seq, capture, reason, detail, name or blob */
 };
+_Static_assert(sizeof(struct lin_event) == 32, "two events per cache line");
 
-/* Blob for epoch_declare with several requests or a name, and names of requests. */
+/* What request_begin and epoch_declare events own (freed by the writer). */
 struct lin_blob {
 	char *name;
+	uint64_t user_id;        /* LIN_NIL: none */
+	uint64_t parent;         /* LIN_NIL: none */
 	size_t n;
 	uint64_t req[];
 };
+
+enum lin_misuse_cause {
+	LIN_MISUSE_STALE_TOKEN,
+	LIN_MISUSE_BAD_TOKEN,
+	LIN_MISUSE_FOREIGN_TOKEN,
+	LIN_MISUSE_SCOPE_ORDER,
+	LIN_MISUSE_SCOPE_THREAD,
+	LIN_MISUSE_SCOPE_TWICE,
+	LIN_MISUSE_SCOPE_DEPTH,
+	LIN_MISUSE_NO_CONTEXT,
+	LIN_MISUSE_LAUNCH_ORDER,
+	LIN_MISUSE_BACKEND_PUSH,
+	LIN_MISUSE_BACKEND_POP,
+	LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE,
+	LIN_MISUSE_COUNT
+};
+extern const char *const lin_misuse_names[LIN_MISUSE_COUNT];
 
 struct lin_scope_ent {
 	uint64_t id;
@@ -81,6 +101,7 @@ struct lin_scope_ent {
 struct lin_tstate {
 	/* producer side: written by the owning thread only */
 	uint64_t head;
+	uint64_t tail_cache;     /* last tail seen; reloaded only when the buffer looks full */
 	struct lin_event *ev;
 	uint32_t mask;
 	uint32_t tid;
@@ -253,10 +274,12 @@ static inline struct lin_tstate *lin_tstate_get(lin_runtime *rt)
 static inline bool lin_event_push(struct lin_tstate *ts, const struct lin_event *e)
 {
 	uint64_t h = ts->head;
-	uint64_t t = atomic_load_explicit(&ts->tail, memory_order_acquire);
-	if (LIN_UNLIKELY(h - t > ts->mask)) {
-		atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
-		return false;
+	if (LIN_UNLIKELY(h - ts->tail_cache > ts->mask)) {
+		ts->tail_cache = atomic_load_explicit(&ts->tail, memory_order_acquire);
+		if (h - ts->tail_cache > ts->mask) {
+			atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+			return false;
+		}
 	}
 	ts->ev[h & ts->mask] = *e;
 	ts->head = h + 1;
@@ -264,8 +287,8 @@ static inline bool lin_event_push(struct lin_tstate *ts, const struct lin_event 
 	return true;
 }
 
-/* Record a misuse event (and count it). target/version/detail: LIN_NIL when unknown. */
-void lin_record_misuse(lin_runtime *rt, struct lin_tstate *ts, const char *cause, uint8_t kind,
-		       uint64_t target, uint64_t version, uint64_t detail);
+/* Record a misuse event (and count it). target/detail: LIN_NIL, version: 0 when unknown. */
+void lin_record_misuse(lin_runtime *rt, struct lin_tstate *ts, enum lin_misuse_cause cause,
+		       uint8_t kind, uint64_t target, uint32_t version, uint64_t detail);
 
 #endif

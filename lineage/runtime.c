@@ -233,7 +233,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next) {
 		if (!atomic_load(&ts->exited) && ts->depth) {
 			struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
-			lin_record_misuse(rt, ts, "thread_exit_open_scope", top->kind, top->id,
+			lin_record_misuse(rt, ts, LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE, top->kind, top->id,
 					  top->version, ts->depth);
 		}
 		atomic_store(&ts->exited, 1);
@@ -285,6 +285,8 @@ static struct lin_blob *blob_new(const char *name, const uint64_t *req, size_t n
 	struct lin_blob *b = malloc(sizeof(*b) + n * sizeof(uint64_t));
 	if (!b)
 		return NULL;
+	b->user_id = LIN_NIL;
+	b->parent = LIN_NIL;
 	b->name = name ? strdup(name) : NULL;
 	if (name && !b->name) {
 		free(b);
@@ -318,8 +320,12 @@ LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *op
 	if (!ts)
 		return -ENOMEM;
 	struct lin_blob *b = NULL;
-	if (o.name && !(b = blob_new(o.name, NULL, 0)))
+	if ((o.name || o.has_user_id || o.parent) && !(b = blob_new(o.name, NULL, 0)))
 		return -ENOMEM;
+	if (b) {
+		b->user_id = o.has_user_id ? o.user_id : LIN_NIL;
+		b->parent = o.parent ? o.parent : LIN_NIL;
+	}
 	uint32_t slot;
 	int err = lin_registry_add(&rt->reg, LIN_TARGET_REQUEST, o.parent, NULL, 0, id, &slot);
 	if (err) {
@@ -333,9 +339,7 @@ LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *op
 		.type = LIN_REC_REQUEST_BEGIN,
 		.ticks = lin_clock_ticks(&rt->clock),
 		.a = *id,
-		.b = o.has_user_id ? o.user_id : LIN_NIL,
-		.c = o.parent ? o.parent : LIN_NIL,
-		.p = b,
+		.b = (uintptr_t)b,
 	};
 	push_owned(ts, &e);
 	return 0;
@@ -443,8 +447,10 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 			err = -LIN_ENOTFOUND;
 	}
 	struct lin_blob *b = NULL;
-	if (!err && (n != 1 || o.name) && !(b = blob_new(o.name, req, n)))
+	if (!err && !(b = blob_new(o.name, req, n)))
 		err = -ENOMEM;
+	if (b)
+		b->parent = parent ? parent : LIN_NIL;
 	uint32_t slot;
 	if (!err)
 		err = lin_registry_add(&rt->reg, LIN_TARGET_EPOCH, parent, req, n, id, &slot);
@@ -454,9 +460,7 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 			.version = 1,
 			.ticks = lin_clock_ticks(&rt->clock),
 			.a = *id,
-			.b = parent ? parent : LIN_NIL,
-			.c = n ? req[0] : LIN_NIL,
-			.p = b,
+			.b = (uintptr_t)b,
 		};
 		push_owned(ts, &e);
 	} else if (b) {

@@ -64,13 +64,28 @@ struct lin_tstate *lin_tstate_slow(lin_runtime *rt)
 
 void lin_event_drop_owned(struct lin_event *e)
 {
-	if ((e->type == LIN_REC_EPOCH_DECLARE || e->type == LIN_REC_REQUEST_BEGIN) && e->p) {
-		struct lin_blob *b = (struct lin_blob *)e->p;
+	if ((e->type == LIN_REC_EPOCH_DECLARE || e->type == LIN_REC_REQUEST_BEGIN) && e->b) {
+		struct lin_blob *b = (struct lin_blob *)(uintptr_t)e->b;
 		free(b->name);
 		free(b);
-		e->p = NULL;
+		e->b = 0;
 	}
 }
+
+const char *const lin_misuse_names[LIN_MISUSE_COUNT] = {
+	[LIN_MISUSE_STALE_TOKEN] = "stale_token",
+	[LIN_MISUSE_BAD_TOKEN] = "bad_token",
+	[LIN_MISUSE_FOREIGN_TOKEN] = "foreign_token",
+	[LIN_MISUSE_SCOPE_ORDER] = "scope_order",
+	[LIN_MISUSE_SCOPE_THREAD] = "scope_thread",
+	[LIN_MISUSE_SCOPE_TWICE] = "scope_twice",
+	[LIN_MISUSE_SCOPE_DEPTH] = "scope_depth",
+	[LIN_MISUSE_NO_CONTEXT] = "no_context",
+	[LIN_MISUSE_LAUNCH_ORDER] = "launch_order",
+	[LIN_MISUSE_BACKEND_PUSH] = "backend_push",
+	[LIN_MISUSE_BACKEND_POP] = "backend_pop",
+	[LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE] = "thread_exit_open_scope",
+};
 
 void lin_tstate_free(struct lin_tstate *ts)
 {
@@ -84,22 +99,22 @@ void lin_tstate_free(struct lin_tstate *ts)
 	free(ts);
 }
 
-void lin_record_misuse(lin_runtime *rt, struct lin_tstate *ts, const char *cause, uint8_t kind,
-		       uint64_t target, uint64_t version, uint64_t detail)
+void lin_record_misuse(lin_runtime *rt, struct lin_tstate *ts, enum lin_misuse_cause cause,
+		       uint8_t kind, uint64_t target, uint32_t version, uint64_t detail)
 {
 	atomic_fetch_add_explicit(&rt->misuse, 1, memory_order_relaxed);
-	lin_rt_log(rt, LIN_LOG_WARN, "misuse on thread %u: %s (id %llu)", lin_rt_gettid(), cause,
-		   target == LIN_NIL ? 0ULL : (unsigned long long)target);
+	lin_rt_log(rt, LIN_LOG_WARN, "misuse on thread %u: %s (id %llu)", lin_rt_gettid(),
+		   lin_misuse_names[cause], target == LIN_NIL ? 0ULL : (unsigned long long)target);
 	if (!ts)
 		return;
 	struct lin_event e = {
 		.type = LIN_REC_MISUSE,
 		.kind = kind,
+		.depth = (uint16_t)cause,
+		.version = version,
 		.ticks = lin_clock_ticks(&rt->clock),
 		.a = target,
-		.b = version,
-		.c = detail,
-		.p = cause,
+		.b = detail,
 	};
 	lin_event_push(ts, &e);
 }
@@ -111,7 +126,7 @@ void lin_tstate_key_dtor(void *p)
 	lin_runtime *rt = ts->rt;
 	if (ts->depth) {
 		struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
-		lin_record_misuse(rt, ts, "thread_exit_open_scope", top->kind, top->id, top->version,
+		lin_record_misuse(rt, ts, LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE, top->kind, top->id, top->version,
 				  ts->depth);
 	}
 	if (lin_tls.ts == ts) {

@@ -23,20 +23,15 @@
 
 _Static_assert(sizeof(lin_token) == 32, "lin_token must stay 32 bytes");
 
-struct token_identity {
-	uint64_t id;
-	uint32_t version;
-	uint32_t slot;
-	uint16_t rt;
-	uint8_t kind;
-	uint8_t zero[5];
-};
-
-static uint32_t token_tag(const lin_token *t)
+/*
+ * The tag covers the identity (id, version, slot, runtime, kind), not the capture fields:
+ * XXH3 of 16 bytes with the runtime and kind folded into the seed (~1.3 ns inlined).
+ */
+static inline __attribute__((always_inline)) uint32_t token_tag(const lin_token *t)
 {
-	struct token_identity ti = {
-		.id = t->id, .version = t->version, .slot = t->slot, .rt = t->rt, .kind = t->kind};
-	return (uint32_t)XXH3_64bits_withSeed(&ti, sizeof(ti), TOKEN_SEED);
+	uint64_t in[2] = {t->id, ((uint64_t)t->version << 32) | t->slot};
+	uint64_t seed = TOKEN_SEED ^ ((uint64_t)t->rt << 8) ^ t->kind;
+	return (uint32_t)XXH3_64bits_withSeed(in, sizeof(in), seed);
 }
 
 static void token_fill(lin_runtime *rt, lin_token *tok, uint8_t kind, uint64_t id,
@@ -92,13 +87,14 @@ LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok)
 	return 0;
 }
 
-/* Push a scope for a checked (kind, id, version); records the adopt. */
-static int scope_push(lin_runtime *rt, struct lin_tstate *ts, uint8_t kind, uint64_t id,
-		      uint32_t version, uint32_t slot, uint64_t cap_tid, uint64_t cap_seq,
-		      lin_scope *scope)
+/* Push a scope for a checked (kind, id, version); records the adopt. @capture is
+ * (capture_tid << 32 | capture_seq), or LIN_NIL. */
+static inline __attribute__((always_inline)) int
+scope_push(lin_runtime *rt, struct lin_tstate *ts, uint8_t kind, uint64_t id, uint32_t version,
+	   uint32_t slot, uint64_t capture, lin_scope *scope)
 {
 	if (LIN_UNLIKELY(ts->depth >= LIN_MAX_SCOPES)) {
-		lin_record_misuse(rt, ts, "scope_depth", kind, id, version, ts->depth);
+		lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_DEPTH, kind, id, version, ts->depth);
 		return -LIN_ESCOPE_DEPTH;
 	}
 	struct lin_scope_ent *s = &ts->scopes[ts->depth++];
@@ -114,8 +110,7 @@ static int scope_push(lin_runtime *rt, struct lin_tstate *ts, uint8_t kind, uint
 			      .version = version,
 			      .ticks = lin_clock_ticks(&rt->clock),
 			      .a = id,
-			      .b = cap_tid,
-			      .c = cap_seq};
+			      .b = capture};
 	lin_event_push(ts, &e);
 	return 0;
 }
@@ -130,20 +125,23 @@ LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *sc
 		return -ENOMEM;
 	if (LIN_UNLIKELY(!tok->id || tok->tag != token_tag(tok) ||
 			 (tok->kind != LIN_TARGET_REQUEST && tok->kind != LIN_TARGET_EPOCH))) {
-		lin_record_misuse(rt, ts, "bad_token", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+		lin_record_misuse(rt, ts, LIN_MISUSE_BAD_TOKEN, 0, LIN_NIL, 0, LIN_NIL);
 		return -LIN_EBADTOKEN;
 	}
 	if (LIN_UNLIKELY(tok->rt != rt->rt_tag)) {
-		lin_record_misuse(rt, ts, "foreign_token", tok->kind, tok->id, tok->version, tok->rt);
+		lin_record_misuse(rt, ts, LIN_MISUSE_FOREIGN_TOKEN, tok->kind, tok->id, tok->version,
+				  tok->rt);
 		return -LIN_EFOREIGN;
 	}
 	if (LIN_UNLIKELY(!lin_registry_check(&rt->reg, tok->slot, tok->id, tok->version))) {
-		lin_record_misuse(rt, ts, "stale_token", tok->kind, tok->id, tok->version, LIN_NIL);
+		lin_record_misuse(rt, ts, LIN_MISUSE_STALE_TOKEN, tok->kind, tok->id, tok->version,
+				  LIN_NIL);
 		return -LIN_ESTALE_TOKEN;
 	}
-	bool text = tok->flags & TOKEN_FLAG_TEXT;
-	return scope_push(rt, ts, tok->kind, tok->id, tok->version, tok->slot,
-			  text ? LIN_NIL : tok->capture_tid, text ? LIN_NIL : tok->capture_seq, scope);
+	uint64_t capture = (tok->flags & TOKEN_FLAG_TEXT) || !tok->capture_tid
+				   ? LIN_NIL
+				   : ((uint64_t)tok->capture_tid << 32) | tok->capture_seq;
+	return scope_push(rt, ts, tok->kind, tok->id, tok->version, tok->slot, capture, scope);
 }
 
 LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope)
@@ -159,8 +157,7 @@ LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope)
 	int err = lin_registry_info(&rt->reg, id, &info, NULL, 0, &slot);
 	if (err)
 		return err;
-	return scope_push(rt, ts, (uint8_t)info.kind, id, info.version, slot, LIN_NIL, LIN_NIL,
-			  scope);
+	return scope_push(rt, ts, (uint8_t)info.kind, id, info.version, slot, LIN_NIL, scope);
 }
 
 LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
@@ -184,22 +181,22 @@ LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
 	}
 	/* Misuse: find out which kind, for the error and the record. */
 	if (!cookie) {
-		lin_record_misuse(rt, ts, "scope_twice", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+		lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_TWICE, 0, LIN_NIL, 0, LIN_NIL);
 		return -LIN_ESCOPE_CLOSED;
 	}
 	if ((uint32_t)(cookie >> 32) != ts->serial) {
-		lin_record_misuse(rt, ts, "scope_thread", 0, LIN_NIL, LIN_NIL, cookie >> 32);
+		lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_THREAD, 0, LIN_NIL, 0, cookie >> 32);
 		return -LIN_ESCOPE_THREAD;
 	}
 	for (uint32_t i = 0; i + 1 < ts->depth; i++) {
 		if (ts->scopes[i].cookie == cookie) {
 			const struct lin_scope_ent *s = &ts->scopes[i];
-			lin_record_misuse(rt, ts, "scope_order", s->kind, s->id, s->version,
+			lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_ORDER, s->kind, s->id, s->version,
 					  ts->depth);
 			return -LIN_ESCOPE_ORDER;
 		}
 	}
-	lin_record_misuse(rt, ts, "scope_twice", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+	lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_TWICE, 0, LIN_NIL, 0, LIN_NIL);
 	return -LIN_ESCOPE_CLOSED;
 }
 
@@ -236,15 +233,15 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 	uint64_t epoch = (top && top->kind == LIN_TARGET_EPOCH) ? top->id : 0;
 	uint64_t ticks = lin_clock_ticks(&rt->clock);
 	if (LIN_UNLIKELY(!epoch)) {
-		lin_record_misuse(rt, ts, "no_context", top ? top->kind : 0, top ? top->id : LIN_NIL,
-				  LIN_NIL, LIN_NIL);
+		lin_record_misuse(rt, ts, LIN_MISUSE_NO_CONTEXT, top ? top->kind : 0,
+				  top ? top->id : LIN_NIL, 0, LIN_NIL);
 		ret = -LIN_ENOCONTEXT;
 	} else if (rt->have_backend) {
 		if (LIN_LIKELY(rt->be.push(rt->be.ctx, rt->ext_kind, epoch) == 0)) {
 			l->ext_id = epoch;
 		} else {
-			lin_record_misuse(rt, ts, "backend_push", LIN_TARGET_EPOCH, epoch, top->version,
-					  LIN_NIL);
+			lin_record_misuse(rt, ts, LIN_MISUSE_BACKEND_PUSH, LIN_TARGET_EPOCH, epoch,
+					  top->version, LIN_NIL);
 			ret = -LIN_EBACKEND;
 		}
 	}
@@ -253,11 +250,11 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 		ts->launches[ts->nlaunch++] = l->cookie;
 	}
 	struct lin_event e = {.type = LIN_REC_LAUNCH,
+			      .kind = l->ext_id != 0,
 			      .version = epoch ? top->version : 0,
 			      .ticks = ticks,
 			      .a = epoch ? epoch : LIN_NIL,
-			      .b = l->ext_id ? l->ext_id : LIN_NIL,
-			      .p = name};
+			      .b = (uintptr_t)name};
 	lin_event_push(ts, &e);
 	if (rt->observer) {
 		struct lin_launch_info info = {.epoch = epoch,
@@ -279,7 +276,7 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 		return -ENOMEM;
 	int ret = 0;
 	if (LIN_UNLIKELY(!l->cookie || !ts->nlaunch || ts->launches[ts->nlaunch - 1] != l->cookie)) {
-		lin_record_misuse(rt, ts, "launch_order", 0, LIN_NIL, LIN_NIL, LIN_NIL);
+		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
 		return -LIN_ELAUNCH_ORDER;
 	}
 	ts->nlaunch--;
@@ -287,7 +284,7 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 		uint64_t popped = 0;
 		if (LIN_UNLIKELY(rt->be.pop(rt->be.ctx, rt->ext_kind, &popped) != 0 ||
 				 popped != l->ext_id)) {
-			lin_record_misuse(rt, ts, "backend_pop", LIN_TARGET_EPOCH, l->ext_id, LIN_NIL,
+			lin_record_misuse(rt, ts, LIN_MISUSE_BACKEND_POP, LIN_TARGET_EPOCH, l->ext_id, 0,
 					  popped);
 			ret = -LIN_EBACKEND;
 		}

@@ -174,24 +174,22 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 {
 	msgpack_packer *pk = &rt->pk;
 	uint64_t ns = lin_clock_ticks_to_ns(&rt->clock, e->ticks);
-	const struct lin_blob *b = e->p;
+	const struct lin_blob *b = (const struct lin_blob *)(uintptr_t)e->b;
 	switch (e->type) {
-	case LIN_REC_REQUEST_BEGIN: {
-		uint64_t sid = b ? intern_owned(rt, b->name) : 0;
-		lin_tf_request_begin(pk, ns, ts->tid, e->a, e->b, sid, e->c);
+	case LIN_REC_REQUEST_BEGIN:
+		if (b)
+			lin_tf_request_begin(pk, ns, ts->tid, e->a, b->user_id, intern_owned(rt, b->name),
+					     b->parent);
+		else
+			lin_tf_request_begin(pk, ns, ts->tid, e->a, LIN_NIL, 0, LIN_NIL);
 		break;
-	}
 	case LIN_REC_REQUEST_END:
 		lin_tf_request_end(pk, ns, ts->tid, e->a);
 		break;
-	case LIN_REC_EPOCH_DECLARE: {
-		uint64_t sid = b ? intern_owned(rt, b->name) : 0;
-		if (b)
-			lin_tf_epoch_declare(pk, ns, ts->tid, e->a, e->version, b->req, b->n, e->b, sid);
-		else
-			lin_tf_epoch_declare(pk, ns, ts->tid, e->a, e->version, &e->c, 1, e->b, sid);
+	case LIN_REC_EPOCH_DECLARE:
+		lin_tf_epoch_declare(pk, ns, ts->tid, e->a, e->version, b->req, b->n, b->parent,
+				     intern_owned(rt, b->name));
 		break;
-	}
 	case LIN_REC_EPOCH_REISSUE:
 		lin_tf_epoch_reissue(pk, ns, ts->tid, e->a, e->version, (uint32_t)e->b);
 		break;
@@ -202,17 +200,22 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 		lin_tf_token_capture(pk, ns, ts->tid, e->kind, e->a, e->version, e->b);
 		break;
 	case LIN_REC_TOKEN_ADOPT:
-		lin_tf_token_adopt(pk, ns, ts->tid, e->kind, e->a, e->version, e->b, e->c, e->depth);
+		lin_tf_token_adopt(pk, ns, ts->tid, e->kind, e->a, e->version,
+				   e->b == LIN_NIL ? LIN_NIL : e->b >> 32,
+				   e->b == LIN_NIL ? LIN_NIL : (e->b & 0xffffffffu), e->depth);
 		break;
 	case LIN_REC_SCOPE_CLOSE:
 		lin_tf_scope_close(pk, ns, ts->tid, e->kind, e->a, e->depth);
 		break;
 	case LIN_REC_MISUSE:
-		lin_tf_misuse(pk, ns, ts->tid, e->p, e->kind, e->a, e->b, e->c);
+		lin_tf_misuse(pk, ns, ts->tid,
+			      e->depth < LIN_MISUSE_COUNT ? lin_misuse_names[e->depth] : "unknown",
+			      e->kind, e->a, e->version ? e->version : LIN_NIL, e->b);
 		break;
 	case LIN_REC_LAUNCH:
-		lin_tf_launch(pk, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version, e->b,
-			      lin_rt_intern_locked(rt, e->p), 0, LIN_NIL);
+		lin_tf_launch(pk, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version,
+			      e->kind ? e->a : LIN_NIL,
+			      lin_rt_intern_locked(rt, (const char *)(uintptr_t)e->b), 0, LIN_NIL);
 		break;
 	default:
 		break;

@@ -42,7 +42,7 @@ static inline int trace_load_mem(struct trace *t, const char *data, size_t len)
 			break;
 		}
 		if (r != MSGPACK_UNPACK_SUCCESS && r != MSGPACK_UNPACK_EXTRA_BYTES)
-			return -1;
+			break;
 		if (first) {
 			t->header = obj;
 			first = false;
@@ -54,7 +54,14 @@ static inline int trace_load_mem(struct trace *t, const char *data, size_t len)
 		}
 		t->rec[t->n++] = obj;
 	}
-	return first ? -1 : 0;
+	if (first || (off < len && !t->truncated)) {
+		msgpack_zone_destroy(&t->zone);
+		free(t->rec);
+		free(t->data);
+		memset(t, 0, sizeof(*t));
+		return -1;
+	}
+	return 0;
 }
 
 static inline int trace_load(struct trace *t, const char *path)

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lineage-bench - microbenchmarks of the launch path, measured side by side with the floor
+ * (bare TLS read, atomic increment, RCU read-side pair, dependent DRAM miss) in one run so
+ * ratios survive a noisy machine.
+ *
+ * Each case runs many timed batches of BATCH operations; a batch's time / BATCH is one
+ * sample. ns_per_op is the median sample, p99_ns the 99th percentile sample (a batch mean,
+ * so it bounds sustained slowness, not single outliers). Between batches the runtime's
+ * event buffers are flushed outside the timed region so the launch path never runs into a
+ * full buffer. Output: one line per case,
+ *   SUMMARY bench=<name> threads=<n> ns_per_op=<median> p99_ns=<p99> [extra=...]
+ */
+#define _LGPL_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <urcu/urcu-bp.h>
+
+#include <lineage.h>
+
+#define BATCH 256
+
+static bool quick;
+static FILE *json;
+static int json_first = 1;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct result {
+	double median, p99;
+};
+
+static struct result summarize(double *s, size_t n)
+{
+	qsort(s, n, sizeof(double), cmp_double);
+	struct result r = {s[n / 2], s[(size_t)((double)(n - 1) * 0.99)]};
+	return r;
+}
+
+static void report(const char *name, int threads, struct result r, const char *extra)
+{
+	printf("SUMMARY bench=%s threads=%d ns_per_op=%.2f p99_ns=%.2f%s%s\n", name, threads,
+	       r.median, r.p99, extra ? " " : "", extra ? extra : "");
+	fflush(stdout);
+	if (json) {
+		fprintf(json, "%s\n  {\"bench\": \"%s\", \"threads\": %d, \"ns_per_op\": %.3f, \"p99_ns\": %.3f}",
+			json_first ? "" : ",", name, threads, r.median, r.p99);
+		json_first = 0;
+	}
+}
+
+/* ------------------------------------------------------------------ the floor */
+
+static __thread uint64_t tls_var;
+static _Atomic uint64_t shared_ctr;
+
+#define TIME_BATCHES(nb, samples, body)                                                   \
+	do {                                                                              \
+		for (size_t b_ = 0; b_ < (nb); b_++) {                                    \
+			uint64_t t0_ = now_ns();                                          \
+			for (int i_ = 0; i_ < BATCH; i_++) {                              \
+				body;                                                     \
+				__asm__ __volatile__("" ::: "memory");                    \
+			}                                                                 \
+			(samples)[b_] = (double)(now_ns() - t0_) / BATCH;                 \
+		}                                                                         \
+	} while (0)
+
+static size_t nbatches(void)
+{
+	return quick ? 2000 : 20000;
+}
+
+static void floor_cases(void)
+{
+	size_t nb = nbatches();
+	double *s = malloc(nb * sizeof(double));
+	uint64_t sink = 0;
+	TIME_BATCHES(nb, s, sink += tls_var);
+	report("floor_tls_read", 1, summarize(s, nb), NULL);
+	TIME_BATCHES(nb, s, atomic_fetch_add_explicit(&shared_ctr, 1, memory_order_relaxed));
+	report("floor_atomic_inc", 1, summarize(s, nb), NULL);
+	TIME_BATCHES(nb, s, { urcu_bp_read_lock(); urcu_bp_read_unlock(); });
+	report("floor_rcu_read", 1, summarize(s, nb), NULL);
+	TIME_BATCHES(nb, s, sink += now_ns());
+	report("floor_clock_gettime", 1, summarize(s, nb), NULL);
+
+	/* Dependent loads through a random cycle over 256 MiB (8x the last-level cache). */
+	size_t n = (quick ? 64u : 256u) * 1024 * 1024 / sizeof(size_t);
+	size_t *next = malloc(n * sizeof(size_t));
+	size_t *perm = malloc(n * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	uint64_t x = 88172645463325252ULL;
+	for (size_t i = n - 1; i > 0; i--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t j = x % (i + 1), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		next[perm[i]] = perm[(i + 1) % n];
+	free(perm);
+	size_t p = 0, nbm = nb / 10;
+	TIME_BATCHES(nbm, s, p = next[p]);
+	report("floor_dram_miss", 1, summarize(s, nbm), NULL);
+	free(next);
+	free(s);
+	if (p == 1 && sink == 1)
+		puts("");
+}
+
+/* ------------------------------------------------------------------ launch path */
+
+static int sink_write(const void *b, size_t n, void *u)
+{
+	(void)b, (void)n, (void)u;
+	return 0;
+}
+
+static lin_runtime *make_rt(void)
+{
+	lin_runtime *rt;
+	/* Real encoding on the writer thread, output discarded: what a user pays, minus disk. */
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write, .flush_interval_ms = 10};
+	int err = lin_runtime_create(&o, &rt);
+	if (err) {
+		fprintf(stderr, "lineage-bench: lin_runtime_create: %s\n", lin_strerror(err));
+		exit(1);
+	}
+	return rt;
+}
+
+struct ctx {
+	lin_runtime *rt;
+	uint64_t req, ep;
+	lin_scope rs, es;
+	lin_token tok;
+};
+
+static void ctx_open(struct ctx *c, lin_runtime *rt)
+{
+	c->rt = rt;
+	lin_request_begin(rt, NULL, &c->req);
+	lin_scope_enter(rt, c->req, &c->rs);
+	lin_epoch_declare(rt, NULL, &c->ep);
+	lin_scope_enter(rt, c->ep, &c->es);
+	lin_token_capture(rt, &c->tok);
+}
+
+static void ctx_close(struct ctx *c)
+{
+	lin_scope_exit(c->rt, &c->es);
+	lin_scope_exit(c->rt, &c->rs);
+}
+
+/* Time @nb batches of an op; flush the runtime's buffers between batches (untimed). */
+#define TIME_RT(rt, nb, samples, body)                                                    \
+	do {                                                                              \
+		for (size_t b_ = 0; b_ < (nb); b_++) {                                    \
+			if ((b_ & 7) == 0)                                                \
+				lin_runtime_flush(rt);                                    \
+			uint64_t t0_ = now_ns();                                          \
+			for (int i_ = 0; i_ < BATCH; i_++) {                              \
+				body;                                                     \
+				__asm__ __volatile__("" ::: "memory");                    \
+			}                                                                 \
+			(samples)[b_] = (double)(now_ns() - t0_) / BATCH;                 \
+		}                                                                         \
+	} while (0)
+
+static void whole_path_once(struct ctx *c)
+{
+	lin_token t;
+	lin_scope s;
+	lin_launch l;
+	lin_token_capture(c->rt, &t);
+	lin_token_adopt(c->rt, &t, &s);
+	lin_launch_begin(c->rt, "bench_kernel", &l);
+	lin_launch_end(c->rt, &l);
+	lin_scope_exit(c->rt, &s);
+}
+
+static void launch_cases(void)
+{
+	size_t nb = nbatches();
+	double *s = malloc(nb * sizeof(double));
+	lin_runtime *rt = make_rt();
+	struct ctx c;
+	ctx_open(&c, rt);
+	lin_token t;
+	lin_scope sc;
+	lin_launch l;
+	TIME_RT(rt, nb, s, lin_token_capture(rt, &t));
+	report("token_capture", 1, summarize(s, nb), NULL);
+	TIME_RT(rt, nb, s, { lin_token_adopt(rt, &c.tok, &sc); lin_scope_exit(rt, &sc); });
+	report("adopt_close_warm", 1, summarize(s, nb), NULL);
+	TIME_RT(rt, nb, s, { lin_launch_begin(rt, "bench_kernel", &l); lin_launch_end(rt, &l); });
+	report("launch_begin_end", 1, summarize(s, nb), NULL);
+	TIME_RT(rt, nb, s, whole_path_once(&c));
+	report("whole_path", 1, summarize(s, nb), NULL);
+	uint64_t ep;
+	TIME_RT(rt, nb / 4, s, { lin_epoch_declare(rt, NULL, &ep); lin_epoch_retire(rt, ep); });
+	report("epoch_declare_retire", 1, summarize(s, nb / 4), NULL);
+	ctx_close(&c);
+	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	lin_runtime_flush(rt);
+	lin_runtime_stats(rt, &st);
+	if (st.events_dropped)
+		fprintf(stderr, "lineage-bench: %llu events dropped\n", (unsigned long long)st.events_dropped);
+	lin_runtime_free(rt);
+
+	/* The same without capture records. */
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write,
+				     .flags = LIN_RT_NO_CAPTURE_EVENTS};
+	lin_runtime_create(&o, &rt);
+	ctx_open(&c, rt);
+	TIME_RT(rt, nb, s, lin_token_capture(rt, &t));
+	report("token_capture_no_record", 1, summarize(s, nb), NULL);
+	ctx_close(&c);
+	lin_runtime_free(rt);
+	free(s);
+}
+
+/* Adopt+close and lookup over @n live epochs, visited in random order. */
+static void cold_cases(size_t n, const char *suffix)
+{
+	lin_runtime *rt = make_rt();
+	uint64_t req;
+	lin_scope rs;
+	lin_request_begin(rt, NULL, &req);
+	lin_scope_enter(rt, req, &rs);
+	lin_token *tok = malloc(n * sizeof(*tok));
+	uint64_t *ids = malloc(n * sizeof(*ids));
+	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
+	for (size_t i = 0; i < n; i++) {
+		if (lin_epoch_declare(rt, &eo, &ids[i]) || lin_token_for(rt, ids[i], &tok[i])) {
+			fprintf(stderr, "lineage-bench: declare failed at %zu\n", i);
+			exit(1);
+		}
+		if ((i & 4095) == 0)
+			lin_runtime_flush(rt);
+	}
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	for (size_t i = n - 1; i > 0; i--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t j = x % (i + 1);
+		lin_token tt = tok[i];
+		tok[i] = tok[j];
+		tok[j] = tt;
+		uint64_t ti = ids[i];
+		ids[i] = ids[j];
+		ids[j] = ti;
+	}
+	size_t nb = n / BATCH < nbatches() ? n / BATCH : nbatches();
+	if (nb < 8)
+		nb = 8;
+	double *s = malloc(nb * sizeof(double));
+	size_t k = 0;
+	lin_scope sc;
+	char name[64];
+	TIME_RT(rt, nb, s, {
+		lin_token_adopt(rt, &tok[k], &sc);
+		lin_scope_exit(rt, &sc);
+		k = k + 1 == n ? 0 : k + 1;
+	});
+	snprintf(name, sizeof(name), "adopt_close_cold_%s", suffix);
+	report(name, 1, summarize(s, nb), NULL);
+	k = 0;
+	struct lin_entity_info info = {.sz = sizeof(info)};
+	TIME_RT(rt, nb, s, {
+		lin_lookup(rt, ids[k], &info, NULL, 0);
+		k = k + 1 == n ? 0 : k + 1;
+	});
+	snprintf(name, sizeof(name), "registry_lookup_%s", suffix);
+	report(name, 1, summarize(s, nb), NULL);
+	free(s);
+	free(tok);
+	free(ids);
+	lin_scope_exit(rt, &rs);
+	lin_runtime_free(rt);
+}
+
+/* ------------------------------------------------------------------ threads */
+
+struct tharg {
+	lin_runtime *rt;
+	pthread_barrier_t *bar;
+	size_t nb;
+	double *s;
+};
+
+static void *whole_path_thread(void *arg)
+{
+	struct tharg *a = arg;
+	struct ctx c;
+	ctx_open(&c, a->rt);
+	pthread_barrier_wait(a->bar);
+	for (size_t b = 0; b < a->nb; b++) {
+		uint64_t t0 = now_ns();
+		for (int i = 0; i < BATCH; i++)
+			whole_path_once(&c);
+		a->s[b] = (double)(now_ns() - t0) / BATCH;
+		/* Keep well inside the event buffer: the writer drains concurrently. */
+		if ((b & 15) == 15) {
+			struct timespec ts = {0, 200000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	ctx_close(&c);
+	return NULL;
+}
+
+static void thread_cases(int nthreads)
+{
+	lin_runtime *rt;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write,
+				     .flush_interval_ms = 1, .thread_buffer_events = 1u << 18};
+	lin_runtime_create(&o, &rt);
+	pthread_barrier_t bar;
+	pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
+	pthread_t th[64];
+	struct tharg a[64];
+	size_t nb = nbatches() / 4;
+	for (int i = 0; i < nthreads; i++) {
+		a[i] = (struct tharg){rt, &bar, nb, malloc(nb * sizeof(double))};
+		pthread_create(&th[i], NULL, whole_path_thread, &a[i]);
+	}
+	double *all = malloc(nb * (size_t)nthreads * sizeof(double));
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(th[i], NULL);
+		memcpy(all + (size_t)i * nb, a[i].s, nb * sizeof(double));
+		free(a[i].s);
+	}
+	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	lin_runtime_flush(rt);
+	lin_runtime_stats(rt, &st);
+	char extra[64];
+	snprintf(extra, sizeof(extra), "dropped=%llu", (unsigned long long)st.events_dropped);
+	report("whole_path", nthreads, summarize(all, nb * (size_t)nthreads), extra);
+	free(all);
+	pthread_barrier_destroy(&bar);
+	lin_runtime_free(rt);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: lineage-bench [--quick] [--json FILE] [--no-cold]\n"
+	      "\n"
+	      "Runs the launch-path microbenchmarks beside the machine's floor and prints one\n"
+	      "line per case:\n"
+	      "  SUMMARY bench=<name> threads=<n> ns_per_op=<median> p99_ns=<p99>\n"
+	      "ns_per_op is the time one thread spends per operation (median of batch means of\n"
+	      "256 operations); p99_ns the 99th percentile batch mean.\n"
+	      "\n"
+	      "  --quick      a few seconds in all (CI); fewer batches, smaller tables\n"
+	      "  --json FILE  also write the results as a JSON array\n"
+	      "  --no-cold    skip the large-table cases (1e6 and 1e7 live epochs)\n"
+	      "  -h, --help   this text\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	bool cold = true;
+	static const struct option opts[] = {{"quick", no_argument, NULL, 'q'},
+					     {"json", required_argument, NULL, 'j'},
+					     {"no-cold", no_argument, NULL, 'c'},
+					     {"help", no_argument, NULL, 'h'},
+					     {0}};
+	int ch;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'q': quick = true; break;
+		case 'c': cold = false; break;
+		case 'j':
+			json = fopen(optarg, "w");
+			if (!json) {
+				fprintf(stderr, "lineage-bench: cannot write %s: %s\n", optarg, strerror(errno));
+				return 2;
+			}
+			fputs("[", json);
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 64;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 64;
+	}
+	floor_cases();
+	launch_cases();
+	cold_cases(1000, "1e3");
+	cold_cases(100000, "1e5");
+	if (cold) {
+		cold_cases(1000000, "1e6");
+		if (!quick)
+			cold_cases(10000000, "1e7");
+	}
+	thread_cases(1);
+	thread_cases(2);
+	thread_cases(8);
+	if (json) {
+		fputs("\n]\n", json);
+		fclose(json);
+	}
+	return 0;
+}
