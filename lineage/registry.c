@@ -71,6 +71,8 @@ int lin_registry_init(struct lin_registry *reg)
 
 static void free_entity_rcu(struct rcu_head *rh)
 {
+	/* Readers released &rh after their last access; the grace period orders them. */
+	LIN_TSAN_ACQUIRE(rh);
 	free(caa_container_of(rh, struct lin_entity, rh));
 }
 
@@ -148,6 +150,7 @@ int lin_registry_add(struct lin_registry *reg, uint8_t kind, uint64_t parent,
 	atomic_store_explicit(&s->version, 1, memory_order_relaxed);
 	atomic_store_explicit(&s->id, e->id, memory_order_release);
 
+	LIN_TSAN_RELEASE(e); /* published by cds_lfht_add's rcu_assign_pointer */
 	urcu_bp_read_lock();
 	cds_lfht_add(reg->ht, hash_id(e->id), &e->node);
 	urcu_bp_read_unlock();
@@ -164,7 +167,18 @@ static struct lin_entity *find_locked(struct lin_registry *reg, uint64_t id)
 	struct cds_lfht_iter it;
 	cds_lfht_lookup(reg->ht, hash_id(id), match_id, &id, &it);
 	struct cds_lfht_node *node = cds_lfht_iter_get_node(&it);
-	return node ? caa_container_of(node, struct lin_entity, node) : NULL;
+	if (!node)
+		return NULL;
+	struct lin_entity *e = caa_container_of(node, struct lin_entity, node);
+	LIN_TSAN_ACQUIRE(e);
+	return e;
+}
+
+/* Call after the last access to @e inside the read-side section. */
+static void done_with(struct lin_entity *e)
+{
+	LIN_TSAN_RELEASE(&e->rh);
+	(void)e;
 }
 
 /*
@@ -191,12 +205,13 @@ int lin_registry_remove(struct lin_registry *reg, uint64_t id, uint8_t kind, uin
 			err = 0;
 		}
 		pthread_mutex_unlock(&reg->lock);
-		if (!err) {
+		if (!err)
 			atomic_fetch_sub_explicit(e->kind == LIN_TARGET_REQUEST ? &reg->live_requests
 										: &reg->live_epochs,
 						  1, memory_order_relaxed);
+		done_with(e);
+		if (!err)
 			urcu_bp_call_rcu(&e->rh, free_entity_rcu);
-		}
 	}
 	urcu_bp_read_unlock();
 	if (!err && version)
@@ -219,6 +234,7 @@ int lin_registry_reissue(struct lin_registry *reg, uint64_t id, uint32_t *versio
 			err = 0;
 		}
 		pthread_mutex_unlock(&reg->lock);
+		done_with(e);
 	}
 	urcu_bp_read_unlock();
 	if (!err && version)
@@ -245,6 +261,7 @@ int lin_registry_info(struct lin_registry *reg, uint64_t id, struct lin_entity_i
 		memcpy(requests, e->req, (cap < e->n ? cap : e->n) * sizeof(uint64_t));
 	if (slot)
 		*slot = e->slot;
+	done_with(e);
 	urcu_bp_read_unlock();
 	return 0;
 }

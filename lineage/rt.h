@@ -20,6 +20,21 @@
 #define LIN_CACHELINE 64
 #define LIN_NIL UINT64_MAX
 
+/*
+ * ThreadSanitizer does not model liburcu's publication (rcu_assign_pointer inside
+ * cds_lfht) or its grace periods. These annotations state the happens-before edges RCU
+ * provides, so TSan checks our code and not liburcu's; they compile to nothing otherwise.
+ */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define LIN_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
+#define LIN_TSAN_RELEASE(p) __tsan_release((void *)(p))
+#else
+#define LIN_TSAN_ACQUIRE(p) ((void)0)
+#define LIN_TSAN_RELEASE(p) ((void)0)
+#endif
+
 #define LIN_MAX_SCOPES 64
 #define LIN_MAX_LAUNCHES 16
 

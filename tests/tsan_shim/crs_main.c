@@ -33,8 +33,9 @@ void crs_fail(bool fatal, const char *file, int line, const char *expr, const ch
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	const char *m = msg[0] == ' ' ? msg + 1 : msg;
 	fprintf(stderr, "[----] %s:%d: Assertion Failed: %s%s%s\n", file, line, expr,
-		msg[0] ? ": " : "", msg);
+		m[0] ? ": " : "", m);
 	failures_in_child++;
 	if (fatal)
 		_exit(1);

@@ -49,27 +49,27 @@ void crs_fail(bool fatal, const char *file, int line, const char *expr, const ch
 #define CRS_CAT_(a, b) a##b
 #define CRS_CAT(a, b) CRS_CAT_(a, b)
 
-#define Test(suite, name, ...)                                                             \
-	static void suite##_##name##_impl(void);                                          \
-	static struct crs_test suite##_##name##_desc = {                                  \
-		.suite = #suite, .name = #name, .fn = suite##_##name##_impl, __VA_ARGS__}; \
-	__attribute__((constructor)) static void suite##_##name##_reg(void)               \
+#define Test(s_, n_, ...)                                                                  \
+	static void s_##_##n_##_impl(void);                                               \
+	static struct crs_test s_##_##n_##_desc = {                                       \
+		.suite = #s_, .name = #n_, .fn = s_##_##n_##_impl, __VA_ARGS__};          \
+	__attribute__((constructor)) static void s_##_##n_##_reg(void)                    \
 	{                                                                                 \
-		crs_register(&suite##_##name##_desc);                                     \
+		crs_register(&s_##_##n_##_desc);                                          \
 	}                                                                                 \
-	static void suite##_##name##_impl(void)
+	static void s_##_##n_##_impl(void)
 
-#define TestSuite(suite, ...)                                                              \
-	static struct crs_suite suite##_suite_desc = {.name = #suite, __VA_ARGS__};       \
-	__attribute__((constructor)) static void suite##_suite_reg(void)                  \
+#define TestSuite(s_, ...)                                                                 \
+	static struct crs_suite s_##_suite_desc = {.name = #s_, __VA_ARGS__};             \
+	__attribute__((constructor)) static void s_##_suite_reg(void)                     \
 	{                                                                                 \
-		crs_register_suite(&suite##_suite_desc);                                  \
+		crs_register_suite(&s_##_suite_desc);                                     \
 	}
 
 #define CRS_CHECK(fatal, cond, ...)                                                        \
 	do {                                                                               \
 		if (!(cond))                                                               \
-			crs_fail(fatal, __FILE__, __LINE__, #cond, "" __VA_ARGS__);        \
+			crs_fail(fatal, __FILE__, __LINE__, #cond, " " __VA_ARGS__);        \
 	} while (0)
 
 #define cr_assert(cond, ...) CRS_CHECK(true, cond, __VA_ARGS__)
@@ -99,9 +99,9 @@ void crs_fail(bool fatal, const char *file, int line, const char *expr, const ch
 #define cr_assert_str_not_empty(a, ...) CRS_CHECK(true, (a)[0] != 0, __VA_ARGS__)
 #define cr_assert_arr_eq(a, b, n, ...) CRS_CHECK(true, memcmp((a), (b), (n)) == 0, __VA_ARGS__)
 #define cr_assert_arr_neq(a, b, n, ...) CRS_CHECK(true, memcmp((a), (b), (n)) != 0, __VA_ARGS__)
-#define cr_assert_fail(...) crs_fail(true, __FILE__, __LINE__, "cr_assert_fail", "" __VA_ARGS__)
-#define cr_fatal(...) crs_fail(true, __FILE__, __LINE__, "cr_fatal", "" __VA_ARGS__)
-#define cr_fail(...) crs_fail(false, __FILE__, __LINE__, "cr_fail", "" __VA_ARGS__)
+#define cr_assert_fail(...) crs_fail(true, __FILE__, __LINE__, "cr_assert_fail", " " __VA_ARGS__)
+#define cr_fatal(...) crs_fail(true, __FILE__, __LINE__, "cr_fatal", " " __VA_ARGS__)
+#define cr_fail(...) crs_fail(false, __FILE__, __LINE__, "cr_fail", " " __VA_ARGS__)
 #define cr_log_info(...) ((void)0)
 #define cr_log_warn(...) ((void)0)
 
