@@ -223,7 +223,7 @@ static void launch_cases(void)
 	ctx_close(&c);
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
 	lin_runtime_flush(rt);
-	lin_runtime_stats(rt, &st);
+	lin_runtime_get_stats(rt, &st);
 	if (st.events_dropped)
 		fprintf(stderr, "lineage-bench: %llu events dropped\n", (unsigned long long)st.events_dropped);
 	lin_runtime_free(rt);
@@ -352,7 +352,7 @@ static void thread_cases(int nthreads)
 	}
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
 	lin_runtime_flush(rt);
-	lin_runtime_stats(rt, &st);
+	lin_runtime_get_stats(rt, &st);
 	char extra[64];
 	snprintf(extra, sizeof(extra), "dropped=%llu", (unsigned long long)st.events_dropped);
 	report("whole_path", nthreads, summarize(all, nb * (size_t)nthreads), extra);

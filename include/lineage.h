@@ -7,11 +7,7 @@
 #include "lineage/version.h"
 #include "lineage/runtime.h"
 #include "lineage/trace_format.h"
-#if __has_include("lineage/graph.h")
 #include "lineage/graph.h"
-#endif
-#if __has_include("lineage/cupti.h")
 #include "lineage/cupti.h"
-#endif
 
 #endif

@@ -257,7 +257,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	free(rt);
 }
 
-LIN_API int lin_runtime_stats(lin_runtime *rt, struct lin_runtime_stats *st)
+LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 {
 	if (!rt || !st || st->sz < offsetof(struct lin_runtime_stats, bytes_written) + sizeof(uint64_t))
 		return -EINVAL;

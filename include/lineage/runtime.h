@@ -152,12 +152,12 @@ struct lin_runtime_stats {
 };
 
 /*
- * lin_runtime_stats - read the counters. @st->sz must be set by the caller.
+ * lin_runtime_get_stats - read the counters. @st->sz must be set by the caller.
  * Return: 0; -EINVAL on NULL or a too-small sz.
  * Context: any thread; counters are read without stopping writers (approximate).
  * Since: 0.1
  */
-LIN_API int lin_runtime_stats(lin_runtime *rt, struct lin_runtime_stats *st);
+LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st);
 
 /* ------------------------------------------------------------------ requests */
 

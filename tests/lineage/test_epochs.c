@@ -151,7 +151,7 @@ Test(epochs, ids_are_unique_and_slots_are_reused)
 			lin_runtime_flush(f.rt);
 	}
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
-	lin_runtime_stats(f.rt, &st);
+	lin_runtime_get_stats(f.rt, &st);
 	cr_assert_eq(st.live_epochs, 0);
 	cr_assert_eq(st.live_requests, 1);
 	rtfix_fini(&f);

@@ -10,7 +10,7 @@ Test(runtime, create_with_defaults_and_free)
 	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
 	cr_assert_not_null(rt);
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
-	cr_assert_eq(lin_runtime_stats(rt, &st), 0);
+	cr_assert_eq(lin_runtime_get_stats(rt, &st), 0);
 	cr_assert_eq(st.live_epochs, 0);
 	cr_assert_eq(st.bytes_written, 0, "no trace output was asked for");
 	lin_runtime_free(rt);
@@ -114,7 +114,7 @@ Test(runtime, writer_thread_drains_without_explicit_flush)
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
 	size_t header_bytes = 0;
 	for (int i = 0; i < 2000; i++) {
-		lin_runtime_stats(rt, &st);
+		lin_runtime_get_stats(rt, &st);
 		if (i == 0)
 			header_bytes = st.bytes_written;
 		if (st.bytes_written > header_bytes)

@@ -146,7 +146,7 @@ Test(scopes, thread_exit_with_open_scope_is_recorded)
 	cr_assert_eq(c.rc, 0);
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
 	lin_runtime_flush(f.rt);
-	lin_runtime_stats(f.rt, &st);
+	lin_runtime_get_stats(f.rt, &st);
 	cr_assert_eq(st.threads, 1);
 	struct trace *t = rtfix_close(&f);
 	char buf[64];

@@ -172,7 +172,7 @@ Test(stress, handoffs_launches_and_retirement_race_safely, .timeout = 300)
 	cr_assert_eq(sh.adopted + sh.stale, total, "every token was adopted or found stale");
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
 	lin_runtime_flush(sh.rt);
-	lin_runtime_stats(sh.rt, &st);
+	lin_runtime_get_stats(sh.rt, &st);
 	cr_assert_eq(st.live_epochs, 0, "every epoch retired");
 	cr_assert_eq(st.live_requests, 0);
 	cr_assert_eq(st.misuse, (uint64_t)sh.stale, "only stale tokens were misuse");

@@ -167,7 +167,7 @@ Test(trace, full_thread_buffer_drops_and_reports)
 		lin_scope_exit(rt, &s);
 	}
 	struct lin_runtime_stats st = {.sz = sizeof(st)};
-	lin_runtime_stats(rt, &st);
+	lin_runtime_get_stats(rt, &st);
 	cr_assert_eq(st.events, 201);
 	cr_assert_eq(st.events_dropped, 201 - 64, "the buffer holds 64 events");
 	lin_runtime_free(rt);

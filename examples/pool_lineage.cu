@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool_lineage.cu - lineage in a small serving loop, with the live CUPTI backend.
+ *
+ *   - requests are prepared on the main thread and launched by a pool of worker threads,
+ *     each launch carrying its epoch in a lin_token;
+ *   - each request fans its kernels out across several streams (one epoch per kernel);
+ *   - a graph is captured once (under a setup request) and replayed by the workers, each
+ *     replay minting a replay epoch under the request that asked for it;
+ *   - one batched launch serves several requests (an epoch with several requests).
+ * Graph node identity comes from CUPTI resource callbacks (this program is the only
+ * subscriber) fed into the host-side graph API.
+ *
+ * Truth file. Every kernel's first thread logs its %gridid with the request ids the program
+ * itself gave it (kernel arguments, or a device variable set before each graph replay), so
+ * the truth never goes through the correlation path under test. It is written as a
+ * lineage-truth file keyed by grid id (this assumes %gridid equals CUPTI's gridId; the
+ * validator's match count shows whether it does).
+ *
+ * Usage: pool_lineage [trace.lintrace] [requests] [truth file, default TRACE.truth]
+ * Exit status: 0 when the run completed; 1 on a CUDA error; 2 on a lineage error.
+ */
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "lineage/cupti.h"
+#include "lineage/graph.h"
+#include "lineage/runtime.h"
+extern "C" {
+#include "tracefmt.h"
+}
+
+#define N_WORKERS 4
+#define N_STREAMS 4
+#define FANOUT 3
+#define QUEUE_CAP 256
+
+#define CUDA_OK(x)                                                                        \
+	do {                                                                              \
+		cudaError_t e_ = (x);                                                     \
+		if (e_ != cudaSuccess) {                                                  \
+			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,          \
+				cudaGetErrorString(e_));                                  \
+			exit(1);                                                          \
+		}                                                                         \
+	} while (0)
+#define LIN_OK(x)                                                                         \
+	do {                                                                              \
+		int e_ = (x);                                                             \
+		if (e_ != 0) {                                                            \
+			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,          \
+				lin_strerror(e_));                                        \
+			exit(2);                                                          \
+		}                                                                         \
+	} while (0)
+
+#define LOG_CAP 65536
+
+/* The requests a kernel truly serves, as the program knows them. */
+struct reqs {
+	unsigned long long r[4];
+	int n;
+};
+
+struct log_ent {
+	unsigned long long grid;
+	struct reqs q;
+};
+
+__device__ struct log_ent d_log[LOG_CAP];
+__device__ unsigned int d_log_n;
+__device__ unsigned long long d_graph_req; /* set before each graph replay */
+
+__device__ void log_grid(const struct reqs *q)
+{
+	if (blockIdx.x == 0 && threadIdx.x == 0) {
+		unsigned long long g;
+		asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+		unsigned int i = atomicAdd(&d_log_n, 1u);
+		if (i < LOG_CAP) {
+			d_log[i].grid = g;
+			d_log[i].q = *q;
+		}
+	}
+}
+
+__global__ void k_work(float *buf, int n, float f, struct reqs q)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	log_grid(&q);
+	if (i < n)
+		buf[i] = buf[i] * f + 1.0f;
+}
+
+__device__ void log_graph_grid(void)
+{
+	struct reqs q;
+	q.r[0] = d_graph_req;
+	q.n = 1;
+	log_grid(&q);
+}
+
+__global__ void k_graph_a(float *buf, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	log_graph_grid();
+	if (i < n)
+		buf[i] += 2.0f;
+}
+
+__global__ void k_graph_b(float *buf, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	log_graph_grid();
+	if (i < n)
+		buf[i] *= 0.5f;
+}
+
+__global__ void k_batched(float *buf, int n, int batch, struct reqs q)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	log_grid(&q);
+	if (i < n)
+		buf[i] += (float)batch;
+}
+
+enum task_kind { TASK_KERNEL, TASK_GRAPH, TASK_BATCH, TASK_STOP };
+
+struct task {
+	enum task_kind kind;
+	lin_token tok;   /* the epoch to launch under */
+	int stream;
+	int batch;
+	struct reqs truth; /* the program's own record of whom the launch serves */
+};
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct task q[QUEUE_CAP];
+	int head, tail;
+} queue = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+
+static lin_runtime *rt;
+static lin_graph_tracker *gt;
+static cudaStream_t streams[N_STREAMS];
+static float *dbuf[N_STREAMS];
+static const int N = 1 << 16;
+static cudaGraphExec_t gexec;
+static uint64_t gexec_id;
+static pthread_mutex_t gexec_mu = PTHREAD_MUTEX_INITIALIZER; /* an exec is launched by one thread at a time */
+
+static void submit(const struct task *t)
+{
+	pthread_mutex_lock(&queue.mu);
+	while ((queue.tail + 1) % QUEUE_CAP == queue.head)
+		pthread_cond_wait(&queue.cv, &queue.mu);
+	queue.q[queue.tail] = *t;
+	queue.tail = (queue.tail + 1) % QUEUE_CAP;
+	pthread_cond_broadcast(&queue.cv);
+	pthread_mutex_unlock(&queue.mu);
+}
+
+static struct task take(void)
+{
+	struct task t;
+
+	pthread_mutex_lock(&queue.mu);
+	while (queue.head == queue.tail)
+		pthread_cond_wait(&queue.cv, &queue.mu);
+	t = queue.q[queue.head];
+	queue.head = (queue.head + 1) % QUEUE_CAP;
+	pthread_cond_broadcast(&queue.cv);
+	pthread_mutex_unlock(&queue.mu);
+	return t;
+}
+
+static void run_task(const struct task *t)
+{
+	dim3 grid((N + 255) / 256), block(256);
+	lin_scope sc;
+	lin_launch l;
+
+	/* A stale token (request ended meanwhile) is reported in the trace; skip the work. */
+	if (lin_token_adopt(rt, &t->tok, &sc) != 0)
+		return;
+	cudaStream_t s = streams[t->stream % N_STREAMS];
+	float *b = dbuf[t->stream % N_STREAMS];
+	switch (t->kind) {
+	case TASK_KERNEL:
+		lin_launch_begin(rt, "k_work", &l);
+		k_work<<<grid, block, 0, s>>>(b, N, 1.001f, t->truth);
+		lin_launch_end(rt, &l);
+		break;
+	case TASK_BATCH:
+		lin_launch_begin(rt, "k_batched", &l);
+		k_batched<<<grid, block, 0, s>>>(b, N, t->batch, t->truth);
+		lin_launch_end(rt, &l);
+		break;
+	case TASK_GRAPH: {
+		lin_graph_launch gl;
+		/* One replay at a time, on one stream: the request id the graph's kernels log is
+		 * stream-ordered before the replay that reads it. */
+		s = streams[0];
+		pthread_mutex_lock(&gexec_mu);
+		CUDA_OK(cudaMemcpyToSymbolAsync(d_graph_req, &t->truth.r[0], sizeof(t->truth.r[0]), 0,
+						cudaMemcpyHostToDevice, s));
+		lin_graph_launch_begin(gt, gexec_id, "graph_replay", &gl);
+		CUDA_OK(cudaGraphLaunch(gexec, s));
+		lin_graph_launch_end(gt, &gl);
+		pthread_mutex_unlock(&gexec_mu);
+		break;
+	}
+	case TASK_STOP:
+		break;
+	}
+	CUDA_OK(cudaGetLastError());
+	/* The epoch's launch is issued: retire it (its kernels still join through the trace). */
+	uint64_t ep = 0;
+	lin_current(rt, NULL, &ep, NULL);
+	lin_scope_exit(rt, &sc);
+	lin_epoch_retire(rt, ep);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct task t = take();
+		if (t.kind == TASK_STOP)
+			return NULL;
+		run_task(&t);
+	}
+}
+
+/* CUPTI resource callbacks: the clone map and exec ids, fed into the graph tracker. */
+static void CUPTIAPI on_resource(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	const CUpti_ResourceData *rd = (const CUpti_ResourceData *)data;
+	const CUpti_GraphData *g = rd ? (const CUpti_GraphData *)rd->resourceDescriptor : NULL;
+	uint64_t node = 0, orig = 0;
+	uint32_t graph = 0, exec = 0;
+
+	(void)user;
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE || !g)
+		return;
+	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+		if (cuptiGetGraphNodeId(g->node, &node) != CUPTI_SUCCESS ||
+		    cuptiGetGraphNodeId(g->originalNode, &orig) != CUPTI_SUCCESS)
+			return;
+		if (g->graph)
+			(void)cuptiGetGraphId(g->graph, &graph);
+		lin_graph_node_cloned(gt, orig, node, graph, 0);
+	} else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
+		if (cuptiGetGraphExecId(g->graphExec, &exec) != CUPTI_SUCCESS)
+			return;
+		if (g->graph)
+			(void)cuptiGetGraphId(g->graph, &graph);
+		if (graph)
+			lin_graph_exec_instantiated(gt, graph, exec);
+	}
+}
+
+/* Capture k_graph_a -> k_graph_b once, under a setup request's epoch. */
+static void build_graph(void)
+{
+	struct lin_request_opts ro = { sizeof(ro), "graph_setup", 0, 0, 0 };
+	uint64_t req, ep;
+	lin_scope sc;
+	lin_graph_capture cap;
+	cudaGraph_t graph;
+	cudaGraphNode_t nodes[8];
+	size_t n = 8;
+	uint64_t ids[8];
+	uint32_t graph_id = 0;
+	dim3 grid((N + 255) / 256), block(256);
+
+	LIN_OK(lin_request_begin(rt, &ro, &req));
+	struct lin_epoch_opts eo = { sizeof(eo), &req, 1, 0, "graph_capture" };
+	LIN_OK(lin_epoch_declare(rt, &eo, &ep));
+	LIN_OK(lin_scope_enter(rt, ep, &sc));
+	lin_graph_capture_begin(gt, &cap);
+	CUDA_OK(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeThreadLocal));
+	k_graph_a<<<grid, block, 0, streams[0]>>>(dbuf[0], N);
+	k_graph_b<<<grid, block, 0, streams[0]>>>(dbuf[0], N);
+	CUDA_OK(cudaStreamEndCapture(streams[0], &graph));
+	CUDA_OK(cudaGraphGetNodes(graph, nodes, &n));
+	for (size_t i = 0; i < n; i++)
+		if (cuptiGetGraphNodeId(nodes[i], &ids[i]) != CUPTI_SUCCESS)
+			ids[i] = 0;
+	if (cuptiGetGraphId(graph, &graph_id) == CUPTI_SUCCESS && graph_id)
+		lin_graph_capture_end(gt, &cap, graph_id, ids, n);
+	CUDA_OK(cudaGraphInstantiate(&gexec, graph, 0)); /* fires GRAPHNODE_CLONED, GRAPHEXEC_CREATED */
+	uint32_t exec_id = 0;
+	if (cuptiGetGraphExecId(gexec, &exec_id) == CUPTI_SUCCESS)
+		gexec_id = exec_id;
+	LIN_OK(lin_scope_exit(rt, &sc));
+	LIN_OK(lin_epoch_retire(rt, ep));
+	LIN_OK(lin_request_end(rt, req));
+	CUDA_OK(cudaGraphDestroy(graph));
+}
+
+static int fwrite_cb(void *data, const char *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
+}
+
+/* Copy the device log back and write it as a lineage-truth file. Return: kernels labelled. */
+static unsigned int write_truth(const char *path)
+{
+	unsigned int n = 0;
+	struct log_ent *log = (struct log_ent *)calloc(LOG_CAP, sizeof(*log));
+	char host[256] = "unknown";
+	FILE *f = fopen(path, "wb");
+	msgpack_packer pk;
+
+	if (!log || !f) {
+		fprintf(stderr, "pool_lineage: cannot write %s\n", path);
+		exit(2);
+	}
+	CUDA_OK(cudaMemcpyFromSymbol(&n, d_log_n, sizeof(n)));
+	if (n > LOG_CAP)
+		n = LOG_CAP;
+	CUDA_OK(cudaMemcpyFromSymbol(log, d_log, n * sizeof(*log)));
+	gethostname(host, sizeof(host) - 1);
+	msgpack_packer_init(&pk, f, fwrite_cb);
+	struct lin_tf_header h;
+	memset(&h, 0, sizeof(h));
+	h.format = LIN_TRUTH_FORMAT_NAME;
+	h.writer = "pool_lineage";
+	h.host = host;
+	h.pid = (uint64_t)getpid();
+	h.host_clock_source = "clock_gettime";
+	h.ext_kind = LIN_DEFAULT_EXT_KIND;
+	h.backend = "cupti";
+	lin_tf_header(&pk, &h);
+	for (unsigned int i = 0; i < n; i++)
+		lin_tf_truth(&pk, LIN_REC_KERNEL, log[i].grid, (const uint64_t *)log[i].q.r,
+			     (size_t)log[i].q.n, LIN_TF_NIL);
+	fclose(f);
+	free(log);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "pool_lineage.lintrace";
+	int n_requests = argc > 2 ? atoi(argv[2]) : 32;
+	char truth_path[4096];
+	snprintf(truth_path, sizeof(truth_path), "%s", argc > 3 ? argv[3] : "");
+	if (!truth_path[0])
+		snprintf(truth_path, sizeof(truth_path), "%s.truth", path);
+	struct lin_runtime_opts o;
+	CUpti_SubscriberHandle sub = NULL;
+	pthread_t th[N_WORKERS];
+
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.trace_path = path;
+	o.backend = LIN_BACKEND_CUPTI;
+	LIN_OK(lin_runtime_create(&o, &rt));
+	LIN_OK(lin_graph_tracker_create(rt, NULL, &gt));
+	if (cuptiSubscribe(&sub, on_resource, NULL) == CUPTI_SUCCESS) {
+		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED);
+	} else {
+		fprintf(stderr, "pool_lineage: no CUPTI subscriber; graph clone map not recorded\n");
+	}
+	for (int i = 0; i < N_STREAMS; i++) {
+		CUDA_OK(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+		CUDA_OK(cudaMalloc(&dbuf[i], N * sizeof(float)));
+		CUDA_OK(cudaMemsetAsync(dbuf[i], 0, N * sizeof(float), streams[i]));
+	}
+	build_graph();
+	for (int i = 0; i < N_WORKERS; i++)
+		pthread_create(&th[i], NULL, worker, NULL);
+
+	uint64_t *reqs = (uint64_t *)calloc((size_t)n_requests, sizeof(uint64_t));
+	for (int r = 0; r < n_requests; r++) {
+		struct lin_request_opts ro = { sizeof(ro), "request", (uint64_t)r, 1, 0 };
+		LIN_OK(lin_request_begin(rt, &ro, &reqs[r]));
+		/* Fan-out: one epoch per kernel, each launched by some worker on its own stream. */
+		for (int f = 0; f < FANOUT; f++) {
+			struct lin_epoch_opts eo = { sizeof(eo), &reqs[r], 1, 0, "fanout" };
+			uint64_t ep;
+			struct task t = { TASK_KERNEL };
+			LIN_OK(lin_epoch_declare(rt, &eo, &ep));
+			LIN_OK(lin_token_for(rt, ep, &t.tok));
+			t.stream = r * FANOUT + f;
+			t.truth.r[0] = reqs[r];
+			t.truth.n = 1;
+			submit(&t);
+		}
+		/* Every other request also replays the captured graph, from a worker. */
+		if (r % 2 == 0 && gexec_id) {
+			struct task t = { TASK_GRAPH };
+			struct lin_epoch_opts eo = { sizeof(eo), &reqs[r], 1, 0, "graph_step" };
+			uint64_t ep;
+			LIN_OK(lin_epoch_declare(rt, &eo, &ep));
+			LIN_OK(lin_token_for(rt, ep, &t.tok));
+			t.stream = r;
+			t.truth.r[0] = reqs[r];
+			t.truth.n = 1;
+			submit(&t);
+		}
+		/* Every fourth request closes a batch: one launch serving the last four requests. */
+		if (r % 4 == 3) {
+			struct lin_epoch_opts eo = { sizeof(eo), &reqs[r - 3], 4, 0, "batch" };
+			uint64_t ep;
+			struct task t = { TASK_BATCH };
+			LIN_OK(lin_epoch_declare(rt, &eo, &ep));
+			LIN_OK(lin_token_for(rt, ep, &t.tok));
+			t.stream = r;
+			t.batch = r / 4;
+			for (int k = 0; k < 4; k++)
+				t.truth.r[k] = reqs[r - 3 + k];
+			t.truth.n = 4;
+			submit(&t);
+		}
+	}
+	for (int i = 0; i < N_WORKERS; i++) {
+		struct task stop = { TASK_STOP };
+		submit(&stop);
+	}
+	for (int i = 0; i < N_WORKERS; i++)
+		pthread_join(th[i], NULL);
+	CUDA_OK(cudaDeviceSynchronize());
+	unsigned int labelled = write_truth(truth_path);
+	for (int r = 0; r < n_requests; r++)
+		lin_request_end(rt, reqs[r]);
+	free(reqs);
+
+	if (sub)
+		cuptiUnsubscribe(sub);
+	CUDA_OK(cudaGraphExecDestroy(gexec));
+	lin_graph_exec_destroyed(gt, gexec_id);
+	lin_graph_tracker_free(gt);
+	lin_runtime_free(rt); /* final CUPTI flush, then the trace is closed */
+	for (int i = 0; i < N_STREAMS; i++) {
+		cudaFree(dbuf[i]);
+		cudaStreamDestroy(streams[i]);
+	}
+	printf("pool_lineage: %d requests, trace %s, truth %s (%u kernels labelled)\n", n_requests,
+	       path, truth_path, labelled);
+	return 0;
+}

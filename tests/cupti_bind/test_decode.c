@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_decode.c - the CUPTI decoder on buffers of real CUPTI 13 record structs, walked by
+ * cuptiActivityGetNextRecord (which needs no driver). No runtime, no GPU.
+ */
+#include <cupti.h>
+#include <errno.h>
+#include <stdio.h>
+
+#include "lin_test.h"
+#include "decode.h"
+#include "tr_helpers.h"
+#include "tracefmt.h"
+#include "lineage/trace_format.h"
+
+#define EPOCH_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
+
+/* ------------------------------------------------------------------ fixture */
+
+static msgpack_sbuffer sbuf;
+static msgpack_packer pk;
+static struct tr_trace *tr;
+static struct lin_cupti_decode_stats st;
+static const char *interned[64];
+static size_t n_interned;
+
+static uint64_t test_intern(void *user, const char *s)
+{
+	(void)user;
+	for (size_t i = 0; i < n_interned; i++)
+		if (strcmp(interned[i], s) == 0)
+			return i + 1;
+	if (n_interned == 64)
+		return 0;
+	interned[n_interned++] = s;
+	lin_tf_string(&pk, n_interned, s, strlen(s));
+	return n_interned;
+}
+
+static struct lin_cupti_decoder dec = { .pk = &pk, .intern = test_intern };
+
+static void setup(void)
+{
+	msgpack_sbuffer_init(&sbuf);
+	msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+	tr = calloc(1, sizeof(*tr));
+	cr_assert_not_null(tr);
+	memset(&st, 0, sizeof(st));
+	st.sz = sizeof(st);
+	n_interned = 0;
+}
+
+static void teardown(void)
+{
+	tr_free(tr);
+	free(tr);
+	msgpack_sbuffer_destroy(&sbuf);
+}
+
+static void decode(struct tr_buf *b, int expect)
+{
+	cr_assert_eq(lin_cupti_decode_buffer(&dec, b->data, b->used, &st), expect);
+}
+
+static void load(void)
+{
+	tr_free(tr);
+	tr_load(tr, sbuf.data, sbuf.size);
+	cr_assert_eq(tr->truncated_at, 0, "output must hold only complete objects");
+}
+
+/* ------------------------------------------------------------------ record makers */
+
+static void add_ext(struct tr_buf *b, uint32_t kind, uint64_t ext, uint32_t corr)
+{
+	CUpti_ActivityExternalCorrelation e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+	e.externalKind = (CUpti_ExternalCorrelationKind)kind;
+	e.externalId = ext;
+	e.correlationId = corr;
+	tr_put(b, &e, sizeof(e));
+}
+
+static void add_api(struct tr_buf *b, CUpti_ActivityKind kind, uint32_t cbid, uint32_t corr,
+		    uint32_t pid, uint32_t tid)
+{
+	CUpti_ActivityAPI a;
+
+	memset(&a, 0, sizeof(a));
+	a.kind = kind;
+	a.cbid = cbid;
+	a.start = 1000 + corr;
+	a.end = 2000 + corr;
+	a.processId = pid;
+	a.threadId = tid;
+	a.correlationId = corr;
+	tr_put(b, &a, sizeof(a));
+}
+
+static void add_kernel(struct tr_buf *b, uint32_t corr, int64_t grid, uint32_t graph,
+		       uint64_t node, const char *name)
+{
+	CUpti_ActivityKernel10 k;
+
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.correlationId = corr;
+	k.start = 5000 + (uint64_t)grid;
+	k.end = 6000 + (uint64_t)grid;
+	k.deviceId = 0;
+	k.contextId = 1;
+	k.streamId = 7;
+	k.gridId = grid;
+	k.graphId = graph;
+	k.graphNodeId = node;
+	k.name = name;
+	k.channelID = CUPTI_INVALID_CHANNEL_ID;
+	tr_put(b, &k, sizeof(k));
+}
+
+/* Kernel record fields (1-based). */
+enum { K_CORR = 1, K_START, K_END, K_DEV, K_CTX, K_STREAM, K_GRID, K_GRAPH, K_NODE, K_NAME,
+       K_QUEUED, K_SUBMITTED, K_DEVLAUNCH };
+/* API record fields. */
+enum { A_DOMAIN = 1, A_CBID, A_CORR, A_START, A_END, A_PID, A_TID, A_RET };
+
+/* Map correlation -> external id through the decoded ext_correlation records (kind 5). */
+static uint64_t ext_of(uint64_t corr)
+{
+	uint64_t found = 0;
+
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr_type(tr, i) == LIN_REC_EXT_CORRELATION && tr_u(tr, i, 1) == EPOCH_KIND &&
+		    tr_u(tr, i, 3) == corr) {
+			cr_assert_eq(found, 0, "one ext record per correlation expected");
+			found = tr_u(tr, i, 2);
+		}
+	return found;
+}
+
+TestSuite(cupti_decode, .init = setup, .fini = teardown);
+
+/* ------------------------------------------------------------------ tests */
+
+Test(cupti_decode, direct_launch)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	add_ext(&b, EPOCH_KIND, 7, 100);
+	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+		100, 4242, 77);
+	add_kernel(&b, 100, 11, 0, 0, "k_direct");
+	decode(&b, 0);
+	load();
+
+	cr_assert_eq(st.records, 3);
+	cr_assert_eq(st.ext_correlation, 1);
+	cr_assert_eq(st.api, 1);
+	cr_assert_eq(st.launch_api, 1);
+	cr_assert_eq(st.kernels, 1);
+	cr_assert_eq(tr_count(tr, LIN_REC_STRING), 1);
+
+	size_t e = tr_find(tr, LIN_REC_EXT_CORRELATION, 0);
+	cr_assert_eq(tr_nfields(tr, e), LIN_REC_NFIELDS_EXT_CORRELATION);
+	cr_assert_eq(tr_u(tr, e, 1), EPOCH_KIND);
+	cr_assert_eq(tr_u(tr, e, 2), 7);
+	cr_assert_eq(tr_u(tr, e, 3), 100);
+
+	size_t a = tr_find(tr, LIN_REC_API, 0);
+	cr_assert_eq(tr_nfields(tr, a), LIN_REC_NFIELDS_API);
+	cr_assert_eq(tr_u(tr, a, A_DOMAIN), LIN_API_RUNTIME);
+	cr_assert_eq(tr_u(tr, a, A_CBID), 505);
+	cr_assert_eq(tr_u(tr, a, A_CORR), 100);
+	cr_assert_eq(tr_u(tr, a, A_START), 1100);
+	cr_assert_eq(tr_u(tr, a, A_END), 2100);
+	cr_assert_eq(tr_u(tr, a, A_PID), 4242);
+	cr_assert_eq(tr_u(tr, a, A_TID), 77);
+	cr_assert_eq(tr_i(tr, a, A_RET), 0);
+
+	size_t k = tr_find(tr, LIN_REC_KERNEL, 0);
+	cr_assert_eq(tr_nfields(tr, k), LIN_REC_NFIELDS_KERNEL);
+	cr_assert_eq(tr_u(tr, k, K_CORR), 100);
+	cr_assert_eq(tr_u(tr, k, K_START), 5011);
+	cr_assert_eq(tr_u(tr, k, K_END), 6011);
+	cr_assert_eq(tr_u(tr, k, K_DEV), 0);
+	cr_assert_eq(tr_u(tr, k, K_CTX), 1);
+	cr_assert_eq(tr_u(tr, k, K_STREAM), 7);
+	cr_assert_eq(tr_u(tr, k, K_GRID), 11);
+	cr_assert(tr_is_nil(tr, k, K_GRAPH));
+	cr_assert(tr_is_nil(tr, k, K_NODE));
+	cr_assert(tr_is_nil(tr, k, K_QUEUED), "queued not collected must be nil, not 0");
+	cr_assert(tr_is_nil(tr, k, K_SUBMITTED));
+	cr_assert_eq(tr_field(tr, k, K_DEVLAUNCH)->type, MSGPACK_OBJECT_BOOLEAN);
+	cr_assert_not(tr_field(tr, k, K_DEVLAUNCH)->via.boolean);
+
+	/* The name's string record precedes the kernel that refers to it. */
+	size_t s = tr_find(tr, LIN_REC_STRING, 0);
+	char name[64];
+	cr_assert_lt(s, k);
+	cr_assert(tr_string(tr, tr_u(tr, k, K_NAME), name, sizeof(name)));
+	cr_assert_str_eq(name, "k_direct");
+	cr_assert_eq(ext_of(tr_u(tr, k, K_CORR)), 7);
+}
+
+Test(cupti_decode, unknown_values_stay_nil)
+{
+	static struct tr_buf b;
+	CUpti_ActivityKernel10 k;
+
+	b.used = 0;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_KERNEL; /* the serialized kind uses the same struct */
+	k.correlationId = CUPTI_CORRELATION_ID_UNKNOWN;
+	k.start = CUPTI_TIMESTAMP_UNKNOWN;
+	k.end = CUPTI_TIMESTAMP_UNKNOWN;
+	k.gridId = CUPTI_GRID_ID_UNKNOWN;
+	tr_put(&b, &k, sizeof(k));
+	decode(&b, 0);
+	load();
+
+	size_t i = tr_find(tr, LIN_REC_KERNEL, 0);
+	cr_assert_neq(i, SIZE_MAX);
+	for (int f = K_CORR; f <= K_SUBMITTED; f++) {
+		if (f == K_DEV || f == K_CTX || f == K_STREAM)
+			continue;
+		cr_assert(tr_is_nil(tr, i, (size_t)f), "field %d must be nil", f);
+	}
+	cr_assert_eq(tr_count(tr, LIN_REC_STRING), 0, "no name: no string record");
+}
+
+Test(cupti_decode, latency_timestamps_when_collected)
+{
+	static struct tr_buf b;
+	CUpti_ActivityKernel10 k;
+
+	b.used = 0;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.correlationId = 9;
+	k.queued = 111;
+	k.submitted = 222;
+	tr_put(&b, &k, sizeof(k));
+	decode(&b, 0);
+	load();
+	size_t i = tr_find(tr, LIN_REC_KERNEL, 0);
+	cr_assert_eq(tr_u(tr, i, K_QUEUED), 111);
+	cr_assert_eq(tr_u(tr, i, K_SUBMITTED), 222);
+}
+
+Test(cupti_decode, pool_thread_without_and_with_repush)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	/* Worker that did not re-push: API + kernel, no ext record. */
+	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		300, 1, 2001);
+	add_kernel(&b, 300, 30, 0, 0, "k_pool");
+	/* Worker that re-pushed epoch 2002 around its launch. */
+	add_ext(&b, EPOCH_KIND, 2002, 301);
+	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		301, 1, 2001);
+	add_kernel(&b, 301, 31, 0, 0, "k_pool");
+	decode(&b, 0);
+	load();
+
+	cr_assert_eq(st.kernels, 2, "a kernel with no ext record is still decoded");
+	cr_assert_eq(tr_count(tr, LIN_REC_STRING), 1, "one name, interned once");
+	cr_assert_eq(ext_of(300), 0);
+	cr_assert_eq(ext_of(301), 2002);
+	size_t k0 = tr_find(tr, LIN_REC_KERNEL, 0), k1 = tr_find(tr, LIN_REC_KERNEL, 1);
+	cr_assert_eq(tr_u(tr, k0, K_NAME), tr_u(tr, k1, K_NAME));
+}
+
+/* Graph captured under one request; four replays launched from four threads. */
+Test(cupti_decode, graph_replayed_from_other_threads)
+{
+	static struct tr_buf b;
+	const uint64_t node[2] = { 0x500000001ull, 0x500000002ull };
+
+	b.used = 0;
+	for (uint32_t r = 0; r < 4; r++) {
+		add_ext(&b, EPOCH_KIND, 4001 + r, 400 + r);
+		add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+			400 + r, 1, 3000 + r);
+		add_api(&b, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, 900 + r,
+			1, 3000 + r);
+		for (int n = 0; n < 2; n++)
+			add_kernel(&b, 400 + r, 40 + 2 * r + n, 5, node[n], "k_graph");
+	}
+	decode(&b, 0);
+	load();
+
+	cr_assert_eq(st.kernels, 8);
+	cr_assert_eq(st.graph_kernels, 8);
+	cr_assert_eq(st.launch_api, 8, "cudaGraphLaunch and cuGraphLaunch are launch APIs");
+	size_t per_node[2] = { 0, 0 };
+	for (size_t i = 0; i < tr->n; i++) {
+		if (tr_type(tr, i) != LIN_REC_KERNEL)
+			continue;
+		uint64_t corr = tr_u(tr, i, K_CORR);
+		cr_assert_eq(ext_of(corr), 4001 + (corr - 400), "replay epoch via correlation");
+		cr_assert_eq(tr_u(tr, i, K_GRAPH), 5);
+		per_node[tr_u(tr, i, K_NODE) == node[1]]++;
+	}
+	cr_assert_eq(per_node[0], 4);
+	cr_assert_eq(per_node[1], 4);
+	/* Each API record keeps its launching thread. */
+	for (uint32_t r = 0; r < 4; r++)
+		cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_API, 2 * r), A_TID), 3000 + r);
+}
+
+Test(cupti_decode, one_replay_many_kernels)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	add_ext(&b, EPOCH_KIND, 77, 500);
+	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+		500, 1, 1);
+	for (int n = 0; n < 64; n++)
+		add_kernel(&b, 500, 100 + n, 9, 0x900000000ull + (uint64_t)n, "k_fan");
+	decode(&b, 0);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 64);
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr_type(tr, i) == LIN_REC_KERNEL)
+			cr_assert_eq(ext_of(tr_u(tr, i, K_CORR)), 77);
+}
+
+/* Kernels delivered in a buffer before the ext/API records of their launches. */
+Test(cupti_decode, kernels_first)
+{
+	static struct tr_buf kb, ab;
+
+	kb.used = ab.used = 0;
+	add_kernel(&kb, 100, 1, 0, 0, "k_a");
+	add_kernel(&kb, 200, 2, 5, 0x500000001ull, "k_b");
+	add_kernel(&kb, 200, 3, 5, 0x500000002ull, "k_b");
+	add_ext(&ab, EPOCH_KIND, 7, 100);
+	add_api(&ab, CUPTI_ACTIVITY_KIND_RUNTIME, 505, 100, 1, 1);
+	add_ext(&ab, EPOCH_KIND, (1ull << 40) + 1, 200);
+	add_api(&ab, CUPTI_ACTIVITY_KIND_RUNTIME, 311, 200, 1, 1);
+	decode(&kb, 0);
+	decode(&ab, 0);
+	load();
+
+	cr_assert_eq(st.buffers, 2);
+	cr_assert_lt(tr_find(tr, LIN_REC_KERNEL, 2), tr_find(tr, LIN_REC_EXT_CORRELATION, 0),
+		     "records are written in arrival order");
+	cr_assert_eq(ext_of(100), 7);
+	cr_assert_eq(ext_of(200), (1ull << 40) + 1, "64-bit external ids survive");
+	size_t joined = 0;
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr_type(tr, i) == LIN_REC_KERNEL && ext_of(tr_u(tr, i, K_CORR)) != 0)
+			joined++;
+	cr_assert_eq(joined, 3);
+}
+
+/* A record CUPTI cannot step over ends the walk; the loss is written, nothing crashes. */
+Test(cupti_decode, undecodable_record_is_reported)
+{
+	static struct tr_buf b;
+	uint64_t bogus[4] = { 0x1234, 0, 0, 0 };
+
+	b.used = 0;
+	add_kernel(&b, 1, 1, 0, 0, "k_before");
+	tr_put(&b, bogus, sizeof(bogus));
+	add_kernel(&b, 2, 2, 0, 0, "k_after");
+	decode(&b, -LIN_EBACKEND);
+	load();
+	cr_assert_eq(st.invalid, 1);
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 1);
+	size_t d = tr_find(tr, LIN_REC_DROPPED, 0);
+	cr_assert_neq(d, SIZE_MAX);
+	cr_assert_eq(tr_u(tr, d, 1), LIN_DROP_CUPTI_RECORDS);
+	cr_assert_eq(tr_u(tr, d, 2), 1);
+	cr_assert(tr_is_nil(tr, d, 3));
+}
+
+/* A valid size that ends inside a record stops before it, as CUPTI does. */
+Test(cupti_decode, truncated_buffer_stops_cleanly)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	add_kernel(&b, 2, 2, 0, 0, "k");
+	b.used -= 40;
+	decode(&b, 0);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 1);
+	cr_assert_eq(st.invalid, 0);
+}
+
+Test(cupti_decode, unrecognised_launch_api_still_decodes_kernel)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	add_api(&b, CUPTI_ACTIVITY_KIND_DRIVER, 9999, 600, 1, 1);
+	add_kernel(&b, 600, 60, 0, 0, "k_odd");
+	decode(&b, 0);
+	load();
+	cr_assert_eq(st.api, 1);
+	cr_assert_eq(st.launch_api, 0);
+	cr_assert_eq(st.kernels, 1);
+	size_t a = tr_find(tr, LIN_REC_API, 0);
+	cr_assert_eq(tr_u(tr, a, A_DOMAIN), LIN_API_DRIVER);
+	cr_assert_eq(tr_u(tr, a, A_CBID), 9999, "unknown cbid is written as is");
+	cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_KERNEL, 0), K_CORR), 600);
+}
+
+Test(cupti_decode, internal_launch_api_has_nil_cbid)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	add_api(&b, CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, 1234, 700, 1, 1);
+	decode(&b, 0);
+	load();
+	size_t a = tr_find(tr, LIN_REC_API, 0);
+	cr_assert_eq(tr_u(tr, a, A_DOMAIN), LIN_API_INTERNAL_LAUNCH);
+	cr_assert(tr_is_nil(tr, a, A_CBID));
+	cr_assert_eq(st.launch_api, 1);
+}
+
+/* Two processes reuse correlation 42: each API record keeps its pid. */
+Test(cupti_decode, correlation_reused_across_processes)
+{
+	static struct tr_buf b1, b2;
+
+	b1.used = b2.used = 0;
+	add_ext(&b1, EPOCH_KIND, 10, 42);
+	add_api(&b1, CUPTI_ACTIVITY_KIND_RUNTIME, 505, 42, 100, 1);
+	add_kernel(&b1, 42, 1, 0, 0, "k");
+	add_ext(&b2, EPOCH_KIND, 20, 42);
+	add_api(&b2, CUPTI_ACTIVITY_KIND_RUNTIME, 505, 42, 200, 1);
+	add_kernel(&b2, 42, 1, 0, 0, "k");
+	decode(&b1, 0);
+	decode(&b2, 0);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 2);
+	cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_API, 0), A_PID), 100);
+	cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_API, 1), A_PID), 200);
+	cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_EXT_CORRELATION, 1), 2), 20);
+}
+
+Test(cupti_decode, other_external_kinds_are_kept)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	add_ext(&b, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 55, 800);
+	add_ext(&b, EPOCH_KIND, 56, 800);
+	decode(&b, 0);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_EXT_CORRELATION), 2);
+	cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_EXT_CORRELATION, 0), 1), 3);
+	cr_assert_eq(ext_of(800), 56);
+}
+
+Test(cupti_decode, memcpy_memset_graph_trace)
+{
+	static struct tr_buf b;
+	CUpti_ActivityMemcpy6 c;
+	CUpti_ActivityMemset4 s;
+	CUpti_ActivityGraphTrace2 g;
+
+	b.used = 0;
+	memset(&c, 0, sizeof(c));
+	c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+	c.bytes = 4096;
+	c.start = 10;
+	c.end = 20;
+	c.streamId = 3;
+	c.correlationId = 900;
+	c.graphId = 4;
+	c.graphNodeId = 0x400000003ull;
+	tr_put(&b, &c, sizeof(c));
+	memset(&s, 0, sizeof(s));
+	s.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	s.value = 0xab;
+	s.bytes = 512;
+	s.correlationId = 901;
+	tr_put(&b, &s, sizeof(s));
+	memset(&g, 0, sizeof(g));
+	g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+	g.correlationId = 902;
+	g.start = 30;
+	g.end = 40;
+	g.graphId = 4;
+	g.streamId = 3;
+	tr_put(&b, &g, sizeof(g));
+	decode(&b, 0);
+	load();
+
+	size_t i = tr_find(tr, LIN_REC_MEMCPY, 0);
+	cr_assert_eq(tr_nfields(tr, i), LIN_REC_NFIELDS_MEMCPY);
+	cr_assert_eq(tr_u(tr, i, 1), 900);
+	cr_assert_eq(tr_u(tr, i, 2), 10);
+	cr_assert_eq(tr_u(tr, i, 6), 3);
+	cr_assert_eq(tr_u(tr, i, 7), 4096);
+	cr_assert_eq(tr_u(tr, i, 8), CUPTI_ACTIVITY_MEMCPY_KIND_HTOD);
+	cr_assert_eq(tr_u(tr, i, 9), 4);
+	cr_assert_eq(tr_u(tr, i, 10), 0x400000003ull);
+	i = tr_find(tr, LIN_REC_MEMSET, 0);
+	cr_assert_eq(tr_u(tr, i, 1), 901);
+	cr_assert(tr_is_nil(tr, i, 2));
+	cr_assert_eq(tr_u(tr, i, 7), 512);
+	cr_assert_eq(tr_u(tr, i, 8), 0xab);
+	cr_assert(tr_is_nil(tr, i, 9));
+	i = tr_find(tr, LIN_REC_GRAPH_TRACE, 0);
+	cr_assert_eq(tr_nfields(tr, i), LIN_REC_NFIELDS_GRAPH_TRACE);
+	cr_assert_eq(tr_u(tr, i, 1), 902);
+	cr_assert_eq(tr_u(tr, i, 7), 4);
+	cr_assert_eq(st.memcpy + st.memset + st.graph_trace, 3);
+}
+
+Test(cupti_decode, device_launched_kernel)
+{
+	static struct tr_buf b;
+	CUpti_ActivityKernel10 k;
+
+	b.used = 0;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.graphId = 6;
+	k.graphNodeId = 0x600000001ull;
+	k.isDeviceLaunched = 1;
+	tr_put(&b, &k, sizeof(k));
+	decode(&b, 0);
+	load();
+	size_t i = tr_find(tr, LIN_REC_KERNEL, 0);
+	cr_assert(tr_is_nil(tr, i, K_CORR), "device-launched graphs have no correlation");
+	cr_assert(tr_field(tr, i, K_DEVLAUNCH)->via.boolean);
+	cr_assert_eq(st.device_launched, 1);
+}
+
+Test(cupti_decode, kinds_without_trace_record_are_skipped)
+{
+	static struct tr_buf b;
+	CUpti_ActivitySynchronization2 s;
+
+	b.used = 0;
+	memset(&s, 0, sizeof(s));
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	tr_put(&b, &s, sizeof(s));
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	decode(&b, 0);
+	load();
+	cr_assert_eq(st.skipped, 1);
+	cr_assert_eq(st.kernels, 1);
+	cr_assert_eq(tr->n, 2, "string + kernel only");
+}
+
+Test(cupti_decode, bad_arguments)
+{
+	struct lin_cupti_decoder none = { 0 };
+	uint8_t one[8] = { 0 };
+
+	cr_assert_eq(lin_cupti_decode_buffer(NULL, one, 8, &st), -EINVAL);
+	cr_assert_eq(lin_cupti_decode_buffer(&none, one, 8, &st), -EINVAL);
+	cr_assert_eq(lin_cupti_decode_buffer(&dec, NULL, 8, &st), -EINVAL);
+	cr_assert_eq(lin_cupti_decode_buffer(&dec, NULL, 0, NULL), 0);
+	cr_assert_eq(sbuf.size, 0);
+}
+
+Test(cupti_decode, no_intern_callback_gives_nil_name)
+{
+	static struct tr_buf b;
+	struct lin_cupti_decoder d = { .pk = &pk };
+
+	b.used = 0;
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	cr_assert_eq(lin_cupti_decode_buffer(&d, b.data, b.used, NULL), 0);
+	load();
+	cr_assert_eq(tr->n, 1);
+	cr_assert(tr_is_nil(tr, 0, K_NAME));
+}
+
+Test(cupti_launch_api, recognises_launch_cbids)
+{
+	const uint32_t rt_kernel[] = { 211, 214, 269, 270, 430, 431, 505, 506 };
+	const uint32_t drv_kernel[] = { 307, 442, 652, 653, 477, 478 };
+
+	for (size_t i = 0; i < sizeof(rt_kernel) / sizeof(rt_kernel[0]); i++)
+		cr_assert_eq(lin_cupti_launch_api(LIN_API_RUNTIME, rt_kernel[i]),
+			     LIN_CUPTI_LAUNCH_KERNEL, "runtime cbid %u", rt_kernel[i]);
+	for (size_t i = 0; i < sizeof(drv_kernel) / sizeof(drv_kernel[0]); i++)
+		cr_assert_eq(lin_cupti_launch_api(LIN_API_DRIVER, drv_kernel[i]),
+			     LIN_CUPTI_LAUNCH_KERNEL, "driver cbid %u", drv_kernel[i]);
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_RUNTIME, 311), LIN_CUPTI_LAUNCH_GRAPH);
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_RUNTIME, 312), LIN_CUPTI_LAUNCH_GRAPH);
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_DRIVER, 514), LIN_CUPTI_LAUNCH_GRAPH);
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_DRIVER, 515), LIN_CUPTI_LAUNCH_GRAPH);
+	/* Not launches: cudaLaunchHostFunc, cudaMemcpy; a driver cbid in the runtime domain. */
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_RUNTIME, 284), LIN_CUPTI_LAUNCH_NONE);
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_RUNTIME, 31), LIN_CUPTI_LAUNCH_NONE);
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_RUNTIME, 514), LIN_CUPTI_LAUNCH_NONE);
+	cr_assert_eq(lin_cupti_launch_api(LIN_API_INTERNAL_LAUNCH, 505), LIN_CUPTI_LAUNCH_NONE);
+}
+
+/* The library's idea of each record's size is libcupti's: the walk lands on every record. */
+Test(cupti_decode, walk_matches_struct_sizes)
+{
+	static struct tr_buf b;
+	CUpti_Activity *r = NULL;
+	size_t offs[8], n = 0;
+
+	b.used = 0;
+	add_ext(&b, EPOCH_KIND, 1, 1);
+	offs[n++] = 0;
+	offs[n++] = b.used;
+	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, 505, 1, 1, 1);
+	offs[n++] = b.used;
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(cuptiActivityGetNextRecord(b.data, b.used, &r), CUPTI_SUCCESS);
+		cr_assert_eq((uint8_t *)r - b.data, (ptrdiff_t)offs[i]);
+	}
+	cr_assert_eq(cuptiActivityGetNextRecord(b.data, b.used, &r), CUPTI_ERROR_MAX_LIMIT_REACHED);
+}
