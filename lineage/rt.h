@@ -259,6 +259,8 @@ struct lin_runtime {
 	pthread_cond_t wcond;
 	pthread_t writer;
 	bool writer_running;
+	bool forked_child;           /* this copy lives in a child of fork(): detached */
+	struct lin_runtime *next_rt; /* list of live runtimes, for the fork handlers */
 	bool out_lock_init;
 	bool wlock_init;
 	bool stop;

@@ -106,8 +106,81 @@ static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts 
 
 /* ---------------------------------------------------------------- life cycle */
 
+/*
+ * fork(). Live runtimes are kept on a list so the fork handlers can take every lock the
+ * writer and the registry use before the fork, and release them on both sides after it.
+ * The child is detached: its copies of the runtimes write nothing (the trace file belongs to
+ * the parent), call no backend, and have no writer thread; their calls still succeed and
+ * lin_runtime_free in the child releases the memory. The parent's trace is untouched.
+ */
+static pthread_mutex_t rt_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static lin_runtime *rt_list;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&rt_list_lock);
+	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
+		pthread_mutex_lock(&rt->wlock);
+		pthread_mutex_lock(&rt->out_lock);
+		pthread_mutex_lock(&rt->threads_lock);
+		pthread_mutex_lock(&rt->reg.lock);
+	}
+}
+
+static void fork_unlock_all(void)
+{
+	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
+		pthread_mutex_unlock(&rt->reg.lock);
+		pthread_mutex_unlock(&rt->threads_lock);
+		pthread_mutex_unlock(&rt->out_lock);
+		pthread_mutex_unlock(&rt->wlock);
+	}
+	pthread_mutex_unlock(&rt_list_lock);
+}
+
+static void fork_child(void)
+{
+	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
+		rt->forked_child = true;
+		rt->have_output = false;
+		rt->have_backend = false;
+		rt->writer_running = false; /* the thread was not copied */
+		/* The writer was waiting on wcond in the parent; the child's copy still counts
+		 * it as a waiter and would block pthread_cond_destroy. Start it afresh. */
+		pthread_cond_init(&rt->wcond, NULL);
+		for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next)
+			if (!(lin_tls.rt == rt && lin_tls.ts == ts))
+				atomic_store(&ts->exited, 1); /* their threads are not in the child */
+	}
+	fork_unlock_all();
+}
+
+static void rt_list_add(lin_runtime *rt)
+{
+	pthread_mutex_lock(&rt_list_lock);
+	rt->next_rt = rt_list;
+	rt_list = rt;
+	pthread_mutex_unlock(&rt_list_lock);
+}
+
+static void rt_list_remove(lin_runtime *rt)
+{
+	pthread_mutex_lock(&rt_list_lock);
+	for (lin_runtime **pp = &rt_list; *pp; pp = &(*pp)->next_rt) {
+		if (*pp == rt) {
+			*pp = rt->next_rt;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rt_list_lock);
+}
+
 static void fork_handlers_once(void)
 {
+	/* Ours first: prepare handlers run in reverse order of registration, so liburcu's
+	 * quiesce the call_rcu thread before we take the registry lock, which a reader inside
+	 * a read-side section may be waiting for (taking it first deadlocks the fork). */
+	pthread_atfork(fork_prepare, fork_unlock_all, fork_child);
 	/* liburcu-bp registers no fork handlers; without them a child of a process with a
 	 * reader inside a read-side section hangs in synchronize_rcu (DEPS-NOTES 1.7). */
 	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
@@ -205,6 +278,7 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 		lin_runtime_free(rt);
 		return err;
 	}
+	rt_list_add(rt);
 	if (!urcu_bp_has_sys_membarrier)
 		lin_rt_log(rt, LIN_LOG_INFO,
 			   "membarrier unavailable: RCU read side falls back to memory fences");
@@ -223,6 +297,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 {
 	if (!rt)
 		return;
+	rt_list_remove(rt);
 	/* No more exit destructors against this runtime. */
 	pthread_key_delete(rt->key);
 	lin_writer_stop(rt);
