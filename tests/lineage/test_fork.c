@@ -120,7 +120,19 @@ static void fork_while_tracing(bool exec_child)
 	free(m.p);
 }
 
-Test(fork, child_is_detached_and_parent_trace_intact, .timeout = 120)
+/*
+ * Under ThreadSanitizer a child that starts threads after a multi-threaded fork (liburcu
+ * restarts its call_rcu thread in the child) trips TSan's own thread registry ("dup thread
+ * with used id"): a TSan limitation, so that variant runs in the other builds only.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define LIN_SKIP_UNDER_TSAN true
+#else
+#define LIN_SKIP_UNDER_TSAN false
+#endif
+
+Test(fork, child_is_detached_and_parent_trace_intact, .timeout = 120,
+     .disabled = LIN_SKIP_UNDER_TSAN)
 {
 	fork_while_tracing(false);
 }

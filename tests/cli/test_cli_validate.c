@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cli_validate.c - run the real lineage-validate on every generated fixture and
+ * compare exit status and JSON counts with the verdicts in fixtures/README.md.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lin_test.h"
+
+struct run {
+	int status;
+	char out[65536];
+	char err[4096];
+};
+
+/* Run lineage-validate with @args (NULL-terminated); capture stdout and stderr. */
+static void run_cli(struct run *r, const char *const *args)
+{
+	char *argv[32];
+	char paths[32][4096];
+	int n = 0;
+	argv[n++] = (char *)LIN_VALIDATE_BIN;
+	for (int i = 0; args[i] && n < 30; i++, n++) {
+		if (strstr(args[i], ".lt") || strstr(args[i], ".truth")) {
+			snprintf(paths[n], sizeof(paths[n]), "%s/%s", LIN_FIXTURE_GEN_DIR, args[i]);
+			argv[n] = paths[n];
+		} else {
+			argv[n] = (char *)args[i];
+		}
+	}
+	argv[n] = NULL;
+	int po[2], pe[2];
+	cr_assert_eq(pipe(po), 0);
+	cr_assert_eq(pipe(pe), 0);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	size_t no = 0, ne = 0;
+	ssize_t k;
+	while ((k = read(po[0], r->out + no, sizeof(r->out) - 1 - no)) > 0)
+		no += (size_t)k;
+	while ((k = read(pe[0], r->err + ne, sizeof(r->err) - 1 - ne)) > 0)
+		ne += (size_t)k;
+	r->out[no] = 0;
+	r->err[ne] = 0;
+	close(po[0]);
+	close(pe[0]);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st), "lineage-validate died: %s", r->err);
+	r->status = WEXITSTATUS(st);
+}
+
+/* Value of "key":N in the JSON output, or -1. */
+static long json_num(const char *json, const char *key)
+{
+	char pat[128];
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	const char *p = strstr(json, pat);
+	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+struct expect {
+	const char *trace, *trace2, *truth, *truth2;
+	int exit_code;
+	long gpu, observed, inferred, lost, ambiguous, incorrect, structural, matched;
+	const char *cause;               /* a key expected in lost_by_cause or findings */
+};
+
+static const struct expect cases[] = {
+	{ "good_direct.lt", 0, 0, 0, 0, 5, 5, 0, 0, 0, 0, 0, -1, NULL },
+	{ "good_pool_handoff.lt", 0, "good_pool_handoff.truth", 0, 0, 2, 2, 0, 0, 0, 0, 0, 2, NULL },
+	{ "good_chain_handoff.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
+	{ "good_graph_replay.lt", 0, "good_graph_replay.truth", 0, 0, 4, 4, 0, 0, 0, 0, 0, 4, NULL },
+	{ "good_graph_node_origin.lt", 0, 0, 0, 0, 2, 0, 2, 0, 0, 0, 0, -1, "\"graph_node_origin\":2" },
+	{ "good_fanin_batch.lt", 0, "good_fanin_batch.truth", 0, 0, 2, 2, 0, 0, 0, 0, 0, 2, NULL },
+	{ "good_fanout_streams.lt", 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, -1, NULL },
+	{ "good_two_procs_a.lt", "good_two_procs_b.lt", "good_two_procs_a.truth",
+	  "good_two_procs_b.truth", 0, 4, 4, 0, 0, 0, 0, 0, 4, NULL },
+	{ "good_cuda_only.lt", 0, 0, 0, 0, 2, 0, 2, 0, 0, 0, 0, -1,
+	  "\"same_thread_time_containment\":2" },
+	{ "good_unknown_record_type.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, "unknown_record_type" },
+	{ "lost_no_external_correlation.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_external_correlation\":1" },
+	{ "lost_no_api_record.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"no_api_record\":1" },
+	{ "lost_before_trace_start.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"before_trace_start\":1" },
+	{ "lost_dropped_records.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"dropped_records\":1" },
+	{ "lost_device_launched_graph.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"device_launched_graph\":1" },
+	{ "lost_unknown_launch_api.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"unknown_launch_api\":1" },
+	{ "lost_stale_token.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, -1, "\"stale_token\":1" },
+	{ "lost_unknown_graph_node.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"unknown_graph_node\":1" },
+	{ "lost_unknown_epoch.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"unknown_epoch\":1" },
+	{ "lost_no_correlation.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_correlation\":1" },
+	{ "bad_ambiguous.lt", 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, -1, "\"candidates\":[2,3]" },
+	{ "bad_incorrect.lt", 0, "bad_incorrect.truth", 0, 1, 1, 1, 0, 0, 0, 1, 0, 0, "request_mismatch" },
+	{ "bad_scope_misuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"scope_order\"" },
+	{ "bad_time_order.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 2, -1, "\"time_order\"" },
+	{ "bad_duplicate_ids.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 2, -1, "\"duplicate_epoch_id\"" },
+	{ "bad_adopt_without_capture.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"adopt_without_capture\"" },
+	{ "bad_adopt_before_capture.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"adopt_before_capture\"" },
+	{ "bad_correlation_reuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"correlation_reused\"" },
+	{ "bad_undefined_string.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"undefined_string_id\"" },
+	{ "err_truncated.lt", 0, 0, 0, 2, 1, 1, 0, 0, 0, 0, 0, -1, "\"truncated\":true" },
+	{ "err_wrong_version.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "unsupported format version" },
+	{ "err_random_bytes.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "header map" },
+	{ "err_huge_array.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "more than the limit" },
+	{ "err_huge_str.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "record limit" },
+	{ "err_deep_nesting.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "nesting deeper" },
+	{ "err_duplicate_header_key.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "duplicate key" },
+	{ "err_nan_tsc_hz.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "tsc_hz" },
+	{ "err_wrong_field_type.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "start_dev" },
+};
+
+static void check_case(const struct expect *e)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *args[12];
+	int n = 0;
+	args[n++] = "--json";
+	if (e->truth) {
+		args[n++] = "--expect";
+		args[n++] = e->truth;
+	}
+	if (e->truth2) {
+		args[n++] = "--expect";
+		args[n++] = e->truth2;
+	}
+	args[n++] = e->trace;
+	if (e->trace2)
+		args[n++] = e->trace2;
+	args[n] = NULL;
+	run_cli(r, args);
+	const char *t = e->trace;
+	cr_assert_eq(r->status, e->exit_code, "%s: exit %d, want %d\n%s%s", t, r->status,
+		     e->exit_code, r->out, r->err);
+	cr_assert_eq(json_num(r->out, "gpu_records"), e->gpu, "%s: %s", t, r->out);
+	cr_assert_eq(json_num(r->out, "joined_observed"), e->observed, "%s: %s", t, r->out);
+	cr_assert_eq(json_num(r->out, "joined_inferred"), e->inferred, "%s: %s", t, r->out);
+	cr_assert_eq(json_num(r->out, "lost"), e->lost, "%s: %s", t, r->out);
+	cr_assert_eq(json_num(r->out, "ambiguous"), e->ambiguous, "%s: %s", t, r->out);
+	cr_assert_eq(json_num(r->out, "incorrect"), e->incorrect, "%s: %s", t, r->out);
+	cr_assert_eq(json_num(r->out, "structural"), e->structural, "%s: %s", t, r->out);
+	cr_assert_eq(json_num(r->out, "matched"), e->matched, "%s: %s", t, r->out);
+	if (e->cause)
+		cr_assert(strstr(r->out, e->cause) || strstr(r->err, e->cause), "%s: no '%s' in\n%s%s",
+			  t, e->cause, r->out, r->err);
+	if (e->exit_code == 2) {
+		cr_assert(strstr(r->err, e->trace), "%s: stderr does not name the file: %s", t, r->err);
+		cr_assert(strstr(r->err, "byte "), "%s: stderr has no byte offset: %s", t, r->err);
+	}
+	free(r);
+}
+
+Test(cli, every_fixture_has_its_documented_verdict)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_case(&cases[i]);
+}
+
+Test(cli, every_generated_fixture_is_covered)
+{
+	struct run *r = malloc(sizeof(*r));
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -c '\\.lt$'", LIN_FIXTURE_GEN_DIR);
+	FILE *p = popen(cmd, "r");
+	int n = 0;
+	cr_assert_eq(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	size_t covered = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		covered += 1 + (cases[i].trace2 != NULL);
+	cr_assert_eq((size_t)n, covered, "%d fixtures generated, %zu with a verdict", n, covered);
+	free(r);
+}
+
+Test(cli, human_report_names_file_and_offset)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *args[] = { "lost_no_api_record.lt", NULL };
+	run_cli(r, args);
+	cr_assert_eq(r->status, 1);
+	cr_assert(strstr(r->out, "GPU records"), "%s", r->out);
+	cr_assert(strstr(r->out, "lost_no_api_record.lt:"), "%s", r->out);
+	cr_assert(strstr(r->out, "no_api_record"), "%s", r->out);
+	free(r);
+}
+
+Test(cli, usage_help_version)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *none[] = { NULL };
+	run_cli(r, none);
+	cr_assert_eq(r->status, 64);
+	const char *bad[] = { "--no-such-option", "good_direct.lt", NULL };
+	run_cli(r, bad);
+	cr_assert_eq(r->status, 64);
+	const char *badn[] = { "--max-findings", "x", "good_direct.lt", NULL };
+	run_cli(r, badn);
+	cr_assert_eq(r->status, 64);
+	const char *help[] = { "--help", NULL };
+	run_cli(r, help);
+	cr_assert_eq(r->status, 0);
+	cr_assert(strstr(r->out, "SYNOPSIS") && strstr(r->out, "EXIT STATUS") &&
+		  strstr(r->out, "EXAMPLES"), "%s", r->out);
+	const char *ver[] = { "--version", NULL };
+	run_cli(r, ver);
+	cr_assert_eq(r->status, 0);
+	cr_assert(strstr(r->out, "lineage-validate 0."), "%s", r->out);
+	free(r);
+}
+
+Test(cli, max_findings_caps_the_list)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *args[] = { "--json", "--max-findings", "0", "lost_no_api_record.lt", NULL };
+	run_cli(r, args);
+	cr_assert_eq(r->status, 1);
+	cr_assert(strstr(r->out, "\"findings\":[]"), "%s", r->out);
+	cr_assert_eq(json_num(r->out, "findings_total"), 1);
+	free(r);
+}
+
+Test(cli, missing_file_exits_2)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *args[] = { "/nonexistent/trace.lt", NULL };
+	run_cli(r, args);
+	cr_assert_eq(r->status, 2);
+	cr_assert(strstr(r->err, "/nonexistent/trace.lt"), "%s", r->err);
+	free(r);
+}
+
+Test(cli, fixture_generation_is_deterministic)
+{
+	char dir[] = "/tmp/lin-fixtures-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char cmd[8400];
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' && diff -r -x .stamp '%s' '%s' >/dev/null",
+		 LIN_FIXTUREGEN_BIN, dir, dir, LIN_FIXTURE_GEN_DIR);
+	int rc = system(cmd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(rc, 0, "regenerated fixtures differ from %s", LIN_FIXTURE_GEN_DIR);
+}

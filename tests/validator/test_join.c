@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/* test_join.c - the joins and classifications of the validator on in-memory traces. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "lin_test.h"
+#include "tracefmt.h"
+#include "validate.h"
+#include "vstate.h"
+
+#define NIL LIN_TF_NIL
+
+static msgpack_sbuffer sb;
+static msgpack_packer pk;
+
+static void begin(uint64_t pid, const char *fmt)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header h = { fmt, "t", "h", pid, 0, "tsc", 1e9, 5, "cupti", "ok" };
+	lin_tf_header(&pk, &h);
+}
+
+static void ext_api(uint64_t epoch, uint64_t corr)
+{
+	struct lin_tf_api a = { 1, 211, corr, 1000 * corr, 1000 * corr + 10, 1, 100, 0 };
+	lin_tf_ext_correlation(&pk, 5, epoch, corr);
+	lin_tf_api(&pk, &a);
+}
+
+static void kernel(uint64_t corr, uint64_t grid)
+{
+	struct lin_tf_kernel k = { corr, 1000 * corr + 50, 1000 * corr + 60, 0, 1, 1, grid, 0, 0,
+				   0, 0, 0, false };
+	lin_tf_kernel(&pk, &k);
+}
+
+static void declare(uint64_t epoch, const uint64_t *reqs, size_t n)
+{
+	lin_tf_epoch_declare(&pk, 10, 100, epoch, 1, reqs, n, NIL, 0);
+}
+
+static void add(struct lin_validator *v, bool truth)
+{
+	if (truth)
+		cr_assert_eq(lin_validator_add_truth_mem(v, "truth", sb.data, sb.size), 0);
+	else
+		cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+Test(join, records_in_any_order_still_join)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r = 7;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	kernel(11, 1);                    /* before its ext, API and epoch */
+	ext_api(2, 11);
+	declare(2, &r, 1);
+	add(v, false);
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->gpu_records, 1);
+	cr_assert_eq(s->observed, 1);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, correlation_ids_are_scoped_by_process)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	for (uint64_t pid = 1; pid <= 2; pid++) {      /* truth first, as the CLI does */
+		uint64_t r = pid * 10;
+		begin(pid, LIN_TRUTH_FORMAT_NAME);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+		add(v, true);
+	}
+	for (uint64_t pid = 1; pid <= 2; pid++) {
+		uint64_t r = pid * 10;
+		begin(pid, LIN_TRACE_FORMAT_NAME);
+		declare(pid * 100, &r, 1);
+		ext_api(pid * 100, 11);
+		kernel(11, 1);
+		add(v, false);
+	}
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->observed, 2);
+	cr_assert_eq(s->ambiguous, 0);
+	cr_assert_eq(s->matched, 2);
+	cr_assert_eq(s->incorrect, 0);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, closed_joins_are_evicted)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r = 7;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(2, &r, 1);
+	for (uint64_t c = 1; c <= 50000; c++) {
+		ext_api(2, c);
+		kernel(c, c);
+	}
+	add(v, false);
+	cr_assert_eq(v->corrs.n, 0, "%zu correlations still open", v->corrs.n);
+	cr_assert_eq(v->pending.n, 0);
+	lin_validator_finish(v);
+	cr_assert_eq(lin_validator_summary(v)->observed, 50000);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, fan_in_set_must_match_truth_exactly)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t reqs[] = { 1, 2, 3 }, part[] = { 1, 2 };
+	begin(1, LIN_TRUTH_FORMAT_NAME);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, reqs, 3, NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 2, part, 2, NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, part, 2, NIL);   /* no GPU record */
+	add(v, true);
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(9, reqs, 3);
+	ext_api(9, 11);
+	kernel(11, 1);
+	ext_api(9, 12);
+	kernel(12, 2);
+	add(v, false);
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->truth_records, 3);
+	cr_assert_eq(s->matched, 1);
+	cr_assert_eq(s->incorrect, 1);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r1 = 1, r2 = 2;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(10, &r1, 1);
+	lin_tf_graph_node(&pk, 1, 100, 5, 50, 10, 1, 1);
+	lin_tf_graph_node_clone(&pk, 50, 150, 5, 6);
+	declare(20, &r2, 1);
+	lin_tf_graph_launch(&pk, 2, 100, 6, 30, 1, 20, 1, NIL);
+	lin_tf_epoch_declare(&pk, 2, 100, 30, 1, &r2, 1, 20, 0);
+	ext_api(30, 11);
+	struct lin_tf_kernel k = { 11, 11050, 11060, 0, 1, 1, 1, 5, 150, 0, 0, 0, false };
+	lin_tf_kernel(&pk, &k);
+	k.correlation = 12;                           /* replay without ext and API */
+	k.grid_id = 2;
+	lin_tf_kernel(&pk, &k);
+	k.graph_node_id = 151;                        /* a clone nobody recorded */
+	k.grid_id = 3;
+	lin_tf_kernel(&pk, &k);
+	add(v, false);
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->observed, 1);
+	cr_assert_eq(s->inferred, 1);
+	cr_assert_eq(s->inferred_by_rule[LIN_RULE_GRAPH_NODE_ORIGIN], 1);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_UNKNOWN_GRAPH_NODE], 1);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, other_ext_kinds_are_ignored)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r = 1;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(2, &r, 1);
+	lin_tf_ext_correlation(&pk, 1, 2, 11);          /* CUSTOM0, not ours */
+	struct lin_tf_api a = { 1, 211, 11, 11000, 11010, 1, 100, 0 };
+	lin_tf_api(&pk, &a);
+	kernel(11, 1);
+	add(v, false);
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->observed, 0);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], 1);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, findings_are_capped_but_counted)
+{
+	struct lin_vopts o = { 3 };
+	struct lin_validator *v = lin_validator_create(&o);
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	for (uint64_t c = 1; c <= 10; c++)
+		kernel(c, c);
+	add(v, false);
+	lin_validator_finish(v);
+	cr_assert_eq(lin_validator_summary(v)->lost, 10);
+	cr_assert_eq(lin_validator_summary(v)->findings, 10);
+	cr_assert_eq(v->findings.n, 3);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, truncated_file_keeps_prior_records_and_exits_2)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r = 1;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(2, &r, 1);
+	ext_api(2, 11);
+	kernel(11, 1);
+	size_t full = sb.size;
+	kernel(12, 2);
+	lin_validator_add_mem(v, "cut", sb.data, full + 3);
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(v);
+	uint64_t off = 0;
+	const char *file = NULL;
+	cr_assert(strstr(lin_validator_error(v, &off, &file), "truncated"));
+	cr_assert_eq(off, full);
+	cr_assert_str_eq(file, "cut");
+	cr_assert_eq(lin_validator_summary(v)->observed, 1);
+	cr_assert_eq(lin_validator_exit_code(v), 2);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}

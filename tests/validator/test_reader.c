@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* test_reader.c - the trace reader against truncated, hostile and mistyped input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "lin_test.h"
+#include "reader.h"
+#include "schema.h"
+#include "tracefmt.h"
+
+static unsigned char *slurp(const char *name, size_t *n)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", LIN_FIXTURE_GEN_DIR, name);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "cannot open %s", path);
+	unsigned char *buf = malloc(1 << 20);
+	*n = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+/* Read a whole buffer; return status of the last call, records read. */
+static int read_all(const void *data, size_t n, uint64_t *records, char *err, size_t errcap,
+		    uint64_t *err_off, bool *trunc)
+{
+	struct lin_reader *r = lin_reader_open_mem("t", data, n);
+	struct lin_header h;
+	static struct lin_rec rec;
+	int st = lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h) == 0 ? LIN_READ_RECORD
+								       : LIN_READ_ERROR;
+	while (st == LIN_READ_RECORD)
+		st = lin_reader_next(r, &rec);
+	*records = lin_reader_records(r);
+	snprintf(err, errcap, "%s", lin_reader_error(r));
+	*err_off = lin_reader_error_offset(r);
+	*trunc = lin_reader_truncated(r);
+	lin_reader_free(r);
+	return st;
+}
+
+Test(reader, cut_at_every_byte_reports_truncation_and_keeps_prior_records)
+{
+	size_t n;
+	unsigned char *buf = slurp("good_direct.lt", &n);
+	/* Record boundaries from a full read. */
+	struct lin_reader *r = lin_reader_open_mem("t", buf, n);
+	struct lin_header h;
+	static struct lin_rec rec;
+	uint64_t starts[256];
+	size_t nrec = 0;
+	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), 0);
+	while (lin_reader_next(r, &rec) == LIN_READ_RECORD)
+		starts[nrec++] = rec.offset;
+	lin_reader_free(r);
+	cr_assert_gt(nrec, 10);
+	starts[nrec] = n;
+	for (size_t cut = 0; cut < n; cut++) {
+		uint64_t got, off;
+		char err[512];
+		bool trunc;
+		int st = read_all(buf, cut, &got, err, sizeof(err), &off, &trunc);
+		size_t complete = 0;
+		while (complete < nrec && starts[complete + 1] <= cut)
+			complete++;
+		bool boundary = cut >= starts[0] && (cut == starts[complete]);
+		if (boundary) {
+			cr_assert_eq(st, LIN_READ_EOF, "cut %zu at a record boundary: %s", cut, err);
+			cr_assert_eq(got, complete);
+			continue;
+		}
+		cr_assert_eq(st, LIN_READ_ERROR, "cut %zu must fail", cut);
+		cr_assert(trunc, "cut %zu: not reported as truncated: %s", cut, err);
+		cr_assert(strstr(err, "truncated"), "cut %zu: %s", cut, err);
+		uint64_t want_off = cut < starts[0] ? 0 : starts[complete];
+		cr_assert_eq(off, want_off, "cut %zu: offset %llu, want %llu", cut,
+			     (unsigned long long)off, (unsigned long long)want_off);
+		cr_assert_eq(got, cut < starts[0] ? 0 : complete, "cut %zu: kept %llu records", cut,
+			     (unsigned long long)got);
+	}
+	free(buf);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+static msgpack_sbuffer sb;
+static msgpack_packer pk;
+
+static void begin(void)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
+				   NULL };
+	lin_tf_header(&pk, &h);
+}
+
+static int finish(char *err, uint64_t *records)
+{
+	uint64_t off;
+	bool trunc;
+	int st = read_all(sb.data, sb.size, records, err, 512, &off, &trunc);
+	msgpack_sbuffer_destroy(&sb);
+	return st;
+}
+
+Test(reader, hostile_length_prefixes_fail_without_allocating)
+{
+	static const char *const bad[] = {
+		"\xdd\xff\xff\xff\xff",                 /* array32 of 4 G elements */
+		"\xdf\xff\xff\xff\xff",                 /* map32 */
+		"\x93\x0b\x01\xdb\xff\xff\xff\xff",     /* string record with a 4 GiB str */
+		"\x93\x0b\x01\xc6\xff\xff\xff\xff",     /* bin32 */
+		"\xdd\x00\x01\x00\x00\x01",             /* 65536 elements, 1 byte left */
+		"\x92\x63\xc1",                         /* reserved tag */
+		"\x90",                                 /* empty record */
+		"\x05",                                 /* not an array */
+		"\x91\x00",                             /* record type 0 */
+		"\x91\xff",                             /* negative record type */
+	};
+	static const size_t len[] = { 5, 5, 8, 8, 6, 3, 1, 1, 2, 2 };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char err[512];
+		uint64_t recs;
+		begin();
+		msgpack_sbuffer_write(&sb, bad[i], len[i]);
+		cr_assert_eq(finish(err, &recs), LIN_READ_ERROR, "case %zu accepted", i);
+		cr_assert_neq(err[0], 0);
+	}
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(reader, deep_nesting_is_bounded)
+{
+	char err[512];
+	uint64_t recs;
+	begin();
+	for (int i = 0; i < 100000; i++)
+		msgpack_sbuffer_write(&sb, "\x92\x63", 2);
+	msgpack_sbuffer_write(&sb, "\x01", 1);
+	cr_assert_eq(finish(err, &recs), LIN_READ_ERROR);
+	cr_assert(strstr(err, "nesting"), "%s", err);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+static void pack_valid(char code)
+{
+	switch (code) {
+	case 'u': case 'o': case 'i': msgpack_pack_uint32(&pk, 1); break;
+	case 'b': msgpack_pack_false(&pk); break;
+	case 's': case 'n': msgpack_pack_str_with_body(&pk, "s", 1); break;
+	default: msgpack_pack_array(&pk, 1); msgpack_pack_uint32(&pk, 1); break;
+	}
+}
+
+static void pack_wrong(char code)
+{
+	switch (code) {
+	case 'u': case 'o': case 'i': msgpack_pack_str_with_body(&pk, "x", 1); break;
+	case 'b': msgpack_pack_uint32(&pk, 1); break;
+	case 's': case 'n': msgpack_pack_true(&pk); break;
+	default: msgpack_pack_uint32(&pk, 1); break;
+	}
+}
+
+Test(reader, wrong_type_in_every_field_names_the_field)
+{
+	for (uint32_t t = 1; t < LIN_SCHEMA_MAX; t++) {
+		const struct lin_schema *s = lin_schema_get(t);
+		if (!s || t == LIN_REC_TRUTH)
+			continue;
+		size_t nf = strlen(s->types);
+		for (size_t bad = 0; bad <= nf; bad++) {   /* bad == nf: all valid */
+			char err[512];
+			uint64_t recs;
+			begin();
+			msgpack_pack_array(&pk, nf + 1);
+			msgpack_pack_uint32(&pk, t);
+			for (size_t i = 0; i < nf; i++) {
+				if (i == bad)
+					pack_wrong(s->types[i]);
+				else
+					pack_valid(s->types[i]);
+			}
+			int st = finish(err, &recs);
+			if (bad == nf) {
+				cr_assert_eq(st, LIN_READ_EOF, "%s valid record rejected: %s", s->name, err);
+				cr_assert_eq(recs, 1);
+				continue;
+			}
+			cr_assert_eq(st, LIN_READ_ERROR, "%s field %zu: wrong type accepted", s->name, bad);
+			cr_assert(strstr(err, s->fields[bad]), "%s: message lacks the field name: %s",
+				  s->name, err);
+		}
+	}
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(reader, any_integer_encoding_accepted_negative_rejected_for_uint)
+{
+	char err[512];
+	uint64_t recs;
+	begin();
+	msgpack_sbuffer_write(&sb, "\x93\x1f\xd0\x05\xd3\x00\x00\x00\x00\x00\x00\x00\x07", 13);
+	cr_assert_eq(finish(err, &recs), LIN_READ_EOF, "%s", err);   /* clock, int8/int64 */
+	begin();
+	msgpack_sbuffer_write(&sb, "\x93\x1f\xff\x05", 4);
+	cr_assert_eq(finish(err, &recs), LIN_READ_ERROR);
+	cr_assert(strstr(err, "host_ns"), "%s", err);
+	begin();                                                     /* NaN as host_ns */
+	msgpack_pack_array(&pk, 3);
+	msgpack_pack_uint32(&pk, LIN_REC_CLOCK);
+	msgpack_pack_double(&pk, NAN);
+	msgpack_pack_uint32(&pk, 5);
+	cr_assert_eq(finish(err, &recs), LIN_READ_ERROR);
+	cr_assert(strstr(err, "host_ns") && strstr(err, "float"), "%s", err);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(reader, too_few_fields_rejected_extra_fields_skipped)
+{
+	char err[512];
+	uint64_t recs;
+	begin();
+	msgpack_sbuffer_write(&sb, "\x92\x1f\x01", 3);                 /* clock with 1 field */
+	cr_assert_eq(finish(err, &recs), LIN_READ_ERROR);
+	cr_assert(strstr(err, "fields"), "%s", err);
+	begin();
+	msgpack_sbuffer_write(&sb, "\x95\x1f\x01\x02\x91\xa1x\x81\x01\x02", 10);
+	cr_assert_eq(finish(err, &recs), LIN_READ_EOF, "%s", err);
+	cr_assert_eq(recs, 1);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+static int header_only(void (*fn)(void), char *err)
+{
+	uint64_t recs;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	fn();
+	return finish(err, &recs);
+}
+
+static void key(const char *k)
+{
+	msgpack_pack_str_with_body(&pk, k, strlen(k));
+}
+
+static void base_keys(void)
+{
+	key("format");
+	key(LIN_TRACE_FORMAT_NAME);
+	key("version");
+	msgpack_pack_array(&pk, 2);
+	msgpack_pack_uint32(&pk, 1);
+	msgpack_pack_uint32(&pk, 0);
+	key("host");
+	key("h");
+}
+
+static void hdr_dup(void) { msgpack_pack_map(&pk, 5); base_keys(); key("pid"); msgpack_pack_uint32(&pk, 1); key("pid"); msgpack_pack_uint32(&pk, 2); }
+static void hdr_nan(void) { msgpack_pack_map(&pk, 5); base_keys(); key("pid"); msgpack_pack_uint32(&pk, 1); key("tsc_hz"); msgpack_pack_double(&pk, NAN); }
+static void hdr_nopid(void) { msgpack_pack_map(&pk, 3); base_keys(); }
+static void hdr_pidstr(void) { msgpack_pack_map(&pk, 4); base_keys(); key("pid"); key("1"); }
+static void hdr_ok(void) { msgpack_pack_map(&pk, 5); base_keys(); key("pid"); msgpack_pack_uint32(&pk, 1); key("later"); msgpack_pack_map(&pk, 0); }
+
+Test(reader, header_checks)
+{
+	char err[512];
+	cr_assert_eq(header_only(hdr_dup, err), LIN_READ_ERROR);
+	cr_assert(strstr(err, "duplicate key 'pid'"), "%s", err);
+	cr_assert_eq(header_only(hdr_nan, err), LIN_READ_ERROR);
+	cr_assert(strstr(err, "tsc_hz"), "%s", err);
+	cr_assert_eq(header_only(hdr_nopid, err), LIN_READ_ERROR);
+	cr_assert(strstr(err, "missing key 'pid'"), "%s", err);
+	cr_assert_eq(header_only(hdr_pidstr, err), LIN_READ_ERROR);
+	cr_assert(strstr(err, "'pid'"), "%s", err);
+	cr_assert_eq(header_only(hdr_ok, err), LIN_READ_EOF, "%s", err);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(reader, file_mode_matches_memory_mode)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/good_direct.lt", LIN_FIXTURE_GEN_DIR);
+	struct lin_reader *r = lin_reader_open(path);
+	struct lin_header h;
+	static struct lin_rec rec;
+	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), 0, "%s", lin_reader_error(r));
+	cr_assert_str_eq(h.host, "node-a");
+	cr_assert_eq(h.pid, 4242);
+	uint64_t kernels = 0;
+	while (lin_reader_next(r, &rec) == LIN_READ_RECORD)
+		kernels += rec.type == LIN_REC_KERNEL;
+	cr_assert_eq(kernels, 3);
+	cr_assert_str_eq(lin_reader_error(r), "");
+	lin_reader_free(r);
+	r = lin_reader_open("/nonexistent/x.lt");
+	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), -1);
+	cr_assert(strstr(lin_reader_error(r), "cannot open"));
+	lin_reader_free(r);
+	LIN_TEST_CHECK_LEAKS();
+}
