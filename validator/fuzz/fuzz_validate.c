@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_validate.c - libFuzzer harness: arbitrary bytes through the reader, the joins and
+ * both reports. Built with -DLIN_BUILD_FUZZ=ON and CC=clang; run by run-fuzz.sh.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "validate.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *sink;
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	struct lin_vopts o = { 16 };
+	struct lin_validator *v = lin_validator_create(&o);
+	if (!v)
+		return 0;
+	/* The same bytes as a truth file and as a trace, so both paths see them. */
+	lin_validator_add_truth_mem(v, "truth", data, size);
+	lin_validator_add_mem(v, "trace", data, size);
+	lin_validator_finish(v);
+	lin_validator_report_json(v, sink);
+	lin_validator_report_text(v, sink);
+	(void)lin_validator_exit_code(v);
+	lin_validator_free(v);
+	return 0;
+}

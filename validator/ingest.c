@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ingest.c - reading trace and truth files into the validator's join state.
+ *
+ * Every record updates compact per-id state (hash tables of fixed-size entries); GPU
+ * records are resolved as soon as their chain is complete and the closed correlation is
+ * evicted, so memory follows the joins still open, not the trace length.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lineage/trace_format.h"
+#include "vstate.h"
+
+#define CLOSED_PAGE_BITS 15                       /* 4 KiB bitmap pages */
+#define CAPTURE_PAGE_SHIFT 9                      /* 512 host_ns per page */
+
+static const char *const misuse_causes[] = {
+	"stale_token", "bad_token", "foreign_token", "scope_order", "scope_thread",
+	"scope_twice", "scope_depth", "no_context", "launch_order", "thread_exit_open_scope",
+};
+
+struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
+{
+	struct lin_validator *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->opts.max_findings = opts ? opts->max_findings : 100;
+	lin_vec_init(&v->findings, sizeof(struct lin_finding));
+	lin_vtab_init(&v->epochs, sizeof(struct lin_epoch_ent));
+	lin_vtab_init(&v->corrs, sizeof(struct lin_corr_ent));
+	lin_vtab_init(&v->closed, sizeof(void *));
+	lin_vtab_init(&v->captures, sizeof(void *));
+	lin_vtab_init(&v->nodes, sizeof(struct lin_node_ent));
+	lin_vtab_init(&v->clones, sizeof(uint64_t));
+	lin_vtab_init(&v->strings, 0);
+	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
+	lin_vtab_init(&v->stale, 0);
+	lin_vtab_init(&v->truth, sizeof(struct lin_truth_ent));
+	lin_vec_init(&v->reqpool, sizeof(uint64_t));
+	lin_vec_init(&v->truthpool, sizeof(uint64_t));
+	lin_vec_init(&v->cands, sizeof(struct lin_cand));
+	lin_vec_init(&v->pending, sizeof(struct lin_gpu));
+	lin_vec_init(&v->adopts, sizeof(struct lin_adopt));
+	lin_vec_init(&v->launches, sizeof(struct lin_launch));
+	return v;
+}
+
+static void free_pages(struct lin_vtab *t)
+{
+	size_t it = 0;
+	void **p;
+	while ((p = lin_vtab_next(t, &it, NULL)))
+		free(*p);
+	lin_vtab_free(t);
+}
+
+void lin_validator_free(struct lin_validator *v)
+{
+	if (!v)
+		return;
+	for (unsigned i = 0; i < v->nfiles; i++)
+		free(v->files[i].name);
+	free(v->files);
+	free(v->procs);
+	free_pages(&v->closed);
+	free_pages(&v->captures);
+	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
+				    &v->undef, &v->stale, &v->truth };
+	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
+		lin_vtab_free(tabs[i]);
+	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
+				   &v->pending, &v->adopts, &v->launches };
+	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
+		lin_vec_free(vecs[i]);
+	free(v);
+}
+
+void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause, uint32_t file,
+		   uint64_t offset, uint64_t index, int nids, const char *const *names,
+		   const uint64_t *ids)
+{
+	v->sum.findings++;
+	if (v->findings.n >= v->opts.max_findings)
+		return;
+	struct lin_finding *f = lin_vec_push(&v->findings);
+	if (!f) {
+		v->oom = true;
+		return;
+	}
+	f->kind = kind;
+	f->cause = cause;
+	f->file = file;
+	f->offset = offset;
+	f->index = index;
+	f->nids = nids > LIN_MAX_IDS ? LIN_MAX_IDS : nids;
+	for (int i = 0; i < f->nids; i++) {
+		f->idname[i] = names[i];
+		f->id[i] = ids[i];
+	}
+}
+
+static void structural(struct lin_validator *v, const char *cause, uint32_t file,
+		       const struct lin_rec *r, int nids, const char *const *names,
+		       const uint64_t *ids)
+{
+	v->sum.structural++;
+	lin_v_finding(v, "structural", cause, file, r->offset, r->index, nids, names, ids);
+}
+
+/* Dense per-process bitmap of correlations whose join was closed and evicted. */
+bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set)
+{
+	uint64_t page = corr >> CLOSED_PAGE_BITS, bit = corr & ((1u << CLOSED_PAGE_BITS) - 1);
+	bool fresh;
+	uint8_t **p = set ? lin_vtab_get(&v->closed, page, lin_k1(proc, 0), &fresh)
+			  : lin_vtab_find(&v->closed, page, lin_k1(proc, 0));
+	if (!p) {
+		v->oom |= set;
+		return false;
+	}
+	if (!*p) {
+		*p = calloc(1, (1u << CLOSED_PAGE_BITS) / 8);
+		if (!*p) {
+			v->oom = true;
+			return false;
+		}
+	}
+	bool was = (*p)[bit >> 3] & (1u << (bit & 7));
+	if (set)
+		(*p)[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+	return was;
+}
+
+/* Host time (+1) of capture (tid, seq); per-thread capture counters are dense. */
+uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
+			     bool create)
+{
+	bool fresh;
+	uint64_t k1 = lin_k1(proc, tid);
+	uint64_t **p = create ? lin_vtab_get(&v->captures, seq >> CAPTURE_PAGE_SHIFT, k1, &fresh)
+			      : lin_vtab_find(&v->captures, seq >> CAPTURE_PAGE_SHIFT, k1);
+	if (!p) {
+		v->oom |= create;
+		return NULL;
+	}
+	if (!*p) {
+		*p = calloc(1u << CAPTURE_PAGE_SHIFT, sizeof(uint64_t));
+		if (!*p) {
+			v->oom = true;
+			return NULL;
+		}
+	}
+	return &(*p)[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)];
+}
+
+int lin_v_proc(struct lin_validator *v, const char *host, uint64_t pid, uint64_t ext_kind)
+{
+	for (unsigned i = 0; i < v->nprocs; i++)
+		if (v->procs[i].pid == pid && strcmp(v->procs[i].host, host) == 0)
+			return (int)i;
+	if (v->nprocs >= LIN_MAX_PROCS)
+		return -1;
+	struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	v->procs = np;
+	struct lin_vproc *p = &np[v->nprocs];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->host, sizeof(p->host), "%s", host);
+	p->pid = pid;
+	p->ext_kind = ext_kind;
+	p->min_api_corr = UINT64_MAX;
+	return (int)v->nprocs++;
+}
+
+#define NIL(r, i) (((r)->nil >> (i)) & 1u)
+#define OPT(r, i) (NIL(r, i) ? LIN_NIL : (r)->f[i])
+
+static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
+		       const struct lin_rec *r, int field)
+{
+	if (NIL(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
+		return;
+	bool fresh;
+	struct lin_ref_ent *e = lin_vtab_get(&v->undef, r->f[field], lin_k1(proc, 0), &fresh);
+	if (!e) {
+		v->oom = true;
+		return;
+	}
+	if (fresh) {
+		e->offset = r->offset;
+		e->index = r->index;
+		e->file = file;
+	}
+}
+
+static void on_string(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	bool fresh;
+	if (!lin_vtab_get(&v->strings, r->f[0], lin_k1(proc, 0), &fresh)) {
+		v->oom = true;
+		return;
+	}
+	if (!fresh) {
+		static const char *const n[] = { "sid" };
+		structural(v, "duplicate_string_id", file, r, 1, n, r->f);
+	}
+	void *u = lin_vtab_find(&v->undef, r->f[0], lin_k1(proc, 0));
+	if (u)
+		lin_vtab_del(&v->undef, u);
+}
+
+static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t file,
+			     const struct lin_rec *r)
+{
+	bool fresh;
+	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, r->f[2], lin_k1(proc, 0), &fresh);
+	if (!e) {
+		v->oom = true;
+		return;
+	}
+	if (e->flags & LIN_EP_DECLARED) {
+		static const char *const n[] = { "epoch" };
+		structural(v, "duplicate_epoch_id", file, r, 1, n, &r->f[2]);
+		return;
+	}
+	e->flags |= LIN_EP_DECLARED;
+	e->nreq = r->nreqs;
+	if (r->nreqs == 1) {
+		e->req = r->reqs[0];
+	} else if (r->nreqs > 1) {
+		e->req = v->reqpool.n;
+		for (uint32_t i = 0; i < r->nreqs; i++) {
+			uint64_t *q = lin_vec_push(&v->reqpool);
+			if (!q) {
+				v->oom = true;
+				return;
+			}
+			*q = r->reqs[i];
+		}
+	}
+	string_ref(v, proc, file, r, 6);
+}
+
+static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	if (NIL(r, 5) || NIL(r, 6))
+		return;                   /* token parsed from text: no capture to match */
+	uint64_t *s = lin_v_capture_slot(v, proc, r->f[5], r->f[6], false);
+	if (s && *s) {
+		if (r->f[0] < *s - 1) {
+			static const char *const n[] = { "tid", "capture_tid", "capture_seq" };
+			uint64_t ids[] = { r->f[1], r->f[5], r->f[6] };
+			structural(v, "adopt_before_capture", file, r, 3, n, ids);
+		}
+		return;
+	}
+	struct lin_adopt *a = lin_vec_push(&v->adopts);
+	if (!a) {
+		v->oom = true;
+		return;
+	}
+	*a = (struct lin_adopt){ r->f[0], r->f[6], r->offset, r->index, (uint32_t)r->f[5], file,
+				 proc };
+}
+
+static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	const char *cause = "other";
+	for (size_t i = 0; i < sizeof(misuse_causes) / sizeof(misuse_causes[0]); i++)
+		if (strlen(misuse_causes[i]) == r->str_len &&
+		    memcmp(misuse_causes[i], r->str, r->str_len) == 0)
+			cause = misuse_causes[i];
+	if (strcmp(cause, "stale_token") == 0) {
+		bool fresh;
+		if (!lin_vtab_get(&v->stale, r->f[1], lin_k1(proc, 0), &fresh))
+			v->oom = true;
+	}
+	static const char *const n[] = { "tid", "target", "version" };
+	uint64_t ids[] = { r->f[1], r->f[4], r->f[5] };
+	v->sum.structural++;
+	lin_v_finding(v, "misuse", cause, file, r->offset, r->index, NIL(r, 4) ? 1 : 3, n, ids);
+}
+
+static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	v->sum.launches++;
+	string_ref(v, proc, file, r, 5);
+	string_ref(v, proc, file, r, 6);
+	if (!NIL(r, 4))
+		return;
+	struct lin_launch *l = lin_vec_push(&v->launches);
+	if (!l) {
+		v->oom = true;
+		return;
+	}
+	*l = (struct lin_launch){ r->f[0], r->f[2], (uint32_t)r->f[1], proc, !NIL(r, 2) };
+}
+
+static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t corr)
+{
+	static const char *const n[] = { "correlation" };
+	structural(v, "correlation_reused", file, r, 1, n, &corr);
+}
+
+static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	if (r->f[0] != v->procs[proc].ext_kind || NIL(r, 2))
+		return;
+	uint64_t corr = r->f[2], epoch = r->f[1];
+	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
+		reuse(v, file, r, corr);
+		return;
+	}
+	bool fresh;
+	struct lin_corr_ent *e = lin_vtab_get(&v->corrs, corr, lin_k1(proc, 0), &fresh);
+	if (!e) {
+		v->oom = true;
+		return;
+	}
+	if (!(e->flags & LIN_C_EXT)) {
+		e->flags |= LIN_C_EXT;
+		e->epoch = epoch;
+		return;
+	}
+	if (e->epoch == epoch)
+		return;
+	e->flags |= LIN_C_AMBIG;
+	if (v->cands.n >= LIN_MAX_CANDS)            /* listed candidates are bounded */
+		return;
+	for (size_t i = 0; i < v->cands.n; i++) {
+		struct lin_cand *c = lin_vec_at(&v->cands, i);
+		if (c->proc == proc && c->corr == corr && c->epoch == epoch)
+			return;
+	}
+	struct lin_cand *c = lin_vec_push(&v->cands);
+	if (!c) {
+		v->oom = true;
+		return;
+	}
+	*c = (struct lin_cand){ epoch, (uint32_t)corr, proc };
+}
+
+static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	if (NIL(r, 2))
+		return;
+	uint64_t corr = r->f[2];
+	struct lin_vproc *p = &v->procs[proc];
+	if (corr < p->min_api_corr)
+		p->min_api_corr = corr;
+	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
+		reuse(v, file, r, corr);
+		return;
+	}
+	bool fresh;
+	struct lin_corr_ent *e = lin_vtab_get(&v->corrs, corr, lin_k1(proc, 0), &fresh);
+	if (!e) {
+		v->oom = true;
+		return;
+	}
+	if (e->flags & LIN_C_API) {
+		reuse(v, file, r, corr);
+		return;
+	}
+	e->flags |= LIN_C_API;
+	e->domain = (uint8_t)r->f[0];
+	e->api_start = OPT(r, 3);
+	e->api_end = OPT(r, 4);
+	e->api_tid = (uint32_t)r->f[6];
+	if (e->api_start != LIN_NIL && e->api_end != LIN_NIL && e->api_end < e->api_start) {
+		static const char *const n[] = { "correlation", "start_dev", "end_dev" };
+		uint64_t ids[] = { corr, e->api_start, e->api_end };
+		structural(v, "time_order", file, r, 3, n, ids);
+	}
+}
+
+/* Check queued <= submitted <= start <= end where known. */
+static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_rec *r,
+		      uint64_t *t0)
+{
+	static const char *const kn[] = { "queued_dev", "submitted_dev", "start_dev", "end_dev" };
+	uint64_t t[4] = { LIN_NIL, LIN_NIL, OPT(r, 1), OPT(r, 2) };
+	if (r->type == LIN_REC_KERNEL) {
+		t[0] = OPT(r, 10);
+		t[1] = OPT(r, 11);
+	}
+	int prev = -1;
+	*t0 = LIN_NIL;
+	for (int i = 0; i < 3 && *t0 == LIN_NIL; i++)
+		*t0 = t[i];
+	for (int i = 0; i < 4; i++) {
+		if (t[i] == LIN_NIL)
+			continue;
+		if (prev >= 0 && t[i] < t[prev]) {
+			const char *n[] = { "correlation", kn[prev], kn[i] };
+			uint64_t ids[] = { r->f[0], t[prev], t[i] };
+			structural(v, "time_order", file, r, 3, n, ids);
+			return;
+		}
+		prev = i;
+	}
+}
+
+static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	struct lin_gpu g = { 0 };
+	v->sum.gpu_records++;
+	gpu_times(v, file, r, &g.t0);
+	g.corr = NIL(r, 0) ? 0 : r->f[0];
+	g.kind = (uint8_t)r->type;
+	g.proc = proc;
+	g.file = file;
+	g.offset = r->offset;
+	g.index = r->index;
+	int gid = r->type == LIN_REC_KERNEL ? 7 : 8;
+	if (!NIL(r, gid) || !NIL(r, gid + 1))
+		g.flags |= LIN_G_GRAPH;
+	g.node = NIL(r, gid + 1) ? 0 : r->f[gid + 1];
+	if (r->type == LIN_REC_KERNEL) {
+		if (r->f[12])
+			g.flags |= LIN_G_DEVLAUNCH;
+		if (!NIL(r, 6)) {
+			g.key = r->f[6];
+			g.flags |= LIN_G_KEY;
+		}
+		string_ref(v, proc, file, r, 9);
+	} else if (!NIL(r, 1)) {
+		g.key = r->f[1];
+		g.flags |= LIN_G_KEY;
+	}
+	lin_v_gpu(v, &g);
+}
+
+static void on_dropped(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+{
+	if (r->f[1] == 0)
+		return;
+	if (r->f[0] == LIN_DROP_HOST_EVENTS)
+		v->procs[proc].dropped_host = true;
+	else
+		v->procs[proc].dropped_cupti = true;
+}
+
+static void on_graph(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+{
+	bool fresh;
+	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
+		uint64_t *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
+		if (o)
+			*o = r->f[0];
+		else
+			v->oom = true;
+		return;
+	}
+	int id = r->type == LIN_REC_GRAPH_NODE ? 3 : 2, ep = id + 1;
+	struct lin_node_ent *n = lin_vtab_get(&v->nodes, r->f[id], lin_k1(proc, 0), &fresh);
+	if (!n) {
+		v->oom = true;
+		return;
+	}
+	n->has_epoch = !NIL(r, ep);
+	n->epoch = r->f[ep];
+}
+
+static void on_unknown(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
+{
+	uint32_t t = r->type < 256 ? r->type : 256;
+	if (v->unknown_seen[t / 8] & (1u << (t % 8)))
+		return;
+	v->unknown_seen[t / 8] |= (uint8_t)(1u << (t % 8));
+	v->sum.notes++;
+	static const char *const n[] = { "type" };
+	uint64_t id = r->type;
+	lin_v_finding(v, "note", "unknown_record_type", file, r->offset, r->index, 1, n, &id);
+}
+
+static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	if (!r->known) {
+		on_unknown(v, file, r);
+		return;
+	}
+	switch (r->type) {
+	case LIN_REC_REQUEST_BEGIN: string_ref(v, proc, file, r, 4); break;
+	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(v, proc, file, r); break;
+	case LIN_REC_TOKEN_CAPTURE: {
+		uint64_t *s = lin_v_capture_slot(v, proc, r->f[1], r->f[5], true);
+		if (s)
+			*s = r->f[0] + 1;
+		break;
+	}
+	case LIN_REC_TOKEN_ADOPT: on_adopt(v, proc, file, r); break;
+	case LIN_REC_MISUSE: on_misuse(v, proc, file, r); break;
+	case LIN_REC_LAUNCH: on_launch(v, proc, file, r); break;
+	case LIN_REC_STRING: on_string(v, proc, file, r); break;
+	case LIN_REC_EXT_CORRELATION: on_ext(v, proc, file, r); break;
+	case LIN_REC_API: on_api(v, proc, file, r); break;
+	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET: on_gpu(v, proc, file, r); break;
+	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_CLONE: case LIN_REC_GRAPH_NODE_UPDATE:
+		on_graph(v, proc, r);
+		break;
+	case LIN_REC_GRAPH_LAUNCH: v->sum.launches++; break;
+	case LIN_REC_DROPPED: on_dropped(v, proc, r); break;
+	case LIN_REC_CLOCK:
+		if (!v->procs[proc].have_clock) {
+			v->procs[proc].have_clock = true;
+			v->procs[proc].clock_off = (int64_t)(r->f[1] - r->f[0]);
+		}
+		break;
+	default: break;
+	}
+}
+
+static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	bool fresh;
+	if (r->type != LIN_REC_TRUTH) {
+		on_unknown(v, file, r);
+		return;
+	}
+	v->sum.truth_records++;
+	struct lin_truth_ent *t = lin_vtab_get(&v->truth, r->f[1], lin_k1(proc, r->f[0]), &fresh);
+	if (!t) {
+		v->oom = true;
+		return;
+	}
+	t->nreq = r->nreqs;
+	t->req = v->truthpool.n;
+	for (uint32_t i = 0; i < r->nreqs; i++) {
+		uint64_t *q = lin_vec_push(&v->truthpool);
+		if (!q) {
+			v->oom = true;
+			return;
+		}
+		*q = r->reqs[i];
+	}
+}
+
+static int new_file(struct lin_validator *v, const char *name, bool truth)
+{
+	struct lin_vfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
+	if (!nf)
+		return -1;
+	v->files = nf;
+	memset(&nf[v->nfiles], 0, sizeof(*nf));
+	nf[v->nfiles].name = strdup(name);
+	nf[v->nfiles].truth = truth;
+	if (!nf[v->nfiles].name)
+		return -1;
+	return (int)v->nfiles++;
+}
+
+static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *name, bool truth)
+{
+	struct lin_header h;
+	int fi = rd ? new_file(v, name, truth) : -1;
+	if (fi < 0) {
+		lin_reader_free(rd);
+		v->oom = true;
+		return -2;
+	}
+	struct lin_vfile *f = &v->files[fi];
+	v->sum.files++;
+	int rc = lin_reader_header(rd, truth ? LIN_TRUTH_FORMAT_NAME : LIN_TRACE_FORMAT_NAME, &h);
+	int proc = rc == 0 ? lin_v_proc(v, h.host, h.pid, h.ext_kind) : 0;
+	if (rc == 0 && proc < 0) {
+		rc = -1;
+		snprintf(f->err, sizeof(f->err), "too many processes or out of memory");
+	}
+	enum lin_read_status st = LIN_READ_EOF;
+	while (rc == 0 && (st = lin_reader_next(rd, &v->rec)) == LIN_READ_RECORD) {
+		if (truth)
+			on_truth(v, (uint16_t)proc, (uint32_t)fi, &v->rec);
+		else
+			on_record(v, (uint16_t)proc, (uint32_t)fi, &v->rec);
+	}
+	f->size = lin_reader_size(rd);
+	f->records = lin_reader_records(rd);
+	if (!truth) {
+		v->sum.records += f->records;
+		v->sum.bytes += f->size;
+	}
+	if (rc != 0 || st == LIN_READ_ERROR) {
+		f->failed = true;
+		f->truncated = lin_reader_truncated(rd);
+		if (!f->err[0])
+			snprintf(f->err, sizeof(f->err), "%s", lin_reader_error(rd));
+		f->err_off = lin_reader_error_offset(rd);
+		v->sum.file_errors++;
+		rc = -1;
+	}
+	lin_reader_free(rd);
+	return rc;
+}
+
+int lin_validator_add_file(struct lin_validator *v, const char *path)
+{
+	return ingest(v, lin_reader_open(path), path, false);
+}
+
+int lin_validator_add_mem(struct lin_validator *v, const char *name, const void *data, size_t n)
+{
+	return ingest(v, lin_reader_open_mem(name, data, n), name, false);
+}
+
+int lin_validator_add_truth(struct lin_validator *v, const char *path)
+{
+	v->sum.have_truth = true;
+	return ingest(v, lin_reader_open(path), path, true);
+}
+
+int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data,
+				size_t n)
+{
+	v->sum.have_truth = true;
+	return ingest(v, lin_reader_open_mem(name, data, n), name, true);
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* report.c - the JSON and human reports of lineage-validate (docs/validator.md). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "lineage/version.h"
+#include "vstate.h"
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static double bytes_per_launch(const struct lin_vsummary *s)
+{
+	uint64_t n = s->launches ? s->launches : s->gpu_records;
+	return n ? (double)s->bytes / (double)n : 0.0;
+}
+
+static void json_finding(const struct lin_validator *v, const struct lin_finding *f, FILE *out)
+{
+	fputs("{\"kind\":", out);
+	json_str(out, f->kind);
+	fputs(",\"cause\":", out);
+	json_str(out, f->cause);
+	fputs(",\"file\":", out);
+	json_str(out, v->nfiles ? v->files[f->file].name : "");
+	fprintf(out, ",\"offset\":%" PRIu64 ",\"record\":%" PRIu64 ",\"ids\":{", f->offset, f->index);
+	int first = 1;
+	for (int i = 0; i < f->nids; i++) {
+		if (f->id[i] == LIN_NIL)
+			continue;
+		fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", f->idname[i], f->id[i]);
+		first = 0;
+	}
+	fputc('}', out);
+	if (f->ncand) {
+		fputs(",\"candidates\":[", out);
+		for (int i = 0; i < f->ncand; i++)
+			fprintf(out, "%s%" PRIu64, i ? "," : "", f->cand[i]);
+		fputc(']', out);
+	}
+	fputc('}', out);
+}
+
+static void json_files(const struct lin_validator *v, FILE *out)
+{
+	fputs("\"files\":[", out);
+	for (unsigned i = 0; i < v->nfiles; i++) {
+		const struct lin_vfile *f = &v->files[i];
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		json_str(out, f->name);
+		fprintf(out, ",\"truth\":%s,\"bytes\":%" PRIu64 ",\"records\":%" PRIu64,
+			f->truth ? "true" : "false", f->size, f->records);
+		if (f->failed) {
+			fprintf(out, ",\"error\":{\"offset\":%" PRIu64 ",\"truncated\":%s,\"message\":",
+				f->err_off, f->truncated ? "true" : "false");
+			json_str(out, f->err);
+			fputc('}', out);
+		}
+		fputc('}', out);
+	}
+	fputs("],", out);
+}
+
+void lin_validator_report_json(const struct lin_validator *v, FILE *out)
+{
+	const struct lin_vsummary *s = &v->sum;
+	fprintf(out, "{\"format_version\":\"%d.%d\",\"validator\":\"%d.%d.%d\",\"exit_code\":%d,",
+		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR, LIN_VERSION_MAJOR, LIN_VERSION_MINOR,
+		LIN_VERSION_PATCH, lin_validator_exit_code(v));
+	json_files(v, out);
+	fprintf(out, "\"records\":%" PRIu64 ",\"gpu_records\":%" PRIu64 ",\"joined_observed\":%"
+		PRIu64 ",\"joined_inferred\":%" PRIu64 ",\"inferred_by_rule\":{", s->records,
+		s->gpu_records, s->observed, s->inferred);
+	for (int i = 0; i < LIN_RULE_N; i++)
+		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_rule_name(i), s->inferred_by_rule[i]);
+	fprintf(out, "},\"lost\":%" PRIu64 ",\"lost_by_cause\":{", s->lost);
+	int first = 1;
+	for (int i = 0; i < LIN_CAUSE_N; i++) {
+		if (!s->lost_by_cause[i])
+			continue;
+		fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", lin_cause_name(i), s->lost_by_cause[i]);
+		first = 0;
+	}
+	fprintf(out, "},\"ambiguous\":%" PRIu64 ",\"incorrect\":%" PRIu64 ",\"structural\":%" PRIu64
+		",\"notes\":%" PRIu64 ",\"file_errors\":%u,\"bytes\":%" PRIu64 ",\"launches\":%" PRIu64
+		",\"bytes_per_launch\":%.2f,", s->ambiguous, s->incorrect, s->structural, s->notes,
+		s->file_errors, s->bytes, s->launches, bytes_per_launch(s));
+	if (s->have_truth)
+		fprintf(out, "\"truth_records\":%" PRIu64 ",\"matched\":%" PRIu64 ",",
+			s->truth_records, s->matched);
+	fprintf(out, "\"findings_total\":%" PRIu64 ",\"findings\":[", s->findings);
+	for (size_t i = 0; i < v->findings.n; i++) {
+		if (i)
+			fputc(',', out);
+		json_finding(v, lin_vec_at(&v->findings, i), out);
+	}
+	fputs("]}\n", out);
+}
+
+static void text_finding(const struct lin_validator *v, const struct lin_finding *f, FILE *out)
+{
+	fprintf(out, "  %s:%" PRIu64 ": record #%" PRIu64 ": %s %s",
+		v->nfiles ? v->files[f->file].name : "?", f->offset, f->index, f->kind, f->cause);
+	for (int i = 0; i < f->nids; i++)
+		if (f->id[i] != LIN_NIL)
+			fprintf(out, " %s=%" PRIu64, f->idname[i], f->id[i]);
+	for (int i = 0; i < f->ncand; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : " candidates=", f->cand[i]);
+	fputc('\n', out);
+}
+
+void lin_validator_report_text(const struct lin_validator *v, FILE *out)
+{
+	const struct lin_vsummary *s = &v->sum;
+	for (unsigned i = 0; i < v->nfiles; i++)
+		if (v->files[i].failed)
+			fprintf(out, "error: %s: byte %" PRIu64 ": %s\n", v->files[i].name,
+				v->files[i].err_off, v->files[i].err);
+	fprintf(out, "lineage-validate: %u file(s), trace format %d.%d\n", s->files,
+		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "records", s->records);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "GPU records", s->gpu_records);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "joined, observed", s->observed);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "joined, inferred", s->inferred);
+	for (int i = 0; i < LIN_RULE_N; i++)
+		if (s->inferred_by_rule[i])
+			fprintf(out, "    rule %-23s %12" PRIu64 "\n", lin_rule_name(i),
+				s->inferred_by_rule[i]);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "lost", s->lost);
+	for (int i = 0; i < LIN_CAUSE_N; i++)
+		if (s->lost_by_cause[i])
+			fprintf(out, "    %-26s %12" PRIu64 "\n", lin_cause_name(i), s->lost_by_cause[i]);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "ambiguous", s->ambiguous);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "incorrect", s->incorrect);
+	fprintf(out, "  %-28s %12" PRIu64 "\n", "structural findings", s->structural);
+	if (s->have_truth)
+		fprintf(out, "  %-28s %12" PRIu64 " of %" PRIu64 "\n", "matched truth labels",
+			s->matched, s->truth_records);
+	fprintf(out, "  %-28s %12.2f\n", "bytes per launch", bytes_per_launch(s));
+	if (v->findings.n)
+		fprintf(out, "findings (first %zu of %" PRIu64 "):\n", v->findings.n, s->findings);
+	for (size_t i = 0; i < v->findings.n; i++)
+		text_finding(v, lin_vec_at(&v->findings, i), out);
+	fprintf(out, "exit status %d\n", lin_validator_exit_code(v));
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * schema.c - field layout of every record type of trace format 1.0 (docs/trace-format.md).
+ *
+ * Type codes: u uint, o uint or nil, i int (any sign), b bool, s str, n str or nil,
+ * a array of uint (at most LIN_READER_MAX_REQS).
+ */
+#include <stddef.h>
+
+#include "lineage/trace_format.h"
+#include "schema.h"
+
+#define S(t, n, ty, ...) [t] = { n, ty, { __VA_ARGS__ } }
+
+static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
+	S(LIN_REC_REQUEST_BEGIN, "request_begin", "uuuooo",
+	  "host_ns", "tid", "request", "user_id", "name_sid", "parent_request"),
+	S(LIN_REC_REQUEST_END, "request_end", "uuu", "host_ns", "tid", "request"),
+	S(LIN_REC_EPOCH_DECLARE, "epoch_declare", "uuuuaoo",
+	  "host_ns", "tid", "epoch", "version", "requests", "parent_epoch", "name_sid"),
+	S(LIN_REC_EPOCH_REISSUE, "epoch_reissue", "uuuuu",
+	  "host_ns", "tid", "epoch", "version", "reason"),
+	S(LIN_REC_EPOCH_RETIRE, "epoch_retire", "uuuu", "host_ns", "tid", "epoch", "version"),
+	S(LIN_REC_TOKEN_CAPTURE, "token_capture", "uuuuuu",
+	  "host_ns", "tid", "target_kind", "target", "version", "capture_seq"),
+	S(LIN_REC_TOKEN_ADOPT, "token_adopt", "uuuuuoou",
+	  "host_ns", "tid", "target_kind", "target", "version", "capture_tid", "capture_seq",
+	  "depth"),
+	S(LIN_REC_SCOPE_CLOSE, "scope_close", "uuuuu",
+	  "host_ns", "tid", "target_kind", "target", "depth"),
+	S(LIN_REC_MISUSE, "misuse", "uusoooo",
+	  "host_ns", "tid", "cause", "target_kind", "target", "version", "detail"),
+	S(LIN_REC_LAUNCH, "launch", "uuoooooo",
+	  "host_ns", "tid", "epoch", "version", "ext_id", "name_sid", "api", "correlation"),
+	S(LIN_REC_STRING, "string", "us", "sid", "text"),
+	S(LIN_REC_EXT_CORRELATION, "ext_correlation", "uuo",
+	  "ext_kind", "external_id", "correlation"),
+	S(LIN_REC_API, "api", "uoooouui",
+	  "domain", "cbid", "correlation", "start_dev", "end_dev", "pid", "tid", "return_value"),
+	S(LIN_REC_KERNEL, "kernel", "ooouuuoooooob",
+	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "grid_id",
+	  "graph_id", "graph_node_id", "name_sid", "queued_dev", "submitted_dev",
+	  "device_launched"),
+	S(LIN_REC_MEMCPY, "memcpy", "ooouuuuuoo",
+	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "bytes",
+	  "copy_kind", "graph_id", "graph_node_id"),
+	S(LIN_REC_MEMSET, "memset", "ooouuuuuoo",
+	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "bytes",
+	  "value", "graph_id", "graph_node_id"),
+	S(LIN_REC_GRAPH_TRACE, "graph_trace", "ooouuuu",
+	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "graph_id"),
+	S(LIN_REC_GRAPH_NODE, "graph_node", "oouuoou",
+	  "host_ns", "tid", "graph_id", "node_id", "epoch", "version", "origin"),
+	S(LIN_REC_GRAPH_NODE_CLONE, "graph_node_clone", "uuoo",
+	  "original_node_id", "clone_node_id", "graph_id", "exec_id"),
+	S(LIN_REC_GRAPH_EXEC, "graph_exec", "oouu", "host_ns", "tid", "graph_id", "exec_id"),
+	S(LIN_REC_GRAPH_LAUNCH, "graph_launch", "uuuuuooo",
+	  "host_ns", "tid", "exec_id", "replay_epoch", "replay_ordinal", "epoch", "version",
+	  "correlation"),
+	S(LIN_REC_DROPPED, "dropped", "uuon", "source", "count", "tid", "reason"),
+	S(LIN_REC_CLOCK, "clock", "uu", "host_ns", "device_ns"),
+	S(LIN_REC_GRAPH_NODE_UPDATE, "graph_node_update", "oouoo",
+	  "host_ns", "tid", "node_id", "epoch", "version"),
+	S(LIN_REC_TRUTH, "truth", "uuao", "gpu_kind", "key", "requests", "epoch"),
+};
+
+const struct lin_schema *lin_schema_get(uint64_t type)
+{
+	if (type >= LIN_SCHEMA_MAX || !schemas[type].name)
+		return NULL;
+	return &schemas[type];
+}
+
+const char *lin_rec_name(uint32_t type)
+{
+	const struct lin_schema *s = lin_schema_get(type);
+	return s ? s->name : NULL;
+}
+
+const char *lin_rec_field_name(uint32_t type, uint32_t i)
+{
+	const struct lin_schema *s = lin_schema_get(type);
+	return (s && i < LIN_READER_MAX_FIELDS && s->fields[i]) ? s->fields[i] : "?";
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * validate.h - lineage-validate's engine: ingest trace files, rebuild every join, classify
+ * each GPU record, compare with truth files, report.
+ *
+ * Use: lin_validator_create(); lin_validator_add_truth() for each --expect file (all truth
+ * files before the first trace: records are compared as they resolve);
+ * lin_validator_add_file() (or _add_mem()) for each trace; lin_validator_finish();
+ * then read lin_validator_summary() or print a report; lin_validator_free().
+ * Context: single-threaded; one validator per run.
+ */
+#ifndef LIN_VALIDATOR_VALIDATE_H
+#define LIN_VALIDATOR_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Lost causes (docs/validator.md). */
+#define LIN_CAUSES(X) \
+	X(NO_EXTERNAL_CORRELATION, "no_external_correlation") \
+	X(NO_API_RECORD, "no_api_record") \
+	X(BEFORE_TRACE_START, "before_trace_start") \
+	X(DROPPED_RECORDS, "dropped_records") \
+	X(DEVICE_LAUNCHED_GRAPH, "device_launched_graph") \
+	X(UNKNOWN_LAUNCH_API, "unknown_launch_api") \
+	X(STALE_TOKEN, "stale_token") \
+	X(UNKNOWN_GRAPH_NODE, "unknown_graph_node") \
+	X(UNKNOWN_EPOCH, "unknown_epoch") \
+	X(NO_CORRELATION, "no_correlation") \
+	X(CORRELATION_REUSED, "correlation_reused") \
+	X(NO_GPU_RECORD, "no_gpu_record")
+
+#define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
+enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };
+#undef LIN_CAUSE_ENUM
+
+enum lin_rule { LIN_RULE_GRAPH_NODE_ORIGIN, LIN_RULE_TIME_CONTAINMENT, LIN_RULE_N };
+
+struct lin_vsummary {
+	uint64_t records, gpu_records;
+	uint64_t observed, inferred, lost, ambiguous, incorrect;
+	uint64_t lost_by_cause[LIN_CAUSE_N];
+	uint64_t inferred_by_rule[LIN_RULE_N];
+	uint64_t structural, notes, findings;
+	uint64_t truth_records, matched;
+	bool have_truth;
+	uint64_t bytes, launches;
+	unsigned files, file_errors;
+};
+
+struct lin_vopts {
+	size_t max_findings;        /* findings kept for the report (all are counted) */
+};
+
+struct lin_validator;
+
+struct lin_validator *lin_validator_create(const struct lin_vopts *opts);
+void lin_validator_free(struct lin_validator *v);
+/* Return 0, -1 when the file is unreadable/malformed (recorded, reported, exit 2),
+ * -2 on ENOMEM. */
+int lin_validator_add_file(struct lin_validator *v, const char *path);
+int lin_validator_add_mem(struct lin_validator *v, const char *name, const void *data, size_t n);
+int lin_validator_add_truth(struct lin_validator *v, const char *path);
+int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data,
+				size_t n);
+void lin_validator_finish(struct lin_validator *v);
+const struct lin_vsummary *lin_validator_summary(const struct lin_validator *v);
+/* 0, 1 or 2 as documented in lineage-validate --help. */
+int lin_validator_exit_code(const struct lin_validator *v);
+/* First file error message ("" when none), its byte offset and file name. */
+const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset,
+				const char **file);
+void lin_validator_report_json(const struct lin_validator *v, FILE *out);
+void lin_validator_report_text(const struct lin_validator *v, FILE *out);
+const char *lin_cause_name(enum lin_cause c);
+const char *lin_rule_name(enum lin_rule r);
+
+#endif
