@@ -16,5 +16,9 @@ esac
 lin_install_deps
 lin_build "$dir" -DLIN_SANITIZE="$san"
 lin_say "running tests in $dir"
+# The same sanitizer settings as each test's ENVIRONMENT, for tests registered without it.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:die_after_fork=0:suppressions=$LIN_ROOT/tests/tsan.supp}
 cd "$dir"
 ctest -LE gpu --output-on-failure -j "$(nproc)" "$@"

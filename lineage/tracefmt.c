@@ -240,6 +240,13 @@ void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns)
 	msgpack_pack_uint64(pk, device_ns);
 }
 
+void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped)
+{
+	pack_head(pk, LIN_REC_TRACE_END, LIN_REC_NFIELDS_TRACE_END);
+	msgpack_pack_uint64(pk, host_ns);
+	msgpack_pack_uint64(pk, events_dropped);
+}
+
 void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uint64_t *requests,
 		  size_t n, uint64_t epoch)
 {

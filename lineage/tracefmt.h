@@ -87,6 +87,8 @@ void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid
 void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_t tid,
 		    const char *reason);
 void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns);
+/* The last record of a trace that was closed (lin_runtime_free). */
+void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped);
 /* Truth label: requests[n]; epoch LIN_TF_NIL when not known. */
 void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uint64_t *requests,
 		  size_t n, uint64_t epoch);

@@ -426,8 +426,25 @@ void lin_writer_stop(lin_runtime *rt)
 	rt->writer_running = false;
 }
 
+/* Mark the trace closed: the validator treats a trace without this record as cut short. */
+static void write_trace_end(lin_runtime *rt)
+{
+	pthread_mutex_lock(&rt->out_lock);
+	if (rt->have_output) {
+		uint64_t dropped = atomic_load(&rt->dropped_retired);
+		for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next)
+			dropped += atomic_load(&ts->dropped);
+		lin_tf_trace_end(&rt->pk, lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock)),
+				 dropped);
+		out_flush_locked(rt);
+	}
+	pthread_mutex_unlock(&rt->out_lock);
+}
+
 void lin_writer_close(lin_runtime *rt)
 {
+	if (rt->out_lock_init)
+		write_trace_end(rt);
 	if (rt->fd >= 0)
 		close(rt->fd);
 	rt->fd = -1;

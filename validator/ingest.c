@@ -495,6 +495,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_TOKEN_ADOPT: on_adopt(v, proc, file, r); break;
 	case LIN_REC_MISUSE: on_misuse(v, proc, file, r); break;
 	case LIN_REC_LAUNCH: on_launch(v, proc, file, r); break;
+	case LIN_REC_TRACE_END: v->files[file].ended = true; break;
 	case LIN_REC_STRING: on_string(v, proc, file, r); break;
 	case LIN_REC_EXT_CORRELATION: on_ext(v, proc, file, r); break;
 	case LIN_REC_API: on_api(v, proc, file, r); break;
@@ -582,6 +583,19 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 	if (!truth) {
 		v->sum.records += f->records;
 		v->sum.bytes += f->size;
+	}
+	if (!truth && rc == 0 && st == LIN_READ_EOF && !f->ended) {
+		/* Every record before is kept; the trace just was not closed. */
+		f->failed = true;
+		f->truncated = true;
+		f->err_off = f->size;
+		snprintf(f->err, sizeof(f->err),
+			 "truncated: no trace_end record after %" PRIu64 " records (the writing "
+			 "process did not close the trace: killed, crashed or still running)",
+			 f->records);
+		v->sum.file_errors++;
+		lin_reader_free(rd);
+		return -1;
 	}
 	if (rc != 0 || st == LIN_READ_ERROR) {
 		f->failed = true;

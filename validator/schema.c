@@ -61,6 +61,7 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_CLOCK, "clock", "uu", "host_ns", "device_ns"),
 	S(LIN_REC_GRAPH_NODE_UPDATE, "graph_node_update", "oouoo",
 	  "host_ns", "tid", "node_id", "epoch", "version"),
+	S(LIN_REC_TRACE_END, "trace_end", "uu", "host_ns", "events_dropped"),
 	S(LIN_REC_TRUTH, "truth", "uuao", "gpu_kind", "key", "requests", "epoch"),
 };
 

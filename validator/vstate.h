@@ -19,6 +19,7 @@ struct lin_vfile {
 	char err[512];
 	uint64_t err_off;
 	bool failed, truncated, truth;
+	bool ended;                /* a trace_end record was read */
 };
 
 struct lin_vproc {

@@ -111,6 +111,8 @@ int main(int argc, char **argv)
 		lin_tf_kernel(&pk, &k);
 		n += 3;
 	}
+	lin_tf_trace_end(&pk, t, 0);
+	n++;
 	if (fwrite(wbuf, 1, wlen, out) != wlen || fclose(out) != 0) {
 		perror(argv[1]);
 		return 1;

@@ -39,6 +39,7 @@ enum lin_rec_type {
 	LIN_REC_DROPPED = 30,
 	LIN_REC_CLOCK = 31,
 	LIN_REC_GRAPH_NODE_UPDATE = 32,
+	LIN_REC_TRACE_END = 33,
 	LIN_REC_TRUTH = 40,
 };
 
@@ -67,6 +68,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_DROPPED 4
 #define LIN_REC_NFIELDS_CLOCK 2
 #define LIN_REC_NFIELDS_GRAPH_NODE_UPDATE 5
+#define LIN_REC_NFIELDS_TRACE_END 2
 #define LIN_REC_NFIELDS_TRUTH 4
 
 /* target_kind in token and scope records. */

@@ -114,6 +114,7 @@ static const struct expect cases[] = {
 	{ "bad_correlation_reuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"correlation_reused\"" },
 	{ "bad_undefined_string.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"undefined_string_id\"" },
 	{ "err_truncated.lt", 0, 0, 0, 2, 1, 1, 0, 0, 0, 0, 0, -1, "\"truncated\":true" },
+	{ "err_unclosed.lt", 0, 0, 0, 2, 5, 5, 0, 0, 0, 0, 0, -1, "no trace_end record" },
 	{ "err_wrong_version.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "unsupported format version" },
 	{ "err_random_bytes.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "header map" },
 	{ "err_huge_array.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "more than the limit" },

@@ -41,6 +41,7 @@ Test(trace, runtime_round_trip_of_every_record_type)
 		{LIN_REC_MISUSE, LIN_REC_NFIELDS_MISUSE},
 		{LIN_REC_LAUNCH, LIN_REC_NFIELDS_LAUNCH},
 		{LIN_REC_STRING, LIN_REC_NFIELDS_STRING},
+		{LIN_REC_TRACE_END, LIN_REC_NFIELDS_TRACE_END},
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const msgpack_object *r = trace_nth(t, want[i].type, 0);
@@ -177,7 +178,10 @@ Test(trace, full_thread_buffer_drops_and_reports)
 	cr_assert_not_null(d, "the loss is in the trace");
 	cr_assert_eq(rec_u(d, 1), LIN_DROP_HOST_EVENTS);
 	cr_assert_eq(rec_u(d, 2), 201 - 64);
-	cr_assert_eq(t.n, 64 + 1, "the kept events plus one dropped record");
+	cr_assert_eq(t.n, 64 + 2, "the kept events, one dropped record and the end");
+	const msgpack_object *end = &t.rec[t.n - 1];
+	cr_assert_eq(rec_type(end), LIN_REC_TRACE_END, "the trace is closed");
+	cr_assert_eq(rec_u(end, 2), 201 - 64, "the end record counts the drops");
 	trace_free(&t);
 	free(m.p);
 	LIN_TEST_CHECK_LEAKS();

@@ -44,10 +44,12 @@ static void declare(uint64_t epoch, const uint64_t *reqs, size_t n)
 
 static void add(struct lin_validator *v, bool truth)
 {
-	if (truth)
+	if (truth) {
 		cr_assert_eq(lin_validator_add_truth_mem(v, "truth", sb.data, sb.size), 0);
-	else
+	} else {
+		lin_tf_trace_end(&pk, 1000000, 0);
 		cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	}
 	msgpack_sbuffer_destroy(&sb);
 }
 
