@@ -434,10 +434,18 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	lin_v_gpu(v, &g);
 }
 
-static void on_dropped(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+/* A dropped record is explicit loss: counted, reported as a finding, exit status 1. */
+static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
+		       const struct lin_rec *r)
 {
 	if (r->f[1] == 0)
 		return;
+	static const char *const n[] = { "source", "count", "tid" };
+	uint64_t ids[] = { r->f[0], r->f[1], r->f[2] };
+	v->sum.dropped += r->f[1];
+	v->sum.structural++;
+	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index, NIL(r, 2) ? 2 : 3, n,
+		      ids);
 	if (r->f[0] == LIN_DROP_HOST_EVENTS)
 		v->procs[proc].dropped_host = true;
 	else
@@ -504,7 +512,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 		on_graph(v, proc, r);
 		break;
 	case LIN_REC_GRAPH_LAUNCH: v->sum.launches++; break;
-	case LIN_REC_DROPPED: on_dropped(v, proc, r); break;
+	case LIN_REC_DROPPED: on_dropped(v, proc, file, r); break;
 	case LIN_REC_CLOCK:
 		if (!v->procs[proc].have_clock) {
 			v->procs[proc].have_clock = true;

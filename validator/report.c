@@ -92,7 +92,8 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 		fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", lin_cause_name(i), s->lost_by_cause[i]);
 		first = 0;
 	}
-	fprintf(out, "},\"ambiguous\":%" PRIu64 ",\"incorrect\":%" PRIu64 ",\"structural\":%" PRIu64
+	fprintf(out, "},\"dropped\":%" PRIu64, s->dropped);
+	fprintf(out, ",\"ambiguous\":%" PRIu64 ",\"incorrect\":%" PRIu64 ",\"structural\":%" PRIu64
 		",\"notes\":%" PRIu64 ",\"file_errors\":%u,\"bytes\":%" PRIu64 ",\"launches\":%" PRIu64
 		",\"bytes_per_launch\":%.2f,", s->ambiguous, s->incorrect, s->structural, s->notes,
 		s->file_errors, s->bytes, s->launches, bytes_per_launch(s));
@@ -144,6 +145,8 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "ambiguous", s->ambiguous);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "incorrect", s->incorrect);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "structural findings", s->structural);
+	if (s->dropped)
+		fprintf(out, "  %-28s %12" PRIu64 "\n", "records dropped (loss)", s->dropped);
 	if (s->have_truth)
 		fprintf(out, "  %-28s %12" PRIu64 " of %" PRIu64 "\n", "matched truth labels",
 			s->matched, s->truth_records);

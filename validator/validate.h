@@ -44,6 +44,7 @@ struct lin_vsummary {
 	uint64_t lost_by_cause[LIN_CAUSE_N];
 	uint64_t inferred_by_rule[LIN_RULE_N];
 	uint64_t structural, notes, findings;
+	uint64_t dropped;          /* events and CUPTI records reported lost by dropped records */
 	uint64_t truth_records, matched;
 	bool have_truth;
 	uint64_t bytes, launches;

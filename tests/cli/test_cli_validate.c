@@ -97,7 +97,7 @@ static const struct expect cases[] = {
 	{ "lost_no_external_correlation.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_external_correlation\":1" },
 	{ "lost_no_api_record.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"no_api_record\":1" },
 	{ "lost_before_trace_start.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"before_trace_start\":1" },
-	{ "lost_dropped_records.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"dropped_records\":1" },
+	{ "lost_dropped_records.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 1, -1, "\"dropped_records\":1" },
 	{ "lost_device_launched_graph.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"device_launched_graph\":1" },
 	{ "lost_unknown_launch_api.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"unknown_launch_api\":1" },
 	{ "lost_stale_token.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, -1, "\"stale_token\":1" },
