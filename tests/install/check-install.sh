@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# check-install.sh BUILD_DIR SOURCE_DIR - install the build into a temporary prefix and
+# build examples/quickstart.c against it twice: with pkg-config and with CMake's
+# find_package(lineage). Both programs must run and write a trace.
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+pc="$tmp/prefix/lib/pkgconfig"
+[ -d "$pc" ] || pc=$(dirname "$(find "$tmp/prefix" -name lineage.pc | head -1)")
+cc "$src/examples/quickstart.c" $(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs lineage) \
+	-pthread -Wl,-rpath,"$(dirname "$pc")" -o "$tmp/qs-pkgconfig"
+"$tmp/qs-pkgconfig" "$tmp/a.lintrace" >/dev/null
+mkdir "$tmp/consumer"
+cat >"$tmp/consumer/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.18)
+project(consumer C)
+find_package(lineage 0.1 REQUIRED)
+find_package(Threads REQUIRED)
+add_executable(qs $src/examples/quickstart.c)
+target_link_libraries(qs PRIVATE lineage::lineage Threads::Threads)
+CM
+cmake -S "$tmp/consumer" -B "$tmp/consumer/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+	-DCMAKE_BUILD_RPATH="$(dirname "$pc")" >/dev/null
+cmake --build "$tmp/consumer/b" >/dev/null
+"$tmp/consumer/b/qs" "$tmp/b.lintrace" >/dev/null
+[ -s "$tmp/a.lintrace" ] && [ -s "$tmp/b.lintrace" ]
+echo "installed headers, library, lineage.pc and the CMake package work"
