@@ -1,0 +1,18 @@
+# bench/adapters.cmake - lineage-bench-adapters: per-task cost of each adapter against the
+# same framework without lineage (included from bench/CMakeLists.txt).
+include(${PROJECT_SOURCE_DIR}/examples/adapters/frameworks.cmake)
+add_executable(lineage-bench-adapters ${CMAKE_CURRENT_LIST_DIR}/adapters/bench_adapters.cpp)
+target_compile_options(lineage-bench-adapters PRIVATE ${LIN_CXX_STRICT})
+target_link_libraries(lineage-bench-adapters PRIVATE lineage Threads::Threads)
+if(LIN_ADAPTER_UV)
+  target_compile_definitions(lineage-bench-adapters PRIVATE LIN_BENCH_UV)
+  target_link_libraries(lineage-bench-adapters PRIVATE PkgConfig::UV)
+endif()
+if(LIN_ADAPTER_TBB)
+  target_compile_definitions(lineage-bench-adapters PRIVATE LIN_BENCH_TBB)
+  target_link_libraries(lineage-bench-adapters PRIVATE TBB::tbb)
+endif()
+if(LIN_ADAPTER_OMP)
+  target_compile_definitions(lineage-bench-adapters PRIVATE LIN_BENCH_OMP)
+  target_link_libraries(lineage-bench-adapters PRIVATE OpenMP::OpenMP_CXX)
+endif()
