@@ -487,6 +487,15 @@ static void on_unknown(struct lin_validator *v, uint32_t file, const struct lin_
 
 static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
+	if (v->files[file].ended) {
+		/* trace_end is the last record a writer writes: anything after it was appended
+		 * by something else (or two traces were concatenated). */
+		static const char *const n[] = { "type" };
+		uint64_t ids[] = { r->type };
+		v->sum.structural++;
+		lin_v_finding(v, "structural", "record_after_trace_end", file, r->offset, r->index,
+			      1, n, ids);
+	}
 	if (!r->known) {
 		on_unknown(v, file, r);
 		return;

@@ -233,3 +233,22 @@ Test(join, truncated_file_keeps_prior_records_and_exits_2)
 	lin_validator_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
+
+Test(join, records_after_trace_end_are_reported)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r = 7;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(2, &r, 1);
+	ext_api(2, 11);
+	lin_tf_trace_end(&pk, 500, 0);
+	kernel(11, 1);                    /* appended after the trace was closed */
+	add(v, false);                    /* closes it again */
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->observed, 1, "the record is still validated");
+	cr_assert_eq(s->structural, 2, "the kernel and the second trace_end");
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
