@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include <urcu/urcu-bp.h>
+#include <urcu/urcu-memb.h>
 
 #include <lineage.h>
 
@@ -89,6 +90,32 @@ static size_t nbatches(void)
 	return quick ? 2000 : 20000;
 }
 
+/* urcu-bp's cost of a thread's first read lock (its registration), once per thread. */
+static void *first_lock_thread(void *arg)
+{
+	double *out = arg;
+	uint64_t t0 = now_ns();
+	urcu_bp_read_lock();
+	urcu_bp_read_unlock();
+	*out = (double)(now_ns() - t0);
+	return NULL;
+}
+
+static struct result summarize(double *s, size_t n);
+static void report(const char *name, int threads, struct result r, const char *extra);
+
+static void rcu_bp_first_lock_case(void)
+{
+	enum { N = 200 };
+	double s[N];
+	for (int i = 0; i < N; i++) {
+		pthread_t th;
+		pthread_create(&th, NULL, first_lock_thread, &s[i]);
+		pthread_join(th, NULL);
+	}
+	report("rcu_bp_thread_registration", 1, summarize(s, N), NULL);
+}
+
 static void floor_cases(void)
 {
 	size_t nb = nbatches();
@@ -100,6 +127,13 @@ static void floor_cases(void)
 	report("floor_atomic_inc", 1, summarize(s, nb), NULL);
 	TIME_BATCHES(nb, s, { urcu_bp_read_lock(); urcu_bp_read_unlock(); });
 	report("floor_rcu_read", 1, summarize(s, nb), NULL);
+	/* The flavour choice, measured: memb's read side is cheaper but needs every reader
+	 * thread registered and unregistered by someone; bp registers on first use. */
+	urcu_memb_register_thread();
+	TIME_BATCHES(nb, s, { urcu_memb_read_lock(); urcu_memb_read_unlock(); });
+	report("floor_rcu_read_memb", 1, summarize(s, nb), NULL);
+	urcu_memb_unregister_thread();
+	rcu_bp_first_lock_case();
 	TIME_BATCHES(nb, s, sink += now_ns());
 	report("floor_clock_gettime", 1, summarize(s, nb), NULL);
 

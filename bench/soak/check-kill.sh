@@ -21,6 +21,10 @@ for ((i = 1; i <= points; i++)); do
 	sleep "$(printf '0.%03d' "$ms")"
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null || true
+	if [ ! -e "$t" ]; then
+		echo "kill point $i: killed after ${ms} ms, before the trace was created"
+		continue
+	fi
 	size=$(stat -c %s "$t")
 	set +e
 	out=$("$validate" --json --max-findings 1 "$t" 2>/dev/null)
