@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <urcu/urcu-bp.h>
 
@@ -197,6 +198,26 @@ static void fork_handlers_once(void)
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The 16-bit tag tokens carry to name their runtime: mixed from the runtime's serial, the
+ * process id and the clock, so runtimes of different processes (and of one process) differ.
+ * 16 bits still collide about once in 65,536 pairs: the tag is a guard against mistakes,
+ * not an authentication (a token's id and version must also match a live slot).
+ */
+static uint16_t runtime_tag(uint64_t gen)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t x = gen ^ ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+		     ((uint64_t)ts.tv_sec << 20);
+	x += 0x9e3779b97f4a7c15ULL; /* splitmix64 */
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	uint16_t tag = (uint16_t)(x >> 48);
+	return tag ? tag : 1;
+}
+
 static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 {
 	rt->backend_kind = o->backend;
@@ -250,11 +271,7 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	rt->env_log_level = env_log_level();
 	rt->observer = o.observer;
 	rt->observer_user = o.observer_user;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	rt->rt_tag = (uint16_t)((rt->gen * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ts.tv_nsec) >> 48);
-	if (!rt->rt_tag)
-		rt->rt_tag = 1;
+	rt->rt_tag = runtime_tag(rt->gen);
 	lin_clock_init(&rt->clock);
 
 	if (pthread_mutex_init(&rt->threads_lock, NULL)) {
