@@ -8,6 +8,8 @@
 
 #include "lineage/version.h"
 #include "validate.h"
+#include "import/imp.h"
+#include "export/otlp.h"
 
 #define EXIT_USAGE 64
 
@@ -17,6 +19,8 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] TRACE...\n"
+"    lineage-validate --from kineto|nsys [--json] [--export-perfetto OUT.json] FILE...\n"
+"    lineage-validate --export-otlp OUT.json [--json] [--max-findings N] TRACE...\n"
 "    lineage-validate --help | --version\n"
 "\n"
 "DESCRIPTION\n"
@@ -33,6 +37,17 @@ static const char usage_text[] =
 "    --expect TRUTH      compare the joins with a truth file (may be repeated, one per\n"
 "                        process); adds truth_records and matched to the report\n"
 "    --max-findings N    list at most N findings (default 100; all are counted)\n"
+"    --from FMT          read foreign traces instead: kineto (PyTorch profiler JSON,\n"
+"                        .json or .json.gz) or nsys (Nsight Systems SQLite export);\n"
+"                        same report and exit status (docs/importers.md)\n"
+"    --export-perfetto OUT.json\n"
+"                        also write the last trace as Chrome/Perfetto JSON with flow\n"
+"                        arrows request -> handoff -> launch -> kernel (with --from:\n"
+"                        op -> launch -> kernel)\n"
+"    --export-otlp OUT.json\n"
+"                        also write the traces as OpenTelemetry spans: OTLP/JSON\n"
+"                        ExportTraceServiceRequest documents, one per line, for an\n"
+"                        OpenTelemetry collector (docs/fleet.md); counts go to stderr\n"
 "    -h, --help          show this help and exit\n"
 "    -V, --version       show the version and exit\n"
 "\n"
@@ -49,6 +64,25 @@ static const char usage_text[] =
 "    lineage-validate --json --max-findings 10 run.lt | jq .lost_by_cause\n"
 "    lineage-validate --expect run.truth run.lt\n";
 
+/* --export-otlp: write the export and its counts (stderr). Return 0 or -1. */
+static int export_otlp(const char *out, char **files, int n)
+{
+	struct lin_otlp_stats st;
+	char err[512];
+	if (lin_otlp_export((const char *const *)files, n, out, &st, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lineage-validate: --export-otlp: %s\n", err);
+		return -1;
+	}
+	fprintf(stderr, "lineage-validate: otlp: %s: documents=%llu resources=%llu spans=%llu "
+		"links=%llu events=%llu remote_requests=%llu remote_joined=%llu "
+		"cross_process_gpu=%llu\n", out, (unsigned long long)st.documents,
+		(unsigned long long)st.resources, (unsigned long long)st.spans,
+		(unsigned long long)st.links, (unsigned long long)st.events,
+		(unsigned long long)st.remote_requests, (unsigned long long)st.remote_joined,
+		(unsigned long long)st.cross_gpu);
+	return 0;
+}
+
 static int usage_error(const char *msg)
 {
 	fprintf(stderr, "lineage-validate: %s\nTry 'lineage-validate --help'.\n", msg);
@@ -63,16 +97,24 @@ int main(int argc, char **argv)
 		{ "max-findings", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "export-perfetto", required_argument, NULL, 'P' },
+		{ "export-otlp", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
 	struct lin_vopts opts = { 100 };
 	const char *truths[64];
 	int ntruth = 0, c;
+	const char *from = NULL, *perfetto = NULL;
+	const char *otlp = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
+		case 'F': from = optarg; break;
+		case 'P': perfetto = optarg; break;
+		case 'O': otlp = optarg; break;
 		case 'e':
 			if (ntruth == 64)
 				return usage_error("too many --expect files (limit 64)");
@@ -105,7 +147,23 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < ntruth; i++)
 		lin_validator_add_truth(v, truths[i]);
-	for (int i = optind; i < argc; i++)
+	const char *lacks = NULL;
+	if (from && strcmp(from, "kineto") && strcmp(from, "nsys")) {
+		lin_validator_free(v);
+		return usage_error("--from takes kineto or nsys");
+	}
+	if (from && !lin_imp_have(from, &lacks)) {
+		lin_validator_free(v);
+		fprintf(stderr, "lineage-validate: --from %s: this build lacks %s\n", from, lacks);
+		return EXIT_USAGE;
+	}
+	if (otlp && from) {
+		lin_validator_free(v);
+		return usage_error("--export-otlp reads lineage traces, not --from");
+	}
+	if (from)
+		lin_imp_run(v, from, argv + optind, argc - optind, perfetto);
+	for (int i = optind; i < argc && !from; i++)
 		lin_validator_add_file(v, argv[i]);
 	lin_validator_finish(v);
 	if (json)
@@ -123,6 +181,14 @@ int main(int argc, char **argv)
 		else
 			fprintf(stderr, "lineage-validate: out of memory\n");
 	}
+	char perr[300];
+	if (perfetto && !from &&
+	    lin_imp_lineage_perfetto(argv[argc - 1], perfetto, perr, sizeof(perr)) != 0) {
+		fprintf(stderr, "lineage-validate: --export-perfetto: %s: %s\n", argv[argc - 1], perr);
+		rc = 2;
+	}
+	if (otlp && export_otlp(otlp, argv + optind, argc - optind) != 0)
+		rc = 2;
 	lin_validator_free(v);
 	return rc;
 }

@@ -104,9 +104,13 @@ static enum lin_cause lost_cause(const struct lin_validator *v, const struct lin
 	if (!g->corr)
 		return LIN_CAUSE_NO_CORRELATION;
 	if (!c || !(c->flags & LIN_C_API)) {
+		/* Dropped CUPTI records explain a missing API record better than the
+		 * correlation order does: the first API records may be the dropped ones. */
+		if (p->dropped_cupti)
+			return LIN_CAUSE_DROPPED_RECORDS;
 		if (p->min_api_corr != UINT64_MAX && g->corr < p->min_api_corr)
 			return LIN_CAUSE_BEFORE_TRACE_START;
-		return p->dropped_cupti ? LIN_CAUSE_DROPPED_RECORDS : LIN_CAUSE_NO_API_RECORD;
+		return LIN_CAUSE_NO_API_RECORD;
 	}
 	if (lin_vtab_find(&v->stale, c->api_tid, lin_k1(g->proc, 0)))
 		return LIN_CAUSE_STALE_TOKEN;

@@ -30,7 +30,10 @@
 	X(UNKNOWN_EPOCH, "unknown_epoch") \
 	X(NO_CORRELATION, "no_correlation") \
 	X(CORRELATION_REUSED, "correlation_reused") \
-	X(NO_GPU_RECORD, "no_gpu_record")
+	X(NO_GPU_RECORD, "no_gpu_record") \
+	X(GRAPH_REPLAY, "graph_replay") \
+	X(NO_ENCLOSING_OP, "no_enclosing_op") \
+	X(NO_OP_LAYER, "no_op_layer")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * otlp_model.c - read lineage trace files into the exporter's span model: requests,
+ * epochs, handoffs (token adopt .. scope close), GPU records and what joins them, plus
+ * every finding of a validator run over the same files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lineage/trace_format.h"
+#include "lineage/w3c.h"
+#include "otlp_model.h"
+#include "reader.h"
+
+#define NIL_AT(r, i) ((r)->nil >> (i) & 1u)
+#define F(r, i) (NIL_AT(r, i) ? XNIL : (r)->f[i])
+#define MAX_CHAIN 64
+
+static void *push(struct xmodel *m, struct lin_vec *v)
+{
+	void *p = lin_vec_push(v);
+	if (!p)
+		m->oom = true;
+	return p;
+}
+
+static void ix_put(struct xmodel *m, struct lin_vtab *t, uint64_t k0, uint64_t k1, uint64_t val,
+		   bool keep_first)
+{
+	bool fresh;
+	uint64_t *p = lin_vtab_get(t, k0, k1, &fresh);
+	if (!p) {
+		m->oom = true;
+		return;
+	}
+	if (fresh || !keep_first)
+		*p = val;
+}
+
+static uint64_t ix_get(const struct lin_vtab *t, uint64_t k0, uint64_t k1)
+{
+	const uint64_t *p = lin_vtab_find(t, k0, k1);
+	return p ? *p : XNIL;
+}
+
+static int proc_of(struct xmodel *m, const struct lin_header *h)
+{
+	for (unsigned i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == h->pid && !strcmp(m->procs[i].host, h->host))
+			return (int)i;
+	if (m->nprocs >= 65535u)
+		return -1;
+	struct xproc *np = realloc(m->procs, (m->nprocs + 1) * sizeof(*np));
+	if (!np) {
+		m->oom = true;
+		return -1;
+	}
+	m->procs = np;
+	struct xproc *p = &np[m->nprocs];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->host, sizeof(p->host), "%s", h->host);
+	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
+	p->pid = h->pid;
+	p->ext_kind = h->has_ext_kind ? h->ext_kind : 5;
+	p->key = lin_w3c_proc_key(h->host, h->pid);
+	p->tmin = XNIL;
+	p->tmax = 0;
+	return (int)m->nprocs++;
+}
+
+static void seen_time(struct xproc *p, uint64_t t)
+{
+	if (t == XNIL)
+		return;
+	if (t < p->tmin)
+		p->tmin = t;
+	if (t > p->tmax)
+		p->tmax = t;
+}
+
+static void on_request(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+{
+	if (r->type == LIN_REC_REQUEST_END) {
+		struct xreq *q = lin_xmodel_req(m, proc, r->f[2]);
+		if (q && !q->has_end) {
+			q->end = r->f[0];
+			q->has_end = true;
+		}
+		return;
+	}
+	if (lin_xmodel_req(m, proc, r->f[2]))
+		return; /* a duplicate: the first declaration stands */
+	struct xreq *q = push(m, &m->reqs);
+	if (!q)
+		return;
+	*q = (struct xreq){.id = r->f[2], .begin = r->f[0], .parent = F(r, 5),
+			   .user_id = F(r, 3), .name_sid = F(r, 4), .tid = (uint32_t)r->f[1],
+			   .proc = proc};
+	ix_put(m, &m->req_ix, proc, r->f[2], m->reqs.n - 1, true);
+}
+
+static void on_epoch(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+{
+	struct xepoch *e = lin_xmodel_epoch(m, proc, r->f[2]);
+	if (r->type != LIN_REC_EPOCH_DECLARE) {
+		if (!e)
+			return;
+		e->version = (uint32_t)r->f[3];
+		if (r->type == LIN_REC_EPOCH_REISSUE)
+			e->reissues++;
+		else if (!e->has_end) {
+			e->end = r->f[0];
+			e->has_end = true;
+		}
+		return;
+	}
+	if (e)
+		return;
+	e = push(m, &m->epochs);
+	if (!e)
+		return;
+	*e = (struct xepoch){.id = r->f[2], .begin = r->f[0], .parent = F(r, 5),
+			     .name_sid = F(r, 6), .reqs = m->reqpool.n, .exec = XNIL,
+			     .ordinal = XNIL, .version = (uint32_t)r->f[3], .nreq = r->nreqs,
+			     .tid = (uint32_t)r->f[1], .proc = proc};
+	ix_put(m, &m->ep_ix, proc, r->f[2], m->epochs.n - 1, true);
+	for (uint32_t i = 0; i < r->nreqs; i++) {
+		uint64_t *p = push(m, &m->reqpool);
+		if (p)
+			*p = r->reqs[i];
+	}
+}
+
+static void on_adopt(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+{
+	if (r->type == LIN_REC_TOKEN_ADOPT) {
+		struct xadopt *a = push(m, &m->adopts);
+		if (a)
+			*a = (struct xadopt){.begin = r->f[0], .end = r->f[0], .target = r->f[3],
+					     .capture_tid = F(r, 5), .tid = (uint32_t)r->f[1],
+					     .depth = (uint32_t)r->f[7], .kind = (uint32_t)r->f[2],
+					     .proc = proc};
+		return;
+	}
+	/* scope_close: the latest open adopt of this thread, depth and target */
+	size_t lo = m->adopts.n > 65536 ? m->adopts.n - 65536 : 0;
+	for (size_t i = m->adopts.n; i-- > lo;) {
+		struct xadopt *a = lin_vec_at(&m->adopts, i);
+		if (a->proc == proc && a->tid == r->f[1] && !a->closed && a->depth == r->f[4] &&
+		    a->target == r->f[3]) {
+			a->end = r->f[0];
+			a->closed = true;
+			return;
+		}
+	}
+}
+
+static void on_gpu(struct xmodel *m, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	struct xgpu *g = push(m, &m->gpus);
+	if (!g)
+		return;
+	bool k = r->type == LIN_REC_KERNEL;
+	*g = (struct xgpu){.corr = F(r, 0), .start = F(r, 1), .end = F(r, 2),
+			   .graph = F(r, k ? 7 : 8), .node = F(r, k ? 8 : 9),
+			   .name_sid = k ? F(r, 9) : XNIL, .offset = r->offset,
+			   .bytes = k ? XNIL : r->f[6], .device = (uint32_t)r->f[3],
+			   .context = (uint32_t)r->f[4], .stream = (uint32_t)r->f[5], .file = file,
+			   .proc = proc, .kind = (uint8_t)r->type, .devl = k && r->f[12]};
+	struct xproc *p = &m->procs[proc];
+	bool known = false;
+	for (uint32_t i = 0; i < p->ndev && i < 8; i++)
+		known |= p->dev[i] == g->device;
+	if (!known && p->ndev < 8)
+		p->dev[p->ndev++] = g->device;
+}
+
+static void on_string(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+{
+	if (lin_vtab_find(&m->str_ix, proc, r->f[0]))
+		return;
+	uint64_t off = m->chars.n;
+	for (uint32_t i = 0; i < r->str_len; i++) {
+		char *c = push(m, &m->chars);
+		if (!c)
+			return;
+		*c = r->str[i];
+	}
+	ix_put(m, &m->str_ix, proc, r->f[0], off << 24 | (r->str_len & 0xffffffu), true);
+}
+
+static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	struct xproc *p = &m->procs[proc];
+	switch (r->type) {
+	case LIN_REC_REQUEST_BEGIN: case LIN_REC_REQUEST_END:
+		seen_time(p, r->f[0]);
+		on_request(m, proc, r);
+		break;
+	case LIN_REC_EPOCH_DECLARE: case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE:
+		seen_time(p, r->f[0]);
+		on_epoch(m, proc, r);
+		break;
+	case LIN_REC_TOKEN_ADOPT: case LIN_REC_SCOPE_CLOSE:
+		seen_time(p, r->f[0]);
+		on_adopt(m, proc, r);
+		break;
+	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET:
+		on_gpu(m, proc, file, r);
+		break;
+	case LIN_REC_STRING:
+		on_string(m, proc, r);
+		break;
+	case LIN_REC_EXT_CORRELATION:
+		if (r->f[0] == p->ext_kind && !NIL_AT(r, 2)) {
+			bool fresh;
+			uint64_t *ep = lin_vtab_get(&m->ext_ix, proc, r->f[2], &fresh);
+			if (!ep)
+				m->oom = true;
+			else if (fresh)
+				*ep = r->f[1];
+			else if (*ep != r->f[1])
+				*ep = XNIL; /* several epochs: ambiguous, joined to none */
+		}
+		break;
+	case LIN_REC_GRAPH_NODE_CLONE:
+		ix_put(m, &m->clone_ix, proc, r->f[1], r->f[0], true);
+		break;
+	case LIN_REC_GRAPH_NODE:
+		if (!NIL_AT(r, 4))
+			ix_put(m, &m->node_ix, proc, r->f[3], r->f[4], true);
+		break;
+	case LIN_REC_GRAPH_LAUNCH: /* its replay epoch is declared just after */
+		seen_time(p, r->f[0]);
+		ix_put(m, &m->rep_exec_ix, proc, r->f[3], r->f[2], true);
+		ix_put(m, &m->rep_ord_ix, proc, r->f[3], r->f[4], true);
+		break;
+	case LIN_REC_CLOCK:
+		if (!p->have_clock) {
+			p->clock_off = (int64_t)(r->f[1] - r->f[0]);
+			p->have_clock = true;
+		}
+		break;
+	case LIN_REC_MISUSE: case LIN_REC_LAUNCH: case LIN_REC_TOKEN_CAPTURE:
+	case LIN_REC_TRACE_END:
+		seen_time(p, r->f[0]);
+		break;
+	default:
+		break;
+	}
+}
+
+static void load_file(struct xmodel *m, const char *path, uint32_t file, struct lin_rec *rec)
+{
+	struct lin_reader *r = lin_reader_open(path);
+	if (!r) {
+		m->oom = true;
+		return;
+	}
+	struct lin_header h;
+	int proc = -1;
+	if (lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h) == 0)
+		proc = proc_of(m, &h);
+	m->file_proc[file] = proc;
+	while (proc >= 0 && !m->oom && lin_reader_next(r, rec) == LIN_READ_RECORD)
+		if (rec->known)
+			on_record(m, (uint16_t)proc, file, rec);
+	lin_reader_free(r);
+}
+
+static int hexbyte(const char *s, uint8_t *out)
+{
+	int v = 0;
+	for (int i = 0; i < 2; i++) {
+		char c = s[i];
+		int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v << 4 | d;
+	}
+	*out = (uint8_t)v;
+	return 0;
+}
+
+/* "w3c:00-<32>-<16>-<2>[ name]": a request begun from a received traceparent. */
+static void remote_name(struct xmodel *m, struct xreq *q)
+{
+	uint32_t len;
+	const char *s = lin_xmodel_str(m, q->proc, q->name_sid, &len);
+	const size_t pl = sizeof(LIN_W3C_NAME_PREFIX) - 1;
+	if (!s || len < pl + 55 || memcmp(s, LIN_W3C_NAME_PREFIX, pl) ||
+	    (len > pl + 55 && s[pl + 55] != ' '))
+		return;
+	s += pl;
+	uint8_t b[8], v, fl, zero = 0, tz = 0;
+	if (hexbyte(s, &v) || v == 0xff || s[2] != '-' || s[35] != '-' || s[52] != '-' ||
+	    hexbyte(s + 53, &fl))
+		return;
+	for (int i = 0; i < 16; i++) {
+		if (hexbyte(s + 3 + 2 * i, &q->rtrace[i]))
+			return;
+		tz |= q->rtrace[i];
+	}
+	for (int i = 0; i < 8; i++) {
+		if (hexbyte(s + 36 + 2 * i, &b[i]))
+			return;
+		zero |= b[i];
+	}
+	if (!zero || !tz)
+		return;
+	q->rparent = lin_w3c_get64(b);
+	q->rflags = fl;
+	q->remote = true;
+}
+
+static void index_spans(struct xmodel *m)
+{
+	for (size_t i = 0; i < m->gpus.n; i++) {
+		const struct xgpu *g = lin_vec_at(&m->gpus, i);
+		for (uint64_t f = ix_get(&m->find_ix, g->file, g->offset); f != XNIL;) {
+			struct xfind *x = lin_vec_at(&m->finds, f);
+			x->on_gpu = true;
+			f = x->next;
+		}
+	}
+	for (size_t i = 0; i < m->reqs.n; i++) {
+		const struct xreq *q = lin_vec_at(&m->reqs, i);
+		ix_put(m, &m->span_ix, lin_w3c_span_id(m->procs[q->proc].key, q->id), 0,
+		       (uint64_t)q->proc << 33 | i, true);
+	}
+	for (size_t i = 0; i < m->epochs.n; i++) {
+		struct xepoch *e = lin_vec_at(&m->epochs, i);
+		e->exec = ix_get(&m->rep_exec_ix, e->proc, e->id);
+		e->ordinal = ix_get(&m->rep_ord_ix, e->proc, e->id);
+		ix_put(m, &m->span_ix, lin_w3c_span_id(m->procs[e->proc].key, e->id), 0,
+		       (uint64_t)e->proc << 33 | 1ull << 32 | i, true);
+	}
+	for (size_t i = 0; i < m->reqs.n; i++) {
+		struct xreq *q = lin_vec_at(&m->reqs, i);
+		remote_name(m, q);
+		uint64_t at = q->remote ? ix_get(&m->span_ix, q->rparent, 0) : XNIL;
+		q->joined = at != XNIL && (at >> 33) != q->proc;
+	}
+}
+
+int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
+{
+	memset(m, 0, sizeof(*m));
+	struct lin_vec *vecs[] = {&m->reqs, &m->epochs, &m->adopts, &m->gpus, &m->reqpool,
+				  &m->chars, &m->finds};
+	size_t sizes[] = {sizeof(struct xreq), sizeof(struct xepoch), sizeof(struct xadopt),
+			  sizeof(struct xgpu), sizeof(uint64_t), 1, sizeof(struct xfind)};
+	for (size_t i = 0; i < 7; i++)
+		lin_vec_init(vecs[i], sizes[i]);
+	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->ext_ix, &m->clone_ix,
+				   &m->node_ix, &m->find_ix, &m->span_ix, &m->rep_exec_ix,
+				   &m->rep_ord_ix};
+	for (size_t i = 0; i < 10; i++)
+		lin_vtab_init(tabs[i], sizeof(uint64_t));
+	struct lin_rec *rec = malloc(sizeof(*rec));
+	m->file_proc = calloc(n ? (size_t)n : 1, sizeof(int));
+	if (!rec || !m->file_proc) {
+		free(rec);
+		return -2;
+	}
+	for (int i = 0; i < n && !m->oom; i++)
+		load_file(m, files[i], (uint32_t)i, rec);
+	free(rec);
+	if (!m->oom)
+		lin_xmodel_load_findings(m, files, n);
+	if (!m->oom)
+		index_spans(m);
+	return m->oom ? -2 : 0;
+}
+
+void lin_xmodel_free(struct xmodel *m)
+{
+	struct lin_vec *vecs[] = {&m->reqs, &m->epochs, &m->adopts, &m->gpus, &m->reqpool,
+				  &m->chars, &m->finds};
+	for (size_t i = 0; i < 7; i++)
+		lin_vec_free(vecs[i]);
+	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->ext_ix, &m->clone_ix,
+				   &m->node_ix, &m->find_ix, &m->span_ix, &m->rep_exec_ix,
+				   &m->rep_ord_ix};
+	for (size_t i = 0; i < 10; i++)
+		lin_vtab_free(tabs[i]);
+	free(m->procs);
+	free(m->file_proc);
+}
+
+const char *lin_xmodel_str(const struct xmodel *m, uint16_t proc, uint64_t sid, uint32_t *len)
+{
+	uint64_t v = sid == XNIL ? XNIL : ix_get(&m->str_ix, proc, sid);
+	if (v == XNIL)
+		return NULL;
+	*len = (uint32_t)(v & 0xffffffu);
+	return (const char *)m->chars.data + (v >> 24);
+}
+
+struct xreq *lin_xmodel_req(const struct xmodel *m, uint16_t proc, uint64_t id)
+{
+	uint64_t i = ix_get(&m->req_ix, proc, id);
+	return i == XNIL ? NULL : lin_vec_at(&m->reqs, i);
+}
+
+struct xepoch *lin_xmodel_epoch(const struct xmodel *m, uint16_t proc, uint64_t id)
+{
+	uint64_t i = id == XNIL ? XNIL : ix_get(&m->ep_ix, proc, id);
+	return i == XNIL ? NULL : lin_vec_at(&m->epochs, i);
+}
+
+const uint64_t *lin_xmodel_reqs(const struct xmodel *m, const struct xepoch *e)
+{
+	return e->nreq ? lin_vec_at(&m->reqpool, e->reqs) : NULL;
+}
+
+struct xepoch *lin_xmodel_gpu_epoch(const struct xmodel *m, const struct xgpu *g, bool *inferred)
+{
+	*inferred = false;
+	if (g->corr != XNIL) {
+		uint64_t ep = ix_get(&m->ext_ix, g->proc, g->corr);
+		struct xepoch *e = lin_xmodel_epoch(m, g->proc, ep);
+		if (e)
+			return e;
+	}
+	if (g->node == XNIL || g->devl)
+		return NULL;
+	uint64_t orig = ix_get(&m->clone_ix, g->proc, g->node);
+	uint64_t ep = ix_get(&m->node_ix, g->proc, orig == XNIL ? g->node : orig);
+	*inferred = true;
+	return lin_xmodel_epoch(m, g->proc, ep);
+}
+
+void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t out[16])
+{
+	for (int i = 0; i < MAX_CHAIN && r->parent != XNIL; i++) {
+		if (r->remote)
+			break;
+		const struct xreq *p = lin_xmodel_req(m, r->proc, r->parent);
+		if (!p)
+			break;
+		r = p;
+	}
+	if (r->remote)
+		memcpy(out, r->rtrace, 16);
+	else
+		lin_w3c_trace_id(m->procs[r->proc].key, r->id, out);
+}
+
+struct xreq *lin_xmodel_epoch_root(const struct xmodel *m, const struct xepoch *e)
+{
+	for (int i = 0; i < MAX_CHAIN && e->parent != XNIL; i++) {
+		const struct xepoch *p = lin_xmodel_epoch(m, e->proc, e->parent);
+		if (!p)
+			break;
+		e = p;
+	}
+	return e->nreq ? lin_xmodel_req(m, e->proc, lin_xmodel_reqs(m, e)[0]) : NULL;
+}
+
+void lin_xmodel_epoch_trace(const struct xmodel *m, const struct xepoch *e, uint8_t out[16])
+{
+	const struct xreq *r = lin_xmodel_epoch_root(m, e);
+	if (r)
+		lin_xmodel_req_trace(m, r, out);
+	else /* the process's own trace */
+		lin_w3c_trace_id(m->procs[e->proc].key, 0, out);
+}
+
+uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns)
+{
+	const struct xproc *p = &m->procs[proc];
+	if (host_ns == XNIL)
+		return 0;
+	return p->have_clock ? host_ns + (uint64_t)p->clock_off : host_ns;
+}
+
+uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset)
+{
+	return ix_get(&m->find_ix, file, offset);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* otlp_model.h - the span model built from trace files (internal to the OTLP exporter). */
+#ifndef LIN_VALIDATOR_OTLP_MODEL_H
+#define LIN_VALIDATOR_OTLP_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vtab.h"
+
+#define XNIL UINT64_MAX
+
+struct xproc {
+	char host[256];
+	char backend[32];
+	uint64_t pid, ext_kind, key;
+	uint64_t tmin, tmax;         /* host ns seen */
+	int64_t clock_off;           /* device_ns - host_ns */
+	bool have_clock;
+	uint32_t ndev;
+	uint32_t dev[8];             /* devices seen (first 8) */
+};
+
+struct xreq {
+	uint64_t id, begin, end, parent, user_id, name_sid;
+	uint64_t rparent;            /* remote parent span id (remote) */
+	uint8_t rtrace[16];
+	uint32_t tid;
+	uint16_t proc;
+	bool has_end, remote, joined;
+	uint8_t rflags;
+};
+
+struct xepoch {
+	uint64_t id, begin, end, parent, name_sid;
+	uint64_t reqs;               /* first index in reqpool */
+	uint64_t exec, ordinal;      /* graph replay, XNIL when not one */
+	uint32_t version, reissues, nreq, tid;
+	uint16_t proc;
+	bool has_end;
+};
+
+struct xadopt {
+	uint64_t begin, end, target, capture_tid;
+	uint32_t tid, depth, kind;
+	uint16_t proc;
+	bool closed;
+};
+
+struct xgpu {
+	uint64_t corr, start, end, node, graph, name_sid, offset, bytes;
+	uint32_t device, context, stream, file;
+	uint16_t proc;
+	uint8_t kind;                /* LIN_REC_KERNEL, _MEMCPY, _MEMSET */
+	bool devl;
+};
+
+struct xfind {
+	const char *kind, *cause;
+	uint64_t offset, next;       /* next finding of the same record, or XNIL */
+	uint32_t file, ncand;
+	bool on_gpu;                 /* about a GPU record: an event of its span */
+	uint64_t cand[4];
+};
+
+struct xmodel {
+	struct xproc *procs;
+	unsigned nprocs;
+	int *file_proc;              /* file index -> process, -1: no header */
+	struct lin_vec reqs, epochs, adopts, gpus, reqpool, chars, finds;
+	/* (proc, id) -> index: requests, epochs; (proc, sid) -> {off, len}: strings;
+	 * (proc, corr) -> epoch (XNIL: several); (proc, clone) -> original; (proc, node) ->
+	 * epoch; (file, offset) -> first finding; (span id, 0) -> (proc << 1 | is_epoch, index);
+	 * (proc, 0) -> first finding of the process */
+	struct lin_vtab req_ix, ep_ix, str_ix, ext_ix, clone_ix, node_ix, find_ix, span_ix;
+	struct lin_vtab rep_exec_ix, rep_ord_ix;  /* (proc, replay epoch) -> exec, ordinal */
+	bool oom;
+};
+
+/* otlp_model.c */
+int lin_xmodel_load(struct xmodel *m, const char *const *files, int n);
+void lin_xmodel_free(struct xmodel *m);
+const char *lin_xmodel_str(const struct xmodel *m, uint16_t proc, uint64_t sid, uint32_t *len);
+struct xreq *lin_xmodel_req(const struct xmodel *m, uint16_t proc, uint64_t id);
+struct xepoch *lin_xmodel_epoch(const struct xmodel *m, uint16_t proc, uint64_t id);
+const uint64_t *lin_xmodel_reqs(const struct xmodel *m, const struct xepoch *e);
+/* The epoch a GPU record joins through ext correlation or graph node origin, or NULL. */
+struct xepoch *lin_xmodel_gpu_epoch(const struct xmodel *m, const struct xgpu *g, bool *inferred);
+void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t out[16]);
+void lin_xmodel_epoch_trace(const struct xmodel *m, const struct xepoch *e, uint8_t out[16]);
+/* The request at the root of @e's request chain, or NULL. */
+struct xreq *lin_xmodel_epoch_root(const struct xmodel *m, const struct xepoch *e);
+uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns);
+/* The first finding about the record at (@file, @offset), or XNIL; then xfind.next. */
+uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset);
+
+/* otlp_find.c: every finding but notes, into m->finds and m->find_ix */
+void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n);
+
+/* otlp_json.c */
+struct lin_otlp_stats;
+int lin_xmodel_write(const struct xmodel *m, FILE *out, struct lin_otlp_stats *st);
+
+#endif

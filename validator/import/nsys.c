@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nsys.c - read an Nsight Systems SQLite export into the import model: GPU activity
+ * (kernel, memcpy, memset), CUDA runtime/driver API rows and NVTX push/pop and start/end
+ * ranges. Column sets differ between export schema versions: each table's columns are
+ * looked up first and missing optional ones read as NULL (docs/importers.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "imp.h"
+
+#ifdef LIN_HAVE_SQLITE
+#include <sqlite3.h>
+
+#define NVTX_PUSHPOP 59
+#define NVTX_STARTEND 60
+
+struct nctx {
+	sqlite3 *db;
+	struct lin_imp *m;
+	struct lin_vfile *f;
+	uint64_t index;
+};
+
+static int fail(struct lin_vfile *f, uint64_t row, const char *fmt, const char *a,
+		const char *b)
+{
+	snprintf(f->err, sizeof(f->err), fmt, a, b);
+	f->err_off = row;
+	return -1;
+}
+
+/* 1: table has the column, 0: not, -1: no such table, -2: error (not a database...). */
+static int has_col(struct nctx *c, const char *table, const char *col)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(c->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL))
+		return -2;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	int rc = -1, r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rc < 0)
+			rc = 0;
+		const char *n = (const char *)sqlite3_column_text(st, 0);
+		if (n && !strcmp(n, col))
+			rc = 1;
+	}
+	if (r != SQLITE_DONE)
+		rc = -2;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static const char *col_or_null(struct nctx *c, const char *t, const char *col, const char *expr)
+{
+	return has_col(c, t, col) == 1 ? expr : "NULL";
+}
+
+static bool int_col(sqlite3_stmt *st, int i, uint64_t *out, bool required)
+{
+	int t = sqlite3_column_type(st, i);
+	if (t == SQLITE_NULL) {
+		*out = 0;
+		return !required;
+	}
+	if (t != SQLITE_INTEGER)
+		return false;
+	*out = (uint64_t)sqlite3_column_int64(st, i);
+	return true;
+}
+
+/* Columns of every query: start, end, thread-or-pid, correlation, name, rowid, dev, stream */
+static int read_rows(struct nctx *c, const char *sql, const char *table, int kind)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(c->f, 0, "table %s: %s", table, sqlite3_errmsg(c->db));
+	int r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t start, end, who, corr, row = (uint64_t)sqlite3_column_int64(st, 5), dev, str;
+		bool has_corr = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		if (!int_col(st, 0, &start, true) || !int_col(st, 1, &end, false) ||
+		    !int_col(st, 2, &who, false) || !int_col(st, 3, &corr, false) ||
+		    !int_col(st, 6, &dev, false) || !int_col(st, 7, &str, false)) {
+			char rb[32];
+			snprintf(rb, sizeof(rb), "%llu", (unsigned long long)row);
+			sqlite3_finalize(st);
+			c->f->err_off = row;
+			return fail(c->f, row, "table %s, rowid %s: a time, id or correlation column "
+				    "is not an integer", table, rb);
+		}
+		c->m->records++;
+		if (kind == LIN_IMP_LAUNCH && !has_corr)
+			continue;
+		struct lin_imp_ev *e = lin_imp_push(c->m);
+		if (!e) {
+			sqlite3_finalize(st);
+			return fail(c->f, row, "%s%s", "out of memory", "");
+		}
+		e->index = c->index++;
+		e->off = row;
+		e->kind = (uint8_t)kind;
+		e->ts = (int64_t)start;
+		e->end = (int64_t)(end >= start ? end : start);
+		e->corr = corr;
+		e->flags = has_corr ? LIN_IMP_HAS_CORR : 0;
+		e->proc = (who >> 24) & 0xffffff;       /* globalPid / globalTid encode the pid */
+		e->tid = kind >= LIN_IMP_KERNEL ? str : who & 0xffffff;
+		e->dev = (uint16_t)dev;
+		const unsigned char *name = sqlite3_column_text(st, 4);
+		if (name) {
+			e->name = lin_imp_name(c->m, (const char *)name, strlen((const char *)name));
+			if (kind == LIN_IMP_LAUNCH && strstr((const char *)name, "GraphLaunch"))
+				e->flags |= LIN_IMP_GRAPH;
+		}
+	}
+	int rc = 0;
+	if (r != SQLITE_DONE)
+		rc = fail(c->f, 0, "table %s: %s", table, sqlite3_errmsg(c->db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int read_gpu(struct nctx *c, const char *table, int kind, bool strings)
+{
+	int h = has_col(c, table, "start");
+	if (h == -1)
+		return 0;             /* optional table */
+	if (h < 1 || has_col(c, table, "correlationId") != 1)
+		return fail(c->f, 0, "table %s: %s", table, "no start or correlationId column");
+	char sql[768];
+	const char *name = kind == LIN_IMP_KERNEL && strings
+		? col_or_null(c, table, "demangledName", "(SELECT value FROM StringIds WHERE id = t.demangledName)")
+		: "NULL";
+	snprintf(sql, sizeof(sql),
+		 "SELECT t.start, t.\"end\", %s, t.correlationId, %s, t.rowid, %s, %s FROM %s t",
+		 col_or_null(c, table, "globalPid", "t.globalPid"), name,
+		 col_or_null(c, table, "deviceId", "t.deviceId"),
+		 col_or_null(c, table, "streamId", "t.streamId"), table);
+	return read_rows(c, sql, table, kind);
+}
+
+static int read_api(struct nctx *c, const char *table, bool strings)
+{
+	if (has_col(c, table, "start") == -1)
+		return 0;
+	if (has_col(c, table, "globalTid") != 1 || has_col(c, table, "correlationId") != 1)
+		return fail(c->f, 0, "table %s: %s", table, "no globalTid or correlationId column");
+	char name[256];
+	bool nid = strings && has_col(c, table, "nameId") == 1, ncol = has_col(c, table, "name") == 1;
+	snprintf(name, sizeof(name), "COALESCE(%s, %s)",
+		 nid ? "(SELECT value FROM StringIds WHERE id = t.nameId)" : "NULL",
+		 ncol ? "CAST(t.name AS TEXT)" : "NULL");
+	char sql[768];
+	snprintf(sql, sizeof(sql),
+		 "SELECT t.start, t.\"end\", t.globalTid, t.correlationId, %s, t.rowid, NULL, NULL "
+		 "FROM %s t", name, table);
+	return read_rows(c, sql, table, LIN_IMP_LAUNCH);
+}
+
+static int read_nvtx(struct nctx *c, bool strings)
+{
+	if (has_col(c, "NVTX_EVENTS", "start") == -1)
+		return 0;
+	if (has_col(c, "NVTX_EVENTS", "globalTid") != 1 || has_col(c, "NVTX_EVENTS", "eventType") != 1)
+		return fail(c->f, 0, "table %s: %s", "NVTX_EVENTS", "no globalTid or eventType column");
+	char name[256];
+	bool tid = strings && has_col(c, "NVTX_EVENTS", "textId") == 1;
+	snprintf(name, sizeof(name), "COALESCE(%s, %s)",
+		 has_col(c, "NVTX_EVENTS", "text") == 1 ? "t.text" : "NULL",
+		 tid ? "(SELECT value FROM StringIds WHERE id = t.textId)" : "NULL");
+	char sql[768];
+	snprintf(sql, sizeof(sql),
+		 "SELECT t.start, t.\"end\", t.globalTid, NULL, %s, t.rowid, NULL, NULL "
+		 "FROM NVTX_EVENTS t WHERE t.eventType IN (%d, %d) AND t.\"end\" IS NOT NULL",
+		 name, NVTX_PUSHPOP, NVTX_STARTEND);
+	return read_rows(c, sql, "NVTX_EVENTS", LIN_IMP_OP);
+}
+
+int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return fail(f, 0, "%s%s", "cannot open: not a readable regular file", "");
+	f->size = (uint64_t)sb.st_size;
+	struct nctx c = { NULL, m, f, 0 };
+	int rc = -1;
+	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fail(f, 0, "cannot open as SQLite: %s%s", c.db ? sqlite3_errmsg(c.db) : "", "");
+		goto out;
+	}
+	int k = has_col(&c, "CUPTI_ACTIVITY_KIND_KERNEL", "start");
+	if (k == -2) {
+		fail(f, 0, "not an SQLite database: %s%s", sqlite3_errmsg(c.db), "");
+		goto out;
+	}
+	bool strings = has_col(&c, "StringIds", "value") == 1;
+	if (k == -1 && has_col(&c, "CUPTI_ACTIVITY_KIND_RUNTIME", "start") == -1) {
+		fail(f, 0, "%s%s", "not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_KERNEL or "
+		     "CUPTI_ACTIVITY_KIND_RUNTIME table", "");
+		goto out;
+	}
+	if (read_nvtx(&c, strings) || read_api(&c, "CUPTI_ACTIVITY_KIND_RUNTIME", strings) ||
+	    read_api(&c, "CUPTI_ACTIVITY_KIND_DRIVER", strings) ||
+	    read_gpu(&c, "CUPTI_ACTIVITY_KIND_KERNEL", LIN_IMP_KERNEL, strings) ||
+	    read_gpu(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", LIN_IMP_MEMCPY, strings) ||
+	    read_gpu(&c, "CUPTI_ACTIVITY_KIND_MEMSET", LIN_IMP_MEMSET, strings))
+		goto out;
+	rc = 0;
+out:
+	sqlite3_close(c.db);
+	return rc;
+}
+
+#else  /* !LIN_HAVE_SQLITE */
+
+int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
+{
+	(void)m;
+	(void)path;
+	snprintf(f->err, sizeof(f->err), "this build has no SQLite (libsqlite3)");
+	return -1;
+}
+
+#endif
+
+bool lin_imp_have(const char *fmt, const char **lacks)
+{
+	*lacks = NULL;
+	(void)fmt;
+#ifndef LIN_HAVE_YAJL
+	if (!strcmp(fmt, "kineto"))
+		*lacks = "the yajl JSON parser (libyajl-dev)";
+#endif
+#ifndef LIN_HAVE_SQLITE
+	if (!strcmp(fmt, "nsys"))
+		*lacks = "SQLite (libsqlite3-dev)";
+#endif
+	return *lacks == NULL;
+}
