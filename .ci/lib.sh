@@ -7,7 +7,8 @@ LIN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Debian packages the build and the tests need. Optional ones are skipped by CMake when
 # absent (CUPTI comes from the CUDA toolkit at /usr/local/cuda, not from Debian).
 LIN_DEBS=(cmake make gcc g++ pkg-config liburcu-dev libmsgpack-dev libxxhash-dev
-          libcriterion-dev clang valgrind libuv1-dev libtbb-dev)
+          libcriterion-dev clang valgrind libuv1-dev libtbb-dev
+          libyajl-dev zlib1g-dev libsqlite3-dev gzip jq)
 
 lin_say() { printf '==> %s\n' "$*" >&2; }
 

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim.c - the simulator's CUPTI side: per-thread per-kind external-correlation stacks,
+ * correlation ids, activity buffers, and their out-of-order delivery to
+ * lin_cupti_attach_decode. docs/simulator.md has the semantics and their sources.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <cupti.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "lineage/cupti.h"
+#include "lineage/trace_format.h"
+#include "sim_internal.h"
+
+/* The simulator is a bench tool: running out of memory ends the process with a message. */
+static void oom(const char *what)
+{
+	fprintf(stderr, "lin_sim: out of memory (%s)\n", what);
+	exit(1);
+}
+
+static _Thread_local struct sim_thread *tls_thr;
+static _Thread_local const lin_sim *tls_owner;
+
+uint64_t lin_sim_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+uint64_t lin_sim_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **out)
+{
+	if (!out || (opts && opts->sz < sizeof(*opts)) || (opts && opts->drop_permille > 1000))
+		return -EINVAL;
+	lin_sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (opts)
+		s->o = *opts;
+	if (!s->o.buffer_bytes)
+		s->o.buffer_bytes = 4096;
+	if (!s->o.ext_kind)
+		s->o.ext_kind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+	s->o.buffer_bytes = (s->o.buffer_bytes + 7u) & ~7u;
+	s->rt = rt;
+	/* Device timestamps look like CUPTI's (CLOCK_REALTIME ns) but are the host clock
+	 * shifted by a constant, so the trace's clock record is exact. */
+	s->clock_off = realtime_ns() - lin_sim_mono_ns();
+	atomic_init(&s->next_corr, 1);
+	atomic_init(&s->next_grid, 1);
+	atomic_init(&s->next_node, 1);
+	pthread_mutex_init(&s->mu, NULL);
+	*out = s;
+	return 0;
+}
+
+void lin_sim_set_runtime(lin_sim *s, lin_runtime *rt)
+{
+	s->rt = rt;
+}
+
+uint64_t lin_sim_clock_offset(const lin_sim *s)
+{
+	return s->clock_off;
+}
+
+void lin_sim_get_stats(const lin_sim *s, struct lin_sim_stats *st)
+{
+	pthread_mutex_lock((pthread_mutex_t *)&s->mu);
+	*st = s->st;
+	pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
+}
+
+static void free_bufs(struct sim_bufvec *bv)
+{
+	for (size_t i = 0; i < bv->n; i++)
+		free(bv->v[i].data);
+	free(bv->v);
+	memset(bv, 0, sizeof(*bv));
+}
+
+void lin_sim_free(lin_sim *s)
+{
+	if (!s)
+		return;
+	if (tls_owner == s) {
+		tls_owner = NULL;
+		tls_thr = NULL;
+	}
+	struct sim_thread *t = s->threads;
+	while (t) {
+		struct sim_thread *n = t->next;
+		free(t->cur.data);
+		free(t);
+		t = n;
+	}
+	free(s->dev.data);
+	free_bufs(&s->done);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+struct sim_thread *lin_sim_thread(lin_sim *s)
+{
+	if (tls_owner == s && tls_thr)
+		return tls_thr;
+	struct sim_thread *t = calloc(1, sizeof(*t));
+	if (!t)
+		oom("thread state");
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&s->mu);
+	t->next = s->threads;
+	s->threads = t;
+	pthread_mutex_unlock(&s->mu);
+	tls_owner = s;
+	tls_thr = t;
+	return t;
+}
+
+/* Move @b into the completed list (caller holds s->mu). */
+static void complete_locked(lin_sim *s, struct sim_buf *b)
+{
+	if (!b->data || !b->used)
+		return;
+	if (s->done.n == s->done.cap) {
+		size_t cap = s->done.cap ? s->done.cap * 2 : 64;
+		struct sim_buf *v = realloc(s->done.v, cap * sizeof(*v));
+		if (!v)
+			oom("buffer list");
+		s->done.v = v;
+		s->done.cap = cap;
+	}
+	s->done.v[s->done.n++] = *b;
+	s->st.buffers++;
+	b->data = NULL;
+	b->used = 0;
+}
+
+void lin_sim_put(lin_sim *s, struct sim_buf *b, const void *rec, size_t len, bool locked)
+{
+	if (b->data && b->used + len > s->o.buffer_bytes) {
+		if (!locked)
+			pthread_mutex_lock(&s->mu);
+		complete_locked(s, b);
+		if (!locked)
+			pthread_mutex_unlock(&s->mu);
+	}
+	if (!b->data) {
+		/* CUPTI asks for a fresh 8-aligned buffer each time (CUPTI-NOTES §6). */
+		b->data = aligned_alloc(8, s->o.buffer_bytes);
+		if (!b->data)
+			oom("activity buffer");
+		b->used = 0;
+	}
+	memcpy(b->data + b->used, rec, len);
+	b->used += len;
+}
+
+/* ------------------------------------------------------------- external correlation */
+
+static bool kind_ok(uint32_t kind)
+{
+	return kind >= CUPTI_EXTERNAL_CORRELATION_KIND_UNKNOWN &&
+	       kind <= CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+}
+
+int lin_sim_ext_push(lin_sim *s, uint32_t kind, uint64_t id)
+{
+	if (!kind_ok(kind))
+		return -EINVAL;
+	struct sim_thread *t = lin_sim_thread(s);
+	if (t->depth[kind] >= SIM_STACK)
+		return -ENOSPC;
+	t->stack[kind][t->depth[kind]++] = id;
+	return 0;
+}
+
+int lin_sim_ext_pop(lin_sim *s, uint32_t kind, uint64_t *id)
+{
+	if (!kind_ok(kind))
+		return -EINVAL;
+	struct sim_thread *t = lin_sim_thread(s);
+	if (!t->depth[kind])
+		return -ENOENT;
+	uint64_t v = t->stack[kind][--t->depth[kind]];
+	if (id)
+		*id = v;
+	return 0;
+}
+
+static int be_push(void *ctx, uint32_t kind, uint64_t id)
+{
+	return lin_sim_ext_push(ctx, kind, id);
+}
+
+static int be_pop(void *ctx, uint32_t kind, uint64_t *id)
+{
+	return lin_sim_ext_pop(ctx, kind, id);
+}
+
+void lin_sim_backend_ops(lin_sim *s, struct lin_backend_ops *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->sz = sizeof(*ops);
+	ops->name = "sim";
+	ops->push = be_push;
+	ops->pop = be_pop;
+	ops->ctx = s;
+}
+
+bool lin_sim_last_call_dropped(lin_sim *s)
+{
+	return lin_sim_thread(s)->last_dropped;
+}
+
+void lin_sim_observer(const struct lin_launch_info *info, void *user)
+{
+	lin_sim_thread(user)->launch_host_ns = info->host_ns;
+}
+
+/* ------------------------------------------------------------- one API call */
+
+static bool dropped(const lin_sim *s, uint32_t corr)
+{
+	return s->o.drop_permille &&
+	       lin_sim_mix(s->o.seed ^ ((uint64_t)corr << 20)) % 1000 < s->o.drop_permille;
+}
+
+uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint64_t *start)
+{
+	struct sim_thread *t = lin_sim_thread(s);
+	uint32_t corr = (uint32_t)atomic_fetch_add(&s->next_corr, 1);
+	uint64_t host = t->launch_host_ns ? t->launch_host_ns + 1 : lin_sim_mono_ns();
+	t->launch_host_ns = 0;
+	*start = host + s->clock_off;
+	uint64_t n_ext = 0;
+	bool drop = dropped(s, corr);
+	t->last_dropped = drop;
+	for (uint32_t k = 0; k < SIM_KINDS; k++) {
+		if (!t->depth[k])
+			continue;
+		n_ext++;
+		if (drop)
+			continue;
+		CUpti_ActivityExternalCorrelation e;
+		memset(&e, 0, sizeof(e));
+		e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+		e.externalKind = (CUpti_ExternalCorrelationKind)k;
+		e.externalId = t->stack[k][t->depth[k] - 1];
+		e.correlationId = corr;
+		lin_sim_put(s, &t->cur, &e, sizeof(e), false);
+	}
+	if (!drop) {
+		CUpti_ActivityAPI a;
+		memset(&a, 0, sizeof(a));
+		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = cbid;
+		a.start = *start;
+		a.end = *start + 800;
+		a.processId = (uint32_t)getpid();
+		a.threadId = t->tid;
+		a.correlationId = corr;
+		lin_sim_put(s, &t->cur, &a, sizeof(a), false);
+	}
+	pthread_mutex_lock(&s->mu);
+	s->st.api_calls++;
+	s->st.ext_records += drop ? 0 : n_ext;
+	s->st.dropped_records += drop ? n_ext + 1 : 0;
+	pthread_mutex_unlock(&s->mu);
+	return corr;
+}
+
+/* ------------------------------------------------------------- delivery */
+
+static void shuffle(struct sim_bufvec *bv, uint64_t seed)
+{
+	uint64_t x = seed;
+	for (size_t i = bv->n; i > 1; i--) {
+		x = lin_sim_mix(x);
+		size_t j = (size_t)(x % i);
+		struct sim_buf tmp = bv->v[i - 1];
+		bv->v[i - 1] = bv->v[j];
+		bv->v[j] = tmp;
+	}
+}
+
+int lin_sim_flush(lin_sim *s)
+{
+	pthread_mutex_lock(&s->mu);
+	for (struct sim_thread *t = s->threads; t; t = t->next)
+		complete_locked(s, &t->cur);
+	complete_locked(s, &s->dev);
+	struct sim_bufvec bv = s->done;
+	memset(&s->done, 0, sizeof(s->done));
+	uint64_t drops = s->st.dropped_records - s->drops_reported;
+	s->drops_reported = s->st.dropped_records;
+	pthread_mutex_unlock(&s->mu);
+
+	shuffle(&bv, s->o.seed);
+	int ret = 0;
+	for (size_t i = 0; i < bv.n; i++) {
+		int r = lin_cupti_attach_decode(s->rt, bv.v[i].data, bv.v[i].used, NULL);
+		if (r && !ret)
+			ret = r;
+	}
+	free_bufs(&bv);
+	if (drops) {
+		int r = lin_cupti_attach_dropped(s->rt, LIN_DROP_CUPTI_RECORDS, drops);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim.h - a CUPTI-semantics simulator: a fake "CUDA API" that synthetic workloads call
+ * instead of the GPU, and that writes what CUPTI would write for those calls into real
+ * CUPTI activity buffers (CUpti_ActivityExternalCorrelation, CUpti_ActivityAPI,
+ * CUpti_ActivityKernel10, CUpti_ActivityMemcpy6, CUpti_ActivityMemset4). The buffers are
+ * handed to lin_cupti_attach_decode, the same decode path as live collection.
+ * docs/simulator.md lists every semantic it reproduces and where it comes from.
+ *
+ * One simulator per process. Every call may run on any thread; per-thread state (the
+ * external-correlation stacks, the API-record buffers) is created on a thread's first call.
+ * Not installed; bench-only.
+ */
+#ifndef LIN_SIM_H
+#define LIN_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lineage/runtime.h"
+
+typedef struct lin_sim lin_sim;
+
+struct lin_sim_opts {
+	size_t sz;
+	uint64_t seed;            /* buffer delivery order, drop decisions */
+	uint32_t drop_permille;   /* API calls whose ext+API records are dropped (0..1000) */
+	uint32_t buffer_bytes;    /* activity buffer size; 0 = 4096 */
+	uint32_t ext_kind;        /* the kind lin_sim_backend_ops pushes; 0 = CUSTOM2 */
+};
+
+/* Observable counters (what the simulator emitted). */
+struct lin_sim_stats {
+	uint64_t api_calls;
+	uint64_t ext_records;
+	uint64_t kernels;
+	uint64_t memcpys;
+	uint64_t memsets;
+	uint64_t buffers;
+	uint64_t dropped_records; /* reported through lin_cupti_attach_dropped */
+};
+
+/* A graph exec's view of one node: the captured node and the clone instantiation made. */
+struct lin_sim_node {
+	uint64_t original;
+	uint64_t clone;
+	const char *name;
+};
+
+/* lin_sim_create - @rt receives the decoded buffers at lin_sim_flush. Return 0, -EINVAL, -ENOMEM. */
+int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **out);
+
+/* lin_sim_flush - deliver every buffer (per thread, in an order shuffled by the seed) to
+ * lin_cupti_attach_decode and report dropped records. Call when no thread is in a sim call.
+ * Return 0 or the first decode error. */
+int lin_sim_flush(lin_sim *s);
+
+/* lin_sim_free - flush nothing; free everything. NULL accepted. */
+void lin_sim_free(lin_sim *s);
+
+/* lin_sim_set_runtime - the runtime flush delivers to (set before the first flush). */
+void lin_sim_set_runtime(lin_sim *s, lin_runtime *rt);
+
+/* splitmix64: the simulator's and the workloads' deterministic choices. */
+uint64_t lin_sim_mix(uint64_t x);
+
+void lin_sim_get_stats(const lin_sim *s, struct lin_sim_stats *st);
+
+/* The simulated device clock is the runtime's host clock plus this offset (ns). */
+uint64_t lin_sim_clock_offset(const lin_sim *s);
+
+/* ------------------------------------------------------------- external correlation */
+
+/* cuptiActivityPush/PopExternalCorrelationId for the calling thread. Return 0; -EINVAL
+ * (kind outside CUSTOM0..CUSTOM2/UNKNOWN, the INVALID_PARAMETER case); pop: -ENOENT when the
+ * kind's stack is empty (CUPTI_ERROR_QUEUE_EMPTY). */
+int lin_sim_ext_push(lin_sim *s, uint32_t kind, uint64_t id);
+int lin_sim_ext_pop(lin_sim *s, uint32_t kind, uint64_t *id);
+
+/* A binding backend whose push/pop are lin_sim_ext_push/pop on the calling thread. */
+void lin_sim_backend_ops(lin_sim *s, struct lin_backend_ops *ops);
+
+/* A launch observer: the simulator takes the runtime's host time of each launch as the
+ * time base of the API call that follows on that thread (see docs/simulator.md). */
+void lin_sim_observer(const struct lin_launch_info *info, void *user);
+
+/* ------------------------------------------------------------- the "CUDA API" */
+
+/* Whether the calling thread's last API call had its ext and API records dropped (the
+ * workload's own bookkeeping of the loss it expects the validator to report). */
+bool lin_sim_last_call_dropped(lin_sim *s);
+
+/* Launch @name on @stream. Returns the kernel's gridId (0 while @stream is capturing: the
+ * launch becomes a graph node instead). */
+int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name);
+
+/* cudaMemcpyAsync / cudaMemsetAsync. Return the record's start timestamp (device clock). */
+uint64_t lin_sim_memcpy(lin_sim *s, uint32_t stream, uint64_t bytes);
+uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value);
+
+/* cudaStreamBeginCapture / EndCapture: kernels launched into @stream in between become
+ * nodes of a new graph. end returns the graph id (0: not capturing) and copies up to @cap
+ * node ids into @nodes, *@n = the node count. */
+int lin_sim_capture_begin(lin_sim *s, uint32_t stream);
+uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_t cap,
+			     size_t *n);
+
+/* cudaGraphInstantiate: clones every node (fresh ids). Returns the exec id (0: unknown
+ * graph) and copies up to @cap (original, clone) pairs into @map, *@n = the node count. */
+uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_node *map,
+				   size_t cap, size_t *n);
+
+/* cudaGraphLaunch: one correlationId for the call, one kernel per node (graphNodeId = the
+ * clone). Copies up to @cap gridIds into @grids in node order; returns the kernel count. */
+size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
+			    size_t cap);
+
+#endif

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_api.c - the simulator's "CUDA API": kernel launches, async memcpy/memset, stream
+ * capture, graph instantiation (node cloning) and graph launch. Each call is one API call
+ * (lin_sim_api_call) plus the GPU records CUPTI would write for it.
+ */
+#include <cupti.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* A device time slot on @stream (caller holds s->mu): after the API call, after the
+ * stream's previous work, and strictly after every start handed out so far, so that
+ * start timestamps are unique in the process (the truth key of memcpy/memset). */
+static uint64_t dev_slot(lin_sim *s, uint32_t stream, uint64_t api_start, uint64_t key,
+			 uint64_t *end)
+{
+	uint64_t start = api_start + 2000;
+	uint32_t st = stream % SIM_STREAMS;
+	if (s->stream_end[st] + 200 > start)
+		start = s->stream_end[st] + 200;
+	if (s->dev_last + 1 > start)
+		start = s->dev_last + 1;
+	*end = start + 1000 + lin_sim_mix(s->o.seed ^ key) % 9000;
+	s->stream_end[st] = *end;
+	s->dev_last = start;
+	return start;
+}
+
+static void put_kernel(lin_sim *s, uint32_t stream, uint32_t corr, uint64_t api_start,
+		       const char *name, int64_t grid, uint64_t node, uint32_t graph)
+{
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = dev_slot(s, stream, api_start, (uint64_t)grid, &k.end);
+	k.completed = k.end;
+	k.deviceId = 0;
+	k.contextId = 1;
+	k.streamId = stream;
+	k.correlationId = corr;
+	k.gridId = grid;
+	k.name = name;
+	k.graphNodeId = node;
+	k.graphId = graph;
+	k.channelID = 1;
+	k.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+	k.gridX = k.gridY = k.gridZ = 1;
+	k.blockX = 128;
+	k.blockY = k.blockZ = 1;
+	lin_sim_put(s, &s->dev, &k, sizeof(k), true);
+	s->st.kernels++;
+}
+
+static struct sim_graph *capture_graph(lin_sim *s, uint32_t stream)
+{
+	int g = s->capture[stream % SIM_STREAMS];
+	return g ? &s->graphs[g - 1] : NULL;
+}
+
+int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name)
+{
+	uint64_t api_start;
+	uint32_t corr =
+		lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &api_start);
+	pthread_mutex_lock(&s->mu);
+	struct sim_graph *g = capture_graph(s, stream);
+	if (g) {
+		/* Captured, not run: the launch becomes a node (CUPTI-NOTES §4). */
+		if (g->n < SIM_NODES) {
+			g->node[g->n] = atomic_fetch_add(&s->next_node, 1);
+			g->name[g->n++] = name;
+		}
+		pthread_mutex_unlock(&s->mu);
+		return 0;
+	}
+	int64_t grid = atomic_fetch_add(&s->next_grid, 1);
+	put_kernel(s, stream, corr, api_start, name, grid, 0, 0);
+	pthread_mutex_unlock(&s->mu);
+	return grid;
+}
+
+static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value, bool is_set)
+{
+	uint64_t api_start;
+	uint32_t cbid = is_set ? CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020
+			       : CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
+	uint32_t corr = lin_sim_api_call(s, cbid, &api_start);
+	uint64_t start, end;
+	pthread_mutex_lock(&s->mu);
+	start = dev_slot(s, stream, api_start, ((uint64_t)corr << 1) | is_set, &end);
+	if (is_set) {
+		CUpti_ActivityMemset4 m;
+		memset(&m, 0, sizeof(m));
+		m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+		m.value = value;
+		m.bytes = bytes;
+		m.start = start;
+		m.end = end;
+		m.contextId = 1;
+		m.streamId = stream;
+		m.correlationId = corr;
+		m.channelID = 1;
+		m.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+		lin_sim_put(s, &s->dev, &m, sizeof(m), true);
+		s->st.memsets++;
+	} else {
+		CUpti_ActivityMemcpy6 m;
+		memset(&m, 0, sizeof(m));
+		m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+		m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+		m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+		m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+		m.bytes = bytes;
+		m.start = start;
+		m.end = end;
+		m.contextId = 1;
+		m.streamId = stream;
+		m.correlationId = corr;
+		m.runtimeCorrelationId = corr;
+		m.channelID = 2;
+		m.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+		m.copyCount = 1;
+		lin_sim_put(s, &s->dev, &m, sizeof(m), true);
+		s->st.memcpys++;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return start;
+}
+
+uint64_t lin_sim_memcpy(lin_sim *s, uint32_t stream, uint64_t bytes)
+{
+	return memop(s, stream, bytes, 0, false);
+}
+
+uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value)
+{
+	return memop(s, stream, bytes, value, true);
+}
+
+/* ------------------------------------------------------------- graphs */
+
+int lin_sim_capture_begin(lin_sim *s, uint32_t stream)
+{
+	uint64_t t;
+	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, &t);
+	pthread_mutex_lock(&s->mu);
+	int ret = -1;
+	if (s->n_graphs < SIM_GRAPHS && !s->capture[stream % SIM_STREAMS]) {
+		struct sim_graph *g = &s->graphs[s->n_graphs++];
+		memset(g, 0, sizeof(*g));
+		g->id = (uint32_t)s->n_graphs;
+		s->capture[stream % SIM_STREAMS] = (int)s->n_graphs;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return ret;
+}
+
+uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_t cap,
+			     size_t *n)
+{
+	uint64_t t;
+	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, &t);
+	pthread_mutex_lock(&s->mu);
+	struct sim_graph *g = capture_graph(s, stream);
+	uint32_t id = 0;
+	*n = 0;
+	if (g) {
+		s->capture[stream % SIM_STREAMS] = 0;
+		id = g->id;
+		*n = g->n;
+		for (size_t i = 0; i < g->n && i < cap; i++)
+			nodes[i] = g->node[i];
+	}
+	pthread_mutex_unlock(&s->mu);
+	return id;
+}
+
+uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_node *map,
+				   size_t cap, size_t *n)
+{
+	uint64_t t;
+	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000, &t);
+	pthread_mutex_lock(&s->mu);
+	uint32_t id = 0;
+	*n = 0;
+	if (graph >= 1 && graph <= s->n_graphs && s->n_execs < SIM_GRAPHS) {
+		const struct sim_graph *g = &s->graphs[graph - 1];
+		struct sim_exec *x = &s->execs[s->n_execs++];
+		x->id = id = (uint32_t)s->n_execs;
+		x->graph = graph;
+		*n = g->n;
+		/* Instantiation clones every node: fresh ids (GRAPHNODE_CLONED, CUPTI-NOTES §4). */
+		for (size_t i = 0; i < g->n; i++) {
+			x->clone[i] = atomic_fetch_add(&s->next_node, 1);
+			if (i < cap)
+				map[i] = (struct lin_sim_node){ g->node[i], x->clone[i], g->name[i] };
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return id;
+}
+
+size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
+			    size_t cap)
+{
+	uint64_t api_start;
+	uint32_t corr =
+		lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, &api_start);
+	pthread_mutex_lock(&s->mu);
+	size_t n = 0;
+	if (exec >= 1 && exec <= s->n_execs) {
+		const struct sim_exec *x = &s->execs[exec - 1];
+		const struct sim_graph *g = &s->graphs[x->graph - 1];
+		/* One correlationId for the whole launch; graphNodeId = the clone (§4). */
+		for (; n < g->n; n++) {
+			int64_t grid = atomic_fetch_add(&s->next_grid, 1);
+			put_kernel(s, stream, corr, api_start, g->name[n], grid, x->clone[n], g->id);
+			if (n < cap)
+				grids[n] = grid;
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}

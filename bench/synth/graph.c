@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * graph.c - stream capture, instantiation and graph launch under each strategy. Only the
+ * epoch strategy tells lineage's graph tracker (node origins, clone map, replay epochs):
+ * today's profilers see graphNodeId and correlationId and nothing else.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "lineage/trace_format.h"
+#include "synth.h"
+
+#define MAX_NODES 64
+
+static inline uint64_t ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static void check(int r, const char *what)
+{
+	if (r) {
+		fprintf(stderr, "lineage-synth: %s failed: %d\n", what, r);
+		exit(1);
+	}
+}
+
+static void track_instantiate(struct synth *sx, uint32_t graph, uint32_t exec,
+			      const struct lin_sim_node *map, size_t n)
+{
+	check(lin_graph_exec_instantiated(sx->gt, graph, exec), "lin_graph_exec_instantiated");
+	for (size_t i = 0; i < n; i++)
+		check(lin_graph_node_cloned(sx->gt, map[i].original, map[i].clone, graph, exec),
+		      "lin_graph_node_cloned");
+}
+
+uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *const *names,
+			   size_t n)
+{
+	bool track = sx->o.strategy == SYNTH_EPOCH;
+	lin_graph_capture cap;
+	if (track)
+		check(lin_graph_capture_begin(sx->gt, &cap), "lin_graph_capture_begin");
+	check(lin_sim_capture_begin(sx->sim, t->stream), "capture begin");
+	for (size_t i = 0; i < n; i++) {
+		lin_launch l;
+		(void)lin_launch_begin(sx->rt, names[i], &l);
+		(void)lin_sim_launch_kernel(sx->sim, t->stream, names[i]); /* becomes a node */
+		check(lin_launch_end(sx->rt, &l), "lin_launch_end");
+	}
+	uint64_t nodes[MAX_NODES];
+	size_t nn = 0;
+	uint32_t graph = lin_sim_capture_end(sx->sim, t->stream, nodes, MAX_NODES, &nn);
+	if (!graph || nn != n) {
+		fprintf(stderr, "lineage-synth: capture gave %zu nodes, want %zu\n", nn, n);
+		exit(1);
+	}
+	if (track)
+		check(lin_graph_capture_end(sx->gt, &cap, graph, nodes, nn), "lin_graph_capture_end");
+	struct lin_sim_node map[MAX_NODES];
+	uint32_t exec = lin_sim_graph_instantiate(sx->sim, graph, map, MAX_NODES, &nn);
+	if (!exec) {
+		fprintf(stderr, "lineage-synth: instantiate failed (graph %u)\n", graph);
+		exit(1);
+	}
+	if (track)
+		track_instantiate(sx, graph, exec, map, nn);
+	return exec;
+}
+
+void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec)
+{
+	int64_t grids[MAX_NODES];
+	size_t n;
+	uint64_t t0 = ticks(), t1, t2;
+	if (sx->o.strategy == SYNTH_EPOCH) {
+		lin_graph_launch gl;
+		(void)lin_graph_launch_begin(sx->gt, exec, "cudaGraphLaunch", &gl);
+		t1 = ticks();
+		n = lin_sim_graph_launch(sx->sim, exec, t->stream, grids, MAX_NODES);
+		t2 = ticks();
+		check(lin_graph_launch_end(sx->gt, &gl), "lin_graph_launch_end");
+	} else {
+		lin_launch l;
+		(void)lin_launch_begin(sx->rt, "cudaGraphLaunch", &l);
+		t1 = ticks();
+		n = lin_sim_graph_launch(sx->sim, exec, t->stream, grids, MAX_NODES);
+		t2 = ticks();
+		check(lin_launch_end(sx->rt, &l), "lin_launch_end");
+	}
+	uint64_t t3 = ticks();
+	atomic_fetch_add_explicit(&sx->strategy_ticks, (t1 - t0) + (t3 - t2), memory_order_relaxed);
+	atomic_fetch_add_explicit(&sx->measures, 2, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sx->launches, 1, memory_order_relaxed);
+	t->cost_ticks += (t1 - t0) + (t3 - t2);
+	t->cost_measures += 2;
+	t->cost_launches++;
+	bool dropped = lin_sim_last_call_dropped(sx->sim);
+	pthread_mutex_lock(&sx->truth_mu);
+	for (size_t i = 0; i < n && i < MAX_NODES; i++)
+		synth_truth_add(&sx->truth, LIN_REC_KERNEL, (uint64_t)grids[i], t->req, t->nreq);
+	pthread_mutex_unlock(&sx->truth_mu);
+	if (dropped)
+		atomic_fetch_add(&sx->expect_dropped, n);
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - lineage-synth's command line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "synth.h"
+
+#define EX_USAGE 64
+
+static const char usage_text[] =
+"NAME\n"
+"    lineage-synth - synthetic GPU handoff workloads with ground truth\n"
+"\n"
+"SYNOPSIS\n"
+"    lineage-synth --scenario NAME --strategy epoch|thread-local|cuda-only --seed N\n"
+"                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
+"                  [--streams S] [--lanes L] -o TRACE --truth TRUTH\n"
+"    lineage-synth --list-scenarios\n"
+"    lineage-synth --help\n"
+"\n"
+"DESCRIPTION\n"
+"    Runs a scenario on real threads against the lineage runtime, with a simulator in\n"
+"    place of the GPU and CUPTI: it keeps CUPTI's per-thread external-correlation stacks,\n"
+"    hands out correlationIds, and writes real CUPTI activity records that are decoded\n"
+"    through lin_cupti_attach_decode (docs/simulator.md). The lineage trace goes to TRACE;\n"
+"    the ground truth (which requests each kernel, memcpy and memset truly serves, from\n"
+"    the workload's own bookkeeping) goes to TRUTH. Check one against the other with\n"
+"        lineage-validate --expect TRUTH TRACE\n"
+"\n"
+"    The same scenario and seed give the same work, ids and joins under every strategy:\n"
+"      epoch         lineage: tokens captured on the declaring thread, adopted by the\n"
+"                    worker, the epoch pushed on the thread that launches.\n"
+"      thread-local  today's profilers: an external id pushed on the declaring thread\n"
+"                    only; handoffs carry nothing.\n"
+"      cuda-only     no external ids: correlationId plus same-thread time containment.\n"
+"\n"
+"    One line is printed on stdout per process:\n"
+"      SYNTH scenario= strategy= seed= pid= launches= gpu_records= truth_labels=\n"
+"            host_ns_per_launch= host_ns_per_launch_mean= expect_stale=\n"
+"            expect_dropped= trace= truth=\n"
+"    host_ns_per_launch is the host time the strategy's own calls took per launch\n"
+"    (median over tasks; _mean: over all launches). expect_stale and expect_dropped are\n"
+"    the GPU records the workload knows must be lost with cause stale_token or\n"
+"    dropped_records.\n"
+"\n"
+"OPTIONS\n"
+"    --scenario NAME    the workload (see --list-scenarios)\n"
+"    --strategy S       epoch, thread-local or cuda-only\n"
+"    --seed N           seeds every choice (threads, order, buffer delivery, drops)\n"
+"    --threads T        pool threads, 2..64 (default 4): half submit, half work\n"
+"    --requests R       requests (default 48)\n"
+"    --hops K           chain-handoff hops (default 3)\n"
+"    --replays P        graph-replay replays per captured graph (default 4)\n"
+"    --batch B          requests per batched launch, 1..64 (default 4)\n"
+"    --streams S        fanout-streams streams, 1..16 (default 4)\n"
+"    --lanes L          run L (1..4) copies of the workload at once, each on its own\n"
+"                       pool of T threads and its own 16 streams,\n"
+"                       against one runtime and one simulator (default 1).\n"
+"                       With L > 1 the threads really run concurrently, and ids and\n"
+"                       record order depend on the interleaving: only L = 1 is\n"
+"                       reproducible from the seed.\n"
+"    -o TRACE           the lineage trace to write\n"
+"    --truth TRUTH      the truth file to write\n"
+"    --list-scenarios   print the scenarios and exit\n"
+"    -h, --help         print this help and exit\n"
+"\n"
+"    multi-process forks a second process that writes TRACE.2 and TRUTH.2; validate\n"
+"    all four files together.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 the run completed and both files were written; 1 a run-time failure (message on\n"
+"    stderr); 64 a usage error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "lineage-synth: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'lineage-synth --help'.\n");
+	return EX_USAGE;
+}
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_strategy(const char *s, enum synth_strategy *out)
+{
+	static const char *const names[] = { "epoch", "thread-local", "cuda-only" };
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum synth_strategy)i;
+			return 0;
+		}
+	return -1;
+}
+
+static void list_scenarios(void)
+{
+	for (size_t i = 0; i < synth_n_scenarios; i++)
+		printf("%-16s %s\n", synth_scenarios[i].name, synth_scenarios[i].summary);
+}
+
+enum { O_SCEN = 256, O_STRAT, O_SEED, O_THREADS, O_REQ, O_HOPS, O_REPLAYS, O_BATCH,
+       O_STREAMS, O_TRUTH, O_LIST, O_LANES };
+
+static const struct option longopts[] = {
+	{ "scenario", required_argument, NULL, O_SCEN },
+	{ "strategy", required_argument, NULL, O_STRAT },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "threads", required_argument, NULL, O_THREADS },
+	{ "requests", required_argument, NULL, O_REQ },
+	{ "hops", required_argument, NULL, O_HOPS },
+	{ "replays", required_argument, NULL, O_REPLAYS },
+	{ "batch", required_argument, NULL, O_BATCH },
+	{ "streams", required_argument, NULL, O_STREAMS },
+	{ "truth", required_argument, NULL, O_TRUTH },
+	{ "lanes", required_argument, NULL, O_LANES },
+	{ "list-scenarios", no_argument, NULL, O_LIST },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parse into @o; returns -1 to continue, else an exit status. */
+static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set)
+{
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		uint32_t v = 0;
+		int bad = 0;
+		switch (c) {
+		case O_SCEN: o->scenario = optarg; break;
+		case O_STRAT: bad = parse_strategy(optarg, &o->strategy); break;
+		case O_SEED: {
+			char *end;
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 10);
+			bad = errno || end == optarg || *end || *optarg == '-';
+			*seed_set = true;
+			break;
+		}
+		case O_THREADS: bad = parse_u32(optarg, 2, SYNTH_MAX_THREADS, &o->threads); break;
+		case O_REQ: bad = parse_u32(optarg, 1, 1000000, &o->requests); break;
+		case O_HOPS: bad = parse_u32(optarg, 1, 64, &o->hops); break;
+		case O_REPLAYS: bad = parse_u32(optarg, 1, 100000, &o->replays); break;
+		case O_BATCH: bad = parse_u32(optarg, 1, SYNTH_MAX_BATCH, &o->batch); break;
+		case O_STREAMS: bad = parse_u32(optarg, 1, 16, &v); o->streams = v; break;
+		case O_LANES: bad = parse_u32(optarg, 1, 4, &o->lanes); break;
+		case 'o': o->trace = optarg; break;
+		case O_TRUTH: o->truth = optarg; break;
+		case O_LIST: list_scenarios(); return 0;
+		case 'h': fputs(usage_text, stdout); return 0;
+		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default: return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+		if (bad)
+			return usage_error("bad value '%s'", optarg);
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+static int check_required(const struct synth_opts *o, bool seed_set, bool strategy_set)
+{
+	if (!o->scenario)
+		return usage_error("%s", "--scenario is required");
+	if (!synth_find_scenario(o->scenario))
+		return usage_error("unknown scenario '%s' (see --list-scenarios)", o->scenario);
+	if (!strategy_set)
+		return usage_error("%s", "--strategy is required");
+	if (!seed_set)
+		return usage_error("%s", "--seed is required");
+	if (!o->trace || !o->truth)
+		return usage_error("%s", "-o TRACE and --truth TRUTH are required");
+	return -1;
+}
+
+/* multi-process: a forked second process (before any thread exists) runs the same
+ * workload with seed+1 into TRACE.2/TRUTH.2; both simulators start correlationIds at 1. */
+static int run_multi(const struct synth_opts *o, const struct synth_scenario *sc)
+{
+	char t2[4096], u2[4096];
+	if (snprintf(t2, sizeof(t2), "%s.2", o->trace) >= (int)sizeof(t2) ||
+	    snprintf(u2, sizeof(u2), "%s.2", o->truth) >= (int)sizeof(u2)) {
+		fprintf(stderr, "lineage-synth: path too long\n");
+		return 1;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("lineage-synth: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		struct synth_opts o2 = *o;
+		o2.seed = o->seed + 1;
+		_exit(synth_run_process(&o2, sc, t2, u2, 0));
+	}
+	int rc = synth_run_process(o, sc, o->trace, o->truth, 0);
+	int status = 0;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "lineage-synth: the second process failed\n");
+		rc = 1;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct synth_opts o = { .threads = 4, .requests = 48, .hops = 3, .replays = 4,
+				.batch = 4, .streams = 4, .lanes = 1, .strategy = SYNTH_EPOCH };
+	bool seed_set = false, strategy_set = false;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--strategy") == 0 || strncmp(argv[i], "--strategy=", 11) == 0)
+			strategy_set = true;
+	int rc = parse(argc, argv, &o, &seed_set);
+	if (rc >= 0)
+		return rc;
+	if ((rc = check_required(&o, seed_set, strategy_set)) >= 0)
+		return rc;
+	const struct synth_scenario *sc = synth_find_scenario(o.scenario);
+	if (strcmp(sc->name, "multi-process") == 0)
+		return run_multi(&o, sc);
+	uint32_t drop = strcmp(sc->name, "dropped-records") == 0 ? 100 : 0;
+	return synth_run_process(&o, sc, o.trace, o.truth, drop);
+}
