@@ -9,5 +9,6 @@
 #include "lineage/trace_format.h"
 #include "lineage/graph.h"
 #include "lineage/cupti.h"
+#include "lineage/w3c.h"
 
 #endif

@@ -72,7 +72,7 @@ struct lin_w3c_headers {
  * all-zero trace-id or parent-id is invalid. Leading/trailing spaces and tabs (HTTP OWS)
  * are ignored.
  * Return: 0 with *@out set; -EINVAL (malformed; *@out untouched).
- * Context: any thread; pure. Since: 0.2
+ * Context: any thread; pure. Since: 0.1
  */
 LIN_API int lin_w3c_traceparent_parse(const char *s, struct lin_w3c_traceparent *out);
 
@@ -80,7 +80,7 @@ LIN_API int lin_w3c_traceparent_parse(const char *s, struct lin_w3c_traceparent 
  * lin_w3c_traceparent_format - write @tp as a version-00 traceparent (always 00: a sender
  * does not send a version it does not implement).
  * Return: 0; -ENOSPC (@len < LIN_W3C_TRACEPARENT_MAX); -EINVAL (NULL, all-zero ids).
- * Context: any thread; pure. Since: 0.2
+ * Context: any thread; pure. Since: 0.1
  */
 LIN_API int lin_w3c_traceparent_format(const struct lin_w3c_traceparent *tp, char *buf,
 				       size_t len);
@@ -92,7 +92,7 @@ LIN_API int lin_w3c_traceparent_format(const struct lin_w3c_traceparent *tp, cha
  * @key: the member to find (e.g. "lin"); @value/@len receive its value (may be NULL/0).
  * Return: 1 (found, copied), 0 (valid, not present); -EINVAL (malformed, duplicate key,
  * too many members, too long); -ENOSPC (found, but @len too small; nothing copied).
- * Context: any thread; pure. Since: 0.2
+ * Context: any thread; pure. Since: 0.1
  */
 LIN_API int lin_w3c_tracestate_find(const char *ts, const char *key, char *value, size_t len);
 
@@ -102,7 +102,7 @@ LIN_API int lin_w3c_tracestate_find(const char *ts, const char *key, char *value
  * would exceed 32 members or 512 characters, members are dropped from the right.
  * @ts: the received tracestate, or NULL/"" for none. It must itself be valid.
  * Return: 0; -EINVAL (malformed @ts, @key or @value); -ENOSPC (@len too small).
- * Context: any thread; pure. Since: 0.2
+ * Context: any thread; pure. Since: 0.1
  */
 LIN_API int lin_w3c_tracestate_put(const char *ts, const char *key, const char *value,
 				   char *buf, size_t len);
@@ -114,7 +114,7 @@ LIN_API int lin_w3c_tracestate_put(const char *ts, const char *key, const char *
  * Return: format: 0, -EINVAL, -ENOSPC (@len < LIN_W3C_LIN_VALUE_MAX); parse: 0, -EINVAL
  * (syntax, unknown lin version), -LIN_EBADTOKEN (tag), -LIN_EFOREIGN (the entry was made
  * for another trace id: a header pair that was not sent together).
- * Context: any thread; pure. Since: 0.2
+ * Context: any thread; pure. Since: 0.1
  */
 LIN_API int lin_w3c_lin_format(const lin_token *tok, const uint8_t trace_id[16], char *buf,
 			       size_t len);
@@ -126,7 +126,7 @@ LIN_API int lin_w3c_lin_parse(const char *value, const uint8_t trace_id[16], lin
  * Return: 0 with *@out set; -EINVAL (malformed traceparent or tracestate, a malformed lin
  * member); -LIN_EBADTOKEN; -LIN_EFOREIGN (lin member bound to another trace id). On error
  * *@out is untouched: nothing is half-adopted.
- * Context: any thread; pure. Since: 0.2
+ * Context: any thread; pure. Since: 0.1
  */
 LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate,
 			    struct lin_w3c_context *out);
@@ -141,7 +141,7 @@ LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate,
  * the received flags are sent.
  * Return: 0; -EINVAL; -LIN_ENOTFOUND (an epoch token whose epoch is no longer live, when a
  * trace id must be derived); -EINVAL for a malformed @in_tracestate.
- * Context: any thread; calls lin_lookup (lock-free), gethostname and getpid. Since: 0.2
+ * Context: any thread; calls lin_lookup (lock-free), gethostname and getpid. Since: 0.1
  */
 LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
 			   const struct lin_w3c_context *in, const char *in_tracestate,
@@ -154,7 +154,7 @@ LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
  * join this process's kernels to the request begun on the sending host.
  * @opts: as lin_request_begin (name is prefixed as above; parent is kept). May be NULL.
  * Return: as lin_request_begin; -EINVAL (NULL @ctx, a name longer than 200 bytes).
- * Context: any thread; may allocate (inside lin_request_begin). Since: 0.2
+ * Context: any thread; may allocate (inside lin_request_begin). Since: 0.1
  */
 LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context *ctx,
 				  const struct lin_request_opts *opts, uint64_t *id);
@@ -167,7 +167,7 @@ LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context 
  * (The token's own runtime tag is 16 bits and is not unique across processes.)
  * Return: as lin_token_adopt; -LIN_ENOCONTEXT (@ctx carries no token); -LIN_EFOREIGN
  * (issued by another process, or an intermediary replaced the parent-id).
- * Context: worker thread; calls gethostname and getpid, then lin_token_adopt. Since: 0.2
+ * Context: worker thread; calls gethostname and getpid, then lin_token_adopt. Since: 0.1
  */
 LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx,
 			  lin_scope *scope);
