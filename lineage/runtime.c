@@ -77,15 +77,29 @@ static int check_opts_tail(const void *o, size_t sz, size_t known)
 	return 0;
 }
 
-static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts *o)
+/*
+ * Copy a size-prefixed options struct @src (NULL: defaults) into the zeroed @dst of this
+ * library's size: an older caller's shorter struct leaves the new fields zero, a newer
+ * caller's longer one must have zero bytes past what this library knows.
+ */
+static int copy_opts(void *dst, size_t dstsz, const void *src)
 {
-	memset(o, 0, sizeof(*o));
-	if (!in)
+	memset(dst, 0, dstsz);
+	if (!src)
 		return 0;
-	int err = check_opts_tail(in, in->sz, sizeof(*o));
+	size_t sz = *(const size_t *)src;
+	int err = check_opts_tail(src, sz, dstsz);
 	if (err)
 		return err;
-	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
+	memcpy(dst, src, sz < dstsz ? sz : dstsz);
+	return 0;
+}
+
+static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts *o)
+{
+	int err = copy_opts(o, sizeof(*o), in);
+	if (err || !in)
+		return err;
 	if (o->flags & ~LIN_RT_FLAGS_ALL)
 		return -EINVAL;
 	if (o->thread_buffer_events && (o->thread_buffer_events & (o->thread_buffer_events - 1)))
@@ -399,15 +413,12 @@ static void push_owned(struct lin_tstate *ts, struct lin_event *e)
 
 LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *opts, uint64_t *id)
 {
-	struct lin_request_opts o = {0};
+	struct lin_request_opts o;
 	if (!rt || !id)
 		return -EINVAL;
-	if (opts) {
-		int err = check_opts_tail(opts, opts->sz, sizeof(o));
-		if (err)
-			return err;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	int err = copy_opts(&o, sizeof(o), opts);
+	if (err)
+		return err;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (!ts)
 		return -ENOMEM;
@@ -419,7 +430,7 @@ LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *op
 		b->parent = o.parent ? o.parent : LIN_NIL;
 	}
 	uint32_t slot;
-	int err = lin_registry_add(&rt->reg, LIN_TARGET_REQUEST, o.parent, NULL, 0, id, &slot);
+	err = lin_registry_add(&rt->reg, LIN_TARGET_REQUEST, o.parent, NULL, 0, id, &slot);
 	if (err) {
 		if (b) {
 			free(b->name);
@@ -503,23 +514,19 @@ static int check_requests_live(lin_runtime *rt, const uint64_t *req, size_t n)
 
 LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts, uint64_t *id)
 {
-	struct lin_epoch_opts o = {0};
+	struct lin_epoch_opts o;
 	if (!rt || !id)
 		return -EINVAL;
-	if (opts) {
-		int err = check_opts_tail(opts, opts->sz, sizeof(o));
-		if (err)
-			return err;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-		if (o.n_requests && !o.requests)
-			return -EINVAL;
-	}
+	int err = copy_opts(&o, sizeof(o), opts);
+	if (err)
+		return err;
+	if (o.n_requests && !o.requests)
+		return -EINVAL;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (!ts)
 		return -ENOMEM;
 	uint64_t one = 0, parent = o.parent, *req = (uint64_t *)o.requests;
 	size_t n = o.n_requests;
-	int err;
 	if (!n) {
 		uint64_t cur_parent = 0;
 		err = current_requests(rt, ts, &req, &n, &cur_parent, &one);
