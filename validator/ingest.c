@@ -109,27 +109,35 @@ static void structural(struct lin_validator *v, const char *cause, uint32_t file
 	lin_v_finding(v, "structural", cause, file, r->offset, r->index, nids, names, ids);
 }
 
+/*
+ * A zeroed page of @bytes stored in @tab under (@page, @k1), allocated on first use when
+ * @create; NULL when absent (and not @create) or out of memory (v->oom is then set).
+ */
+static void *page_get(struct lin_validator *v, struct lin_vtab *tab, uint64_t page, uint64_t k1,
+		      size_t bytes, bool create)
+{
+	bool fresh;
+	void **p = create ? lin_vtab_get(tab, page, k1, &fresh) : lin_vtab_find(tab, page, k1);
+	if (!p) {
+		v->oom |= create;
+		return NULL;
+	}
+	if (!*p && !(*p = calloc(1, bytes)))
+		v->oom = true;
+	return *p;
+}
+
 /* Dense per-process bitmap of correlations whose join was closed and evicted. */
 bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set)
 {
-	uint64_t page = corr >> CLOSED_PAGE_BITS, bit = corr & ((1u << CLOSED_PAGE_BITS) - 1);
-	bool fresh;
-	uint8_t **p = set ? lin_vtab_get(&v->closed, page, lin_k1(proc, 0), &fresh)
-			  : lin_vtab_find(&v->closed, page, lin_k1(proc, 0));
-	if (!p) {
-		v->oom |= set;
+	uint64_t bit = corr & ((1u << CLOSED_PAGE_BITS) - 1);
+	uint8_t *bits = page_get(v, &v->closed, corr >> CLOSED_PAGE_BITS, lin_k1(proc, 0),
+				 (1u << CLOSED_PAGE_BITS) / 8, set);
+	if (!bits)
 		return false;
-	}
-	if (!*p) {
-		*p = calloc(1, (1u << CLOSED_PAGE_BITS) / 8);
-		if (!*p) {
-			v->oom = true;
-			return false;
-		}
-	}
-	bool was = (*p)[bit >> 3] & (1u << (bit & 7));
+	bool was = bits[bit >> 3] & (1u << (bit & 7));
 	if (set)
-		(*p)[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+		bits[bit >> 3] |= (uint8_t)(1u << (bit & 7));
 	return was;
 }
 
@@ -137,22 +145,9 @@ bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool se
 uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
 			     bool create)
 {
-	bool fresh;
-	uint64_t k1 = lin_k1(proc, tid);
-	uint64_t **p = create ? lin_vtab_get(&v->captures, seq >> CAPTURE_PAGE_SHIFT, k1, &fresh)
-			      : lin_vtab_find(&v->captures, seq >> CAPTURE_PAGE_SHIFT, k1);
-	if (!p) {
-		v->oom |= create;
-		return NULL;
-	}
-	if (!*p) {
-		*p = calloc(1u << CAPTURE_PAGE_SHIFT, sizeof(uint64_t));
-		if (!*p) {
-			v->oom = true;
-			return NULL;
-		}
-	}
-	return &(*p)[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)];
+	uint64_t *times = page_get(v, &v->captures, seq >> CAPTURE_PAGE_SHIFT, lin_k1(proc, tid),
+				   (1u << CAPTURE_PAGE_SHIFT) * sizeof(uint64_t), create);
+	return times ? &times[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)] : NULL;
 }
 
 int lin_v_proc(struct lin_validator *v, const char *host, uint64_t pid, uint64_t ext_kind)
