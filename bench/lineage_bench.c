@@ -271,6 +271,19 @@ static void launch_cases(void)
 	report("token_capture_no_record", 1, summarize(s, nb), NULL);
 	ctx_close(&c);
 	lin_runtime_free(rt);
+
+	/* LIN_RT_LEAN_TIMESTAMPS: captures and scope closes read no clock. */
+	o.flags = LIN_RT_LEAN_TIMESTAMPS;
+	lin_runtime_create(&o, &rt);
+	ctx_open(&c, rt);
+	TIME_RT(rt, nb, s, lin_token_capture(rt, &t));
+	report("token_capture_lean", 1, summarize(s, nb), NULL);
+	TIME_RT(rt, nb, s, { lin_token_adopt(rt, &c.tok, &sc); lin_scope_exit(rt, &sc); });
+	report("adopt_close_warm_lean", 1, summarize(s, nb), NULL);
+	TIME_RT(rt, nb, s, whole_path_once(&c));
+	report("whole_path_lean", 1, summarize(s, nb), NULL);
+	ctx_close(&c);
+	lin_runtime_free(rt);
 	free(s);
 }
 

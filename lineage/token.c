@@ -34,6 +34,12 @@ static inline __attribute__((always_inline)) uint32_t token_tag(const lin_token 
 	return (uint32_t)XXH3_64bits_withSeed(in, sizeof(in), seed);
 }
 
+/* The time of a capture or a scope close: none (0, written nil) with LIN_RT_LEAN_TIMESTAMPS. */
+static inline uint64_t lean_ticks(const lin_runtime *rt)
+{
+	return (rt->flags & LIN_RT_LEAN_TIMESTAMPS) ? 0 : lin_clock_ticks(&rt->clock);
+}
+
 static void token_fill(lin_runtime *rt, lin_token *tok, uint8_t kind, uint64_t id,
 		       uint32_t version, uint32_t slot, uint32_t tid, uint32_t seq)
 {
@@ -62,15 +68,9 @@ LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok)
 	const struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
 	uint32_t seq = ++ts->capture_seq;
 	token_fill(rt, tok, top->kind, top->id, top->version, top->slot, ts->tid, seq);
-	if (!(rt->flags & LIN_RT_NO_CAPTURE_EVENTS)) {
-		struct lin_event e = {.type = LIN_REC_TOKEN_CAPTURE,
-				      .kind = top->kind,
-				      .version = top->version,
-				      .ticks = lin_clock_ticks(&rt->clock),
-				      .a = top->id,
-				      .b = seq};
-		lin_event_push(ts, &e);
-	}
+	if (!(rt->flags & LIN_RT_NO_CAPTURE_EVENTS))
+		lin_event_put(ts, LIN_REC_TOKEN_CAPTURE, top->kind, 0, top->version, lean_ticks(rt),
+			      top->id, seq);
 	return 0;
 }
 
@@ -104,14 +104,8 @@ scope_push(lin_runtime *rt, struct lin_tstate *ts, uint8_t kind, uint64_t id, ui
 	s->slot = slot;
 	s->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
 	scope->cookie = s->cookie;
-	struct lin_event e = {.type = LIN_REC_TOKEN_ADOPT,
-			      .kind = kind,
-			      .depth = (uint16_t)ts->depth,
-			      .version = version,
-			      .ticks = lin_clock_ticks(&rt->clock),
-			      .a = id,
-			      .b = capture};
-	lin_event_push(ts, &e);
+	lin_event_put(ts, LIN_REC_TOKEN_ADOPT, kind, (uint16_t)ts->depth, version,
+		      lin_clock_ticks(&rt->clock), id, capture);
 	return 0;
 }
 
@@ -170,12 +164,8 @@ LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
 	uint64_t cookie = scope->cookie;
 	if (LIN_LIKELY(ts->depth && ts->scopes[ts->depth - 1].cookie == cookie && cookie)) {
 		const struct lin_scope_ent *s = &ts->scopes[--ts->depth];
-		struct lin_event e = {.type = LIN_REC_SCOPE_CLOSE,
-				      .kind = s->kind,
-				      .depth = (uint16_t)(ts->depth + 1),
-				      .ticks = lin_clock_ticks(&rt->clock),
-				      .a = s->id};
-		lin_event_push(ts, &e);
+		lin_event_put(ts, LIN_REC_SCOPE_CLOSE, s->kind, (uint16_t)(ts->depth + 1), 0,
+			      lean_ticks(rt), s->id, 0);
 		scope->cookie = 0;
 		return 0;
 	}
@@ -249,13 +239,8 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 		l->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
 		ts->launches[ts->nlaunch++] = l->cookie;
 	}
-	struct lin_event e = {.type = LIN_REC_LAUNCH,
-			      .kind = l->ext_id != 0,
-			      .version = epoch ? top->version : 0,
-			      .ticks = ticks,
-			      .a = epoch ? epoch : LIN_NIL,
-			      .b = (uintptr_t)name};
-	lin_event_push(ts, &e);
+	lin_event_put(ts, LIN_REC_LAUNCH, l->ext_id != 0, 0, epoch ? top->version : 0, ticks,
+		      epoch ? epoch : LIN_NIL, (uintptr_t)name);
 	if (rt->observer) {
 		struct lin_launch_info info = {.epoch = epoch,
 					       .version = epoch ? top->version : 0,

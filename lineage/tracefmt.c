@@ -324,7 +324,7 @@ void lin_tf_token_capture(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, ui
 			  uint64_t target, uint64_t version, uint64_t seq)
 {
 	pack_head(pk, LIN_REC_TOKEN_CAPTURE, LIN_REC_NFIELDS_TOKEN_CAPTURE);
-	msgpack_pack_uint64(pk, host_ns);
+	lin_tf_pack_opt(pk, host_ns);
 	msgpack_pack_uint64(pk, tid);
 	msgpack_pack_uint32(pk, kind);
 	msgpack_pack_uint64(pk, target);
@@ -351,7 +351,7 @@ void lin_tf_scope_close(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint
 			uint64_t target, uint32_t depth)
 {
 	pack_head(pk, LIN_REC_SCOPE_CLOSE, LIN_REC_NFIELDS_SCOPE_CLOSE);
-	msgpack_pack_uint64(pk, host_ns);
+	lin_tf_pack_opt(pk, host_ns);
 	msgpack_pack_uint64(pk, tid);
 	msgpack_pack_uint32(pk, kind);
 	msgpack_pack_uint64(pk, target);

@@ -197,7 +197,8 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 		lin_tf_epoch_retire(pk, ns, ts->tid, e->a, e->version);
 		break;
 	case LIN_REC_TOKEN_CAPTURE:
-		lin_tf_token_capture(pk, ns, ts->tid, e->kind, e->a, e->version, e->b);
+		lin_tf_token_capture(pk, e->ticks ? ns : LIN_NIL, ts->tid, e->kind, e->a, e->version,
+				     e->b);
 		break;
 	case LIN_REC_TOKEN_ADOPT:
 		lin_tf_token_adopt(pk, ns, ts->tid, e->kind, e->a, e->version,
@@ -205,7 +206,7 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 				   e->b == LIN_NIL ? LIN_NIL : (e->b & 0xffffffffu), e->depth);
 		break;
 	case LIN_REC_SCOPE_CLOSE:
-		lin_tf_scope_close(pk, ns, ts->tid, e->kind, e->a, e->depth);
+		lin_tf_scope_close(pk, e->ticks ? ns : LIN_NIL, ts->tid, e->kind, e->a, e->depth);
 		break;
 	case LIN_REC_MISUSE:
 		lin_tf_misuse(pk, ns, ts->tid,

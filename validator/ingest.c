@@ -245,7 +245,7 @@ static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		return;                   /* token parsed from text: no capture to match */
 	uint64_t *s = lin_v_capture_slot(v, proc, r->f[5], r->f[6], false);
 	if (s && *s) {
-		if (r->f[0] < *s - 1) {
+		if (*s != LIN_V_CAPTURE_UNTIMED && r->f[0] < *s - 1) {
 			static const char *const n[] = { "tid", "capture_tid", "capture_seq" };
 			uint64_t ids[] = { r->f[1], r->f[5], r->f[6] };
 			structural(v, "adopt_before_capture", file, r, 3, n, ids);
@@ -501,7 +501,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_TOKEN_CAPTURE: {
 		uint64_t *s = lin_v_capture_slot(v, proc, r->f[1], r->f[5], true);
 		if (s)
-			*s = r->f[0] + 1;
+			*s = NIL(r, 0) ? LIN_V_CAPTURE_UNTIMED : r->f[0] + 1;
 		break;
 	}
 	case LIN_REC_TOKEN_ADOPT: on_adopt(v, proc, file, r); break;

@@ -294,7 +294,7 @@ static void finish_adopts(struct lin_validator *v)
 		const char *cause = NULL;
 		if (!s || !*s)
 			cause = "adopt_without_capture";
-		else if (a->host_ns < *s - 1)
+		else if (*s != LIN_V_CAPTURE_UNTIMED && a->host_ns < *s - 1)
 			cause = "adopt_before_capture";
 		if (!cause)
 			continue;

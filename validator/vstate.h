@@ -90,6 +90,10 @@ struct lin_validator {
 	struct lin_rec rec;
 };
 
+/* A capture slot's value: host time + 1, 0 = no capture, or this when the capture's time
+ * is not known (LIN_RT_LEAN_TIMESTAMPS). */
+#define LIN_V_CAPTURE_UNTIMED UINT64_MAX
+
 /* ingest.c */
 void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause, uint32_t file,
 		   uint64_t offset, uint64_t index, int nids, const char *const *names,

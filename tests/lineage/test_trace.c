@@ -211,3 +211,21 @@ Test(trace, output_failure_is_reported_and_never_crashes)
 	lin_runtime_free(rt);
 	LIN_TEST_CHECK_LEAKS();
 }
+
+Test(trace, lean_timestamps_leave_capture_and_close_untimed)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD | LIN_RT_LEAN_TIMESTAMPS, NULL);
+	lin_scope rs, s;
+	rtfix_request(&f, &rs);
+	lin_token tok;
+	cr_assert_eq(lin_token_capture(f.rt, &tok), 0);
+	cr_assert_eq(lin_token_adopt(f.rt, &tok, &s), 0);
+	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	cr_assert(rec_nil(trace_nth(t, LIN_REC_TOKEN_CAPTURE, 0), 1), "capture time is nil");
+	cr_assert(rec_nil(trace_nth(t, LIN_REC_SCOPE_CLOSE, 0), 1), "close time is nil");
+	cr_assert(!rec_nil(trace_nth(t, LIN_REC_TOKEN_ADOPT, 0), 1), "adopts keep their time");
+	rtfix_fini(&f);
+}
