@@ -149,7 +149,8 @@ static void on_adopt(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 		struct xadopt *a = lin_vec_at(&m->adopts, i);
 		if (a->proc == proc && a->tid == r->f[1] && !a->closed && a->depth == r->f[4] &&
 		    a->target == r->f[3]) {
-			a->end = r->f[0];
+			if (!NIL_AT(r, 0)) /* untimed close (lean timestamps): span ends at its adopt */
+				a->end = r->f[0];
 			a->closed = true;
 			return;
 		}
@@ -203,7 +204,7 @@ static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const stru
 		on_epoch(m, proc, r);
 		break;
 	case LIN_REC_TOKEN_ADOPT: case LIN_REC_SCOPE_CLOSE:
-		seen_time(p, r->f[0]);
+		seen_time(p, F(r, 0));
 		on_adopt(m, proc, r);
 		break;
 	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET:
@@ -244,7 +245,7 @@ static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const stru
 		break;
 	case LIN_REC_MISUSE: case LIN_REC_LAUNCH: case LIN_REC_TOKEN_CAPTURE:
 	case LIN_REC_TRACE_END:
-		seen_time(p, r->f[0]);
+		seen_time(p, F(r, 0));
 		break;
 	default:
 		break;

@@ -117,7 +117,8 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		for (size_t i = c->nopen; i-- > 0;) {
 			struct lin_imp_ev *h = &c->m.ev[c->open[i]];
 			if (h->tid == f[1] && h->ext == f[3]) {
-				h->end = (int64_t)f[0];
+				if (!NIL(r, 0)) /* untimed close (lean timestamps): keep the start */
+					h->end = (int64_t)f[0];
 				c->open[i] = c->open[--c->nopen];
 				break;
 			}
