@@ -101,6 +101,7 @@ enum lin_misuse_cause {
 	LIN_MISUSE_BACKEND_PUSH,
 	LIN_MISUSE_BACKEND_POP,
 	LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE,
+	LIN_MISUSE_LAUNCH_DEPTH,
 	LIN_MISUSE_COUNT
 };
 extern const char *const lin_misuse_names[LIN_MISUSE_COUNT];

@@ -85,6 +85,7 @@ const char *const lin_misuse_names[LIN_MISUSE_COUNT] = {
 	[LIN_MISUSE_BACKEND_PUSH] = "backend_push",
 	[LIN_MISUSE_BACKEND_POP] = "backend_pop",
 	[LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE] = "thread_exit_open_scope",
+	[LIN_MISUSE_LAUNCH_DEPTH] = "launch_depth",
 };
 
 void lin_tstate_free(struct lin_tstate *ts)

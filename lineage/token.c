@@ -20,6 +20,8 @@
 
 #define TOKEN_SEED 0x6c696e6561676531ULL /* "lineage1" */
 #define TOKEN_FLAG_TEXT 1u
+/* Cookie of a launch bracket that begin refused; real cookies are >= 1 << 32. */
+#define LAUNCH_NOTHING_OPEN 1u
 
 _Static_assert(sizeof(lin_token) == 32, "lin_token must stay 32 bytes");
 
@@ -222,7 +224,13 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 	const struct lin_scope_ent *top = ts->depth ? &ts->scopes[ts->depth - 1] : NULL;
 	uint64_t epoch = (top && top->kind == LIN_TARGET_EPOCH) ? top->id : 0;
 	uint64_t ticks = lin_clock_ticks(&rt->clock);
-	if (LIN_UNLIKELY(!epoch)) {
+	if (LIN_UNLIKELY(ts->nlaunch >= LIN_MAX_LAUNCHES)) {
+		/* No bracket to close later: push nothing, so nothing is left on the stack. */
+		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_DEPTH, epoch ? LIN_TARGET_EPOCH : 0,
+				  epoch ? epoch : LIN_NIL, 0, ts->nlaunch);
+		ret = -LIN_ELAUNCH_DEPTH;
+		epoch = 0;
+	} else if (LIN_UNLIKELY(!epoch)) {
 		lin_record_misuse(rt, ts, LIN_MISUSE_NO_CONTEXT, top ? top->kind : 0,
 				  top ? top->id : LIN_NIL, 0, LIN_NIL);
 		ret = -LIN_ENOCONTEXT;
@@ -235,9 +243,11 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 			ret = -LIN_EBACKEND;
 		}
 	}
-	if (LIN_LIKELY(ts->nlaunch < LIN_MAX_LAUNCHES)) {
+	if (LIN_LIKELY(ret != -LIN_ELAUNCH_DEPTH)) {
 		l->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
 		ts->launches[ts->nlaunch++] = l->cookie;
+	} else {
+		l->cookie = LAUNCH_NOTHING_OPEN;
 	}
 	lin_event_put(ts, LIN_REC_LAUNCH, l->ext_id != 0, 0, epoch ? top->version : 0, ticks,
 		      epoch ? epoch : LIN_NIL, (uintptr_t)name);
@@ -260,6 +270,10 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 	if (LIN_UNLIKELY(!ts))
 		return -ENOMEM;
 	int ret = 0;
+	if (LIN_UNLIKELY(l->cookie == LAUNCH_NOTHING_OPEN)) {
+		l->cookie = 0; /* begin refused it (-LIN_ELAUNCH_DEPTH): nothing to close */
+		return 0;
+	}
 	if (LIN_UNLIKELY(!l->cookie || !ts->nlaunch || ts->launches[ts->nlaunch - 1] != l->cookie)) {
 		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
 		return -LIN_ELAUNCH_ORDER;

@@ -19,6 +19,7 @@
 static const char *const misuse_causes[] = {
 	"stale_token", "bad_token", "foreign_token", "scope_order", "scope_thread",
 	"scope_twice", "scope_depth", "no_context", "launch_order", "thread_exit_open_scope",
+	"launch_depth", "backend_push", "backend_pop",
 };
 
 struct lin_validator *lin_validator_create(const struct lin_vopts *opts)

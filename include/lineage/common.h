@@ -37,7 +37,8 @@ extern "C" {
 	X(LIN_ELAUNCH_ORDER, 4010, "launch ended out of order or twice")                      \
 	X(LIN_EBACKEND, 4011, "the binding backend failed")                                   \
 	X(LIN_ETRACE, 4012, "the trace could not be written")                                 \
-	X(LIN_ENOCUPTI, 4013, "CUPTI is not usable in this process")
+	X(LIN_ENOCUPTI, 4013, "CUPTI is not usable in this process")                         \
+	X(LIN_ELAUNCH_DEPTH, 4014, "too many nested launches on this thread")
 
 enum lin_errno {
 	LIN_ERRNO_START = 4000,

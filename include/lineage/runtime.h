@@ -343,6 +343,7 @@ typedef struct lin_launch {
  * lin_runtime_flush (string literals and kernel symbol names are). May be NULL.
  * Return: 0; -LIN_ENOCONTEXT (no current epoch: the launch is still recorded, with no
  * epoch, and a no_context misuse record; nothing is pushed); -LIN_EBACKEND (push failed:
+ * recorded, nothing pushed); -LIN_ELAUNCH_DEPTH (16 launches already open on this thread:
  * recorded, nothing pushed). In every case @l is valid for lin_launch_end.
  * Context: launching thread; launch path. Since: 0.1
  */

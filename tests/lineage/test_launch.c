@@ -208,3 +208,33 @@ Test(launch, cupti_backend_without_a_driver_falls_back_to_host_lineage)
 	trace_free(&t);
 	free(m.p);
 }
+
+Test(launch, too_many_open_launches_push_nothing_and_close_cleanly)
+{
+	struct fake_be b = {0};
+	struct lin_backend_ops ops = fake_ops(&b);
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
+	lin_scope rs, es;
+	rtfix_request(&f, &rs);
+	uint64_t ep;
+	lin_epoch_declare(f.rt, NULL, &ep);
+	lin_scope_enter(f.rt, ep, &es);
+	lin_launch l[17];
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(lin_launch_begin(f.rt, "k", &l[i]), 0, "launch %d", i);
+	cr_assert_eq(b.depth, 16);
+	cr_assert_eq(lin_launch_begin(f.rt, "k", &l[16]), -LIN_ELAUNCH_DEPTH);
+	cr_assert_eq(b.depth, 16, "the refused launch pushed nothing");
+	cr_assert_eq(lin_launch_end(f.rt, &l[16]), 0, "and has nothing to close");
+	for (int i = 15; i >= 0; i--)
+		cr_assert_eq(lin_launch_end(f.rt, &l[i]), 0);
+	cr_assert_eq(b.depth, 0, "every push was popped");
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *m = trace_nth(t, LIN_REC_MISUSE, 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(strncmp(rec_f(m, 3)->via.str.ptr, "launch_depth", 12), 0);
+	rtfix_fini(&f);
+}
