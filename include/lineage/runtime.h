@@ -108,7 +108,8 @@ struct lin_runtime_opts {
 	uint32_t flags;                  /* LIN_RT_* */
 	lin_log_fn log;
 	void *log_user;
-	uint32_t thread_buffer_events;   /* per-thread event buffer, events; 0 = 16384; pow2 */
+	uint32_t thread_buffer_events;   /* per-thread event buffer, events of 32 bytes, pow2 >= 64;
+					  * 0 = 16384 (512 KiB per thread that calls in) */
 	uint32_t flush_interval_ms;      /* writer wake-up period; 0 = 50 ms */
 	lin_launch_observer_fn observer;
 	void *observer_user;
