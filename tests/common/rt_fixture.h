@@ -57,4 +57,14 @@ static inline uint64_t rtfix_request(struct rtfix *f, lin_scope *s)
 	return req;
 }
 
+/* A request and an epoch under it, both entered on this thread; returns the epoch. */
+static inline uint64_t rtfix_epoch(struct rtfix *f, lin_scope *rs, lin_scope *es)
+{
+	rtfix_request(f, rs);
+	uint64_t ep;
+	cr_assert_eq(lin_epoch_declare(f->rt, NULL, &ep), 0);
+	cr_assert_eq(lin_scope_enter(f->rt, ep, es), 0);
+	return ep;
+}
+
 #endif

@@ -47,10 +47,7 @@ Test(launch, pushes_the_current_epoch_and_records_the_launch)
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
 	lin_scope rs, es;
-	rtfix_request(&f, &rs);
-	uint64_t ep;
-	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
-	cr_assert_eq(lin_scope_enter(f.rt, ep, &es), 0);
+	uint64_t ep = rtfix_epoch(&f, &rs, &es);
 	lin_launch l;
 	cr_assert_eq(lin_launch_begin(f.rt, "saxpy", &l), 0);
 	cr_assert_eq(b.depth, 1);
@@ -101,10 +98,7 @@ Test(launch, backend_failure_is_reported_not_fatal)
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
 	lin_scope rs, es;
-	rtfix_request(&f, &rs);
-	uint64_t ep;
-	lin_epoch_declare(f.rt, NULL, &ep);
-	lin_scope_enter(f.rt, ep, &es);
+	rtfix_epoch(&f, &rs, &es);
 	lin_launch l;
 	cr_assert_eq(lin_launch_begin(f.rt, "k", &l), -LIN_EBACKEND);
 	cr_assert_eq(lin_launch_end(f.rt, &l), 0, "nothing to pop");
@@ -121,10 +115,7 @@ Test(launch, end_out_of_order_or_twice_is_refused)
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
 	lin_scope rs, es;
-	rtfix_request(&f, &rs);
-	uint64_t ep;
-	lin_epoch_declare(f.rt, NULL, &ep);
-	lin_scope_enter(f.rt, ep, &es);
+	rtfix_epoch(&f, &rs, &es);
 	lin_launch a, b;
 	cr_assert_eq(lin_launch_begin(f.rt, "a", &a), 0);
 	cr_assert_eq(lin_launch_begin(f.rt, "b", &b), 0);
@@ -216,10 +207,7 @@ Test(launch, too_many_open_launches_push_nothing_and_close_cleanly)
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
 	lin_scope rs, es;
-	rtfix_request(&f, &rs);
-	uint64_t ep;
-	lin_epoch_declare(f.rt, NULL, &ep);
-	lin_scope_enter(f.rt, ep, &es);
+	rtfix_epoch(&f, &rs, &es);
 	lin_launch l[17];
 	for (int i = 0; i < 16; i++)
 		cr_assert_eq(lin_launch_begin(f.rt, "k", &l[i]), 0, "launch %d", i);
