@@ -84,6 +84,7 @@ struct lin_blob {
 	char *name;
 	uint64_t user_id;        /* LIN_NIL: none */
 	uint64_t parent;         /* LIN_NIL: none */
+	struct lin_w3c_context *remote; /* requests begun from received headers, or NULL */
 	size_t n;
 	uint64_t req[];
 };
@@ -142,6 +143,7 @@ struct lin_tstate *lin_tstate_slow(lin_runtime *rt);
 void lin_tstate_free(struct lin_tstate *ts);
 void lin_tstate_key_dtor(void *p);
 void lin_event_drop_owned(struct lin_event *e);
+void lin_blob_free(struct lin_blob *b);
 
 /* ---------------------------------------------------------------- registry (registry.c) */
 

@@ -14,6 +14,7 @@
 
 #include <urcu/urcu-bp.h>
 
+#include "lineage/w3c.h"
 #include "rt.h"
 
 static _Atomic uint64_t runtime_gen = 1;
@@ -393,6 +394,7 @@ static struct lin_blob *blob_new(const char *name, const uint64_t *req, size_t n
 		return NULL;
 	b->user_id = LIN_NIL;
 	b->parent = LIN_NIL;
+	b->remote = NULL;
 	b->name = name ? strdup(name) : NULL;
 	if (name && !b->name) {
 		free(b);
@@ -411,6 +413,16 @@ static void push_owned(struct lin_tstate *ts, struct lin_event *e)
 		lin_event_drop_owned(e);
 }
 
+static bool remote_valid(const struct lin_w3c_context *c)
+{
+	uint8_t t = 0, p = 0;
+	for (int i = 0; i < 16; i++)
+		t |= c->tp.trace_id[i];
+	for (int i = 0; i < 8; i++)
+		p |= c->tp.parent_id[i];
+	return t && p && c->tp.version != 0xff;
+}
+
 LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *opts, uint64_t *id)
 {
 	struct lin_request_opts o;
@@ -419,23 +431,28 @@ LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *op
 	int err = copy_opts(&o, sizeof(o), opts);
 	if (err)
 		return err;
+	if (o.remote && !remote_valid(o.remote))
+		return -EINVAL;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (!ts)
 		return -ENOMEM;
 	struct lin_blob *b = NULL;
-	if ((o.name || o.has_user_id || o.parent) && !(b = blob_new(o.name, NULL, 0)))
+	if ((o.name || o.has_user_id || o.parent || o.remote) && !(b = blob_new(o.name, NULL, 0)))
 		return -ENOMEM;
 	if (b) {
 		b->user_id = o.has_user_id ? o.user_id : LIN_NIL;
 		b->parent = o.parent ? o.parent : LIN_NIL;
+		if (o.remote && !(b->remote = malloc(sizeof(*b->remote)))) {
+			lin_blob_free(b);
+			return -ENOMEM;
+		}
+		if (o.remote)
+			*b->remote = *o.remote;
 	}
 	uint32_t slot;
 	err = lin_registry_add(&rt->reg, LIN_TARGET_REQUEST, o.parent, NULL, 0, id, &slot);
 	if (err) {
-		if (b) {
-			free(b->name);
-			free(b);
-		}
+		lin_blob_free(b);
 		return err;
 	}
 	struct lin_event e = {
@@ -562,9 +579,8 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 			.b = (uintptr_t)b,
 		};
 		push_owned(ts, &e);
-	} else if (b) {
-		free(b->name);
-		free(b);
+	} else {
+		lin_blob_free(b);
 	}
 	if (req != &one && req != o.requests)
 		free(req);

@@ -62,12 +62,19 @@ struct lin_tstate *lin_tstate_slow(lin_runtime *rt)
 	return ts;
 }
 
+void lin_blob_free(struct lin_blob *b)
+{
+	if (!b)
+		return;
+	free(b->name);
+	free(b->remote);
+	free(b);
+}
+
 void lin_event_drop_owned(struct lin_event *e)
 {
 	if ((e->type == LIN_REC_EPOCH_DECLARE || e->type == LIN_REC_REQUEST_BEGIN) && e->b) {
-		struct lin_blob *b = (struct lin_blob *)(uintptr_t)e->b;
-		free(b->name);
-		free(b);
+		lin_blob_free((struct lin_blob *)(uintptr_t)e->b);
 		e->b = 0;
 	}
 }

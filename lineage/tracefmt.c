@@ -271,6 +271,27 @@ void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, ui
 	lin_tf_pack_opt(pk, parent_request);
 }
 
+void lin_tf_request_link(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,
+			 uint64_t trace_hi, uint64_t trace_lo, uint64_t parent_span,
+			 uint32_t trace_flags, const char *lin)
+{
+	pack_head(pk, LIN_REC_REQUEST_LINK, LIN_REC_NFIELDS_REQUEST_LINK);
+	msgpack_pack_uint64(pk, host_ns);
+	msgpack_pack_uint64(pk, tid);
+	msgpack_pack_uint64(pk, request);
+	msgpack_pack_uint64(pk, trace_hi);
+	msgpack_pack_uint64(pk, trace_lo);
+	msgpack_pack_uint64(pk, parent_span);
+	msgpack_pack_uint32(pk, trace_flags);
+	if (lin) {
+		size_t n = strlen(lin);
+		msgpack_pack_str(pk, n);
+		msgpack_pack_str_body(pk, lin, n);
+	} else {
+		msgpack_pack_nil(pk);
+	}
+}
+
 void lin_tf_request_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request)
 {
 	pack_head(pk, LIN_REC_REQUEST_END, LIN_REC_NFIELDS_REQUEST_END);

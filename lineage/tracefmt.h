@@ -96,6 +96,11 @@ void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uin
 /* Runtime records. Optional ids take LIN_TF_NIL; string ids take 0 for nil. */
 void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,
 			  uint64_t user_id, uint64_t name_sid, uint64_t parent_request);
+/* The context a request arrived with: trace id as two big-endian halves, parent span, flags
+ * and the received lin member (NULL: nil). */
+void lin_tf_request_link(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,
+			 uint64_t trace_hi, uint64_t trace_lo, uint64_t parent_span,
+			 uint32_t trace_flags, const char *lin);
 void lin_tf_request_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request);
 void lin_tf_epoch_declare(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 			  uint64_t version, const uint64_t *requests, size_t n,

@@ -397,8 +397,6 @@ LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx,
 	return lin_token_adopt(rt, &ctx->token, scope);
 }
 
-#define USER_NAME_MAX 200
-
 LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context *ctx,
 				  const struct lin_request_opts *opts, uint64_t *id)
 {
@@ -414,19 +412,6 @@ LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context 
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 		o.sz = sizeof(o);
 	}
-	char name[sizeof(LIN_W3C_NAME_PREFIX) + LIN_W3C_TRACEPARENT_MAX + 1 + USER_NAME_MAX];
-	size_t pl = sizeof(LIN_W3C_NAME_PREFIX) - 1;
-	memcpy(name, LIN_W3C_NAME_PREFIX, pl);
-	int err = lin_w3c_traceparent_format(&ctx->tp, name + pl, LIN_W3C_TRACEPARENT_MAX);
-	if (err)
-		return err;
-	if (o.name) {
-		size_t ul = strlen(o.name);
-		if (ul > USER_NAME_MAX)
-			return -EINVAL;
-		name[pl + 55] = ' ';
-		memcpy(name + pl + 56, o.name, ul + 1);
-	}
-	o.name = name;
+	o.remote = ctx;
 	return lin_request_begin(rt, &o, id);
 }

@@ -18,6 +18,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "lineage/w3c.h"
 #include "rt.h"
 
 #define OBUF_FLUSH (64u * 1024u)
@@ -170,6 +171,16 @@ static uint64_t intern_owned(lin_runtime *rt, const char *s)
 	return sid;
 }
 
+static void encode_link(msgpack_packer *pk, uint64_t ns, uint64_t tid, uint64_t request,
+			const struct lin_w3c_context *c)
+{
+	char lin[LIN_W3C_LIN_VALUE_MAX];
+	bool has = c->has_token && !lin_w3c_lin_format(&c->token, c->tp.trace_id, lin, sizeof(lin));
+	lin_tf_request_link(pk, ns, tid, request, lin_w3c_get64(c->tp.trace_id),
+			    lin_w3c_get64(c->tp.trace_id + 8), lin_w3c_get64(c->tp.parent_id),
+			    c->tp.flags, has ? lin : NULL);
+}
+
 static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct lin_event *e)
 {
 	msgpack_packer *pk = &rt->pk;
@@ -177,10 +188,12 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 	const struct lin_blob *b = (const struct lin_blob *)(uintptr_t)e->b;
 	switch (e->type) {
 	case LIN_REC_REQUEST_BEGIN:
-		if (b)
+		if (b) {
 			lin_tf_request_begin(pk, ns, ts->tid, e->a, b->user_id, intern_owned(rt, b->name),
 					     b->parent);
-		else
+			if (b->remote)
+				encode_link(pk, ns, ts->tid, e->a, b->remote);
+		} else
 			lin_tf_request_begin(pk, ns, ts->tid, e->a, LIN_NIL, 0, LIN_NIL);
 		break;
 	case LIN_REC_REQUEST_END:

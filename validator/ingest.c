@@ -27,7 +27,10 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	struct lin_validator *v = calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
-	v->opts.max_findings = opts ? opts->max_findings : 100;
+	if (opts)
+		v->opts = *opts;
+	else
+		v->opts.max_findings = 100;
 	lin_vec_init(&v->findings, sizeof(struct lin_finding));
 	lin_vtab_init(&v->epochs, sizeof(struct lin_epoch_ent));
 	lin_vtab_init(&v->corrs, sizeof(struct lin_corr_ent));
@@ -481,6 +484,17 @@ static void on_unknown(struct lin_validator *v, uint32_t file, const struct lin_
 	lin_v_finding(v, "note", "unknown_record_type", file, r->offset, r->index, 1, n, &id);
 }
 
+/* request_link: a W3C trace id and parent span id are never all zero; flags are one byte. */
+static void on_link(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
+{
+	if ((r->f[3] | r->f[4]) && r->f[5] && r->f[6] <= 255)
+		return;
+	static const char *const n[] = { "request" };
+	uint64_t ids[] = { r->f[2] };
+	v->sum.structural++;
+	lin_v_finding(v, "structural", "bad_request_link", file, r->offset, r->index, 1, n, ids);
+}
+
 static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (v->files[file].ended) {
@@ -498,6 +512,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	}
 	switch (r->type) {
 	case LIN_REC_REQUEST_BEGIN: string_ref(v, proc, file, r, 4); break;
+	case LIN_REC_REQUEST_LINK: on_link(v, file, r); break;
 	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(v, proc, file, r); break;
 	case LIN_REC_TOKEN_CAPTURE: {
 		uint64_t *s = lin_v_capture_slot(v, proc, r->f[1], r->f[5], true);

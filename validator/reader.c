@@ -332,8 +332,9 @@ static int parse_record(struct lin_reader *r, const uint8_t **pp, const uint8_t 
 	uint32_t need = (uint32_t)strlen(s->types);
 	if (n - 1 < need)
 		return fail(r, r->cur_off, "record #%" PRIu64 " (%s) at byte %" PRIu64
-			    ": has %" PRIu32 " fields, format 1.0 has %" PRIu32, r->records,
-			    s->name, r->cur_off, n - 1, need);
+			    ": has %" PRIu32 " fields, format %d.%d has %" PRIu32, r->records,
+			    s->name, r->cur_off, n - 1, LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR,
+			    need);
 	rec->nfields = need;
 	for (uint32_t i = 0; i < need; i++) {
 		if ((rc = read_field(r, pp, end, rec, i, s->types[i])) != LIN_MP_OK)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * schema.c - field layout of every record type of trace format 1.0 (docs/trace-format.md).
+ * schema.c - field layout of every record type of trace format 1.1 (docs/trace-format.md).
  *
  * Type codes: u uint, o uint or nil, i int (any sign), b bool, s str, n str or nil,
  * a array of uint (at most LIN_READER_MAX_REQS).
@@ -33,6 +33,8 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_LAUNCH, "launch", "uuoooooo",
 	  "host_ns", "tid", "epoch", "version", "ext_id", "name_sid", "api", "correlation"),
 	S(LIN_REC_STRING, "string", "us", "sid", "text"),
+	S(LIN_REC_REQUEST_LINK, "request_link", "uuuuuuun",
+	  "host_ns", "tid", "request", "trace_hi", "trace_lo", "parent_span", "trace_flags", "lin"),
 	S(LIN_REC_EXT_CORRELATION, "ext_correlation", "uuo",
 	  "ext_kind", "external_id", "correlation"),
 	S(LIN_REC_API, "api", "uoooouui",

@@ -167,19 +167,26 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 
 /* ------------------------------------------------------------------ requests */
 
+struct lin_w3c_context;
+
 struct lin_request_opts {
 	size_t sz;
 	const char *name;         /* copied; may be NULL */
 	uint64_t user_id;         /* the application's own id for the request */
 	int has_user_id;          /* user_id is valid */
 	uint64_t parent;          /* a parent request id, or 0 */
+	/* Since 0.2: the context the work arrived with from another process (lineage/w3c.h,
+	 * lin_w3c_extract), or NULL. Copied; written as a request_link record so that
+	 * lineage-validate joins this request to the sender's span. */
+	const struct lin_w3c_context *remote;
 };
 
 /*
  * lin_request_begin - declare a unit of logical work (a serving request, an op, a step).
  * The request does not become current on the thread: enter it with lin_scope_enter, or
  * name it when declaring epochs.
- * Return: 0 with *@id set (never 0, never reused); -EINVAL; -ENOMEM.
+ * Return: 0 with *@id set (never 0, never reused); -EINVAL (also: @opts->remote with an
+ * all-zero trace id or parent id); -ENOMEM.
  * Context: any thread; may allocate; takes the registry's writer lock briefly.
  * Since: 0.1
  */

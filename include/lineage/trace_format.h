@@ -26,6 +26,7 @@ enum lin_rec_type {
 	LIN_REC_MISUSE = 9,
 	LIN_REC_LAUNCH = 10,
 	LIN_REC_STRING = 11,
+	LIN_REC_REQUEST_LINK = 12,     /* since format 1.1 */
 	LIN_REC_EXT_CORRELATION = 20,
 	LIN_REC_API = 21,
 	LIN_REC_KERNEL = 22,
@@ -43,7 +44,7 @@ enum lin_rec_type {
 	LIN_REC_TRUTH = 40,
 };
 
-/* Number of fields (after the type) each record has in format 1.0. */
+/* Number of fields (after the type) each record has in format 1.1. */
 #define LIN_REC_NFIELDS_REQUEST_BEGIN 6
 #define LIN_REC_NFIELDS_REQUEST_END 3
 #define LIN_REC_NFIELDS_EPOCH_DECLARE 7
@@ -55,6 +56,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_MISUSE 7
 #define LIN_REC_NFIELDS_LAUNCH 8
 #define LIN_REC_NFIELDS_STRING 2
+#define LIN_REC_NFIELDS_REQUEST_LINK 8
 #define LIN_REC_NFIELDS_EXT_CORRELATION 3
 #define LIN_REC_NFIELDS_API 8
 #define LIN_REC_NFIELDS_KERNEL 13

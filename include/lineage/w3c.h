@@ -148,12 +148,12 @@ LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
 			   uint8_t flags, struct lin_w3c_headers *out);
 
 /*
- * lin_w3c_request_begin - begin a local request for work that arrived with @ctx. The
- * request keeps @ctx's trace id; the trace records the link in the request's name as
- * "w3c:<traceparent>[ <opts->name>]" (docs/fleet.md), which lineage-validate reads to
- * join this process's kernels to the request begun on the sending host.
- * @opts: as lin_request_begin (name is prefixed as above; parent is kept). May be NULL.
- * Return: as lin_request_begin; -EINVAL (NULL @ctx, a name longer than 200 bytes).
+ * lin_w3c_request_begin - begin a local request for work that arrived with @ctx: the
+ * request keeps @ctx's trace id, and the trace records the link as a request_link record
+ * (docs/fleet.md), which lineage-validate reads to join this process's kernels to the
+ * request begun on the sending host. The same as lin_request_begin with opts->remote = @ctx.
+ * @opts: as lin_request_begin (its remote field is replaced by @ctx). May be NULL.
+ * Return: as lin_request_begin; -EINVAL (NULL @ctx, all-zero ids in @ctx).
  * Context: any thread; may allocate (inside lin_request_begin). Since: 0.1
  */
 LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context *ctx,
@@ -172,7 +172,8 @@ LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context 
 LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx,
 			  lin_scope *scope);
 
-/* Prefix of a request name that records a remote parent (docs/fleet.md). */
+/* Prefix of a request name that recorded a remote parent in trace format 1.0, before the
+ * request_link record (docs/fleet.md); lineage-validate still reads it. */
 #define LIN_W3C_NAME_PREFIX "w3c:"
 
 /* ---------------------------------------------------------------- id derivation */

@@ -83,6 +83,7 @@ struct expect {
 
 static const struct expect cases[] = {
 	{ "good_direct.lt", 0, 0, 0, 0, 5, 5, 0, 0, 0, 0, 0, -1, NULL },
+	{ "good_request_link.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_pool_handoff.lt", 0, "good_pool_handoff.truth", 0, 0, 2, 2, 0, 0, 0, 0, 0, 2, NULL },
 	{ "good_chain_handoff.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_graph_replay.lt", 0, "good_graph_replay.truth", 0, 0, 4, 4, 0, 0, 0, 0, 0, 4, NULL },
@@ -113,6 +114,7 @@ static const struct expect cases[] = {
 	{ "bad_adopt_before_capture.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"adopt_before_capture\"" },
 	{ "bad_correlation_reuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"correlation_reused\"" },
 	{ "bad_undefined_string.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"undefined_string_id\"" },
+	{ "bad_request_link.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"bad_request_link\"" },
 	{ "err_truncated.lt", 0, 0, 0, 2, 1, 1, 0, 0, 0, 0, 0, -1, "\"truncated\":true" },
 	{ "err_unclosed.lt", 0, 0, 0, 2, 5, 5, 0, 0, 0, 0, 0, -1, "no trace_end record" },
 	{ "err_wrong_version.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "unsupported format version" },

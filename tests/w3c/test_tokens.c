@@ -14,6 +14,7 @@
 
 #include "lineage/w3c.h"
 #include "lineage/trace_format.h"
+#include "trace_read.h"
 
 struct env {
 	lin_runtime *rt;
@@ -208,35 +209,89 @@ Test(w3c_tokens, malformed_headers_rejected)
 	lin_runtime_free(e.rt);
 }
 
-Test(w3c_tokens, request_begin_keeps_remote_context)
+Test(w3c_tokens, request_begin_writes_request_link)
 {
-	char path[] = "/tmp/lin-w3c-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	close(fd);
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = path};
+	struct membuf mb = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write,
+				     .trace_user = &mb};
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
-	struct lin_w3c_context c;
-	const char *tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-	cr_assert_eq(lin_w3c_extract(tp, NULL, &c), 0);
+	/* a sender's headers, with a lin member */
+	struct env e;
+	env_open(&e);
+	struct lin_w3c_headers h;
+	cr_assert_eq(lin_w3c_inject(e.rt, &e.tok, NULL, NULL, LIN_W3C_FLAG_SAMPLED, &h), 0);
+	struct lin_w3c_context c, plain;
+	cr_assert_eq(lin_w3c_extract(h.traceparent, h.tracestate, &c), 0);
+	cr_assert(c.has_token);
+	const char *tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+	cr_assert_eq(lin_w3c_extract(tp, NULL, &plain), 0);
+
 	struct lin_request_opts ro = {.sz = sizeof(ro), .name = "infer"};
-	uint64_t id;
-	cr_assert_eq(lin_w3c_request_begin(rt, &c, &ro, &id), 0);
-	cr_assert_eq(lin_request_end(rt, id), 0);
-	char big[300];
+	uint64_t id1, id2, id3;
+	cr_assert_eq(lin_w3c_request_begin(rt, &c, &ro, &id1), 0);
+	char big[300]; /* names are no longer limited by a prefix */
 	memset(big, 'n', 250);
 	big[250] = 0;
 	ro.name = big;
-	cr_assert_eq(lin_w3c_request_begin(rt, &c, &ro, &id), -EINVAL);
+	cr_assert_eq(lin_w3c_request_begin(rt, &plain, &ro, &id2), 0);
+	/* the same through lin_request_begin's remote option */
+	struct lin_request_opts r3 = {.sz = sizeof(r3), .remote = &plain};
+	cr_assert_eq(lin_request_begin(rt, &r3, &id3), 0);
+	/* an all-zero trace id is refused, nothing is begun */
+	struct lin_w3c_context zero = plain;
+	memset(zero.tp.trace_id, 0, sizeof(zero.tp.trace_id));
+	r3.remote = &zero;
+	uint64_t none = 0;
+	cr_assert_eq(lin_request_begin(rt, &r3, &none), -EINVAL);
+	cr_assert_eq(none, 0);
+	cr_assert_eq(lin_request_end(rt, id1), 0);
 	lin_runtime_free(rt);
-	/* the name, with the traceparent, is in the trace as a string record */
-	FILE *f = fopen(path, "rb");
-	cr_assert(f);
-	static char buf[1 << 16];
-	size_t n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	unlink(path);
-	const char *want = "w3c:00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 infer";
-	cr_assert(memmem(buf, n, want, strlen(want)), "request name with traceparent not written");
+	lin_runtime_free(e.rt);
+
+	struct trace t;
+	cr_assert_eq(trace_load_mem(&t, mb.p, mb.n), 0);
+	free(mb.p);
+	const msgpack_object *ver = trace_hdr(&t, "version");
+	cr_assert(ver && ver->via.array.size == 2);
+	cr_assert_eq(ver->via.array.ptr[1].via.u64, LIN_TRACE_FORMAT_MINOR);
+	cr_assert_eq(trace_count(&t, LIN_REC_REQUEST_LINK), 3);
+	const msgpack_object *l = trace_nth(&t, LIN_REC_REQUEST_LINK, 0);
+	cr_assert_eq(l->via.array.size, 1 + LIN_REC_NFIELDS_REQUEST_LINK);
+	cr_assert_eq(rec_u(l, 3), id1);
+	cr_assert_eq(rec_u(l, 4), lin_w3c_get64(c.tp.trace_id));
+	cr_assert_eq(rec_u(l, 5), lin_w3c_get64(c.tp.trace_id + 8));
+	cr_assert_eq(rec_u(l, 6), lin_w3c_get64(c.tp.parent_id));
+	cr_assert_eq(rec_u(l, 7), LIN_W3C_FLAG_SAMPLED);
+	/* the lin value is the received one: it parses back to the sender's token */
+	const msgpack_object *lv = rec_f(l, 8);
+	cr_assert_eq(lv->type, MSGPACK_OBJECT_STR);
+	char val[LIN_W3C_LIN_VALUE_MAX];
+	cr_assert_lt(lv->via.str.size, sizeof(val));
+	memcpy(val, lv->via.str.ptr, lv->via.str.size);
+	val[lv->via.str.size] = 0;
+	lin_token back;
+	cr_assert_eq(lin_w3c_lin_parse(val, c.tp.trace_id, &back), 0);
+	cr_assert_eq(back.id, e.epoch);
+	/* the record follows its request_begin; the name is the application's own */
+	size_t at_begin = SIZE_MAX, at_link = SIZE_MAX;
+	for (size_t i = 0; i < t.n; i++) {
+		if (rec_type(&t.rec[i]) == LIN_REC_REQUEST_BEGIN && rec_u(&t.rec[i], 3) == id1)
+			at_begin = i;
+		if (&t.rec[i] == l)
+			at_link = i;
+	}
+	cr_assert_lt(at_begin, at_link);
+	char name[64];
+	cr_assert_str_eq(trace_string(&t, rec_u(&t.rec[at_begin], 5), name, sizeof(name)), "infer");
+	/* without a lin member the field is nil; flags are passed on as received */
+	const msgpack_object *l2 = trace_nth(&t, LIN_REC_REQUEST_LINK, 1);
+	cr_assert_eq(rec_u(l2, 3), id2);
+	cr_assert_eq(rec_u(l2, 4), 0x4bf92f3577b34da6ull);
+	cr_assert_eq(rec_u(l2, 5), 0xa3ce929d0e0e4736ull);
+	cr_assert_eq(rec_u(l2, 6), 0x00f067aa0ba902b7ull);
+	cr_assert_eq(rec_u(l2, 7), 0);
+	cr_assert(rec_nil(l2, 8));
+	cr_assert_eq(rec_u(trace_nth(&t, LIN_REC_REQUEST_LINK, 2), 3), id3);
+	trace_free(&t);
 }
