@@ -21,6 +21,7 @@ struct verdict {
 #define CAUSE_NAME(e, s) s,
 static const char *const cause_names[] = { LIN_CAUSES(CAUSE_NAME) };
 static const char *const rule_names[] = { "graph_node_origin", "same_thread_time_containment" };
+#define AMBIGUOUS_CAUSE "multiple_epochs"
 
 const char *lin_cause_name(enum lin_cause c) { return cause_names[c]; }
 const char *lin_rule_name(enum lin_rule r) { return rule_names[r]; }
@@ -195,8 +196,30 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 	lin_v_finding(v, "incorrect", "request_mismatch", g->file, g->offset, g->index, 4, nm, ids);
 }
 
+/* lin_vopts.on_gpu: the verdict on @g, keyed by its file and offset. */
+static void hand_over(const struct lin_validator *v, const struct lin_gpu *g,
+		      const struct verdict *r)
+{
+	static const enum lin_join join[] = {
+		[CLS_OBSERVED] = LIN_JOIN_OBSERVED, [CLS_INFERRED] = LIN_JOIN_INFERRED,
+		[CLS_LOST] = LIN_JOIN_LOST, [CLS_AMBIGUOUS] = LIN_JOIN_AMBIGUOUS,
+	};
+	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls] };
+	if (r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED)
+		vd.epoch = r->epoch;
+	if (r->cls == CLS_INFERRED)
+		vd.why = rule_names[r->why];
+	else if (r->cls == CLS_LOST)
+		vd.why = cause_names[r->why];
+	else if (r->cls == CLS_AMBIGUOUS)
+		vd.why = AMBIGUOUS_CAUSE;
+	v->opts.on_gpu(v->opts.on_gpu_arg, &vd);
+}
+
 static void account(struct lin_validator *v, const struct lin_gpu *g, const struct verdict *r)
 {
+	if (v->opts.on_gpu)
+		hand_over(v, g, r);
 	static const char *const nm[] = { "correlation", "epoch", "graph_node_id", "node_epoch",
 					  "pid" };
 	uint64_t ids[] = { g->corr ? g->corr : LIN_NIL, r->epoch, g->node ? g->node : LIN_NIL,
@@ -212,8 +235,8 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 	case CLS_AMBIGUOUS: {
 		v->sum.ambiguous++;
 		size_t before = v->findings.n;
-		lin_v_finding(v, "ambiguous", "multiple_epochs", g->file, g->offset, g->index, 1, nm,
-			      ids);
+		lin_v_finding(v, "ambiguous", AMBIGUOUS_CAUSE, g->file, g->offset, g->index, 1,
+			      nm, ids);
 		if (v->findings.n == before)
 			break;
 		struct lin_finding *f = lin_vec_at(&v->findings, before);

@@ -54,8 +54,30 @@ struct lin_vsummary {
 	unsigned files, file_errors;
 };
 
+/* A GPU record's classification, as handed to lin_vopts.on_gpu. */
+enum lin_join { LIN_JOIN_NONE, LIN_JOIN_OBSERVED, LIN_JOIN_INFERRED, LIN_JOIN_LOST,
+		LIN_JOIN_AMBIGUOUS };
+
+struct lin_gpu_verdict {
+	uint64_t offset;            /* the GPU record's byte offset in its trace file */
+	uint64_t epoch;             /* the joined epoch (observed, inferred), else UINT64_MAX */
+	const char *why;            /* inferred: the rule (lin_rule_name()); lost, ambiguous:
+				     * the finding's cause; observed: NULL. Static storage. */
+	uint32_t file;              /* the file's index: the order of lin_validator_add_*()
+				     * calls, truth files included */
+	enum lin_join join;
+};
+
 struct lin_vopts {
 	size_t max_findings;        /* findings kept for the report (all are counted) */
+	/*
+	 * Optional: called once for every GPU record as it is classified (in resolution
+	 * order, not file order), whatever max_findings says. It sees the verdict only: the
+	 * report, summary and exit status are the same with or without it. NULL: no call.
+	 * It must not call into the validator.
+	 */
+	void (*on_gpu)(void *arg, const struct lin_gpu_verdict *vd);
+	void *on_gpu_arg;
 };
 
 struct lin_validator;

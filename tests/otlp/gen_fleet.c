@@ -5,13 +5,15 @@
  *
  * host-a (pid 100): request 1 "frontend", epoch 2 handed from thread 10 to 11, one kernel;
  *   requests 3 and 4 served by one batched epoch 5 (fan-in), one kernel.
- * host-b (pid 200): request 10 begun from the traceparent host-a sent for epoch 2 (name
- *   "w3c:<traceparent> infer"), epoch 11 handed from 20 to 21 with one kernel, a graph
+ * host-b (pid 200): request 10 "infer" begun from the traceparent host-a sent for epoch 2
+ *   (a request_link record; with "legacy", the format-1.0 name "w3c:<traceparent> infer"
+ *   instead), epoch 11 handed from 20 to 21 with one kernel, a graph
  *   whose node was created under epoch 11 replayed by replay epoch 12 (one kernel), a
  *   batched epoch 13 serving requests 10 and 14 (one memcpy), one kernel with an API
  *   record but no external correlation (lost), one dropped record (loss).
- * Usage: lin-otlp-gen-fleet OUTDIR; writes host-a.lt, host-b.lt, expected.json.
+ * Usage: lin-otlp-gen-fleet OUTDIR [legacy]; writes host-a.lt, host-b.lt, expected.json.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +109,8 @@ static void launch(uint32_t tid, uint64_t ep, uint64_t corr, bool cross)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: lin-otlp-gen-fleet OUTDIR\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "legacy"))) {
+		fprintf(stderr, "usage: lin-otlp-gen-fleet OUTDIR [legacy]\n");
 		return 64;
 	}
 	/* host-a */
@@ -134,10 +136,13 @@ int main(int argc, char **argv)
 	struct lin_w3c_traceparent tp = {.flags = 1};
 	lin_w3c_trace_id(ka, 1, tp.trace_id);
 	lin_w3c_put64(tp.parent_id, lin_w3c_span_id(ka, 2));
+	bool legacy = argc > 2 && !strcmp(argv[2], "legacy");
 	char name[128] = LIN_W3C_NAME_PREFIX;
 	if (lin_w3c_traceparent_format(&tp, name + 4, LIN_W3C_TRACEPARENT_MAX))
 		return 1;
 	strcat(name, " infer");
+	if (!legacy)
+		strcpy(name, "infer");
 
 	/* host-b */
 	start("host-b", 200);
@@ -146,6 +151,10 @@ int main(int argc, char **argv)
 	lin_tf_string(&pk, 3, "cudaLaunchKernel", 16);
 	uint64_t r10 = 10, r10_14[2] = {10, 14};
 	request(10, 1500, 2);
+	if (!legacy)
+		lin_tf_request_link(&pk, 1500, 10, 10, lin_w3c_get64(tp.trace_id),
+				    lin_w3c_get64(tp.trace_id + 8), lin_w3c_get64(tp.parent_id),
+				    tp.flags, NULL);
 	want.remote++;
 	want.joined++;
 	epoch(11, 1600, &r10, 1, NIL);

@@ -252,3 +252,78 @@ Test(join, records_after_trace_end_are_reported)
 	lin_validator_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
+
+struct seen {
+	int n;
+	struct lin_gpu_verdict vd[8];
+};
+
+static void keep_verdict(void *arg, const struct lin_gpu_verdict *vd)
+{
+	struct seen *s = arg;
+	cr_assert_lt(s->n, 8);
+	s->vd[s->n++] = *vd;
+}
+
+/* The JSON report on the generated @fixture, validated with @o. */
+static char *fixture_report(const char *fixture, const struct lin_vopts *o)
+{
+	char path[4096], *buf = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof(path), "%s/%s", LIN_FIXTURE_GEN_DIR, fixture);
+	struct lin_validator *v = lin_validator_create(o);
+	cr_assert_eq(lin_validator_add_file(v, path), 0, "%s", path);
+	lin_validator_finish(v);
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	lin_validator_report_json(v, f);
+	cr_assert_eq(fclose(f), 0);
+	lin_validator_free(v);
+	return buf;
+}
+
+Test(join, verdict_hook_sees_every_gpu_record_and_changes_nothing)
+{
+	static const struct {
+		const char *fixture;
+		enum lin_join join;
+		const char *why;
+		int n;
+	} cases[] = {
+		{ "good_cuda_only.lt", LIN_JOIN_INFERRED, "same_thread_time_containment", 2 },
+		{ "good_graph_node_origin.lt", LIN_JOIN_INFERRED, "graph_node_origin", 2 },
+		{ "good_direct.lt", LIN_JOIN_OBSERVED, NULL, 5 },
+		{ "lost_no_correlation.lt", LIN_JOIN_LOST, "no_correlation", 1 },
+		{ "bad_ambiguous.lt", LIN_JOIN_AMBIGUOUS, "multiple_epochs", 1 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct seen s = { 0 };
+		struct lin_vopts plain = { 100 };
+		struct lin_vopts hooked = { .max_findings = 100, .on_gpu = keep_verdict,
+					    .on_gpu_arg = &s };
+		char *a = fixture_report(cases[c].fixture, &plain);
+		char *b = fixture_report(cases[c].fixture, &hooked);
+		cr_assert_str_eq(a, b, "%s: the hook changed the report", cases[c].fixture);
+		free(a);
+		free(b);
+		cr_assert_eq(s.n, cases[c].n, "%s: %d verdicts", cases[c].fixture, s.n);
+		for (int i = 0; i < s.n; i++) {
+			const struct lin_gpu_verdict *vd = &s.vd[i];
+			bool joined = vd->join == LIN_JOIN_OBSERVED || vd->join == LIN_JOIN_INFERRED;
+			cr_assert_eq(vd->join, cases[c].join, "%s", cases[c].fixture);
+			cr_assert_eq(vd->file, 0);
+			cr_assert_gt(vd->offset, 0);
+			cr_assert_eq(vd->epoch != LIN_NIL, joined, "%s", cases[c].fixture);
+			if (cases[c].why)
+				cr_assert_str_eq(vd->why, cases[c].why);
+			else
+				cr_assert_null(vd->why);
+			for (int j = 0; j < i; j++)
+				cr_assert_neq(vd->offset, s.vd[j].offset, "one verdict per record");
+		}
+		if (c == 0) /* fixturegen cuda_only(): one kernel in epoch 2, one in epoch 3 */
+			cr_assert((s.vd[0].epoch == 2 && s.vd[1].epoch == 3) ||
+				  (s.vd[0].epoch == 3 && s.vd[1].epoch == 2));
+	}
+	LIN_TEST_CHECK_LEAKS();
+}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * otlp_find.c - the findings of a validator run over the exported files, indexed by the
- * (file, offset) of the record they are about. A separate unit: it sees the validator's
- * state (vstate.h), which the span model does not need.
+ * otlp_find.c - a validator run over the exported files: its findings, indexed by the
+ * (file, offset) of the record they are about, and its verdict on every GPU record. A
+ * separate unit: it sees the validator's state (vstate.h), which the span model does not
+ * need.
  */
 #include <string.h>
 
@@ -10,9 +11,36 @@
 #include "validate.h"
 #include "vstate.h"
 
+/* The GPU record at (@file, @offset): m->gpus is in file order, then offset order. */
+static struct xgpu *gpu_at(const struct xmodel *m, uint32_t file, uint64_t offset)
+{
+	size_t lo = 0, hi = m->gpus.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct xgpu *g = lin_vec_at(&m->gpus, mid);
+		if (g->file == file && g->offset == offset)
+			return g;
+		if (g->file < file || (g->file == file && g->offset < offset))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
+{
+	struct xgpu *g = gpu_at(arg, vd->file, vd->offset);
+	if (!g)
+		return;
+	g->join = (uint8_t)vd->join;
+	g->epoch = vd->epoch;
+	g->why = vd->why;
+}
+
 void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 {
-	struct lin_vopts o = {(size_t)-1};
+	struct lin_vopts o = {.max_findings = (size_t)-1, .on_gpu = on_verdict, .on_gpu_arg = m};
 	struct lin_validator *v = lin_validator_create(&o);
 	if (!v) {
 		m->oom = true;
@@ -49,4 +77,3 @@ void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 	}
 	lin_validator_free(v);
 }
-

@@ -14,6 +14,7 @@
 #include "lineage/version.h"
 #include "lineage/w3c.h"
 #include "otlp.h"
+#include "otlp_jstr.h"
 #include "otlp_model.h"
 
 enum { KIND_INTERNAL = 1, KIND_SERVER = 2 };
@@ -27,26 +28,59 @@ struct jw {
 	size_t nspans;
 };
 
-static void jstr(FILE *f, const char *s, size_t n)
+/*
+ * The length of the well-formed UTF-8 sequence at @s[0..@n) (n > 0), or minus the length
+ * of its maximal ill-formed subpart: a lead byte and the continuation bytes that still fit
+ * a well-formed sequence (Unicode Table 3-7), at least one byte.
+ */
+static int utf8_len(const unsigned char *s, size_t n)
 {
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4) /* continuation, overlong lead C0/C1, above U+10FFFF */
+		return -1;
+	int len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xe0)
+		lo = 0xa0;          /* overlong */
+	else if (c == 0xed)
+		hi = 0x9f;          /* surrogates D800..DFFF */
+	else if (c == 0xf0)
+		lo = 0x90;          /* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f;          /* above U+10FFFF */
+	for (int i = 1; i < len; i++, lo = 0x80, hi = 0xbf)
+		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
+			return -i;
+	return len;
+}
+
+void lin_otlp_jstr(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
 	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (size_t i = 0; i < n;) {
+		unsigned char c = u[i];
+		int len = utf8_len(u + i, n - i);
+		if (len < 0) {
+			fputs("\\ufffd", f);
+			i += (size_t)-len;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
-		else if (c >= 0x80)
-			fputc('?', f); /* only ASCII is passed on: no invalid UTF-8 in the output */
 		else
-			fputc(c, f);
+			fwrite(u + i, 1, (size_t)len, f);
+		i += (size_t)len;
 	}
 	fputc('"', f);
 }
 
 static void jcstr(FILE *f, const char *s)
 {
-	jstr(f, s, strlen(s));
+	lin_otlp_jstr(f, s, strlen(s));
 }
 
 static void hex(FILE *f, const uint8_t *p, size_t n)
@@ -85,7 +119,7 @@ static void astr(struct jw *w, const char *key, const char *s, size_t n)
 {
 	akey(w, key);
 	fputs("{\"stringValue\":", w->f);
-	jstr(w->f, s, n);
+	lin_otlp_jstr(w->f, s, n);
 	fputs("}}", w->f);
 }
 
@@ -196,7 +230,7 @@ static void span_open(struct jw *w, int proc, const uint8_t trace[16], uint64_t 
 		hex64(w->f, parent);
 	}
 	fputs(",\"name\":", w->f);
-	jstr(w->f, name, nlen);
+	lin_otlp_jstr(w->f, name, nlen);
 	fprintf(w->f, ",\"kind\":%d,\"startTimeUnixNano\":\"%" PRIu64 "\",\"endTimeUnixNano\":\"%"
 		      PRIu64 "\",\"attributes\":[", kind, t0, t1);
 	w->first_span = false;
@@ -313,7 +347,7 @@ static void write_request(struct jw *w, const struct xreq *q)
 	uint64_t parent = q->remote ? q->rparent : par ? lin_w3c_span_id(p->key, par->id) : 0;
 	size_t nlen;
 	const char *name = name_or(m, q->proc, q->name_sid, "request", &nlen);
-	if (q->remote) { /* "w3c:<traceparent>[ name]" */
+	if (q->rname) { /* format 1.0: "w3c:<traceparent>[ name]" */
 		size_t skip = sizeof(LIN_W3C_NAME_PREFIX) - 1 + 55 + 1;
 		if (nlen > skip) {
 			name += skip;
@@ -426,20 +460,22 @@ static const char *gpu_kind(uint8_t k)
 	return k == LIN_REC_KERNEL ? "kernel" : k == LIN_REC_MEMCPY ? "memcpy" : "memset";
 }
 
+static const char *join_name(uint8_t join)
+{
+	static const char *const names[] = {
+		[LIN_JOIN_OBSERVED] = "observed", [LIN_JOIN_INFERRED] = "inferred",
+		[LIN_JOIN_LOST] = "lost", [LIN_JOIN_AMBIGUOUS] = "ambiguous",
+	};
+	return join < sizeof(names) / sizeof(names[0]) ? names[join] : NULL;
+}
+
 static void write_gpu(struct jw *w, const struct xgpu *g)
 {
 	const struct xmodel *m = w->m;
 	const struct xproc *p = &m->procs[g->proc];
-	const struct xfind *bad = NULL;
 	uint64_t fi = lin_xmodel_find(m, g->file, g->offset);
-	for (uint64_t f = fi; f != XNIL;) {
-		const struct xfind *x = lin_vec_at(&m->finds, f);
-		if (!bad && (!strcmp(x->kind, "lost") || !strcmp(x->kind, "ambiguous")))
-			bad = x;
-		f = x->next;
-	}
-	bool inferred;
-	const struct xepoch *e = bad ? NULL : lin_xmodel_gpu_epoch(m, g, &inferred);
+	bool bad = g->join == LIN_JOIN_LOST || g->join == LIN_JOIN_AMBIGUOUS;
+	const struct xepoch *e = lin_xmodel_gpu_epoch(m, g);
 	uint8_t trace[16];
 	uint64_t parent;
 	const struct xreq *root = NULL;
@@ -461,8 +497,10 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 	uint64_t span = lin_w3c_mix64(p->key ^ lin_w3c_mix64(g->offset ^ (uint64_t)g->file << 48));
 	span_open(w, g->proc, trace, span ? span : 1, parent, name, nlen, KIND_INTERNAL, t0, t1);
 	acstr(w, "lineage.span", gpu_kind(g->kind));
-	acstr(w, "lineage.join", bad ? bad->kind : e ? (inferred ? "inferred" : "observed")
-						     : "not_exported");
+	if (join_name(g->join))
+		acstr(w, "lineage.join", join_name(g->join));
+	if (g->join == LIN_JOIN_INFERRED && g->why)
+		acstr(w, "lineage.join.rule", g->why);
 	aint(w, "lineage.device.id", g->device);
 	aint(w, "lineage.device.context", g->context);
 	aint(w, "lineage.device.stream", g->stream);
@@ -483,7 +521,7 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 		f = x->next;
 	}
 	span_links(w);
-	span_close(w, bad ? bad->cause : NULL);
+	span_close(w, bad ? (g->why ? g->why : join_name(g->join)) : NULL);
 }
 
 int lin_xmodel_write(const struct xmodel *m, FILE *out, struct lin_otlp_stats *st)

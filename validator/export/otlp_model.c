@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * otlp_model.c - read lineage trace files into the exporter's span model: requests,
- * epochs, handoffs (token adopt .. scope close), GPU records and what joins them, plus
- * every finding of a validator run over the same files.
+ * epochs, handoffs (token adopt .. scope close) and GPU records, plus every finding of a
+ * validator run over the same files and its verdict on each GPU record (otlp_find.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +62,6 @@ static int proc_of(struct xmodel *m, const struct lin_header *h)
 	snprintf(p->host, sizeof(p->host), "%s", h->host);
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	p->pid = h->pid;
-	p->ext_kind = h->has_ext_kind ? h->ext_kind : 5;
 	p->key = lin_w3c_proc_key(h->host, h->pid);
 	p->tmin = XNIL;
 	p->tmax = 0;
@@ -132,6 +131,20 @@ static void on_epoch(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 	}
 }
 
+/* The context a request arrived with (format 1.1). Invalid ids leave the request local;
+ * the validator reports them as bad_request_link. */
+static void on_link(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+{
+	struct xreq *q = lin_xmodel_req(m, proc, r->f[2]);
+	if (!q || q->remote || !(r->f[3] | r->f[4]) || !r->f[5] || r->f[6] > 255)
+		return;
+	lin_w3c_put64(q->rtrace, r->f[3]);
+	lin_w3c_put64(q->rtrace + 8, r->f[4]);
+	q->rparent = r->f[5];
+	q->rflags = (uint8_t)r->f[6];
+	q->remote = true;
+}
+
 static void on_adopt(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 {
 	if (r->type == LIN_REC_TOKEN_ADOPT) {
@@ -167,8 +180,8 @@ static void on_gpu(struct xmodel *m, uint16_t proc, uint32_t file, const struct 
 			   .graph = F(r, k ? 7 : 8), .node = F(r, k ? 8 : 9),
 			   .name_sid = k ? F(r, 9) : XNIL, .offset = r->offset,
 			   .bytes = k ? XNIL : r->f[6], .device = (uint32_t)r->f[3],
-			   .context = (uint32_t)r->f[4], .stream = (uint32_t)r->f[5], .file = file,
-			   .proc = proc, .kind = (uint8_t)r->type, .devl = k && r->f[12]};
+			   .epoch = XNIL, .context = (uint32_t)r->f[4], .stream = (uint32_t)r->f[5],
+			   .file = file, .proc = proc, .kind = (uint8_t)r->type};
 	struct xproc *p = &m->procs[proc];
 	bool known = false;
 	for (uint32_t i = 0; i < p->ndev && i < 8; i++)
@@ -213,24 +226,9 @@ static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const stru
 	case LIN_REC_STRING:
 		on_string(m, proc, r);
 		break;
-	case LIN_REC_EXT_CORRELATION:
-		if (r->f[0] == p->ext_kind && !NIL_AT(r, 2)) {
-			bool fresh;
-			uint64_t *ep = lin_vtab_get(&m->ext_ix, proc, r->f[2], &fresh);
-			if (!ep)
-				m->oom = true;
-			else if (fresh)
-				*ep = r->f[1];
-			else if (*ep != r->f[1])
-				*ep = XNIL; /* several epochs: ambiguous, joined to none */
-		}
-		break;
-	case LIN_REC_GRAPH_NODE_CLONE:
-		ix_put(m, &m->clone_ix, proc, r->f[1], r->f[0], true);
-		break;
-	case LIN_REC_GRAPH_NODE:
-		if (!NIL_AT(r, 4))
-			ix_put(m, &m->node_ix, proc, r->f[3], r->f[4], true);
+	case LIN_REC_REQUEST_LINK:
+		seen_time(p, r->f[0]);
+		on_link(m, proc, r);
 		break;
 	case LIN_REC_GRAPH_LAUNCH: /* its replay epoch is declared just after */
 		seen_time(p, r->f[0]);
@@ -284,7 +282,8 @@ static int hexbyte(const char *s, uint8_t *out)
 	return 0;
 }
 
-/* "w3c:00-<32>-<16>-<2>[ name]": a request begun from a received traceparent. */
+/* "w3c:00-<32>-<16>-<2>[ name]": a request begun from a received traceparent, as writers
+ * of format 1.0 recorded it (1.1 writes a request_link record). */
 static void remote_name(struct xmodel *m, struct xreq *q)
 {
 	uint32_t len;
@@ -313,6 +312,7 @@ static void remote_name(struct xmodel *m, struct xreq *q)
 	q->rparent = lin_w3c_get64(b);
 	q->rflags = fl;
 	q->remote = true;
+	q->rname = true;
 }
 
 static void index_spans(struct xmodel *m)
@@ -339,7 +339,8 @@ static void index_spans(struct xmodel *m)
 	}
 	for (size_t i = 0; i < m->reqs.n; i++) {
 		struct xreq *q = lin_vec_at(&m->reqs, i);
-		remote_name(m, q);
+		if (!q->remote)
+			remote_name(m, q);
 		uint64_t at = q->remote ? ix_get(&m->span_ix, q->rparent, 0) : XNIL;
 		q->joined = at != XNIL && (at >> 33) != q->proc;
 	}
@@ -354,10 +355,9 @@ int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
 			  sizeof(struct xgpu), sizeof(uint64_t), 1, sizeof(struct xfind)};
 	for (size_t i = 0; i < 7; i++)
 		lin_vec_init(vecs[i], sizes[i]);
-	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->ext_ix, &m->clone_ix,
-				   &m->node_ix, &m->find_ix, &m->span_ix, &m->rep_exec_ix,
-				   &m->rep_ord_ix};
-	for (size_t i = 0; i < 10; i++)
+	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->find_ix, &m->span_ix,
+				   &m->rep_exec_ix, &m->rep_ord_ix};
+	for (size_t i = 0; i < 7; i++)
 		lin_vtab_init(tabs[i], sizeof(uint64_t));
 	struct lin_rec *rec = malloc(sizeof(*rec));
 	m->file_proc = calloc(n ? (size_t)n : 1, sizeof(int));
@@ -381,10 +381,9 @@ void lin_xmodel_free(struct xmodel *m)
 				  &m->chars, &m->finds};
 	for (size_t i = 0; i < 7; i++)
 		lin_vec_free(vecs[i]);
-	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->ext_ix, &m->clone_ix,
-				   &m->node_ix, &m->find_ix, &m->span_ix, &m->rep_exec_ix,
-				   &m->rep_ord_ix};
-	for (size_t i = 0; i < 10; i++)
+	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->find_ix, &m->span_ix,
+				   &m->rep_exec_ix, &m->rep_ord_ix};
+	for (size_t i = 0; i < 7; i++)
 		lin_vtab_free(tabs[i]);
 	free(m->procs);
 	free(m->file_proc);
@@ -416,21 +415,11 @@ const uint64_t *lin_xmodel_reqs(const struct xmodel *m, const struct xepoch *e)
 	return e->nreq ? lin_vec_at(&m->reqpool, e->reqs) : NULL;
 }
 
-struct xepoch *lin_xmodel_gpu_epoch(const struct xmodel *m, const struct xgpu *g, bool *inferred)
+struct xepoch *lin_xmodel_gpu_epoch(const struct xmodel *m, const struct xgpu *g)
 {
-	*inferred = false;
-	if (g->corr != XNIL) {
-		uint64_t ep = ix_get(&m->ext_ix, g->proc, g->corr);
-		struct xepoch *e = lin_xmodel_epoch(m, g->proc, ep);
-		if (e)
-			return e;
-	}
-	if (g->node == XNIL || g->devl)
+	if (g->join != LIN_JOIN_OBSERVED && g->join != LIN_JOIN_INFERRED)
 		return NULL;
-	uint64_t orig = ix_get(&m->clone_ix, g->proc, g->node);
-	uint64_t ep = ix_get(&m->node_ix, g->proc, orig == XNIL ? g->node : orig);
-	*inferred = true;
-	return lin_xmodel_epoch(m, g->proc, ep);
+	return lin_xmodel_epoch(m, g->proc, g->epoch);
 }
 
 void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t out[16])

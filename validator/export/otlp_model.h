@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "validate.h"
 #include "vtab.h"
 
 #define XNIL UINT64_MAX
@@ -14,7 +15,7 @@
 struct xproc {
 	char host[256];
 	char backend[32];
-	uint64_t pid, ext_kind, key;
+	uint64_t pid, key;
 	uint64_t tmin, tmax;         /* host ns seen */
 	int64_t clock_off;           /* device_ns - host_ns */
 	bool have_clock;
@@ -29,6 +30,7 @@ struct xreq {
 	uint32_t tid;
 	uint16_t proc;
 	bool has_end, remote, joined;
+	bool rname;                  /* remote link read from a format-1.0 "w3c:" name */
 	uint8_t rflags;
 };
 
@@ -50,10 +52,12 @@ struct xadopt {
 
 struct xgpu {
 	uint64_t corr, start, end, node, graph, name_sid, offset, bytes;
+	uint64_t epoch;              /* the validator's verdict: joined epoch, or XNIL */
+	const char *why;             /* ... rule (inferred) or cause (lost, ambiguous) */
 	uint32_t device, context, stream, file;
 	uint16_t proc;
 	uint8_t kind;                /* LIN_REC_KERNEL, _MEMCPY, _MEMSET */
-	bool devl;
+	uint8_t join;                /* enum lin_join; LIN_JOIN_NONE: no verdict */
 };
 
 struct xfind {
@@ -70,10 +74,9 @@ struct xmodel {
 	int *file_proc;              /* file index -> process, -1: no header */
 	struct lin_vec reqs, epochs, adopts, gpus, reqpool, chars, finds;
 	/* (proc, id) -> index: requests, epochs; (proc, sid) -> {off, len}: strings;
-	 * (proc, corr) -> epoch (XNIL: several); (proc, clone) -> original; (proc, node) ->
-	 * epoch; (file, offset) -> first finding; (span id, 0) -> (proc << 1 | is_epoch, index);
+	 * (file, offset) -> first finding; (span id, 0) -> (proc << 1 | is_epoch, index);
 	 * (proc, 0) -> first finding of the process */
-	struct lin_vtab req_ix, ep_ix, str_ix, ext_ix, clone_ix, node_ix, find_ix, span_ix;
+	struct lin_vtab req_ix, ep_ix, str_ix, find_ix, span_ix;
 	struct lin_vtab rep_exec_ix, rep_ord_ix;  /* (proc, replay epoch) -> exec, ordinal */
 	bool oom;
 };
@@ -85,8 +88,8 @@ const char *lin_xmodel_str(const struct xmodel *m, uint16_t proc, uint64_t sid, 
 struct xreq *lin_xmodel_req(const struct xmodel *m, uint16_t proc, uint64_t id);
 struct xepoch *lin_xmodel_epoch(const struct xmodel *m, uint16_t proc, uint64_t id);
 const uint64_t *lin_xmodel_reqs(const struct xmodel *m, const struct xepoch *e);
-/* The epoch a GPU record joins through ext correlation or graph node origin, or NULL. */
-struct xepoch *lin_xmodel_gpu_epoch(const struct xmodel *m, const struct xgpu *g, bool *inferred);
+/* The epoch the validator joined @g to (observed or inferred), or NULL. */
+struct xepoch *lin_xmodel_gpu_epoch(const struct xmodel *m, const struct xgpu *g);
 void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t out[16]);
 void lin_xmodel_epoch_trace(const struct xmodel *m, const struct xepoch *e, uint8_t out[16]);
 /* The request at the root of @e's request chain, or NULL. */
@@ -95,7 +98,8 @@ uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns
 /* The first finding about the record at (@file, @offset), or XNIL; then xfind.next. */
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset);
 
-/* otlp_find.c: every finding but notes, into m->finds and m->find_ix */
+/* otlp_find.c: every finding but notes, into m->finds and m->find_ix; the validator's
+ * verdict on each GPU record, into its xgpu (join, epoch, why) */
 void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n);
 
 /* otlp_json.c */
