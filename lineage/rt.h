@@ -248,7 +248,9 @@ struct lin_runtime {
 	lin_trace_write_fn write_cb;
 	void *write_user;
 	bool have_output;
+	bool have_sink;              /* a trace file or callback (not only an OTLP stream) */
 	bool out_failed;
+	struct lin_ostream *ostream; /* OTLP stream, or NULL */
 	char *obuf;
 	size_t olen, ocap;
 	msgpack_packer pk;
@@ -273,7 +275,9 @@ struct lin_runtime {
 int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o);
 int lin_writer_start(lin_runtime *rt);
 void lin_writer_stop(lin_runtime *rt);
-int lin_writer_drain(lin_runtime *rt);   /* encode all pending events; takes out_lock */
+/* Encode all pending events; takes out_lock. @exact: the OTLP stream takes every event
+ * (flush, free), not only those older than a margin (the periodic drain). */
+int lin_writer_drain(lin_runtime *rt, bool exact);
 void lin_writer_close(lin_runtime *rt);
 
 /* Per-thread state of the calling thread for @rt, created on first use (NULL: ENOMEM). */

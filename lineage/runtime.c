@@ -15,6 +15,7 @@
 #include <urcu/urcu-bp.h>
 
 #include "lineage/w3c.h"
+#include "otlp_stream.h"
 #include "rt.h"
 
 static _Atomic uint64_t runtime_gen = 1;
@@ -115,6 +116,8 @@ static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts 
 		return -EINVAL;
 	if (o->trace_path && o->trace_write)
 		return -EINVAL;
+	if (o->otlp_path && o->otlp_write)
+		return -EINVAL;
 	if (o->ext_kind > 5)
 		return -EINVAL;
 	return 0;
@@ -140,12 +143,16 @@ static void fork_prepare(void)
 		pthread_mutex_lock(&rt->out_lock);
 		pthread_mutex_lock(&rt->threads_lock);
 		pthread_mutex_lock(&rt->reg.lock);
+		if (rt->ostream)
+			lin_ostream_fork_lock(rt->ostream);
 	}
 }
 
 static void fork_unlock_all(void)
 {
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
+		if (rt->ostream)
+			lin_ostream_fork_unlock(rt->ostream);
 		pthread_mutex_unlock(&rt->reg.lock);
 		pthread_mutex_unlock(&rt->threads_lock);
 		pthread_mutex_unlock(&rt->out_lock);
@@ -169,6 +176,14 @@ static void fork_child(void)
 				atomic_store(&ts->exited, 1); /* their threads are not in the child */
 	}
 	fork_unlock_all();
+	/* The OTLP stream is the parent's: the child's copy is freed, unwritten (the child is
+	 * single-threaded here, so the list needs no lock). */
+	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
+		if (rt->ostream) {
+			lin_ostream_discard(rt->ostream);
+			rt->ostream = NULL;
+		}
+	}
 }
 
 static void rt_list_add(lin_runtime *rt)
@@ -322,7 +337,7 @@ LIN_API int lin_runtime_flush(lin_runtime *rt)
 {
 	if (!rt)
 		return -EINVAL;
-	return lin_writer_drain(rt);
+	return lin_writer_drain(rt, true);
 }
 
 LIN_API void lin_runtime_free(lin_runtime *rt)
@@ -347,7 +362,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	}
 	pthread_mutex_unlock(&rt->threads_lock);
 	if (rt->out_lock_init)
-		lin_writer_drain(rt);
+		lin_writer_drain(rt, true);
 	lin_writer_close(rt);
 	if (lin_tls.rt == rt) {
 		lin_tls.rt = NULL;

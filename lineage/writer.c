@@ -13,12 +13,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "lineage/w3c.h"
+#include "otlp_stream.h"
 #include "rt.h"
 
 #define OBUF_FLUSH (64u * 1024u)
@@ -72,8 +74,10 @@ static int out_flush_locked(lin_runtime *rt)
 {
 	if (!rt->olen)
 		return 0;
+	if (rt->ostream)
+		lin_ostream_feed(rt->ostream, rt->obuf, rt->olen);
 	int err = 0;
-	if (!rt->out_failed) {
+	if (!rt->out_failed && rt->have_sink) {
 		if (rt->write_cb)
 			err = rt->write_cb(rt->obuf, rt->olen, rt->write_user);
 		else
@@ -260,8 +264,15 @@ static bool drain_thread(lin_runtime *rt, struct lin_tstate *ts)
 	return exited;
 }
 
-int lin_writer_drain(lin_runtime *rt)
+/* Events are timed before they are published: the periodic drain hands the OTLP stream
+ * only events older than this, so that one published late (a thread preempted between the
+ * two) still reaches it in time order. lin_runtime_flush/free hand over everything: the
+ * caller's own events precede the call. */
+#define OSTREAM_MARGIN_NS (10u * 1000000u)
+
+int lin_writer_drain(lin_runtime *rt, bool exact)
 {
+	uint64_t drain_start = lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock));
 	pthread_mutex_lock(&rt->out_lock);
 	if (rt->have_output) {
 		/* The pointer cache trusts launch names to live until a flush completes. */
@@ -305,6 +316,8 @@ int lin_writer_drain(lin_runtime *rt)
 		err = out_flush_locked(rt);
 	}
 	pthread_mutex_unlock(&rt->out_lock);
+	if (rt->ostream) /* decoded and written outside the output lock */
+		lin_ostream_tick(rt->ostream, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS);
 	return err;
 }
 
@@ -341,17 +354,30 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 	if (pthread_mutex_init(&rt->out_lock, NULL))
 		return -ENOMEM;
 	rt->out_lock_init = true;
-	if (!o->trace_path && !o->trace_write)
+	if (!o->trace_path && !o->trace_write && !o->otlp_path && !o->otlp_write)
 		return 0;
 	rt->strtab = calloc(1, sizeof(*rt->strtab));
 	rt->ocap = OBUF_FLUSH * 2;
 	rt->obuf = malloc(rt->ocap);
 	if (!rt->strtab || !rt->obuf)
 		return -ENOMEM;
+	if (o->otlp_path || o->otlp_write) {
+		struct timespec rt_ts;
+		clock_gettime(CLOCK_REALTIME, &rt_ts);
+		uint64_t mono = lin_clock_mono_ns();
+		struct lin_ostream_opts so = {
+			.path = o->otlp_path, .write = o->otlp_write, .user = o->otlp_user, .rt = rt,
+			.unix_offset_ns = (int64_t)((uint64_t)rt_ts.tv_sec * 1000000000u +
+						    (uint64_t)rt_ts.tv_nsec - mono)};
+		int err = lin_ostream_open(&so, &rt->ostream);
+		if (err)
+			return err;
+	}
+	rt->have_sink = o->trace_path || o->trace_write;
 	if (o->trace_write) {
 		rt->write_cb = o->trace_write;
 		rt->write_user = o->trace_user;
-	} else {
+	} else if (o->trace_path) {
 		rt->fd = open(o->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (rt->fd < 0) {
 			int err = -errno;
@@ -398,7 +424,7 @@ static void *writer_main(void *arg)
 		if (rt->stop)
 			break;
 		pthread_mutex_unlock(&rt->wlock);
-		lin_writer_drain(rt);
+		lin_writer_drain(rt, false);
 		pthread_mutex_lock(&rt->wlock);
 	}
 	pthread_mutex_unlock(&rt->wlock);
@@ -459,6 +485,10 @@ void lin_writer_close(lin_runtime *rt)
 {
 	if (rt->out_lock_init)
 		write_trace_end(rt);
+	if (rt->ostream) {
+		lin_ostream_close(rt->ostream);
+		rt->ostream = NULL;
+	}
 	if (rt->fd >= 0)
 		close(rt->fd);
 	rt->fd = -1;

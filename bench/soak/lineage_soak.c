@@ -4,6 +4,7 @@
  * every epoch and request retired, to show that resident memory and the registry stay flat.
  *
  *   lineage-soak [--requests N] [--workers W] [--replay-every K] [--trace PATH]
+ *                [--otlp PATH]
  *
  * Prints one line:
  *   SUMMARY bench=soak requests=N seconds=S rss_warm_kib=A rss_end_kib=B
@@ -156,8 +157,10 @@ static int discard(const void *b, size_t n, void *u)
 static void usage(FILE *f)
 {
 	fputs("Usage: lineage-soak [--requests N] [--workers W] [--replay-every K] [--trace PATH]\n"
+	      "                    [--otlp PATH]\n"
 	      "Pushes N requests (default 1000000) through a pool of W workers (default 2); every\n"
 	      "K-th (default 8) is a graph replay. The trace is discarded unless PATH is given.\n"
+	      "--otlp also streams the run as OTLP/JSON spans to PATH (the runtime's otlp_path).\n"
 	      "Prints a SUMMARY line with resident memory and registry size; exit 0 when the\n"
 	      "registry ends empty, 1 otherwise, 64 on usage errors.\n",
 	      f);
@@ -167,11 +170,12 @@ int main(int argc, char **argv)
 {
 	long nreq = 1000000, every = 8;
 	int nworkers = 2;
-	const char *trace = NULL;
+	const char *trace = NULL, *otlp = NULL;
 	static const struct option opts[] = {{"requests", required_argument, NULL, 'n'},
 					     {"workers", required_argument, NULL, 'w'},
 					     {"replay-every", required_argument, NULL, 'k'},
 					     {"trace", required_argument, NULL, 't'},
+					     {"otlp", required_argument, NULL, 'o'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0}};
 	int ch;
@@ -181,6 +185,7 @@ int main(int argc, char **argv)
 		case 'w': nworkers = atoi(optarg); break;
 		case 'k': every = atol(optarg); break;
 		case 't': trace = optarg; break;
+		case 'o': otlp = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 64;
 		}
@@ -195,7 +200,8 @@ int main(int argc, char **argv)
 				     .pop = stack_pop};
 	struct lin_runtime_opts o = {.sz = sizeof(o), .backend = LIN_BACKEND_CUSTOM,
 				     .backend_ops = &be, .trace_path = trace,
-				     .trace_write = trace ? NULL : discard, .flush_interval_ms = 10};
+				     .trace_write = trace ? NULL : discard, .flush_interval_ms = 10,
+				     .otlp_path = otlp};
 	int err = lin_runtime_create(&o, &s.rt);
 	if (!err)
 		err = lin_graph_tracker_create(s.rt, NULL, &s.gt);

@@ -21,7 +21,7 @@ static const char usage_text[] =
 "SYNOPSIS\n"
 "    lineage-synth --scenario NAME --strategy epoch|thread-local|cuda-only --seed N\n"
 "                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
-"                  [--streams S] [--lanes L] -o TRACE --truth TRUTH\n"
+"                  [--streams S] [--lanes L] [--otlp FILE] -o TRACE --truth TRUTH\n"
 "    lineage-synth --list-scenarios\n"
 "    lineage-synth --help\n"
 "\n"
@@ -68,11 +68,13 @@ static const char usage_text[] =
 "                       reproducible from the seed.\n"
 "    -o TRACE           the lineage trace to write\n"
 "    --truth TRUTH      the truth file to write\n"
+"    --otlp FILE        also stream the run as OpenTelemetry spans (OTLP/JSON lines) to\n"
+"                       FILE while it runs: the runtime's otlp_path option\n"
 "    --list-scenarios   print the scenarios and exit\n"
 "    -h, --help         print this help and exit\n"
 "\n"
-"    multi-process forks a second process that writes TRACE.2 and TRUTH.2; validate\n"
-"    all four files together.\n"
+"    multi-process forks a second process that writes TRACE.2 and TRUTH.2 (and FILE.2\n"
+"    with --otlp); validate all four files together.\n"
 "\n"
 "EXIT STATUS\n"
 "    0 the run completed and both files were written; 1 a run-time failure (message on\n"
@@ -115,7 +117,7 @@ static void list_scenarios(void)
 }
 
 enum { O_SCEN = 256, O_STRAT, O_SEED, O_THREADS, O_REQ, O_HOPS, O_REPLAYS, O_BATCH,
-       O_STREAMS, O_TRUTH, O_LIST, O_LANES };
+       O_STREAMS, O_TRUTH, O_LIST, O_LANES, O_OTLP };
 
 static const struct option longopts[] = {
 	{ "scenario", required_argument, NULL, O_SCEN },
@@ -129,6 +131,7 @@ static const struct option longopts[] = {
 	{ "streams", required_argument, NULL, O_STREAMS },
 	{ "truth", required_argument, NULL, O_TRUTH },
 	{ "lanes", required_argument, NULL, O_LANES },
+	{ "otlp", required_argument, NULL, O_OTLP },
 	{ "list-scenarios", no_argument, NULL, O_LIST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -162,6 +165,7 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set)
 		case O_LANES: bad = parse_u32(optarg, 1, 4, &o->lanes); break;
 		case 'o': o->trace = optarg; break;
 		case O_TRUTH: o->truth = optarg; break;
+		case O_OTLP: o->otlp = optarg; break;
 		case O_LIST: list_scenarios(); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -194,9 +198,10 @@ static int check_required(const struct synth_opts *o, bool seed_set, bool strate
  * workload with seed+1 into TRACE.2/TRUTH.2; both simulators start correlationIds at 1. */
 static int run_multi(const struct synth_opts *o, const struct synth_scenario *sc)
 {
-	char t2[4096], u2[4096];
+	char t2[4096], u2[4096], s2[4096];
 	if (snprintf(t2, sizeof(t2), "%s.2", o->trace) >= (int)sizeof(t2) ||
-	    snprintf(u2, sizeof(u2), "%s.2", o->truth) >= (int)sizeof(u2)) {
+	    snprintf(u2, sizeof(u2), "%s.2", o->truth) >= (int)sizeof(u2) ||
+	    snprintf(s2, sizeof(s2), "%s.2", o->otlp ? o->otlp : "") >= (int)sizeof(s2)) {
 		fprintf(stderr, "lineage-synth: path too long\n");
 		return 1;
 	}
@@ -209,6 +214,7 @@ static int run_multi(const struct synth_opts *o, const struct synth_scenario *sc
 	if (pid == 0) {
 		struct synth_opts o2 = *o;
 		o2.seed = o->seed + 1;
+		o2.otlp = o->otlp ? s2 : NULL;
 		_exit(synth_run_process(&o2, sc, t2, u2, 0));
 	}
 	int rc = synth_run_process(o, sc, o->trace, o->truth, 0);

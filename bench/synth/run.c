@@ -112,6 +112,7 @@ static int open_runtime(struct synth *sx, struct trace_out *out)
 		.backend_ops = sx->o.strategy == SYNTH_EPOCH ? &ops : NULL,
 		.observer = lin_sim_observer,
 		.observer_user = sx->sim,
+		.otlp_path = sx->o.otlp,
 	};
 	int r = lin_runtime_create(&ro, &sx->rt);
 	if (r) {

@@ -29,6 +29,7 @@ struct synth_opts {
 	uint32_t threads, requests, hops, replays, batch, streams;
 	uint32_t lanes;              /* independent copies of the workload run concurrently */
 	const char *trace, *truth;
+	const char *otlp;            /* also stream OTLP/JSON spans here (runtime option), or NULL */
 };
 
 /* ------------------------------------------------------------- thread pool (pool.c) */

@@ -113,6 +113,13 @@ struct lin_runtime_opts {
 	uint32_t flush_interval_ms;      /* writer wake-up period; 0 = 50 ms */
 	lin_launch_observer_fn observer;
 	void *observer_user;
+	/* Since 0.2: also stream the trace as OpenTelemetry spans, OTLP/JSON
+	 * ExportTraceServiceRequest documents, one per line (docs/fleet.md): to a file
+	 * (created or truncated) or to a callback that receives one whole line per call.
+	 * Written by the writer at each flush interval; works with or without a msgpack trace. */
+	const char *otlp_path;
+	lin_trace_write_fn otlp_write;
+	void *otlp_user;
 };
 
 /*

@@ -1,8 +1,11 @@
 // decode.mjs OUT.json EXPECTED.json STDERR.txt REPORT.json
-// Decodes every line of a lineage-validate --export-otlp file with the OpenTelemetry
-// project's generated OTLP protobuf code (@opentelemetry/otlp-transformer): fromObject,
-// verify, binary encode and decode. Then checks the decoded spans against the counts the
-// generator wrote from its own bookkeeping. Exit 0 on success, 1 on any mismatch.
+// decode.mjs OUT.json -
+// Decodes every line of a lineage-validate --export-otlp file (or of the runtime's OTLP
+// stream) with the OpenTelemetry project's generated OTLP protobuf code
+// (@opentelemetry/otlp-transformer): fromObject, verify, binary encode and decode. Then
+// checks the decoded spans against the counts the generator wrote from its own
+// bookkeeping; with '-', only that every document decodes and every parent span id names a
+// span of the same trace. Exit 0 on success, 1 on any mismatch.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -11,7 +14,7 @@ const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.j
 const Req = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 const [out, expectedPath, stderrPath, reportPath] = process.argv.slice(2);
-const want = JSON.parse(readFileSync(expectedPath, 'utf8'));
+const want = expectedPath === '-' ? {} : JSON.parse(readFileSync(expectedPath, 'utf8'));
 let failed = 0;
 function check(ok, what) {
   if (!ok) {
@@ -93,6 +96,14 @@ const gpu = spans.filter(({ s }) => ['kernel', 'memcpy', 'memset'].includes(kind
 const cross = gpu.filter(({ s }) => (attr(s.attributes, 'lineage.cross_process') || {}).boolValue);
 const lost = gpu.filter(({ s }) => s.status && s.status.code === 2);
 const infer = spans.find(({ s }) => s.name === 'infer');
+
+if (expectedPath === '-') { // decode only
+  check(docs >= 1, 'at least one document');
+  check(dangling === 0, `every parentSpanId names a span of the same trace (${dangling} do not)`);
+  console.log(`otlp: documents=${docs} resources=${resources.size} spans=${spans.length} ` +
+              `links=${links} events=${events} gpu=${gpu.length} failed_checks=${failed}`);
+  process.exit(failed ? 1 : 0);
+}
 
 check(docs >= 1, 'at least one document');
 check(resources.size === want.resources, `resources ${resources.size} == ${want.resources}`);

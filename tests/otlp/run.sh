@@ -4,16 +4,8 @@
 # when node/npm are missing or the packages cannot be installed (no registry).
 set -u
 V=$1 G=$2 SRC=$3 W=$4
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node or npm not found"
-	exit 77
-fi
-if [ ! -f "$SRC/node_modules/@opentelemetry/otlp-transformer/package.json" ]; then
-	if ! (cd "$SRC" && npm ci --no-audit --no-fund); then
-		echo "SKIP: npm ci failed (is the npm registry reachable?)"
-		exit 77
-	fi
-fi
+. "$SRC/otel-packages.sh"
+otel_packages "$SRC" || exit 77
 rm -rf "$W" && mkdir -p "$W/legacy" || exit 1
 # The request_link record (format 1.1), then the format-1.0 "w3c:" request name: the same
 # export either way.

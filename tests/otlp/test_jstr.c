@@ -1,28 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_jstr.c - the exporter's JSON string writer: well-formed UTF-8 passes, each maximal
- * ill-formed subpart becomes one U+FFFD, controls are escaped.
+ * test_jstr.c - the OTLP/JSON string writer (lineage/otlp_emit.c, shared by the exporter
+ * and the runtime's stream): well-formed UTF-8 passes, each maximal ill-formed subpart
+ * becomes one U+FFFD, controls are escaped.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/otlp_jstr.h"
+#include "otlp_emit.h"
 #include "lin_test.h"
 
-/* @in (@n bytes) as lin_otlp_jstr writes it, without the quotes, compared with @want. */
+/* @in (@n bytes) as lin_oj_str writes it, without the quotes, compared with @want. */
 static void check(const char *in, size_t n, const char *want)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	lin_otlp_jstr(f, in, n);
-	cr_assert_eq(fclose(f), 0);
-	cr_assert(len >= 2 && buf[0] == '"' && buf[len - 1] == '"', "not quoted: %s", buf);
+	struct lin_oj w;
+	lin_oj_init(&w, NULL, NULL, "test", NULL, NULL);
+	lin_oj_str(&w, in, n);
+	cr_assert_eq(w.err, 0);
+	const char *buf = w.buf;
+	size_t len = w.len;
+	cr_assert(len >= 2 && buf[0] == '"' && buf[len - 1] == '"', "not quoted: %.*s", (int)len,
+		  buf);
 	cr_assert(len - 2 == strlen(want) && !memcmp(buf + 1, want, len - 2),
-		  "got %s, want \"%s\"", buf, want);
-	free(buf);
+		  "got %.*s, want \"%s\"", (int)len, buf, want);
+	lin_oj_free(&w);
 }
 
 #define CHECK(lit, want) check(lit, sizeof(lit) - 1, want)

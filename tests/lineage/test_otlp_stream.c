@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_otlp_stream.c - the runtime's OTLP stream (lin_runtime_opts.otlp_path/otlp_write):
+ * spans are handed out while the runtime runs, with the ids lineage-validate derives,
+ * open work is written at the close, and a failing stream never harms the trace.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "lineage/trace_format.h"
+#include "lineage/w3c.h"
+#include "trace_read.h"
+
+struct lines {
+	char *p;
+	size_t n, cap;
+	int calls, fail;
+};
+
+static int collect(const void *buf, size_t len, void *user)
+{
+	struct lines *l = user;
+	l->calls++;
+	if (l->fail)
+		return -EIO;
+	cr_assert(len && ((const char *)buf)[len - 1] == '\n', "one whole line per call");
+	cr_assert_eq(memchr(buf, '\n', len), (const char *)buf + len - 1, "one line per call");
+	if (l->n + len + 1 > l->cap) {
+		l->cap = (l->n + len + 1) * 2;
+		l->p = realloc(l->p, l->cap);
+		cr_assert(l->p);
+	}
+	memcpy(l->p + l->n, buf, len);
+	l->n += len;
+	l->p[l->n] = 0;
+	return 0;
+}
+
+static uint64_t my_key(void)
+{
+	char host[256];
+	cr_assert_eq(gethostname(host, sizeof(host)), 0);
+	host[255] = 0;
+	return lin_w3c_proc_key(host, (uint64_t)getpid());
+}
+
+static bool has_span(const struct lines *l, uint64_t span)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "\"spanId\":\"%016llx\"", (unsigned long long)span);
+	return l->p && strstr(l->p, pat);
+}
+
+/* The JSON object of the span @span (up to its end), copied into @buf. */
+static const char *span_text(const struct lines *l, uint64_t span, char *buf, size_t len)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "\"spanId\":\"%016llx\"", (unsigned long long)span);
+	const char *p = l->p ? strstr(l->p, pat) : NULL;
+	if (!p)
+		return NULL;
+	const char *e = strstr(p, ",{\"traceId\"");
+	size_t n = e ? (size_t)(e - p) : strlen(p);
+	n = n < len - 1 ? n : len - 1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	return buf;
+}
+
+struct handoff {
+	lin_runtime *rt;
+	lin_token tok;
+	uint64_t epoch;
+};
+
+static void *worker(void *arg)
+{
+	struct handoff *h = arg;
+	lin_scope sc;
+	lin_launch ln;
+	cr_assert_eq(lin_token_adopt(h->rt, &h->tok, &sc), 0);
+	cr_assert_eq(lin_launch_begin(h->rt, "k", &ln), 0);
+	cr_assert_eq(lin_launch_end(h->rt, &ln), 0);
+	cr_assert_eq(lin_scope_exit(h->rt, &sc), 0);
+	return NULL;
+}
+
+Test(otlp_stream, spans_are_written_while_the_runtime_runs)
+{
+	struct lines l = {0};
+	struct membuf mb = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .flags = LIN_RT_NO_WRITER_THREAD,
+				     .trace_write = membuf_write, .trace_user = &mb,
+				     .otlp_write = collect, .otlp_user = &l};
+	lin_runtime *rt;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	uint64_t req, epoch;
+	struct lin_request_opts ro = {.sz = sizeof(ro), .name = "infer \xc3\xa9"};
+	cr_assert_eq(lin_request_begin(rt, &ro, &req), 0);
+	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
+	cr_assert_eq(lin_epoch_declare(rt, &eo, &epoch), 0);
+	struct handoff h = {.rt = rt, .epoch = epoch};
+	lin_scope in;
+	cr_assert_eq(lin_scope_enter(rt, epoch, &in), 0);
+	cr_assert_eq(lin_token_capture(rt, &h.tok), 0);   /* captured here, adopted there */
+	cr_assert_eq(lin_scope_exit(rt, &in), 0);
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, worker, &h), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(lin_epoch_retire(rt, epoch), 0);
+	cr_assert_eq(lin_request_end(rt, req), 0);
+
+	uint64_t key = my_key();
+	cr_assert_eq(lin_runtime_flush(rt), 0);
+	/* before the close: the ended request and the retired epoch are out */
+	cr_assert(has_span(&l, lin_w3c_span_id(key, req)), "request span after flush: %s", l.p);
+	cr_assert(has_span(&l, lin_w3c_span_id(key, epoch)), "epoch span after flush");
+	cr_assert(strstr(l.p, "\"stringValue\":\"handoff\""), "handoff span after flush");
+	cr_assert(!has_span(&l, lin_w3c_span_id(key, 0)), "the process span comes at the close");
+	char buf[4096], trace[40];
+	uint8_t tid[16];
+	lin_w3c_trace_id(key, req, tid);
+	for (int i = 0; i < 16; i++)
+		snprintf(trace + 2 * i, 3, "%02x", tid[i]);
+	char want[128];
+	snprintf(want, sizeof(want), "\"traceId\":\"%s\",\"spanId\":\"%016llx\"", trace,
+		 (unsigned long long)lin_w3c_span_id(key, epoch));
+	cr_assert(strstr(l.p, want), "the epoch is in its request's trace");
+	cr_assert(span_text(&l, lin_w3c_span_id(key, epoch), buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "\"parentSpanId\":\"%016llx\"",
+		 (unsigned long long)lin_w3c_span_id(key, req));
+	cr_assert(strstr(buf, want), "the epoch hangs under its request: %s", buf);
+	cr_assert(span_text(&l, lin_w3c_span_id(key, req), buf, sizeof(buf)));
+	cr_assert(strstr(buf, "\"name\":\"infer \xc3\xa9\""), "UTF-8 name passed on: %s", buf);
+	int calls = l.calls;
+	lin_runtime_free(rt);
+	cr_assert_gt(l.calls, calls, "a last document at the close");
+	cr_assert(has_span(&l, lin_w3c_span_id(key, 0)), "the process span at the close");
+	/* the msgpack trace is complete as ever */
+	struct trace tr;
+	cr_assert_eq(trace_load_mem(&tr, mb.p, mb.n), 0);
+	cr_assert_eq(trace_count(&tr, LIN_REC_TRACE_END), 1);
+	trace_free(&tr);
+	free(mb.p);
+	free(l.p);
+}
+
+Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
+{
+	struct lines l = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l};
+	lin_runtime *rt;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);  /* no msgpack trace at all */
+	uint64_t req;
+	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+	lin_runtime_free(rt);
+	char buf[4096];
+	cr_assert(span_text(&l, lin_w3c_span_id(my_key(), req), buf, sizeof(buf)), "%s", l.p);
+	cr_assert(strstr(buf, "{\"key\":\"lineage.open\",\"value\":{\"boolValue\":true}}"), "%s", buf);
+	free(l.p);
+}
+
+Test(otlp_stream, remote_request_keeps_the_received_trace)
+{
+	struct lines l = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l};
+	lin_runtime *rt;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	struct lin_w3c_context c;
+	cr_assert_eq(lin_w3c_extract("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+				     NULL, &c), 0);
+	uint64_t req;
+	cr_assert_eq(lin_w3c_request_begin(rt, &c, NULL, &req), 0);
+	cr_assert_eq(lin_request_end(rt, req), 0);
+	lin_runtime_free(rt);
+	char buf[4096];
+	cr_assert(span_text(&l, lin_w3c_span_id(my_key(), req), buf, sizeof(buf)), "%s", l.p);
+	cr_assert(strstr(buf, "\"parentSpanId\":\"00f067aa0ba902b7\""), "%s", buf);
+	cr_assert(strstr(buf, "\"kind\":2"), "SERVER: %s", buf);
+	cr_assert(strstr(l.p, "\"traceId\":\"4bf92f3577b34da6a3ce929d0e0e4736\",\"spanId\""));
+	free(l.p);
+}
+
+Test(otlp_stream, a_failing_stream_leaves_the_trace_alone)
+{
+	struct lines l = {.fail = 1};
+	struct membuf mb = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write,
+				     .trace_user = &mb, .otlp_write = collect, .otlp_user = &l};
+	lin_runtime *rt;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	for (int i = 0; i < 100; i++) {
+		uint64_t req;
+		cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+		cr_assert_eq(lin_request_end(rt, req), 0);
+		if (i == 10)
+			cr_assert_eq(lin_runtime_flush(rt), 0, "a stream failure is not a trace failure");
+	}
+	lin_runtime_free(rt);
+	cr_assert_eq(l.calls, 1, "the stream stops at its first failure");
+	struct trace tr;
+	cr_assert_eq(trace_load_mem(&tr, mb.p, mb.n), 0);
+	cr_assert_eq(trace_count(&tr, LIN_REC_REQUEST_END), 100);
+	cr_assert_eq(trace_count(&tr, LIN_REC_TRACE_END), 1);
+	trace_free(&tr);
+	free(mb.p);
+}
+
+Test(otlp_stream, bad_options_are_refused)
+{
+	lin_runtime *rt = NULL;
+	struct lines l = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_path = "/tmp/x.json",
+				     .otlp_write = collect, .otlp_user = &l};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
+	struct lin_runtime_opts p = {.sz = sizeof(p), .otlp_path = "/nonexistent-dir/otlp.json"};
+	cr_assert_eq(lin_runtime_create(&p, &rt), -ENOENT);
+	cr_assert_null(rt);
+}
+
+Test(otlp_stream, a_forked_child_writes_nothing_to_the_parents_stream)
+{
+	char path[] = "/tmp/lin-otlp-fork-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_path = path, .flush_interval_ms = 1};
+	lin_runtime *rt;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	uint64_t req;
+	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		uint64_t r2;
+		int bad = lin_request_begin(rt, NULL, &r2) || lin_request_end(rt, r2);
+		lin_runtime_free(rt);
+		_exit(bad);
+	}
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	cr_assert_eq(lin_request_end(rt, req), 0);
+	lin_runtime_free(rt);
+	FILE *f = fopen(path, "r");
+	cr_assert(f);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int lines = 0, spans = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		lines++;
+		cr_assert_eq(line[n - 1], '\n', "whole lines only");
+		for (char *p = line; (p = strstr(p, "\"spanId\"")); p++)
+			spans++;
+	}
+	free(line);
+	fclose(f);
+	unlink(path);
+	cr_assert_geq(lines, 1);
+	cr_assert_eq(spans, 2, "the parent's request and process spans, nothing of the child's");
+}

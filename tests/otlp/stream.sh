@@ -1,0 +1,58 @@
+#!/bin/sh
+# stream.sh SYNTH VALIDATE SRCDIR WORKDIR - the runtime's OTLP stream (otlp_path) against
+# lineage-validate --export-otlp of the same run's trace. For each scenario, lineage-synth
+# runs with --otlp; both outputs are reduced to one line per span (trace id, span id or,
+# for GPU records, correlation/stream/start, parent span id, name, lineage.span,
+# lineage.join) and must be equal. GPU span ids are left out of the comparison because
+# lineage-synth inserts a clock record into its trace file, which shifts byte offsets.
+# Then the stream is decoded with the OpenTelemetry packages (decode.mjs) when node/npm
+# are there. Exit 77 (ctest: skipped) without jq.
+set -u
+S=$1 V=$2 SRC=$3 W=$4
+if ! command -v jq >/dev/null 2>&1; then
+	echo "SKIP: jq not found"
+	exit 77
+fi
+rm -rf "$W" && mkdir -p "$W" || exit 1
+cat >"$W/spans.jq" <<'JQ'
+.resourceSpans[].scopeSpans[].spans[]
+| (.attributes | map({(.key): (.value.stringValue // .value.intValue // (.value.boolValue|tostring))}) | add) as $a
+| [.traceId,
+   (if ($a["lineage.span"] | IN("kernel", "memcpy", "memset"))
+    then ($a["lineage.cuda.correlation_id"] // "-") + "/" + ($a["lineage.device.stream"] // "-")
+         + "/" + .startTimeUnixNano
+    else .spanId end),
+   (.parentSpanId // ""), .name, $a["lineage.span"], ($a["lineage.join"] // "")] | @tsv
+JQ
+fail=0
+for sc in mixed graph-replay batching chain-handoff stale-token dropped-records multi-process; do
+	d="$W/$sc"
+	mkdir -p "$d"
+	if ! "$S" --scenario "$sc" --strategy epoch --seed 7 --requests 96 -o "$d/t.lt" \
+		--truth "$d/t.truth" --otlp "$d/stream.json" >"$d/synth.txt"; then
+		echo "FAIL: $sc: lineage-synth"; fail=1; continue
+	fi
+	for sfx in "" ".2"; do
+		[ -f "$d/t.lt$sfx" ] || continue
+		"$V" --export-otlp "$d/offline.json$sfx" "$d/t.lt$sfx" >/dev/null 2>"$d/validate.txt$sfx"
+		jq -r -f "$W/spans.jq" "$d/stream.json$sfx" | sort >"$d/stream.tsv$sfx" &&
+			jq -r -f "$W/spans.jq" "$d/offline.json$sfx" | sort >"$d/offline.tsv$sfx" ||
+			{ echo "FAIL: $sc$sfx: jq"; fail=1; continue; }
+		n=$(wc -l <"$d/stream.tsv$sfx")
+		if [ "$n" -lt 10 ]; then
+			echo "FAIL: $sc$sfx: the stream has $n spans"; fail=1
+		elif ! diff "$d/offline.tsv$sfx" "$d/stream.tsv$sfx" >"$d/diff$sfx"; then
+			echo "FAIL: $sc$sfx: stream and export differ ($(grep -c '^[<>]' "$d/diff$sfx") lines, $d/diff$sfx)"
+			head -5 "$d/diff$sfx"; fail=1
+		else
+			echo "ok: $sc$sfx: $n spans, the same in the stream and the export"
+		fi
+	done
+done
+[ "$fail" -eq 0 ] || exit 1
+. "$SRC/otel-packages.sh"
+otel_packages "$SRC" || { echo "(decode with the OpenTelemetry packages skipped)"; exit 0; }
+for f in "$W"/*/stream.json "$W"/*/stream.json.2; do
+	[ -f "$f" ] || continue
+	node "$SRC/decode.mjs" "$f" - || { echo "FAIL: decode $f"; exit 1; }
+done
