@@ -140,26 +140,11 @@ static void fail(struct lin_ostream *s, int err, const char *what)
 		   what, lin_strerror(err));
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The writer's sink: one whole document to the file or the callback. */
 static int sink(const char *doc, size_t len, void *user)
 {
 	struct lin_ostream *s = user;
-	int err = s->write ? s->write(doc, len, s->user) : write_all(s->fd, doc, len);
+	int err = s->write ? s->write(doc, len, s->user) : lin_write_all(s->fd, doc, len);
 	if (!err)
 		s->st.bytes += len;
 	return err;

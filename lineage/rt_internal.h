@@ -6,12 +6,30 @@
 #ifndef LINEAGE_RT_INTERNAL_H
 #define LINEAGE_RT_INTERNAL_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <msgpack.h>
 
 #include "lineage/runtime.h"
 #include "tracefmt.h"
+
+/* write(2) all of @p[0..@n), through EINTR and short writes. Return: 0 or -errno. */
+static inline int lin_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
 
 /*
  * lin_rt_out_lock - take the trace output lock and return the packer that writes into the

@@ -54,21 +54,6 @@ static int out_write_cb(void *data, const char *buf, size_t len)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Hand the buffered bytes to the file or callback. Called with out_lock held. */
 static int out_flush_locked(lin_runtime *rt)
 {
@@ -81,7 +66,7 @@ static int out_flush_locked(lin_runtime *rt)
 		if (rt->write_cb)
 			err = rt->write_cb(rt->obuf, rt->olen, rt->write_user);
 		else
-			err = write_all(rt->fd, rt->obuf, rt->olen);
+			err = lin_write_all(rt->fd, rt->obuf, rt->olen);
 		if (err) {
 			rt->out_failed = true;
 			lin_rt_log(rt, LIN_LOG_ERROR, "trace output failed: %s; further output is discarded",
