@@ -448,7 +448,9 @@ static void on_epoch_declare(struct lin_ostream *s, struct srec *r)
 }
 
 /* A graph launch's replay epoch: the graph tracker writes graph_launch itself, so it may
- * come before or after the epoch's declaration; the span takes it when it is written. */
+ * come before or after the epoch's declaration; it is taken as it is decoded (always
+ * before the epoch's retire, which the launching thread records after the launch) and the
+ * span takes it when it is written. */
 static void replay_info(struct lin_ostream *s, uint64_t id, struct sepoch *e)
 {
 	uint64_t *rp = e->exec == NIL ? lin_vtab_find(&s->replays, id, 0) : NULL;
@@ -526,15 +528,6 @@ static void on_scope_close(struct lin_ostream *s, const struct srec *r)
 
 static void on_graph(struct lin_ostream *s, const struct srec *r)
 {
-	if (r->type == LIN_REC_GRAPH_LAUNCH) { /* its replay epoch is declared just after */
-		uint64_t *rp = get(s, &s->replays, F(r, 4), 0);
-		if (rp) {
-			rp[0] = F(r, 3);
-			rp[1] = F(r, 5);
-			rp[2] = 0; /* kept for the retention time, set by the next tick */
-		}
-		return;
-	}
 	/* graph_node (node 4, epoch 5) or graph_node_update (node 3, epoch 4) */
 	bool node_rec = r->type == LIN_REC_GRAPH_NODE;
 	uint64_t node = F(r, node_rec ? 4 : 3), epoch = F(r, node_rec ? 5 : 4);
@@ -577,7 +570,7 @@ static void process(struct lin_ostream *s, struct srec *r)
 	case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE: on_epoch(s, r); break;
 	case LIN_REC_TOKEN_ADOPT: on_adopt(s, r); break;
 	case LIN_REC_SCOPE_CLOSE: on_scope_close(s, r); break;
-	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_UPDATE: case LIN_REC_GRAPH_LAUNCH:
+	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_UPDATE:
 		on_graph(s, r);
 		break;
 	case LIN_REC_MISUSE:
@@ -775,7 +768,7 @@ static bool timed(uint64_t type)
 	case LIN_REC_REQUEST_BEGIN: case LIN_REC_REQUEST_END: case LIN_REC_REQUEST_LINK:
 	case LIN_REC_EPOCH_DECLARE: case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE:
 	case LIN_REC_TOKEN_ADOPT: case LIN_REC_SCOPE_CLOSE: case LIN_REC_MISUSE:
-	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_UPDATE: case LIN_REC_GRAPH_LAUNCH:
+	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_UPDATE:
 		return true;
 	default:
 		return false;
@@ -828,6 +821,16 @@ static void on_record(struct lin_ostream *s, const struct drec *r, uint64_t off)
 		uint64_t *c = get(s, &s->clones, fu(r, 2), 0);
 		if (c)
 			*c = fu(r, 1);
+		break;
+	}
+	case LIN_REC_GRAPH_LAUNCH: { /* taken now: it precedes its replay epoch's retire */
+		seen(s, fu(r, 1));
+		uint64_t *rp = get(s, &s->replays, fu(r, 4), 0);
+		if (rp) {
+			rp[0] = fu(r, 3);
+			rp[1] = fu(r, 5);
+			rp[2] = 0; /* kept for the retention time, set by the next tick */
+		}
 		break;
 	}
 	case LIN_REC_DROPPED: {

@@ -47,7 +47,8 @@ void lin_rt_out_unlock(lin_runtime *rt);
  */
 uint64_t lin_rt_intern_locked(lin_runtime *rt, const char *s);
 
-/* Host time, CLOCK_MONOTONIC ns (the trace's host clock). Any thread. */
+/* Host time on the trace's host clock (CLOCK_MONOTONIC ns through the calibrated TSC, as
+ * events are converted). Any thread. */
 uint64_t lin_rt_now_ns(const lin_runtime *rt);
 
 /* gettid() of the calling thread, cached. */

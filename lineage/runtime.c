@@ -57,8 +57,9 @@ void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt
 
 uint64_t lin_rt_now_ns(const lin_runtime *rt)
 {
-	(void)rt;
-	return lin_clock_mono_ns();
+	/* The clock the writer converts event ticks with: records written directly (graph,
+	 * CUPTI clock pairs) and events must order and compare on one clock. */
+	return lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock));
 }
 
 uint32_t lin_rt_ext_kind(const lin_runtime *rt)
