@@ -26,4 +26,14 @@
 #define LIN_TEST_CHECK_LEAKS() ((void)0)
 #endif
 
+/* A child that goes on after a multi-threaded fork trips ThreadSanitizer's own thread
+ * registry ("dup thread with used id": liburcu restarts its call_rcu thread in the child),
+ * a TSan limitation. Tests of such children take .disabled = LIN_TEST_UNDER_TSAN and run in
+ * the other builds. */
+#if defined(__SANITIZE_THREAD__)
+#define LIN_TEST_UNDER_TSAN true
+#else
+#define LIN_TEST_UNDER_TSAN false
+#endif
+
 #endif

@@ -120,19 +120,8 @@ static void fork_while_tracing(bool exec_child)
 	free(m.p);
 }
 
-/*
- * Under ThreadSanitizer a child that starts threads after a multi-threaded fork (liburcu
- * restarts its call_rcu thread in the child) trips TSan's own thread registry ("dup thread
- * with used id"): a TSan limitation, so that variant runs in the other builds only.
- */
-#if defined(__SANITIZE_THREAD__)
-#define LIN_SKIP_UNDER_TSAN true
-#else
-#define LIN_SKIP_UNDER_TSAN false
-#endif
-
 Test(fork, child_is_detached_and_parent_trace_intact, .timeout = 120,
-     .disabled = LIN_SKIP_UNDER_TSAN)
+     .disabled = LIN_TEST_UNDER_TSAN) /* see lin_test.h */
 {
 	fork_while_tracing(false);
 }

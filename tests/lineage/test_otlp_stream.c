@@ -14,6 +14,8 @@
 
 #include <criterion/criterion.h>
 
+#include "lin_test.h"
+
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
 #include "trace_read.h"
@@ -150,6 +152,7 @@ Test(otlp_stream, spans_are_written_while_the_runtime_runs)
 	trace_free(&tr);
 	free(mb.p);
 	free(l.p);
+	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
@@ -165,6 +168,7 @@ Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
 	cr_assert(span_text(&l, lin_w3c_span_id(my_key(), req), buf, sizeof(buf)), "%s", l.p);
 	cr_assert(strstr(buf, "{\"key\":\"lineage.open\",\"value\":{\"boolValue\":true}}"), "%s", buf);
 	free(l.p);
+	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(otlp_stream, remote_request_keeps_the_received_trace)
@@ -186,6 +190,7 @@ Test(otlp_stream, remote_request_keeps_the_received_trace)
 	cr_assert(strstr(buf, "\"kind\":2"), "SERVER: %s", buf);
 	cr_assert(strstr(l.p, "\"traceId\":\"4bf92f3577b34da6a3ce929d0e0e4736\",\"spanId\""));
 	free(l.p);
+	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(otlp_stream, a_failing_stream_leaves_the_trace_alone)
@@ -211,6 +216,7 @@ Test(otlp_stream, a_failing_stream_leaves_the_trace_alone)
 	cr_assert_eq(trace_count(&tr, LIN_REC_TRACE_END), 1);
 	trace_free(&tr);
 	free(mb.p);
+	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(otlp_stream, bad_options_are_refused)
@@ -225,16 +231,8 @@ Test(otlp_stream, bad_options_are_refused)
 	cr_assert_null(rt);
 }
 
-/* A child that goes on after a multi-threaded fork trips ThreadSanitizer's own thread
- * registry (liburcu restarts its call_rcu thread; see test_fork.c): plain and ASan only. */
-#if defined(__SANITIZE_THREAD__)
-#define LIN_SKIP_UNDER_TSAN true
-#else
-#define LIN_SKIP_UNDER_TSAN false
-#endif
-
 Test(otlp_stream, a_forked_child_writes_nothing_to_the_parents_stream, .timeout = 120,
-     .disabled = LIN_SKIP_UNDER_TSAN)
+     .disabled = LIN_TEST_UNDER_TSAN) /* see lin_test.h */
 {
 	char path[] = "/tmp/lin-otlp-fork-XXXXXX";
 	int fd = mkstemp(path);
