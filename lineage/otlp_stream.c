@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <pthread.h>
+#include <signal.h>
 
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
@@ -104,10 +105,19 @@ struct lin_ostream {
 	char service[128];
 	int64_t unix_off;
 	_Atomic int failed;
-	/* bytes fed (under the runtime's output lock), taken by the next tick */
+	/* bytes fed (under the runtime's output lock), taken by the next tick; in_mu also
+	 * guards the stream thread's hand-over fields below */
 	pthread_mutex_t in_mu;
 	uint8_t *in;
-	size_t ilen, icap;
+	size_t ilen, icap, ioff;     /* in[ioff..ilen) waits */
+	uint64_t in_pos;             /* trace offset of in[ioff] */
+	bool resync;                 /* bytes were skipped: decoding restarts at in_pos */
+	uint64_t dropped_bytes;      /* fed while the backlog was full: not decoded */
+	/* the stream's own thread (threaded streams) */
+	pthread_t thr;
+	pthread_cond_t work_cv, done_cv;
+	bool threaded, running, stop;
+	uint64_t want_wm, kicks, done_kicks;
 	/* decoding: one tick at a time */
 	pthread_mutex_t tick_mu;
 	uint8_t *pend;
@@ -633,12 +643,14 @@ static void heap_pop(struct lin_ostream *s, struct srec *out)
 	}
 }
 
-/* Process the host records at or before @watermark, in host-time order. */
+/* Process the host records at or before @watermark, in host-time order; and the oldest
+ * beyond LIN_OSTREAM_MAX_HEAP, which bounds what a writer that drains for long (an
+ * overloaded one) makes the stream hold, at the price of order for those records. */
 static void drain_heap(struct lin_ostream *s, uint64_t watermark)
 {
 	while (s->heap.n && !s->failed) {
 		const struct srec *top = lin_vec_at(&s->heap, 0);
-		if (top->t > watermark)
+		if (top->t > watermark && s->heap.n <= LIN_OSTREAM_MAX_HEAP)
 			break;
 		struct srec r;
 		heap_pop(s, &r);
@@ -968,6 +980,55 @@ static int decode_record(struct lin_ostream *s, const uint8_t **pp, const uint8_
 
 /* ---------------------------------------------------------------- public */
 
+static void tick_locked(struct lin_ostream *s, uint64_t watermark);
+
+/* The stream thread: one tick per kick, up to the latest watermark asked for. */
+static void *stream_main(void *arg)
+{
+	struct lin_ostream *s = arg;
+	pthread_mutex_lock(&s->in_mu);
+	for (;;) {
+		while (!s->stop && s->done_kicks == s->kicks)
+			pthread_cond_wait(&s->work_cv, &s->in_mu);
+		if (s->done_kicks == s->kicks)
+			break; /* stopped, nothing left asked for */
+		uint64_t k = s->kicks, wm = s->want_wm;
+		pthread_mutex_unlock(&s->in_mu);
+		tick_locked(s, wm);
+		pthread_mutex_lock(&s->in_mu);
+		s->done_kicks = k;
+		pthread_cond_broadcast(&s->done_cv);
+	}
+	pthread_mutex_unlock(&s->in_mu);
+	return NULL;
+}
+
+static int start_thread(struct lin_ostream *s)
+{
+	/* like the writer, the stream thread takes none of the application's signals */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int err = pthread_create(&s->thr, NULL, stream_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	s->threaded = s->running = true;
+	return 0;
+}
+
+static void stop_thread(struct lin_ostream *s)
+{
+	if (!s->running)
+		return;
+	pthread_mutex_lock(&s->in_mu);
+	s->stop = true;
+	pthread_cond_signal(&s->work_cv);
+	pthread_mutex_unlock(&s->in_mu);
+	pthread_join(s->thr, NULL);
+	s->running = false;
+}
+
 int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 {
 	struct lin_ostream *s = calloc(1, sizeof(*s));
@@ -997,6 +1058,8 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 	lin_vec_init(&s->heap, sizeof(struct srec));
 	pthread_mutex_init(&s->in_mu, NULL);
 	pthread_mutex_init(&s->tick_mu, NULL);
+	pthread_cond_init(&s->work_cv, NULL);
+	pthread_cond_init(&s->done_cv, NULL);
 	lin_oj_init(&s->w, sink, s, "liblineage", resource, s);
 	if (!s->write) {
 		s->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -1005,6 +1068,13 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 			lin_rt_log(s->rt, LIN_LOG_ERROR, "cannot open OTLP stream '%s': %s", o->path,
 				   lin_strerror(err));
 			s->failed = err;
+			lin_ostream_close(s);
+			return err;
+		}
+	}
+	if (o->threaded) {
+		int err = start_thread(s);
+		if (err) {
 			lin_ostream_close(s);
 			return err;
 		}
@@ -1033,29 +1103,61 @@ void lin_ostream_feed(struct lin_ostream *s, const void *buf, size_t len)
 	if (s->failed || !len)
 		return;
 	pthread_mutex_lock(&s->in_mu);
-	if (grow(&s->in, &s->icap, s->ilen + len))
+	size_t waiting = s->ilen - s->ioff;
+	if (s->threaded && waiting + len > LIN_OSTREAM_MAX_BACKLOG) {
+		/* The stream thread is behind: what waits and this piece are skipped, and
+		 * decoding restarts at the next piece (the writer hands out whole records), so
+		 * the trace never waits for the stream. */
+		if (!s->dropped_bytes)
+			lin_rt_log(s->rt, LIN_LOG_WARN, "otlp stream: more than %u MiB waiting; "
+				   "trace bytes are skipped until it catches up",
+				   LIN_OSTREAM_MAX_BACKLOG >> 20);
+		s->dropped_bytes += waiting + len;
+		s->in_pos += waiting + len;
+		s->ilen = s->ioff = 0;
+		s->resync = true;
+	} else if (grow(&s->in, &s->icap, s->ilen + len)) {
 		fail(s, -ENOMEM, "out of memory");
-	else {
+	} else {
 		memcpy(s->in + s->ilen, buf, len);
 		s->ilen += len;
 	}
 	pthread_mutex_unlock(&s->in_mu);
 }
 
-/* Decode the bytes fed since the last tick (a record cut at the end waits for the rest). */
-static void decode(struct lin_ostream *s)
+/* Decode up to DECODE_SLICE more of the bytes fed (a record cut at the end waits for the
+ * rest). Return: true when more bytes wait. Slices keep what one tick holds in memory
+ * (decoded records wait in the heap only until the watermark) small. */
+#define DECODE_SLICE (1u << 20)
+
+static bool decode(struct lin_ostream *s)
 {
 	pthread_mutex_lock(&s->in_mu);
-	int err = grow(&s->pend, &s->pcap, s->plen + s->ilen);
-	if (!err) {
-		memcpy(s->pend + s->plen, s->in, s->ilen);
-		s->plen += s->ilen;
-		s->ilen = 0;
+	if (s->resync) { /* what was cut at the skip will never be completed */
+		s->plen = 0;
+		s->base = s->in_pos;
+		s->resync = false;
 	}
+	size_t n = s->ilen - s->ioff < DECODE_SLICE ? s->ilen - s->ioff : DECODE_SLICE;
+	int err = grow(&s->pend, &s->pcap, s->plen + n);
+	if (!err) {
+		memcpy(s->pend + s->plen, s->in + s->ioff, n);
+		s->plen += n;
+		s->ioff += n;
+		s->in_pos += n;
+		if (s->ioff == s->ilen) {
+			s->ioff = s->ilen = 0;
+		} else if (s->ioff > s->ilen / 2) {
+			memmove(s->in, s->in + s->ioff, s->ilen - s->ioff);
+			s->ilen -= s->ioff;
+			s->ioff = 0;
+		}
+	}
+	bool more = s->ilen > s->ioff;
 	pthread_mutex_unlock(&s->in_mu);
 	if (err) {
 		fail(s, err, "out of memory");
-		return;
+		return false;
 	}
 	const uint8_t *p = s->pend, *end = s->pend + s->plen;
 	struct drec r;
@@ -1078,6 +1180,7 @@ static void decode(struct lin_ostream *s)
 	memmove(s->pend, p, s->plen - used);
 	s->plen -= used;
 	s->base += used;
+	return more;
 }
 
 struct ekey {
@@ -1184,14 +1287,16 @@ static void evict_open(struct lin_ostream *s, struct lin_vtab *t, int what)
 	free(keys);
 }
 
-void lin_ostream_tick(struct lin_ostream *s, uint64_t watermark)
+static void tick_locked(struct lin_ostream *s, uint64_t watermark)
 {
 	pthread_mutex_lock(&s->tick_mu);
 	if (!s->failed) {
-		decode(s);
 		if (watermark > s->now)
 			s->now = watermark;
-		drain_heap(s, watermark);
+		for (bool more = true; more && !s->failed;) {
+			more = decode(s);
+			drain_heap(s, watermark);
+		}
 		expire(s, false);
 		evict_open(s, &s->reqs, OPEN_REQ);
 		evict_open(s, &s->epochs, OPEN_EPOCH);
@@ -1199,6 +1304,22 @@ void lin_ostream_tick(struct lin_ostream *s, uint64_t watermark)
 		doc_flush(s);
 	}
 	pthread_mutex_unlock(&s->tick_mu);
+}
+
+void lin_ostream_tick(struct lin_ostream *s, uint64_t watermark, bool wait)
+{
+	if (!s->threaded) {
+		tick_locked(s, watermark);
+		return;
+	}
+	pthread_mutex_lock(&s->in_mu);
+	if (watermark > s->want_wm)
+		s->want_wm = watermark;
+	uint64_t k = ++s->kicks;
+	pthread_cond_signal(&s->work_cv);
+	while (wait && s->done_kicks < k)
+		pthread_cond_wait(&s->done_cv, &s->in_mu);
+	pthread_mutex_unlock(&s->in_mu);
 }
 
 static void write_process(struct lin_ostream *s)
@@ -1215,6 +1336,8 @@ static void write_process(struct lin_ostream *s)
 	lin_oj_acstr(w, "lineage.span", "process");
 	if (s->events_over)
 		lin_oj_aint(w, "lineage.events.dropped", s->events_over);
+	if (s->dropped_bytes) /* the stream fell behind: spans of these bytes are missing */
+		lin_oj_aint(w, "lineage.stream.skipped_bytes", s->dropped_bytes);
 	lin_oj_events(w);
 	for (size_t i = 0; i < s->events.n; i++) {
 		const struct sevent *e = lin_vec_at(&s->events, i);
@@ -1270,6 +1393,10 @@ void lin_ostream_discard(struct lin_ostream *s)
 {
 	s->failed = -ECHILD; /* lin_ostream_close writes nothing */
 	s->rt = NULL;
+	s->running = false;  /* the thread is not in the child */
+	/* its condition variables may count the parent's waiters: start them afresh */
+	pthread_cond_init(&s->work_cv, NULL);
+	pthread_cond_init(&s->done_cv, NULL);
 	lin_ostream_close(s);
 }
 
@@ -1279,14 +1406,21 @@ void lin_ostream_close(struct lin_ostream *s)
 		return;
 	if (s->failed == -ECHILD)
 		goto free_all;
+	stop_thread(s); /* it has done every tick asked for */
 	lin_rt_log(s->rt, LIN_LOG_DEBUG,
 		   "otlp stream: at close: open requests=%zu epochs=%zu scopes=%zu; retired "
 		   "epochs=%zu correlations=%zu replays=%zu waiting gpu=%zu heap=%zu; buffers "
-		   "in=%zu pend=%zu; evicted=%llu", s->reqs.n, s->epochs.n, s->adopts.n, s->done.n,
-		   s->corrs.n, s->replays.n, s->pending.n, s->heap.n, s->icap, s->pcap,
+		   "in=%zu pend=%zu heap=%zu json=%zu tables=%zu; evicted=%llu", s->reqs.n,
+		   s->epochs.n, s->adopts.n, s->done.n, s->corrs.n, s->replays.n, s->pending.n,
+		   s->heap.n, s->icap, s->pcap, s->heap.cap * s->heap.esz, s->w.cap,
+		   lin_vtab_bytes(&s->reqs) + lin_vtab_bytes(&s->epochs) +
+		   lin_vtab_bytes(&s->adopts) + lin_vtab_bytes(&s->done) +
+		   lin_vtab_bytes(&s->corrs) + lin_vtab_bytes(&s->replays) +
+		   lin_vtab_bytes(&s->nodes) + lin_vtab_bytes(&s->clones) +
+		   lin_vtab_bytes(&s->strs) + lin_vtab_bytes(&s->lastt),
 		   (unsigned long long)s->st.evicted);
-	if (!s->failed)
-		decode(s);
+	while (!s->failed && decode(s))
+		drain_heap(s, UINT64_MAX);
 	if (!s->failed && s->have_header) {
 		drain_heap(s, UINT64_MAX);
 		expire(s, true);
@@ -1317,6 +1451,8 @@ free_all:
 	free(s->reqbuf);
 	pthread_mutex_destroy(&s->in_mu);
 	pthread_mutex_destroy(&s->tick_mu);
+	pthread_cond_destroy(&s->work_cv);
+	pthread_cond_destroy(&s->done_cv);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s);
@@ -1332,4 +1468,7 @@ void lin_ostream_stats(struct lin_ostream *s, struct lin_ostream_stats *st)
 	st->events = s->w.events;
 	st->failed = s->failed;
 	pthread_mutex_unlock(&s->tick_mu);
+	pthread_mutex_lock(&s->in_mu);
+	st->dropped_bytes = s->dropped_bytes;
+	pthread_mutex_unlock(&s->in_mu);
 }

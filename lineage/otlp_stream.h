@@ -17,13 +17,16 @@
  * trace time, then a waiting record is written unjoined; at most LIN_OSTREAM_MAX_OPEN open
  * spans of each kind are kept (ends lost to dropped events would otherwise pile up).
  * Context: lin_ostream_feed is called with the runtime's output lock held and only copies
- * the bytes; lin_ostream_tick decodes and writes outside it (any thread; ticks are
- * serialized by the stream's own lock), so the stream never holds up the trace.
+ * the bytes. Decoding and writing happen in lin_ostream_tick, outside that lock: on the
+ * stream's own thread when the runtime has a writer thread (so the stream never slows the
+ * trace down; a backlog over LIN_OSTREAM_MAX_BACKLOG is skipped and counted), else on the
+ * caller's thread. Ticks are serialized by the stream's own lock.
  * Internal.
  */
 #ifndef LIN_OTLP_STREAM_H
 #define LIN_OTLP_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +35,13 @@
 #define LIN_OSTREAM_RETAIN_NS (10ull * 1000000000ull)
 #define LIN_OSTREAM_MAX_PENDING 65536  /* GPU records waiting; beyond, written unjoined */
 #define LIN_OSTREAM_MAX_EVENTS 1024    /* process-span events kept; beyond, counted */
-#define LIN_OSTREAM_MAX_RETAIN 131072  /* retired epochs and correlations kept: each; beyond,
+#define LIN_OSTREAM_MAX_RETAIN 65536   /* retired epochs and correlations kept: each; beyond,
 					* the older half goes before its retention time */
-#define LIN_OSTREAM_MAX_OPEN 65536     /* open requests, epochs, scopes: each; beyond, the
+#define LIN_OSTREAM_MAX_BACKLOG (8u << 20)  /* trace bytes waiting for a threaded stream;
+					* beyond, pieces are skipped (counted) */
+#define LIN_OSTREAM_MAX_HEAP 65536     /* host records waiting for the watermark; beyond,
+					* the oldest go on (out of order, if at all) */
+#define LIN_OSTREAM_MAX_OPEN 16384     /* open requests, epochs, scopes: each; beyond, the
 					* older half is written marked open and forgotten */
 
 struct lin_ostream;
@@ -46,6 +53,7 @@ struct lin_ostream_opts {
 	const char *service;         /* service.name, or NULL: $OTEL_SERVICE_NAME or "lineage" */
 	int64_t unix_offset_ns;      /* CLOCK_REALTIME - trace host clock */
 	const lin_runtime *rt;       /* for its log */
+	bool threaded;               /* decode and write on the stream's own thread */
 };
 
 /* Return: 0; -errno (the file cannot be opened); -ENOMEM. */
@@ -55,8 +63,10 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 void lin_ostream_feed(struct lin_ostream *s, const void *buf, size_t len);
 /* Process the host records timed at or before @watermark (host ns: every event taken
  * before it has been fed) in time order, join waiting GPU records, write the spans ended
- * since the last tick as one document, and expire what waited too long. */
-void lin_ostream_tick(struct lin_ostream *s, uint64_t watermark);
+ * since the last tick as one document, and expire what waited too long. A threaded
+ * stream does it on its own thread: the call only asks, and with @wait returns when it
+ * is done. */
+void lin_ostream_tick(struct lin_ostream *s, uint64_t watermark, bool wait);
 /* Write everything still open, the process span, and free. */
 void lin_ostream_close(struct lin_ostream *s);
 
@@ -70,6 +80,7 @@ struct lin_ostream_stats {
 	uint64_t documents, spans, links, events;
 	uint64_t gpu_joined, gpu_unjoined, bytes;
 	uint64_t evicted;            /* open spans written early (LIN_OSTREAM_MAX_OPEN) */
+	uint64_t dropped_bytes;      /* trace bytes skipped: the backlog was full */
 	int failed;                  /* 0, or the error that stopped the stream */
 };
 void lin_ostream_stats(struct lin_ostream *s, struct lin_ostream_stats *st);

@@ -302,7 +302,8 @@ int lin_writer_drain(lin_runtime *rt, bool exact)
 	}
 	pthread_mutex_unlock(&rt->out_lock);
 	if (rt->ostream) /* decoded and written outside the output lock */
-		lin_ostream_tick(rt->ostream, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS);
+		lin_ostream_tick(rt->ostream, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS,
+				 exact);
 	return err;
 }
 
@@ -352,6 +353,7 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 		uint64_t mono = lin_clock_mono_ns();
 		struct lin_ostream_opts so = {
 			.path = o->otlp_path, .write = o->otlp_write, .user = o->otlp_user, .rt = rt,
+			.threaded = !(rt->flags & LIN_RT_NO_WRITER_THREAD),
 			.unix_offset_ns = (int64_t)((uint64_t)rt_ts.tv_sec * 1000000000u +
 						    (uint64_t)rt_ts.tv_nsec - mono)};
 		int err = lin_ostream_open(&so, &rt->ostream);

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 		for (size_t off = 0; off < (size_t)sz; off += 65536) {
 			size_t n = (size_t)sz - off < 65536 ? (size_t)sz - off : 65536;
 			lin_ostream_feed(s, buf + off, n);
-			lin_ostream_tick(s, UINT64_MAX - 1);
+			lin_ostream_tick(s, UINT64_MAX - 1, false);
 		}
 		lin_ostream_stats(s, &st);
 		lin_ostream_close(s);

@@ -155,6 +155,28 @@ Test(otlp_stream, spans_are_written_while_the_runtime_runs)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+Test(otlp_stream, flush_waits_for_the_stream_thread)
+{
+	struct lines l = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l,
+				     .flush_interval_ms = 1000};
+	lin_runtime *rt;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0); /* a writer thread: a threaded stream */
+	uint64_t key = my_key();
+	for (int i = 0; i < 3; i++) {
+		uint64_t req;
+		cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+		cr_assert_eq(lin_request_end(rt, req), 0);
+		cr_assert_eq(lin_runtime_flush(rt), 0);
+		/* the stream thread has written it when flush returns */
+		cr_assert(has_span(&l, lin_w3c_span_id(key, req)), "request %d after flush", i);
+	}
+	lin_runtime_free(rt);
+	cr_assert(has_span(&l, lin_w3c_span_id(key, 0)));
+	free(l.p);
+	LIN_TEST_CHECK_LEAKS();
+}
+
 Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
 {
 	struct lines l = {0};
