@@ -115,8 +115,10 @@ struct lin_runtime_opts {
 	void *observer_user;
 	/* Since 0.2: also stream the trace as OpenTelemetry spans, OTLP/JSON
 	 * ExportTraceServiceRequest documents, one per line (docs/fleet.md): to a file
-	 * (created or truncated) or to a callback that receives one whole line per call.
-	 * Written by the writer at each flush interval; works with or without a msgpack trace. */
+	 * (created or truncated) or to a callback that receives one whole line per call. The
+	 * spans ended since the last flush interval are written on a thread of the stream's
+	 * own (with LIN_RT_NO_WRITER_THREAD: in lin_runtime_flush); the trace never waits for
+	 * it. Works with or without a msgpack trace. Not both path and callback (-EINVAL). */
 	const char *otlp_path;
 	lin_trace_write_fn otlp_write;
 	void *otlp_user;
