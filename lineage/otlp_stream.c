@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <pthread.h>
-#include <signal.h>
 
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
@@ -1005,14 +1004,9 @@ static void *stream_main(void *arg)
 
 static int start_thread(struct lin_ostream *s)
 {
-	/* like the writer, the stream thread takes none of the application's signals */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int err = pthread_create(&s->thr, NULL, stream_main, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int err = lin_thread_start(&s->thr, stream_main, s);
 	if (err)
-		return -err;
+		return err;
 	s->threaded = s->running = true;
 	return 0;
 }

@@ -7,6 +7,8 @@
 #define LINEAGE_RT_INTERNAL_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -14,6 +16,18 @@
 
 #include "lineage/runtime.h"
 #include "tracefmt.h"
+
+/* Start a library thread with every signal blocked: the application's signals are never
+ * delivered to it. Return: 0 or -errno. */
+static inline int lin_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int err = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -err;
+}
 
 /* write(2) all of @p[0..@n), through EINTR and short writes. Return: 0 or -errno. */
 static inline int lin_write_all(int fd, const char *p, size_t n)

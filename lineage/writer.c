@@ -429,14 +429,9 @@ int lin_writer_start(lin_runtime *rt)
 	rt->wlock_init = true;
 	if (rt->flags & LIN_RT_NO_WRITER_THREAD)
 		return 0;
-	/* The writer must not take the application's signals. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int err = pthread_create(&rt->writer, NULL, writer_main, rt);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int err = lin_thread_start(&rt->writer, writer_main, rt);
 	if (err)
-		return -err;
+		return err;
 	rt->writer_running = true;
 	return 0;
 }
