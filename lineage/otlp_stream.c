@@ -33,7 +33,6 @@ struct sreq {
 	uint64_t begin, parent, user_id, name_sid, rparent;
 	uint8_t trace[16];
 	uint32_t tid;
-	uint8_t rflags;
 	bool remote;
 };
 
@@ -400,7 +399,6 @@ static void on_request_link(struct lin_ostream *s, const struct srec *r)
 	lin_w3c_put64(q->trace, hi);
 	lin_w3c_put64(q->trace + 8, lo);
 	q->rparent = ps;
-	q->rflags = (uint8_t)fl;
 	q->remote = true;
 }
 

@@ -141,7 +141,6 @@ static void on_link(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 	lin_w3c_put64(q->rtrace, r->f[3]);
 	lin_w3c_put64(q->rtrace + 8, r->f[4]);
 	q->rparent = r->f[5];
-	q->rflags = (uint8_t)r->f[6];
 	q->remote = true;
 }
 
@@ -310,7 +309,6 @@ static void remote_name(struct xmodel *m, struct xreq *q)
 	if (!zero || !tz)
 		return;
 	q->rparent = lin_w3c_get64(b);
-	q->rflags = fl;
 	q->remote = true;
 	q->rname = true;
 }

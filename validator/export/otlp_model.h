@@ -31,7 +31,6 @@ struct xreq {
 	uint16_t proc;
 	bool has_end, remote, joined;
 	bool rname;                  /* remote link read from a format-1.0 "w3c:" name */
-	uint8_t rflags;
 };
 
 struct xepoch {
