@@ -62,6 +62,11 @@ uint64_t lin_rt_now_ns(const lin_runtime *rt)
 	return lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock));
 }
 
+LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt)
+{
+	return rt ? lin_rt_now_ns(rt) : 0;
+}
+
 uint32_t lin_rt_ext_kind(const lin_runtime *rt)
 {
 	return rt->ext_kind;

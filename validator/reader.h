@@ -28,6 +28,7 @@ struct lin_header {
 	char host[256];
 	char writer[64];
 	char backend[32];
+	char cupti[128];                      /* the cupti status ("" when nil or absent) */
 	uint64_t major, minor;
 	uint64_t pid;
 	uint64_t start_host_ns;

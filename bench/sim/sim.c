@@ -250,11 +250,17 @@ static bool dropped(const lin_sim *s, uint32_t corr)
 	       lin_sim_mix(s->o.seed ^ ((uint64_t)corr << 20)) % 1000 < s->o.drop_permille;
 }
 
+/* The host clock the runtime writes (the device clock is it plus clock_off). */
+static uint64_t sim_now(const lin_sim *s)
+{
+	return s->rt ? lin_runtime_now_ns(s->rt) : lin_sim_mono_ns();
+}
+
 uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint64_t *start)
 {
 	struct sim_thread *t = lin_sim_thread(s);
 	uint32_t corr = (uint32_t)atomic_fetch_add(&s->next_corr, 1);
-	uint64_t host = t->launch_host_ns ? t->launch_host_ns + 1 : lin_sim_mono_ns();
+	uint64_t host = t->launch_host_ns ? t->launch_host_ns + 1 : sim_now(s);
 	t->launch_host_ns = 0;
 	*start = host + s->clock_off;
 	uint64_t n_ext = 0;
@@ -280,7 +286,11 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint64_t *start)
 		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
 		a.cbid = cbid;
 		a.start = *start;
-		a.end = *start + 800;
+		/* The call returns now: its end is read on the runtime's clock, so a launch
+		 * bracket around it (lin_launch_end comes after) holds the whole call. */
+		a.end = sim_now(s) + s->clock_off;
+		if (a.end <= a.start)
+			a.end = a.start + 1;
 		a.processId = (uint32_t)getpid();
 		a.threadId = t->tid;
 		a.correlationId = corr;

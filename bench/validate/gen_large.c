@@ -4,8 +4,8 @@
  *
  * Usage: lin-bench-validate-gen OUT NRECORDS
  * Mix per request: request_begin, epoch_declare, token_capture (submitter), token_adopt
- * (one of 8 workers), 8 launches each with launch, ext_correlation, api and kernel (every
- * 8th a memcpy), scope_close, epoch_retire, request_end: 39 records. CUPTI records are
+ * (one of 8 workers), 8 launches each with launch, launch_end, ext_correlation, api and
+ * kernel (every 8th a memcpy), scope_close, epoch_retire, request_end: 47 records. CUPTI records are
  * written one request late, as activity buffers arrive after the launches.
  */
 #include <stdio.h>
@@ -92,9 +92,10 @@ int main(int argc, char **argv)
 		}
 		nprev = 0;
 		for (int i = 0; i < 8; i++) {
-			lin_tf_launch(&pk, t++, worker, ep, 1, ep, 1, 2, NIL);
+			lin_tf_launch(&pk, t++, worker, ep, 1, ep, 1, 2, NIL, 1);
+			lin_tf_launch_end(&pk, t++, worker, 1);
 			prev[nprev++] = (struct pending_gpu){ ep, corr++, 1000000 + t * 3, worker, i == 7 };
-			n++;
+			n += 2;
 		}
 		lin_tf_scope_close(&pk, t++, worker, LIN_TARGET_EPOCH, ep, 1);
 		lin_tf_epoch_retire(&pk, t++, worker, ep, 1);

@@ -167,6 +167,16 @@ struct lin_runtime_stats {
 };
 
 /*
+ * lin_runtime_now_ns - the runtime's host clock now: the clock of every host_ns field it
+ * writes (CLOCK_MONOTONIC nanoseconds, read through the calibrated TSC where available;
+ * the trace header's host_clock_source says which). Lets a caller time its own events on
+ * the trace's clock.
+ * Return: nanoseconds; 0 when @rt is NULL.
+ * Context: any thread; no lock, no allocation; may run inside a CUPTI callback. Since: 0.3
+ */
+LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt);
+
+/*
  * lin_runtime_get_stats - read the counters. @st->sz must be set by the caller.
  * Return: 0; -EINVAL on NULL or a too-small sz.
  * Context: any thread; counters are read without stopping writers (approximate).

@@ -101,7 +101,8 @@ static void kernel(uint64_t corr, uint64_t node, bool cross)
 /* launch on @tid in @ep: launch record, ext correlation, API record, kernel */
 static void launch(uint32_t tid, uint64_t ep, uint64_t corr, bool cross)
 {
-	lin_tf_launch(&pk, 2000 + corr, tid, ep, 1, ep, 2, 3, NIL);
+	lin_tf_launch(&pk, 2000 + corr, tid, ep, 1, ep, 2, 3, NIL, 1);
+	lin_tf_launch_end(&pk, 2000 + corr, tid, 1);
 	lin_tf_ext_correlation(&pk, EXT, ep, corr);
 	api(corr, tid);
 	kernel(corr, 0, cross);
@@ -172,7 +173,8 @@ int main(int argc, char **argv)
 	/* fan-in: epoch 13 serves requests 10 and 14; a memcpy */
 	request(14, 1510, 0);
 	epoch(13, 2200, r10_14, 2, NIL);
-	lin_tf_launch(&pk, 2300, 10, 13, 1, 13, 0, 3, NIL);
+	lin_tf_launch(&pk, 2300, 10, 13, 1, 13, 0, 3, NIL, 1);
+	lin_tf_launch_end(&pk, 2300, 10, 1);
 	lin_tf_ext_correlation(&pk, EXT, 13, 4);
 	api(4, 10);
 	struct lin_tf_memop mc = {4, DEV0 + 3500, DEV0 + 3600, 1, 1, 7, 4096, 1, 0, 0};
