@@ -146,6 +146,8 @@ struct lin_validator {
 	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets;
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
+	char empty_why[192];               /* why the run has no GPU record, when an importer
+					    * knows ("": the generic reason) */
 	struct lin_rec rec;
 };
 
