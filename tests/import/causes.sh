@@ -32,6 +32,18 @@ expect_eq "causes.json text names graph_replay" \
 expect_eq "causes.json text join levels" \
 	"$(printf '%s\n' "$t" | grep -c 'join level reached  *request 0, epoch 0, op 8, api_call 5, none 3')" 1
 
+# Exact times: op A is [1700000000000000.000, +0.100] us; one launch starts 1 ns before its
+# end, one 1 ns after. Read through a double (ulp 0.25 us here) both would sit at A's
+# start; read as decimals, the second lies outside A.
+j=$("$BIN" --json "$DATA/exact_ns.json")
+expect_keys "exact_ns.json" "$j" gpu_records=2 joined_inferred=1 same_thread_time_containment=1 \
+	lost=1 no_enclosing_op=1
+expect_eq "exact_ns.json: the launch 1 ns after A's end is the lost one" \
+	"$(printf '%s' "$j" | grep -c '"cause":"no_enclosing_op","file":"[^"]*","offset":[0-9]*,"record":4,"ids":{"correlation":2,')" 1
+"$BIN" --export-perfetto "$TMP/exact.perfetto.json" "$DATA/exact_ns.json" >/dev/null
+expect_eq "exact_ns.json: the export keeps every ns" \
+	"$(grep -c '"name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1700000000000000.101,"dur":0.001' "$TMP/exact.perfetto.json")" 1
+
 j=$("$BIN" --from kineto --json "$DATA/noops.json")
 expect_keys "noops.json (bare event array)" "$j" exit_code=1 gpu_records=1 lost=1 no_op_layer=1
 
