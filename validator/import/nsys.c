@@ -255,33 +255,6 @@ out:
 
 #else  /* !LIN_HAVE_SQLITE */
 
-/* Process and thread names for the Perfetto export; best effort (they join nothing, so a
- * table that is absent or odd is skipped, not an error). */
-static void read_names(struct nctx *c, bool strings)
-{
-	static const char *const q[] = {
-		"SELECT globalPid, NULL, name FROM PROCESSES",
-		"SELECT globalTid, 1, (SELECT value FROM StringIds WHERE id = t.nameId) "
-		"FROM ThreadNames t",
-	};
-	for (int i = 0; i < 2; i++) {
-		sqlite3_stmt *st;
-		if ((i == 1 && !strings) || sqlite3_prepare_v2(c->db, q[i], -1, &st, NULL) != SQLITE_OK)
-			continue;
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const unsigned char *name = sqlite3_column_text(st, 2);
-			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || !name)
-				continue;
-			uint64_t g = (uint64_t)sqlite3_column_int64(st, 0);
-			uint64_t proc = (g >> 24) & 0xffffff, tid = i ? g & 0xffffff : LIN_NIL;
-			if (!lin_imp_meta_add(c->m, proc, tid, (const char *)name,
-					      strlen((const char *)name)))
-				break;
-		}
-		sqlite3_finalize(st);
-	}
-}
-
 int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 {
 	(void)m;
