@@ -46,6 +46,8 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->vers, sizeof(struct lin_vers_ent));
 	lin_vtab_init(&v->grids, sizeof(void *));
 	lin_vtab_init(&v->gmemops, 0);
+	lin_vtab_init(&v->pthreads, sizeof(struct lin_pthread));
+	lin_vec_init(&v->xdefer, sizeof(struct lin_xdefer));
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
 	lin_vec_init(&v->truthpool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));
@@ -79,6 +81,7 @@ void lin_validator_free(struct lin_validator *v)
 	free_pages(&v->closed);
 	free_pages(&v->captures);
 	free_pages(&v->grids);
+	lin_v_xcheck_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
 				    &v->undef, &v->stale, &v->truth, &v->open, &v->vers,
 				    &v->gmemops };
@@ -172,30 +175,43 @@ uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t ti
 	return times ? &times[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)] : NULL;
 }
 
-int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file)
+/* What a process's trace header says of it (its truth file's header says none of it). */
+static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
 {
-	for (unsigned i = 0; i < v->nprocs; i++)
-		if (v->procs[i].pid == h->pid && strcmp(v->procs[i].host, h->host) == 0)
-			return (int)i;
-	if (v->nprocs >= LIN_MAX_PROCS)
-		return -1;
-	struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
-	if (!np)
-		return -1;
-	v->procs = np;
-	struct lin_vproc *p = &np[v->nprocs];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->host, sizeof(p->host), "%s", h->host);
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
-	p->pid = h->pid;
 	p->ext_kind = h->ext_kind;
 	p->minor = h->minor;
+	p->host_clock = h->device_clock_host;
 	p->file = file;
-	p->min_api_corr = UINT64_MAX;
-	lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
-	lin_vec_init(&p->capwin, sizeof(struct lin_capture));
-	return (int)v->nprocs++;
+	p->traced = true;
+}
+
+int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth)
+{
+	struct lin_vproc *p = NULL;
+	for (unsigned i = 0; i < v->nprocs && !p; i++)
+		if (v->procs[i].pid == h->pid && strcmp(v->procs[i].host, h->host) == 0)
+			p = &v->procs[i];
+	if (!p) {
+		if (v->nprocs >= LIN_MAX_PROCS)
+			return -1;
+		struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
+		if (!np)
+			return -1;
+		v->procs = np;
+		p = &np[v->nprocs++];
+		memset(p, 0, sizeof(*p));
+		snprintf(p->host, sizeof(p->host), "%s", h->host);
+		p->pid = h->pid;
+		p->ext_kind = h->ext_kind;
+		p->min_api_corr = UINT64_MAX;
+		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
+		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
+	}
+	if (!truth && !p->traced)
+		proc_from_trace(p, h, file);
+	return (int)(p - v->procs);
 }
 
 #define NIL(r, i) (((r)->nil >> (i)) & 1u)
@@ -371,6 +387,8 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		e->flags |= LIN_C_EXT;
 		e->epoch = epoch;
 		count_ext(v, proc, epoch);
+		if (e->flags & LIN_C_API)
+			lin_v_xcheck(v, proc, corr, e);
 		return;
 	}
 	if (e->epoch == epoch)
@@ -457,6 +475,8 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		uint64_t ids[] = { corr, e->api_start, e->api_end };
 		structural(v, "time_order", file, r, 3, n, ids);
 	}
+	if (e->flags & LIN_C_EXT)
+		lin_v_xcheck(v, proc, corr, e);
 }
 
 /* Check queued <= submitted <= start <= end where known. */
@@ -706,7 +726,7 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 	struct lin_vfile *f = &v->files[fi];
 	v->sum.files++;
 	int rc = lin_reader_header(rd, truth ? LIN_TRUTH_FORMAT_NAME : LIN_TRACE_FORMAT_NAME, &h);
-	int proc = rc == 0 ? lin_v_proc(v, &h, (uint32_t)fi) : 0;
+	int proc = rc == 0 ? lin_v_proc(v, &h, (uint32_t)fi, truth) : 0;
 	if (rc == 0 && proc < 0) {
 		rc = -1;
 		snprintf(f->err, sizeof(f->err), "too many processes or out of memory");

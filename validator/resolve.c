@@ -482,6 +482,7 @@ static void finish_empty(struct lin_validator *v)
 void lin_v_resolve_all(struct lin_validator *v)
 {
 	lin_v_brackets_finish(v);
+	lin_v_xcheck_finish(v);
 	for (size_t i = 0; i < v->pending.n; i++) {
 		const struct lin_gpu *g = lin_vec_at(&v->pending, i);
 		struct lin_corr_ent *c =
