@@ -37,7 +37,8 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->closed, sizeof(void *));
 	lin_vtab_init(&v->captures, sizeof(void *));
 	lin_vtab_init(&v->nodes, sizeof(struct lin_node_ent));
-	lin_vtab_init(&v->clones, sizeof(uint64_t));
+	lin_vtab_init(&v->clones, sizeof(struct lin_clone_ent));
+	lin_vtab_init(&v->replays, sizeof(uint64_t));
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -84,7 +85,7 @@ void lin_validator_free(struct lin_validator *v)
 	lin_v_xcheck_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
 				    &v->undef, &v->stale, &v->truth, &v->open, &v->vers,
-				    &v->gmemops };
+				    &v->gmemops, &v->replays };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
@@ -461,7 +462,8 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		return;
 	}
 	e->flags |= LIN_C_API;
-	if (!NIL(r, 1) && r->f[7] == 0 && lin_launch_kind_of((unsigned)r->f[0], r->f[1]))
+	e->lkind = NIL(r, 1) ? LIN_LAUNCH_NONE : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
+	if (e->lkind && r->f[7] == 0)
 		e->flags |= LIN_C_LAUNCH;
 	e->domain = (uint8_t)r->f[0];
 	e->api_offset = r->offset;
@@ -589,9 +591,19 @@ static void on_graph(struct lin_validator *v, uint16_t proc, const struct lin_re
 {
 	bool fresh;
 	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
-		uint64_t *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
+		struct lin_clone_ent *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
 		if (o)
-			*o = r->f[0];
+			*o = (struct lin_clone_ent){ r->f[0], NIL(r, 3) ? LIN_NIL : r->f[3] };
+		else
+			v->oom = true;
+		return;
+	}
+	if (r->type == LIN_REC_GRAPH_LAUNCH) {
+		/* The replay epoch names the exec it replayed. */
+		v->sum.launches++;
+		uint64_t *x = lin_vtab_get(&v->replays, r->f[3], lin_k1(proc, 0), &fresh);
+		if (x)
+			*x = r->f[2];
 		else
 			v->oom = true;
 		return;
@@ -667,7 +679,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_CLONE: case LIN_REC_GRAPH_NODE_UPDATE:
 		on_graph(v, proc, r);
 		break;
-	case LIN_REC_GRAPH_LAUNCH: v->sum.launches++; break;
+	case LIN_REC_GRAPH_LAUNCH: on_graph(v, proc, r); break;
 	case LIN_REC_DROPPED: on_dropped(v, proc, file, r); break;
 	case LIN_REC_CLOCK: lin_v_on_clock(v, proc, r); break;
 	default: break;

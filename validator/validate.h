@@ -36,7 +36,8 @@
 	X(NO_OP_LAYER, "no_op_layer") \
 	X(REPLAY_OUTSIDE_LINEAGE, "replay_outside_lineage") \
 	X(LAUNCH_BRACKET_UNCLOSED, "launch_bracket_unclosed") \
-	X(NO_CLOCK_RECORD, "no_clock_record")
+	X(NO_CLOCK_RECORD, "no_clock_record") \
+	X(CORRELATION_MISMATCH, "correlation_mismatch")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };

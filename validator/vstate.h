@@ -95,7 +95,8 @@ struct lin_corr_ent {
 	uint32_t api_tid, api_file;
 	uint16_t flags;
 	uint8_t domain, ngpu;
-	uint32_t pad;
+	uint8_t lkind;              /* enum lin_launch_kind of the API (LIN_LAUNCH_NONE: not one) */
+	uint8_t pad[3];
 };
 #define LIN_C_EXT 1
 #define LIN_C_AMBIG 2
@@ -104,6 +105,8 @@ struct lin_corr_ent {
 
 struct lin_cand { uint64_t epoch; uint32_t corr; uint32_t proc; };
 struct lin_node_ent { uint64_t epoch; uint32_t has_epoch; uint32_t pad; };
+/* A clone made at instantiation: its original node and the exec it belongs to (or LIN_NIL). */
+struct lin_clone_ent { uint64_t original, exec; };
 struct lin_ref_ent { uint64_t offset, index; uint32_t file; uint32_t pad; };
 struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /* corr: LIN_NIL unknown */
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
@@ -164,7 +167,7 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, open, vers, grids, gmemops, pthreads;
+		truth, open, vers, grids, gmemops, pthreads, replays;
 	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets, xdefer;
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;

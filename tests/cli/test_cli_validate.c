@@ -126,6 +126,8 @@ static const struct expect cases[] = {
 	{ "good_stream_capture.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, "\"captured_launches\":1" },
 	{ "bad_launch_without_api_record.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
 	  "\"launch_without_api_record\"" },
+	{ "lost_correlation_mismatch.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
+	  "\"correlation_mismatch\":1" },
 	{ "bad_unpaired_launch_end.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"unpaired_launch_end\"" },
 	{ "bad_duplicate_gpu_record.lt", 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 1, -1, "\"duplicates\":1" },
 	{ "bad_stale_launch.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"stale_launch\"" },

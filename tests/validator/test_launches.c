@@ -436,3 +436,37 @@ Test(launches, a_truth_file_read_first_does_not_hide_the_trace_header)
 	cr_assert_eq(s->matched, 1);
 	done();
 }
+
+/* ---------------------------------------------------------------- API and record agree */
+
+Test(launches, a_graph_kernel_whose_clone_belongs_to_another_exec_is_not_joined)
+{
+	for (int wrong = 0; wrong < 2; wrong++) {
+		begin("cupti");
+		request(1, 2);
+		lin_tf_graph_node_clone(&pk, 70, 170, 7, 8);         /* clone 170 is exec 8's */
+		lin_tf_graph_launch(&pk, 20, TID, wrong ? 9 : 8, 3, 1, 2, 1, NIL);
+		uint64_t r = 1;
+		lin_tf_epoch_declare(&pk, 20, TID, 3, 1, &r, 1, 2, 0);
+		lin_tf_ext_correlation(&pk, 5, 3, 1);
+		api_at(1, 311, 1, 100, 200, 0);                      /* cudaGraphLaunch */
+		struct lin_tf_kernel k = { 1, 300, 310, 0, 1, 1, 1, 7, 170, 0, 0, 0, false };
+		lin_tf_kernel(&pk, &k);
+		finish();
+		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CORRELATION_MISMATCH], (uint64_t)wrong);
+		cr_assert_eq(s->observed, (uint64_t)!wrong);
+		done();
+	}
+}
+
+Test(launches, a_plain_kernel_on_a_graph_launch_is_not_joined)
+{
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 311, 1, 100, 200, 0);                  /* cudaGraphLaunch, but ... */
+	kernel_at(1, 1, 300);                            /* ... a kernel of no graph */
+	finish();
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CORRELATION_MISMATCH], 1);
+	done();
+}
