@@ -190,8 +190,16 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 		else
 			hi = mid;
 	}
-	const struct lin_clock_pair *c = lin_vec_at(cl, lo ? lo - 1 : 0);
-	*host = dev - c->device_ns + c->host_ns;
+	/* Between two pairs: interpolate (the clocks may run at slightly different rates);
+	 * before the first or after the last: the nearest pair's offset. */
+	const struct lin_clock_pair *a = lin_vec_at(cl, lo ? lo - 1 : 0);
+	const struct lin_clock_pair *b = lo && lo < cl->n ? lin_vec_at(cl, lo) : NULL;
+	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
+		long double f = (long double)(dev - a->device_ns) / (long double)(b->device_ns - a->device_ns);
+		*host = a->host_ns + (uint64_t)(f * (long double)(b->host_ns - a->host_ns) + 0.5L);
+		return true;
+	}
+	*host = dev - a->device_ns + a->host_ns;
 	return true;
 }
 

@@ -136,6 +136,21 @@ Test(launches, device_time_maps_through_the_nearest_clock_record)
 	done();
 }
 
+Test(launches, device_time_is_interpolated_between_clock_records)
+{
+	begin("none");
+	/* Host runs 1000 ns slower than device over 100 us: halfway, 500 ns apart. */
+	lin_tf_clock(&pk, 0, 0);
+	lin_tf_clock(&pk, 100000, 101000);
+	request(1, 2);
+	bracket(50400, 50600, 2, 1);
+	api_at(1, 211, 1, 51000, 51010, 0);   /* host 50495..50505 interpolated; 51000 by either pair */
+	kernel_at(1, 1, 52000);
+	finish();
+	cr_assert_eq(s->inferred, 1);
+	done();
+}
+
 Test(launches, a_pushed_bracket_never_joins_by_time)
 {
 	begin("cupti");
