@@ -67,7 +67,7 @@ void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h)
 	else
 		msgpack_pack_nil(pk);
 	pack_key(pk, "device_clock");
-	lin_tf_pack_str(pk, "cupti");
+	lin_tf_pack_str(pk, h->device_clock ? h->device_clock : "cupti");
 	pack_key(pk, "ext_kind");
 	msgpack_pack_uint32(pk, h->ext_kind);
 	pack_key(pk, "backend");

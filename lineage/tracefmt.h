@@ -29,6 +29,7 @@ struct lin_tf_header {
 	uint32_t ext_kind;
 	const char *backend;      /* "none", "cupti", "custom", "attach" */
 	const char *cupti;        /* NULL: nil */
+	const char *device_clock; /* "cupti" (NULL) or "host": docs/trace-format.md */
 };
 
 struct lin_tf_kernel {

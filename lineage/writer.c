@@ -393,6 +393,7 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 		.ext_kind = rt->ext_kind,
 		.backend = backend_names[rt->backend_kind],
 		.cupti = rt->cupti_status,
+		.device_clock = rt->device_clock_host ? "host" : "cupti",
 	};
 	pthread_mutex_lock(&rt->out_lock);
 	lin_tf_header(&rt->pk, &h);

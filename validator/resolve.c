@@ -59,8 +59,8 @@ static enum lin_level target_level(const struct lin_epoch_ent *e)
 /* Node origin: clone -> original -> graph_node(epoch) -> declared epoch. */
 static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, uint64_t *epoch)
 {
-	const uint64_t *orig = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
-	const struct lin_node_ent *n = lin_vtab_find(&v->nodes, orig ? *orig : g->node,
+	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
+	const struct lin_node_ent *n = lin_vtab_find(&v->nodes, cl ? cl->original : g->node,
 						     lin_k1(g->proc, 0));
 	if (!n || !n->has_epoch || !declared(v, g->proc, n->epoch))
 		return false;
@@ -129,10 +129,43 @@ static enum lin_level partial_level(const struct lin_corr_ent *c, enum lin_brack
 	return bf == LIN_BF_FOUND ? LIN_LEVEL_OP : LIN_LEVEL_API_CALL;
 }
 
+/*
+ * Could the API call of @c have launched @g? A graph launch makes only graph records, a
+ * kernel, memcpy or memset launch only its own kind of record and never a graph one, and
+ * a graph record's clone belongs to the exec its replay epoch replayed.
+ */
+static bool mismatched(const struct lin_validator *v, const struct lin_gpu *g,
+		       const struct lin_corr_ent *c)
+{
+	if (!c || !(c->flags & LIN_C_API) || !c->lkind)
+		return false;
+	bool graph = g->flags & LIN_G_GRAPH;
+	if (c->lkind == LIN_LAUNCH_GRAPH) {
+		if (!graph)
+			return true;
+	} else {
+		static const uint8_t kind_of[] = { [LIN_LAUNCH_KERNEL] = LIN_REC_KERNEL,
+						   [LIN_LAUNCH_MEMCPY] = LIN_REC_MEMCPY,
+						   [LIN_LAUNCH_MEMSET] = LIN_REC_MEMSET };
+		return graph || kind_of[c->lkind] != g->kind;
+	}
+	if (!g->node || !(c->flags & LIN_C_EXT))
+		return false;
+	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
+	const uint64_t *x = lin_vtab_find(&v->replays, c->epoch, lin_k1(g->proc, 0));
+	return cl && x && cl->exec != LIN_NIL && cl->exec != *x;
+}
+
 static struct verdict classify(const struct lin_validator *v, const struct lin_gpu *g,
 			       const struct lin_corr_ent *c, bool final)
 {
 	struct verdict r = { CLS_PENDING, 0, LIN_NIL, LIN_NIL, LIN_LEVEL_NONE };
+	if (c && (c->flags & LIN_C_API) && mismatched(v, g, c)) {
+		r.cls = CLS_LOST;
+		r.why = LIN_CAUSE_CORRELATION_MISMATCH;
+		r.level = LIN_LEVEL_API_CALL;
+		return r;
+	}
 	uint64_t ne;
 	bool node_ok = g->node && node_origin(v, g, &ne);
 	if (node_ok)
@@ -488,12 +521,23 @@ static void finish_empty(struct lin_validator *v)
 void lin_v_resolve_all(struct lin_validator *v)
 {
 	lin_v_brackets_finish(v);
+	lin_v_xcheck_finish(v);
 	for (size_t i = 0; i < v->pending.n; i++) {
 		const struct lin_gpu *g = lin_vec_at(&v->pending, i);
 		struct lin_corr_ent *c =
 			g->corr ? lin_vtab_find(&v->corrs, g->corr, lin_k1(g->proc, 0)) : NULL;
-		if (c && !(g->flags & LIN_G_COUNTED) && c->ngpu < 255)
-			c->ngpu++;              /* it arrived before its API record */
+		if (c && !(g->flags & LIN_G_COUNTED)) {
+			/* It arrived before its API record: count it now, and a second non-graph
+			 * record of one correlation is the same finding as at arrival. */
+			if (c->ngpu && !(g->flags & LIN_G_GRAPH)) {
+				static const char *const n[] = { "correlation" };
+				v->sum.structural++;
+				lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
+					      g->index, 1, n, &g->corr);
+			}
+			if (c->ngpu < 255)
+				c->ngpu++;
+		}
 		struct verdict r = classify(v, g, c, true);
 		account(v, g, &r);
 	}

@@ -35,6 +35,8 @@ struct lin_vproc {
 	uint32_t file;              /* the first file of this process */
 	bool dropped_host, dropped_cupti;
 	bool runtime_api;           /* an api record of the runtime domain was read */
+	bool host_clock;            /* header device_clock "host": device time is host time */
+	bool traced;                /* a trace file (not only a truth file) named it */
 	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */
 	struct lin_vec capwin;      /* struct lin_capture: stream-capture windows */
 };
@@ -93,7 +95,8 @@ struct lin_corr_ent {
 	uint32_t api_tid, api_file;
 	uint16_t flags;
 	uint8_t domain, ngpu;
-	uint32_t pad;
+	uint8_t lkind;              /* enum lin_launch_kind of the API (LIN_LAUNCH_NONE: not one) */
+	uint8_t pad[3];
 };
 #define LIN_C_EXT 1
 #define LIN_C_AMBIG 2
@@ -102,6 +105,8 @@ struct lin_corr_ent {
 
 struct lin_cand { uint64_t epoch; uint32_t corr; uint32_t proc; };
 struct lin_node_ent { uint64_t epoch; uint32_t has_epoch; uint32_t pad; };
+/* A clone made at instantiation: its original node and the exec it belongs to (or LIN_NIL). */
+struct lin_clone_ent { uint64_t original, exec; };
 struct lin_ref_ent { uint64_t offset, index; uint32_t file; uint32_t pad; };
 struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /* corr: LIN_NIL unknown */
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
@@ -121,9 +126,29 @@ struct lin_bracket {
 struct lin_open_ent {
 	uint32_t idx[LIN_OPEN_DEPTH];
 	uint64_t offset[LIN_OPEN_DEPTH], index[LIN_OPEN_DEPTH];   /* of a pushed one */
+	uint64_t pseq[LIN_OPEN_DEPTH];     /* a pushed one's place in its thread's store */
 	uint32_t file;
 	uint32_t pad;
 };
+/*
+ * Pushed brackets of one thread, in begin order, for the bracket check (xcheck.c): every
+ * API call made under a pushed id lies inside a bracket that pushed it. Bounded: past
+ * LIN_PBR_CAP the older half is dropped and calls before `horizon` go unchecked.
+ */
+struct lin_pbr { uint64_t begin, end, ext, offset, index; uint32_t apis, file; uint16_t depth,
+		 pad[3]; };
+struct lin_pthread {
+	struct lin_pbr *b;
+	uint64_t base;              /* sequence number of b[0] */
+	uint64_t horizon;           /* begin of b[0] after an eviction; 0 before any */
+	uint32_t n, cap;
+};
+#define LIN_PBR_CAP 65536
+/* An API call whose bracket may not have arrived yet. */
+struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
+		    pad[3]; };
+#define LIN_XDEFER_CAP (1u << 20)
+
 /* One version of one epoch: the latest launch made under it and when it stopped being
  * current (re-issued or retired). */
 struct lin_vers_ent {
@@ -142,8 +167,8 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, open, vers, grids, gmemops;
-	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets;
+		truth, open, vers, grids, gmemops, pthreads, replays;
+	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets, xdefer;
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
 	char empty_why[192];               /* why the run has no GPU record, when an importer
@@ -162,7 +187,7 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set);
 uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
 			     bool create);
-int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file);
+int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
 /* brackets.c */
 void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
@@ -179,6 +204,18 @@ enum lin_bracket_find { LIN_BF_NONE, LIN_BF_FOUND, LIN_BF_UNCLOSED, LIN_BF_NO_CL
 enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
 					 const struct lin_corr_ent *c,
 					 const struct lin_bracket **out);
+/* xcheck.c */
+/* A pushed bracket opened (returns its sequence number on the thread) or closed. */
+uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
+			const struct lin_rec *r);
+void lin_v_pbr_close(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
+		     uint64_t end);
+/* Correlation @corr now has both its API record and its ext record: check the bracket. */
+void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
+		  const struct lin_corr_ent *c);
+/* Deferred checks, and the pushed brackets that held no API call. */
+void lin_v_xcheck_finish(struct lin_validator *v);
+void lin_v_xcheck_free(struct lin_validator *v);
 /* resolve.c */
 void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g);
 void lin_v_resolve_all(struct lin_validator *v);

@@ -58,7 +58,16 @@ struct lin_backend_ops {
 	int (*push)(void *ctx, uint32_t ext_kind, uint64_t id);
 	int (*pop)(void *ctx, uint32_t ext_kind, uint64_t *id);
 	void *ctx;
+	uint32_t flags;             /* LIN_BACKEND_F_* (since 0.3; an older, smaller sz: 0) */
 };
+
+/*
+ * The device timestamps of the activity records this backend's runtime receives are the
+ * runtime's own host clock (lin_runtime_now_ns), as when CUPTI's timestamps come from a
+ * callback (cuptiActivityRegisterTimestampCallback). The trace header then says
+ * device_clock "host", and lineage-validate compares device and host times exactly.
+ */
+#define LIN_BACKEND_F_HOST_CLOCK 1u
 
 enum lin_backend_kind {
 	LIN_BACKEND_NONE = 0,   /* host-side lineage only; nothing is pushed */
