@@ -111,7 +111,7 @@ static enum lin_cause lost_cause(const struct lin_validator *v, const struct lin
 	if (p->dropped_host || p->dropped_cupti)
 		return LIN_CAUSE_DROPPED_RECORDS;
 	if (bf == LIN_BF_UNCLOSED)
-		return LIN_CAUSE_LAUNCH_BRACKET_UNCLOSED;
+		return LIN_CAUSE_BRACKET_END_UNKNOWN;
 	if (bf == LIN_BF_NO_CLOCK)
 		return LIN_CAUSE_NO_CLOCK_RECORD;
 	if (node_ok || node_missing)

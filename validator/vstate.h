@@ -112,13 +112,15 @@ struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /*
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
 /* A launch bracket that pushed no external id (the only ones time containment uses). */
 struct lin_bracket {
-	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet) */
+	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet); LIN_END_UNTIMED */
 	uint64_t epoch;             /* LIN_NIL: launched outside any epoch */
 	uint64_t offset, index;
 	uint32_t tid, file;
 	uint16_t proc;
 	uint16_t depth;             /* 0: unknown (format 1.1) */
 };
+/* A launch_end without a time (LIN_RT_LEAN_TIMESTAMPS): closed, end unknown. */
+#define LIN_END_UNTIMED (UINT64_MAX - 1)
 /* Per thread: the bracket open at each depth (index + 1; LIN_OPEN_PUSHED: a pushed one,
  * not stored). */
 #define LIN_OPEN_DEPTH 16

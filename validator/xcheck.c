@@ -101,6 +101,8 @@ static enum found innermost(const struct lin_pthread *t, uint64_t s, uint64_t e,
 		struct lin_pbr *b = &t->b[i];
 		if (b->depth && b->depth >= maxdepth)
 			continue;
+		if (b->end == LIN_END_UNTIMED)
+			return F_UNCLOSED;
 		if (b->end == LIN_NIL)
 			return final ? F_UNCLOSED : F_LATER;
 		if (b->end >= e) {
@@ -187,7 +189,7 @@ void lin_v_xcheck_finish(struct lin_validator *v)
 	while ((t = lin_vtab_next(&v->pthreads, &it, &k))) {
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct lin_pbr *b = &t->b[i];
-			if (b->apis || b->end == LIN_NIL)
+			if (b->apis || b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
 				continue;
 			uint64_t ids[] = { k.k0, b->ext, b->depth };
 			v->sum.structural++;
