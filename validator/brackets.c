@@ -55,10 +55,10 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 		v->oom = true;
 		return;
 	}
+	(void)file;                 /* a process's records are in its one trace file */
 	if (!e->pushed++) {
 		e->bracket_off = r->offset;
 		e->bracket_index = r->index;
-		e->bracket_file = file;
 	}
 }
 
@@ -302,7 +302,7 @@ static void finish_accounting(struct lin_validator *v)
 		if (e->pushed <= e->ext_n || !v->procs[proc].api_records || v->procs[proc].host_clock)
 			continue;
 		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
-		structural(v, "launch_without_api_record", e->bracket_file, e->bracket_off,
+		structural(v, "launch_without_api_record", v->procs[proc].file, e->bracket_off,
 			   e->bracket_index, 3, n, ids);
 	}
 }

@@ -73,9 +73,10 @@ struct lin_gpu {
 #define LIN_G_COUNTED 8             /* counted in its correlation's ngpu */
 
 /*
- * A declared epoch, or a request (requests are joinable ids too: an external id that names
- * one joins straight to it). pushed/ext_n: launch brackets that pushed this id, and ext
- * correlation records naming it (docs/validator.md, "Launch accounting").
+ * A declared epoch (or an id that was pushed or named by ext records before, or without,
+ * its declaration). pushed/ext_n: launch brackets that pushed this id, and ext correlation
+ * records naming it (docs/validator.md, "Launch accounting"). Begun requests are a set of
+ * their own (lin_validator.requests): an external id that names one joins straight to it.
  */
 struct lin_epoch_ent {
 	uint64_t req;
@@ -83,11 +84,10 @@ struct lin_epoch_ent {
 	uint16_t flags;
 	uint16_t pad;
 	uint32_t pushed, ext_n;
-	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it */
-	uint32_t bracket_file, pad2;
+	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it (its
+						* process's file) */
 };
 #define LIN_EP_DECLARED 1
-#define LIN_EP_REQUEST 2
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
@@ -146,6 +146,7 @@ struct lin_pthread {
 	uint32_t n, cap;
 };
 #define LIN_PBR_CAP 65536
+#define LIN_PBR_KEEP 1024
 /* An API call whose bracket may not have arrived yet. */
 struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
 		    pad[3]; };
@@ -169,7 +170,7 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, open, vers, grids, gmemops, pthreads, replays;
+		truth, open, vers, grids, gmemops, pthreads, replays, requests;
 	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets, xdefer;
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;

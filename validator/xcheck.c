@@ -12,8 +12,10 @@
  *
  * Brackets of a thread arrive in begin order. A call can be decided once a bracket that
  * begins after it has arrived on its thread; until then it waits (bounded), and at the
- * end of the run every waiting call is decided. Each thread keeps at most LIN_PBR_CAP
- * brackets: past that the older half goes, and calls before what is kept are unchecked.
+ * end of the run every waiting call is decided. Once a thread holds LIN_PBR_KEEP brackets,
+ * the oldest ones that already held a call are dropped when room is needed; at most
+ * LIN_PBR_CAP are kept: past that the older half goes. Calls before what is kept are
+ * unchecked.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +35,30 @@ static struct lin_pthread *pthread_of(struct lin_validator *v, uint16_t proc, ui
 	return t;
 }
 
-/* Make room for one more bracket: grow, or drop the older half once at the cap. */
+/* Drop the oldest closed brackets that already held a call: their calls were checked. A
+ * later call that may lie in one of them (before the latest end dropped: the horizon) is
+ * counted as unchecked, never judged against the brackets left. */
+static void drop_checked(struct lin_pthread *t)
+{
+	uint32_t k = 0;
+	uint64_t horizon = t->horizon;
+	for (; k < t->n && t->b[k].apis && t->b[k].end < LIN_END_UNTIMED; k++)
+		if (t->b[k].end > horizon)
+			horizon = t->b[k].end;  /* an outer bracket may end after inner ones */
+	if (!k)
+		return;
+	memmove(t->b, t->b + k, (t->n - k) * sizeof(*t->b));
+	t->n -= k;
+	t->base += k;
+	t->horizon = horizon;
+}
+
+/* Make room for one more bracket: drop the checked ones, grow, or drop the older half
+ * once at the cap. */
 static bool room(struct lin_validator *v, struct lin_pthread *t)
 {
+	if (t->n >= LIN_PBR_KEEP && t->n == t->cap)
+		drop_checked(t);
 	if (t->n < t->cap)
 		return true;
 	if (t->cap >= LIN_PBR_CAP) {
@@ -43,10 +66,14 @@ static bool room(struct lin_validator *v, struct lin_pthread *t)
 		for (uint32_t i = 0; i < drop; i++)
 			if (!t->b[i].apis)
 				v->sum.bracket_unchecked++;   /* cannot tell any more */
+		uint64_t horizon = t->b[drop].begin;
+		for (uint32_t i = 0; i < drop; i++)
+			if (t->b[i].end < LIN_END_UNTIMED && t->b[i].end > horizon)
+				horizon = t->b[i].end;
 		memmove(t->b, t->b + drop, (t->n - drop) * sizeof(*t->b));
 		t->n -= drop;
 		t->base += drop;
-		t->horizon = t->b[0].begin;
+		t->horizon = horizon > t->horizon ? horizon : t->horizon;
 		return true;
 	}
 	uint32_t cap = t->cap ? t->cap * 2 : 64;
