@@ -49,7 +49,6 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->grids, sizeof(void *));
 	lin_vtab_init(&v->gmemops, 0);
 	lin_vtab_init(&v->pthreads, sizeof(struct lin_pthread));
-	lin_vec_init(&v->xdefer, sizeof(struct lin_xdefer));
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
 	lin_vec_init(&v->truthpool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));

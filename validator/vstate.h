@@ -139,17 +139,19 @@ struct lin_open_ent {
  */
 struct lin_pbr { uint64_t begin, end, ext, offset, index; uint32_t apis, file; uint16_t depth,
 		 pad[3]; };
-struct lin_pthread {
-	struct lin_pbr *b;
-	uint64_t base;              /* sequence number of b[0] */
-	uint64_t horizon;           /* begin of b[0] after an eviction; 0 before any */
-	uint32_t n, cap;
-};
-#define LIN_PBR_CAP 65536
-#define LIN_PBR_KEEP 1024
 /* An API call whose bracket may not have arrived yet. */
 struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
 		    pad[3]; };
+struct lin_pthread {
+	struct lin_pbr *b;
+	uint64_t base;              /* sequence number of b[0] */
+	uint64_t horizon;           /* calls before it may lie in a dropped bracket; 0: none */
+	uint32_t n, cap;
+	struct lin_xdefer *d;       /* its calls waiting for a bracket that begins after them */
+	uint32_t nd, capd;
+};
+#define LIN_PBR_CAP 65536
+#define LIN_PBR_KEEP 1024
 #define LIN_XDEFER_CAP (1u << 20)
 
 /* One version of one epoch: the latest launch made under it and when it stopped being
@@ -171,7 +173,8 @@ struct lin_validator {
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
 		truth, open, vers, grids, gmemops, pthreads, replays, requests;
-	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets, xdefer;
+	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets;
+	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
 	struct lin_rec rec;

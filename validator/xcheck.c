@@ -87,6 +87,22 @@ static bool room(struct lin_validator *v, struct lin_pthread *t)
 	return true;
 }
 
+static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final);
+
+/* A bracket beginning at @begin arrived on @t: the calls waiting before it can be decided. */
+static void wake(struct lin_validator *v, struct lin_pthread *t, uint64_t begin)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < t->nd; i++) {
+		if (t->d[i].s < begin && decide(v, &t->d[i], false)) {
+			v->xdefer--;
+			continue;
+		}
+		t->d[k++] = t->d[i];
+	}
+	t->nd = k;
+}
+
 uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
 			const struct lin_rec *r)
 {
@@ -96,7 +112,10 @@ uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
 	bool depth = !((r->nil >> 8) & 1u) && r->f[8] <= LIN_OPEN_DEPTH;
 	t->b[t->n] = (struct lin_pbr){ r->f[0], LIN_NIL, r->f[4], r->offset, r->index, 0, file,
 				       (uint16_t)(depth ? r->f[8] : 0), { 0, 0, 0 } };
-	return t->base + t->n++;
+	uint64_t seq = t->base + t->n++;
+	if (t->nd)
+		wake(v, t, r->f[0]);
+	return seq;
 }
 
 void lin_v_pbr_close(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
@@ -194,25 +213,37 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
 				c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
 	if (decide(v, &d, false))
 		return;
-	if (v->xdefer.n >= LIN_XDEFER_CAP) {
+	struct lin_pthread *t = pthread_of(v, proc, c->api_tid, true);
+	if (!t || v->xdefer >= LIN_XDEFER_CAP) {
 		v->sum.bracket_unchecked++;
 		return;
 	}
-	struct lin_xdefer *p = lin_vec_push(&v->xdefer);
-	if (p)
-		*p = d;
-	else
-		v->oom = true;
+	if (t->nd == t->capd) {
+		uint32_t cap = t->capd ? t->capd * 2 : 16;
+		struct lin_xdefer *nd = realloc(t->d, cap * sizeof(*nd));
+		if (!nd) {
+			v->oom = true;
+			return;
+		}
+		t->d = nd;
+		t->capd = cap;
+	}
+	t->d[t->nd++] = d;
+	v->xdefer++;
 }
 
 void lin_v_xcheck_finish(struct lin_validator *v)
 {
-	for (size_t i = 0; i < v->xdefer.n; i++)
-		decide(v, lin_vec_at(&v->xdefer, i), true);
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	size_t it = 0;
 	struct lin_vkey k;
-	const struct lin_pthread *t;
+	struct lin_pthread *t;
+	while ((t = lin_vtab_next(&v->pthreads, &it, NULL))) {
+		for (uint32_t i = 0; i < t->nd; i++)
+			decide(v, &t->d[i], true);
+		t->nd = 0;
+	}
+	it = 0;
 	while ((t = lin_vtab_next(&v->pthreads, &it, &k))) {
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct lin_pbr *b = &t->b[i];
@@ -230,8 +261,9 @@ void lin_v_xcheck_free(struct lin_validator *v)
 {
 	size_t it = 0;
 	struct lin_pthread *t;
-	while ((t = lin_vtab_next(&v->pthreads, &it, NULL)))
+	while ((t = lin_vtab_next(&v->pthreads, &it, NULL))) {
 		free(t->b);
+		free(t->d);
+	}
 	lin_vtab_free(&v->pthreads);
-	lin_vec_free(&v->xdefer);
 }
