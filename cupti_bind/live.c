@@ -202,12 +202,15 @@ static void write_clock(lin_runtime *rt)
 	uint64_t dev = 0;
 	msgpack_packer *pk;
 
+	/* Host before and after the device read: their gap bounds the pair's error. */
+	uint64_t h0 = lin_rt_now_ns(rt);
 	if (cuptiGetTimestamp(&dev) != CUPTI_SUCCESS)
 		return;
+	uint64_t h1 = lin_rt_now_ns(rt);
 	pk = lin_rt_out_lock(rt);
 	if (!pk)
 		return;
-	lin_tf_clock(pk, lin_rt_now_ns(rt), dev);
+	lin_tf_clock(pk, h0, dev, h1);
 	lin_rt_out_unlock(rt);
 }
 

@@ -233,11 +233,13 @@ void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_
 	lin_tf_pack_str(pk, reason);
 }
 
-void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns)
+void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns,
+		  uint64_t host_after_ns)
 {
 	pack_head(pk, LIN_REC_CLOCK, LIN_REC_NFIELDS_CLOCK);
 	msgpack_pack_uint64(pk, host_ns);
 	msgpack_pack_uint64(pk, device_ns);
+	lin_tf_pack_opt(pk, host_after_ns);
 }
 
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped)

@@ -87,7 +87,10 @@ void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid
 			      uint64_t node_id, uint64_t epoch, uint64_t version);
 void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_t tid,
 		    const char *reason);
-void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns);
+/* A clock pair: host time read before the device time, and after it (LIN_TF_NIL: not
+ * read); host_after_ns - host_ns bounds the pair's error. */
+void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns,
+		  uint64_t host_after_ns);
 /* The last record of a trace that was closed (lin_runtime_free). */
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped);
 /* Truth label: requests[n]; epoch LIN_TF_NIL when not known. */

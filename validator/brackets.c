@@ -3,12 +3,14 @@
  * brackets.c - launch brackets, epoch versions and clocks: what the inference rule and the
  * launch checks of docs/validator.md stand on.
  *
- * Brackets that pushed an external id are only counted (per pushed id: launch accounting);
- * brackets that pushed nothing are kept with their begin and end, because the time
- * containment rule and the join levels place API calls inside them. Versions are kept per
- * (epoch, version): the latest launch made under it and when it stopped being current, so a
- * launch under a re-issued or retired version is found whatever order the threads' records
- * arrive in. Clock records pair host and device time; every one is kept.
+ * Every bracket is kept on its thread, in begin order, with its enclosing bracket, so a
+ * lookup by time visits the brackets around a call and their ancestors only. Brackets
+ * that pushed nothing are kept to the end (time containment needs them); pushed ones are
+ * dropped once checked (xcheck.c). Versions are kept per (epoch, version): the latest
+ * launch under it and when it stopped being current, so a launch under a re-issued or
+ * retired version is found whatever order the threads' records arrive in. Clock records
+ * pair host and device time; every one is kept, and the width of each pair (host before
+ * and after the device read) bounds the mapping error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +28,27 @@ static void structural(struct lin_validator *v, const char *cause, uint32_t file
 	lin_v_finding(v, "structural", cause, file, offset, index, nids, names, ids);
 }
 
-static struct lin_open_ent *open_slots(struct lin_validator *v, uint16_t proc, uint64_t tid)
+struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid,
+				  bool create)
 {
+	if (!create)
+		return lin_vtab_find(&v->bthreads, tid, lin_k1(proc, 0));
 	bool fresh;
-	struct lin_open_ent *o = lin_vtab_get(&v->open, tid, lin_k1(proc, 0), &fresh);
-	if (!o)
+	struct lin_bthread *t = lin_vtab_get(&v->bthreads, tid, lin_k1(proc, 0), &fresh);
+	if (!t) {
 		v->oom = true;
-	return o;
+		return NULL;
+	}
+	if (fresh)
+		for (unsigned d = 0; d < LIN_OPEN_DEPTH; d++)
+			t->open[d] = LIN_NIL;
+	return t;
+}
+
+static struct lin_br *at(struct lin_bthread *t, uint64_t seq)
+{
+	return seq != LIN_NIL && seq >= t->base && seq - t->base < t->n ? &t->b[seq - t->base]
+									 : NULL;
 }
 
 static struct lin_vers_ent *version(struct lin_validator *v, uint16_t proc, uint64_t epoch,
@@ -45,20 +61,45 @@ static struct lin_vers_ent *version(struct lin_validator *v, uint16_t proc, uint
 	return e;
 }
 
-/* A pushed bracket: counted against the id it pushed (launch accounting). */
-static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
-			 const struct lin_rec *r)
+static struct lin_epoch_ent *epoch_ent(struct lin_validator *v, uint16_t proc, uint64_t id)
 {
 	bool fresh;
-	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, r->f[4], lin_k1(proc, 0), &fresh);
-	if (!e) {
+	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
+	if (!e)
 		v->oom = true;
+	return e;
+}
+
+void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
+			  const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint64_t host_ns)
+{
+	struct lin_vers_ent *ve = version(v, proc, epoch, ver);
+	if (ve && (!ve->launched || host_ns >= ve->launch_ns))
+		*ve = (struct lin_vers_ent){ host_ns, ve->changed_ns, r->offset, r->index, file, 1,
+					     ve->changed, { 0, 0 } };
+}
+
+/*
+ * Launch accounting by count: a pushed bracket is owed an API call under its id. A
+ * bracket with a pushed bracket inside it is not (the inner push is on top of CUPTI's
+ * stack during the calls inside it), so only the innermost ones count.
+ */
+static void count_pushed(struct lin_validator *v, uint16_t proc, struct lin_bthread *t,
+			 const struct lin_rec *r, uint64_t parent)
+{
+	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
+	if (!e)
 		return;
-	}
-	(void)file;                 /* a process's records are in its one trace file */
 	if (!e->pushed++) {
 		e->bracket_off = r->offset;
 		e->bracket_index = r->index;
+	}
+	struct lin_br *p = t ? at(t, parent) : NULL;
+	if (p && p->pushed && !p->nonleaf) {
+		p->nonleaf = 1;
+		struct lin_epoch_ent *pe = lin_vtab_find(&v->epochs, p->id, lin_k1(proc, 0));
+		if (pe && pe->pushed)
+			pe->pushed--;
 	}
 }
 
@@ -66,41 +107,40 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 {
 	v->sum.launches++;
 	v->procs[proc].launches++;
-	if (!NIL(r, 2) && !NIL(r, 3)) {
-		struct lin_vers_ent *ve = version(v, proc, r->f[2], r->f[3]);
-		if (ve && (!ve->launched || r->f[0] >= ve->launch_ns)) {
-			*ve = (struct lin_vers_ent){ r->f[0], ve->changed_ns, r->offset, r->index, file,
-						     1, ve->changed, { 0, 0 } };
-		}
-	}
-	uint32_t slot = LIN_OPEN_PUSHED;
-	uint64_t seq = LIN_NIL;
-	if (!NIL(r, 4)) {
-		count_pushed(v, proc, file, r);
-		if (v->procs[proc].host_clock)
-			seq = lin_v_pbr_open(v, proc, file, r);
-	} else {
-		struct lin_bracket *b = lin_vec_push(&v->brackets);
-		if (!b) {
-			v->oom = true;
-			return;
-		}
-		*b = (struct lin_bracket){ r->f[0], LIN_NIL, NIL(r, 2) ? LIN_NIL : r->f[2], r->offset,
-					   r->index, (uint32_t)r->f[1], file, proc,
-					   (uint16_t)(NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8]) };
-		slot = (uint32_t)v->brackets.n;
+	if (!NIL(r, 2) && !NIL(r, 3))
+		lin_v_launched_under(v, proc, file, r, r->f[2], r->f[3], r->f[0]);
+	bool pushed = !NIL(r, 4);
+	uint64_t depth = NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8];
+	struct lin_bthread *t = lin_v_bthread(v, proc, r->f[1], true);
+	uint64_t parent = t && depth > 1 ? t->open[depth - 2] : LIN_NIL;
+	if (pushed)
+		count_pushed(v, proc, t, r, parent);
+	else
 		v->procs[proc].unpushed++;
-	}
-	if (NIL(r, 8) || r->f[8] == 0 || r->f[8] > LIN_OPEN_DEPTH)
-		return;                 /* format 1.1, or a depth the runtime never writes */
-	struct lin_open_ent *o = open_slots(v, proc, r->f[1]);
-	if (!o)
+	if (!t)
 		return;
-	o->idx[r->f[8] - 1] = slot;
-	o->pseq[r->f[8] - 1] = seq;
-	o->offset[r->f[8] - 1] = r->offset;
-	o->index[r->f[8] - 1] = r->index;
-	o->file = file;
+	t->uncheckable = !v->procs[proc].host_clock && !v->procs[proc].clock_err_known;
+	if (!lin_v_bracket_room(v, t))
+		return;
+	if (t->n && r->f[0] < t->b[t->n - 1].begin && !t->unordered) {
+		static const char *const n[] = { "tid", "begin_ns", "previous_begin_ns" };
+		uint64_t ids[] = { r->f[1], r->f[0], t->b[t->n - 1].begin };
+		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
+		t->unordered = true;     /* lookups by time on this thread are refused */
+	}
+	uint64_t seq = t->base + t->n;
+	t->b[t->n++] = (struct lin_br){ r->f[0], LIN_NIL, pushed ? r->f[4] : (NIL(r, 2) ? LIN_NIL : r->f[2]),
+					r->offset, r->index, parent, 0, file, (uint16_t)depth,
+					pushed, 0, { 0, 0, 0, 0 } };
+	t->unpushed += !pushed;
+	if (depth) {
+		/* A bracket still open at this depth never ended; deeper ones neither. */
+		for (uint64_t d = depth - 1; d < LIN_OPEN_DEPTH; d++)
+			t->open[d] = LIN_NIL;
+		t->open[depth - 1] = seq;
+	}
+	if (t->nd)
+		lin_v_xcheck_wake(v, t, r->f[0]);
 }
 
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
@@ -108,28 +148,25 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 {
 	uint64_t depth = r->f[2];
 	uint64_t end = NIL(r, 0) ? LIN_END_UNTIMED : r->f[0];
-	struct lin_open_ent *o = depth && depth <= LIN_OPEN_DEPTH ? open_slots(v, proc, r->f[1]) : NULL;
-	uint32_t slot = o ? o->idx[depth - 1] : 0;
-	if (!slot) {
+	struct lin_bthread *t = depth && depth <= LIN_OPEN_DEPTH ? lin_v_bthread(v, proc, r->f[1], false)
+								  : NULL;
+	uint64_t seq = t ? t->open[depth - 1] : LIN_NIL;
+	if (seq == LIN_NIL) {
 		static const char *const n[] = { "tid", "depth" };
 		uint64_t ids[] = { r->f[1], depth };
-		if (o || depth == 0 || depth > LIN_OPEN_DEPTH)
-			structural(v, "unpaired_launch_end", file, r->offset, r->index, 2, n, ids);
+		structural(v, "unpaired_launch_end", file, r->offset, r->index, 2, n, ids);
 		return;
 	}
 	/* Brackets nest: ending this one ends any deeper one left open (those keep no end). */
 	for (uint64_t d = depth - 1; d < LIN_OPEN_DEPTH; d++)
-		o->idx[d] = 0;
-	if (slot == LIN_OPEN_PUSHED) {
-		if (o->pseq[depth - 1] != LIN_NIL)
-			lin_v_pbr_close(v, proc, r->f[1], o->pseq[depth - 1], end);
-		return;
-	}
-	struct lin_bracket *b = lin_vec_at(&v->brackets, slot - 1);
+		t->open[d] = LIN_NIL;
+	struct lin_br *b = at(t, seq);
+	if (!b)
+		return;                 /* dropped (only closed brackets are; not reached) */
 	b->end = end;
-	if (end != LIN_END_UNTIMED && b->end < b->begin) {
+	if (end != LIN_END_UNTIMED && end < b->begin) {
 		static const char *const n[] = { "tid", "begin_ns", "end_ns" };
-		uint64_t ids[] = { b->tid, b->begin, b->end };
+		uint64_t ids[] = { r->f[1], b->begin, end };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
 	}
 }
@@ -150,15 +187,26 @@ void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struc
 
 void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
-	struct lin_clock_pair *c = lin_vec_push(&v->procs[proc].clocks);
+	struct lin_vproc *p = &v->procs[proc];
+	struct lin_clock_pair *c = lin_vec_push(&p->clocks);
 	if (!c) {
 		v->oom = true;
 		return;
 	}
 	*c = (struct lin_clock_pair){ r->f[0], r->f[1] };
+	/* The pair's width bounds how far off the device reading can be placed. */
+	uint64_t width = NIL(r, 2) || r->f[2] < r->f[0] ? LIN_NIL : r->f[2] - r->f[0];
+	if (width == LIN_NIL) {
+		p->clock_err = LIN_NIL;
+		p->clock_err_known = false;
+		p->clock_err_lost = true;
+	} else if (!p->clock_err_lost && (!p->clock_err_known || width > p->clock_err)) {
+		p->clock_err = width;
+		p->clock_err_known = true;
+	}
 }
 
-/* ---------------------------------------------------------------- at the end of the run */
+/* ---------------------------------------------------------------- lookups by time */
 
 static int clock_cmp(const void *a, const void *b)
 {
@@ -166,22 +214,17 @@ static int clock_cmp(const void *a, const void *b)
 	return x->device_ns < y->device_ns ? -1 : x->device_ns > y->device_ns;
 }
 
-static int bracket_cmp(const void *a, const void *b)
-{
-	const struct lin_bracket *x = a, *y = b;
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->begin != y->begin)
-		return x->begin < y->begin ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host)
 {
-	const struct lin_vec *cl = &v->procs[proc].clocks;
-	if (!cl->n || dev == LIN_NIL)
+	const struct lin_vproc *p = &v->procs[proc];
+	if (dev == LIN_NIL)
+		return false;
+	if (p->host_clock) {
+		*host = dev;
+		return true;
+	}
+	const struct lin_vec *cl = &p->clocks;
+	if (!cl->n)
 		return false;
 	size_t lo = 0, hi = cl->n;              /* first pair with device_ns > dev */
 	while (lo < hi) {
@@ -204,72 +247,115 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 	return true;
 }
 
-enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
-					 const struct lin_corr_ent *c,
-					 const struct lin_bracket **out)
+/* Does @b hold [s, e] +- u for certain (2), maybe (1), or not (0)? */
+static int holds(const struct lin_br *b, uint64_t s, uint64_t e, uint64_t u)
 {
-	*out = NULL;
-	uint64_t s, e;
-	if (!(c->flags & LIN_C_API) || !v->procs[proc].unpushed)
-		return LIN_BF_NONE;
-	if (!lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
-		return c->api_start == LIN_NIL || c->api_end == LIN_NIL ? LIN_BF_NONE
-									: LIN_BF_NO_CLOCK;
-	size_t lo = 0, hi = v->brackets.n;      /* first bracket after (proc, tid, s) */
+	if (b->begin > s + u)
+		return 0;
+	if (b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
+		return 1;
+	if (b->end + u < e)
+		return 0;
+	return b->begin + u <= s && e + u <= b->end ? 2 : 1;
+}
+
+void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bool pushed_only,
+		   bool final, bool mark, struct lin_hold *h)
+{
+	*h = (struct lin_hold){ NULL, false, false, false };
+	size_t lo = 0, hi = t->n;               /* first bracket beginning after s + u */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct lin_bracket *b = lin_vec_at(&v->brackets, mid);
-		if (b->proc < proc || (b->proc == proc && (b->tid < c->api_tid ||
-							   (b->tid == c->api_tid && b->begin <= s))))
+		if (t->b[mid].begin <= s + u)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	/* Walk back through the brackets that began before the call: the innermost one that
-	 * holds [s, e] is the answer. A bracket that ended before s rules out every deeper
-	 * one begun before it, so only shallower ones are looked at after it. */
-	unsigned maxdepth = UINT16_MAX;
-	for (size_t i = lo; i-- > 0;) {
-		const struct lin_bracket *b = lin_vec_at(&v->brackets, i);
-		if (b->proc != proc || b->tid != c->api_tid)
-			break;
-		if (b->depth && b->depth >= maxdepth)
-			continue;
-		if (b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
-			return LIN_BF_UNCLOSED;         /* it may hold the call: cannot tell */
-		if (b->end >= e) {
-			*out = b;
-			return LIN_BF_FOUND;
-		}
-		if (!b->depth)
-			return LIN_BF_NONE;             /* no nesting known: nothing more to say */
-		maxdepth = b->depth;
-		if (maxdepth <= 1)
-			return LIN_BF_NONE;
+	if (lo == t->n && !final) {
+		h->later = true;                /* one may still begin before the call */
+		return;
 	}
-	return LIN_BF_NONE;
+	for (size_t i = lo; i-- > 0;) {
+		struct lin_br *b = &t->b[i];
+		int k = holds(b, s, e, u);
+		if (k && (!pushed_only || b->pushed)) {
+			if (mark)
+				b->apis++;
+			if (k == 2 && !h->inner)
+				h->inner = b;
+			else if (k == 1 && !h->inner) {
+				if (b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
+					h->unclosed = true;
+				else
+					h->ambiguous = true;
+			}
+		}
+		if (!b->depth && k == 1 && (b->end == LIN_NIL || b->end == LIN_END_UNTIMED))
+			return;                 /* no nesting known and no end: nothing more to say */
+		/* Every earlier bracket that is not an ancestor of b ended before b began; if
+		 * that is before the call can have ended, only b's ancestors are left. */
+		if (b->depth && (b->begin + u <= e || (b->end != LIN_NIL && b->end < LIN_END_UNTIMED &&
+							  b->end + u < e))) {
+			if (b->depth == 1)
+				return;         /* an outermost bracket has no ancestor */
+			if (b->parent == LIN_NIL)
+				continue;       /* its enclosing one is not known: look at each */
+			if (b->parent < t->base)
+				return;
+			i = b->parent - t->base + 1;    /* the loop's i-- lands on it */
+		}
+	}
 }
+
+enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
+					 const struct lin_corr_ent *c, const struct lin_br **out)
+{
+	*out = NULL;
+	const struct lin_vproc *p = &v->procs[proc];
+	if (!(c->flags & LIN_C_API) || !p->unpushed)
+		return LIN_BF_NONE;
+	/* A lookup without marking changes nothing: the table's entry is only read. */
+	struct lin_bthread *t = lin_vtab_find(&v->bthreads, c->api_tid, lin_k1(proc, 0));
+	if (!t || !t->n)
+		return LIN_BF_NONE;
+	uint64_t s, e;
+	if (c->api_start == LIN_NIL || c->api_end == LIN_NIL)
+		return LIN_BF_NONE;
+	if (!lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
+		return LIN_BF_NO_CLOCK;
+	if (t->unordered)
+		return LIN_BF_UNCERTAIN;
+	bool bounded = p->host_clock || p->clock_err_known;
+	uint64_t u = p->host_clock || !bounded ? 0 : p->clock_err;
+	struct lin_hold h;
+	lin_v_holders(t, s, e, u, false, true, false, &h);
+	if (h.unclosed)
+		return LIN_BF_UNCLOSED;         /* one without an end may hold it: cannot tell */
+	if (!bounded)
+		return LIN_BF_UNCERTAIN;        /* no bound on the mapping error */
+	if (h.ambiguous)
+		return LIN_BF_UNCERTAIN;        /* the call is within the error of an edge */
+	if (!h.inner)
+		return LIN_BF_NONE;
+	*out = h.inner;
+	return LIN_BF_FOUND;
+}
+
+/* ---------------------------------------------------------------- at the end of the run */
 
 static void finish_unclosed(struct lin_validator *v)
 {
 	static const char *const n[] = { "tid", "depth", "epoch" };
-	for (size_t i = 0; i < v->brackets.n; i++) {
-		const struct lin_bracket *b = lin_vec_at(&v->brackets, i);
-		if (b->end != LIN_NIL || !b->depth)
-			continue;
-		uint64_t ids[] = { b->tid, b->depth, b->epoch };
-		structural(v, "launch_bracket_unclosed", b->file, b->offset, b->index, 3, n, ids);
-	}
 	size_t it = 0;
 	struct lin_vkey k;
-	const struct lin_open_ent *o;
-	while ((o = lin_vtab_next(&v->open, &it, &k))) {
-		for (unsigned d = 0; d < LIN_OPEN_DEPTH; d++) {
-			if (o->idx[d] != LIN_OPEN_PUSHED)
+	struct lin_bthread *t;
+	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
+		for (uint32_t i = 0; i < t->n; i++) {
+			const struct lin_br *b = &t->b[i];
+			if (b->end != LIN_NIL || !b->depth)
 				continue;
-			uint64_t ids[] = { k.k0, d + 1, LIN_NIL };
-			structural(v, "launch_bracket_unclosed", o->file, o->offset[d], o->index[d], 2,
-				   n, ids);
+			uint64_t ids[] = { k.k0, b->depth, b->id };
+			structural(v, "launch_bracket_unclosed", b->file, b->offset, b->index, 3, n, ids);
 		}
 	}
 }
@@ -288,25 +374,6 @@ static void finish_versions(struct lin_validator *v)
 	}
 }
 
-/* Every bracket that pushed an id holds at least one API call, and CUPTI writes one ext
- * correlation record for each API call made under a pushed id. */
-static void finish_accounting(struct lin_validator *v)
-{
-	static const char *const n[] = { "epoch", "brackets", "ext_records" };
-	size_t it = 0;
-	struct lin_vkey k;
-	const struct lin_epoch_ent *e;
-	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
-		/* With host-clock device times each bracket is checked on its own (xcheck.c). */
-		if (e->pushed <= e->ext_n || !v->procs[proc].api_records || v->procs[proc].host_clock)
-			continue;
-		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
-		structural(v, "launch_without_api_record", v->procs[proc].file, e->bracket_off,
-			   e->bracket_index, 3, n, ids);
-	}
-}
-
 void lin_v_brackets_finish(struct lin_validator *v)
 {
 	for (unsigned i = 0; i < v->nprocs; i++) {
@@ -314,9 +381,87 @@ void lin_v_brackets_finish(struct lin_validator *v)
 		if (cl->n > 1)
 			qsort(cl->data, cl->n, cl->esz, clock_cmp);
 	}
-	if (v->brackets.n > 1)
-		qsort(v->brackets.data, v->brackets.n, v->brackets.esz, bracket_cmp);
 	finish_unclosed(v);
 	finish_versions(v);
-	finish_accounting(v);
+}
+
+/* Where each bracket cannot be checked on its own (no bound on the clock mapping): every
+ * innermost pushed bracket holds at least one API call, and CUPTI writes one ext record per
+ * API call made under a pushed id. */
+static void accounting_by_count(struct lin_validator *v)
+{
+	static const char *const n[] = { "epoch", "brackets", "ext_records" };
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_epoch_ent *e;
+	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		if (e->pushed <= e->ext_n || !p->api_records ||
+		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
+			continue;
+		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
+		structural(v, "launch_without_api_record", p->file, e->bracket_off, e->bracket_index,
+			   3, n, ids);
+	}
+}
+
+/*
+ * Brackets that pushed nothing, in a process where nothing was pushed (backend none): an
+ * API call inside them marks them; one that holds none is a finding. Needs the API calls
+ * still in the table (none was evicted: with no ext record, none joined by observation)
+ * and a bounded clock mapping.
+ */
+static void accounting_unpushed(struct lin_validator *v)
+{
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_corr_ent *c;
+	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		uint64_t s, e;
+		if (!(c->flags & LIN_C_API) || p->ext_records || !p->unpushed ||
+		    (!p->host_clock && !p->clock_err_known) ||
+		    !lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
+			continue;
+		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
+		struct lin_hold h;
+		if (t && !t->unordered)
+			lin_v_holders(t, s, e, p->host_clock ? 0 : p->clock_err, false, true, true, &h);
+	}
+	static const char *const n[] = { "tid", "epoch", "depth" };
+	struct lin_bthread *t;
+	it = 0;
+	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		if (p->ext_records || !p->api_records || t->unordered ||
+		    (!p->host_clock && !p->clock_err_known))
+			continue;
+		for (uint32_t i = 0; i < t->n; i++) {
+			const struct lin_br *b = &t->b[i];
+			if (b->pushed || b->apis || b->end >= LIN_END_UNTIMED)
+				continue;
+			uint64_t ids[] = { k.k0, b->id, b->depth };
+			structural(v, "launch_without_api_record", b->file, b->offset, b->index, 3, n, ids);
+		}
+	}
+}
+
+void lin_v_accounting_finish(struct lin_validator *v)
+{
+	accounting_by_count(v);
+	accounting_unpushed(v);
+}
+
+void lin_v_bthreads_free(struct lin_validator *v)
+{
+	size_t it = 0;
+	struct lin_bthread *t;
+	while ((t = lin_vtab_next(&v->bthreads, &it, NULL))) {
+		free(t->b);
+		free(t->d);
+	}
+	lin_vtab_free(&v->bthreads);
 }

@@ -44,17 +44,15 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
 	lin_vtab_init(&v->truth, sizeof(struct lin_truth_ent));
-	lin_vtab_init(&v->open, sizeof(struct lin_open_ent));
+	lin_vtab_init(&v->bthreads, sizeof(struct lin_bthread));
 	lin_vtab_init(&v->vers, sizeof(struct lin_vers_ent));
 	lin_vtab_init(&v->grids, sizeof(void *));
 	lin_vtab_init(&v->gmemops, 0);
-	lin_vtab_init(&v->pthreads, sizeof(struct lin_pthread));
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
 	lin_vec_init(&v->truthpool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));
 	lin_vec_init(&v->pending, sizeof(struct lin_gpu));
 	lin_vec_init(&v->adopts, sizeof(struct lin_adopt));
-	lin_vec_init(&v->brackets, sizeof(struct lin_bracket));
 	return v;
 }
 
@@ -82,14 +80,14 @@ void lin_validator_free(struct lin_validator *v)
 	free_pages(&v->closed);
 	free_pages(&v->captures);
 	free_pages(&v->grids);
-	lin_v_xcheck_free(v);
+	lin_v_bthreads_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
-				    &v->undef, &v->stale, &v->truth, &v->open, &v->vers,
+				    &v->undef, &v->stale, &v->truth, &v->vers,
 				    &v->gmemops, &v->replays, &v->requests };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
-				   &v->pending, &v->adopts, &v->brackets };
+				   &v->pending, &v->adopts };
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		lin_vec_free(vecs[i]);
 	free(v);
@@ -207,6 +205,7 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 		p->pid = h->pid;
 		p->ext_kind = h->ext_kind;
 		p->min_api_corr = UINT64_MAX;
+		p->clock_err = LIN_NIL;
 		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
 		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
 	}
@@ -369,6 +368,7 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 {
 	if (r->f[0] != v->procs[proc].ext_kind || NIL(r, 2))
 		return;
+	v->procs[proc].ext_records++;
 	uint64_t corr = r->f[2], epoch = r->f[1];
 	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
 		reuse(v, file, r, corr);
@@ -583,7 +583,7 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
 		v->procs[proc].dropped_cupti = true;
 }
 
-static void on_graph(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	bool fresh;
 	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
@@ -595,8 +595,11 @@ static void on_graph(struct lin_validator *v, uint16_t proc, const struct lin_re
 		return;
 	}
 	if (r->type == LIN_REC_GRAPH_LAUNCH) {
-		/* The replay epoch names the exec it replayed. */
+		/* The replay epoch names the exec it replayed; the launching epoch's version is
+		 * held to the stale check like any launch's. */
 		v->sum.launches++;
+		if (!NIL(r, 5) && !NIL(r, 6))
+			lin_v_launched_under(v, proc, file, r, r->f[5], r->f[6], r->f[0]);
 		uint64_t *x = lin_vtab_get(&v->replays, r->f[3], lin_k1(proc, 0), &fresh);
 		if (x)
 			*x = r->f[2];
@@ -673,9 +676,9 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_API: on_api(v, proc, file, r); break;
 	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET: on_gpu(v, proc, file, r); break;
 	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_CLONE: case LIN_REC_GRAPH_NODE_UPDATE:
-		on_graph(v, proc, r);
+		on_graph(v, proc, file, r);
 		break;
-	case LIN_REC_GRAPH_LAUNCH: on_graph(v, proc, r); break;
+	case LIN_REC_GRAPH_LAUNCH: on_graph(v, proc, file, r); break;
 	case LIN_REC_DROPPED: on_dropped(v, proc, file, r); break;
 	case LIN_REC_CLOCK: lin_v_on_clock(v, proc, r); break;
 	default: break;

@@ -89,8 +89,7 @@ static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, 
  * such bracket names the epoch. Returns the bracket search's result; *b is the bracket.
  */
 static enum lin_bracket_find containment(const struct lin_validator *v, const struct lin_gpu *g,
-					 const struct lin_corr_ent *c,
-					 const struct lin_bracket **b)
+					 const struct lin_corr_ent *c, const struct lin_br **b)
 {
 	*b = NULL;
 	if (!c || !(c->flags & LIN_C_API))
@@ -130,6 +129,8 @@ static enum lin_cause lost_cause(const struct lin_validator *v, const struct lin
 		return LIN_CAUSE_BRACKET_END_UNKNOWN;
 	if (bf == LIN_BF_NO_CLOCK)
 		return LIN_CAUSE_NO_CLOCK_RECORD;
+	if (bf == LIN_BF_UNCERTAIN)
+		return LIN_CAUSE_CLOCK_UNCERTAINTY;
 	if (node_ok || node_missing)
 		return node_ok ? LIN_CAUSE_REPLAY_OUTSIDE_LINEAGE : LIN_CAUSE_UNKNOWN_GRAPH_NODE;
 	return LIN_CAUSE_NO_EXTERNAL_CORRELATION;
@@ -203,18 +204,21 @@ static struct verdict classify(const struct lin_validator *v, const struct lin_g
 		return r;
 	/* Node origin is provenance (r.node_epoch), never a join: a replay that pushed nothing
 	 * joins only through the launch bracket around its graph launch, if any. */
-	const struct lin_bracket *b = NULL;
+	const struct lin_br *b = NULL;
 	enum lin_bracket_find bf = ext ? LIN_BF_NONE : containment(v, g, c, &b);
-	if (bf == LIN_BF_FOUND && b->epoch != LIN_NIL && declared(v, g->proc, b->epoch, &t)) {
+	/* Only a bracket that pushed nothing is evidence by time: inside a pushed one, the
+	 * call's missing ext record is the loss. */
+	bool bare = bf == LIN_BF_FOUND && !b->pushed;
+	if (bare && b->id != LIN_NIL && declared(v, g->proc, b->id, &t)) {
 		r.cls = CLS_INFERRED;
 		r.why = LIN_RULE_TIME_CONTAINMENT;
-		r.epoch = b->epoch;
+		r.epoch = b->id;
 		r.level = target_level(&t);
 		return r;
 	}
 	r.cls = CLS_LOST;
 	r.level = partial_level(c, bf);
-	if (bf == LIN_BF_FOUND && b->epoch != LIN_NIL)
+	if (bare && b->id != LIN_NIL)
 		r.why = v->procs[g->proc].dropped_host ? LIN_CAUSE_DROPPED_RECORDS
 						       : LIN_CAUSE_UNKNOWN_EPOCH;
 	else
@@ -555,6 +559,7 @@ void lin_v_resolve_all(struct lin_validator *v)
 		struct verdict r = classify(v, g, c, true);
 		account(v, g, &r);
 	}
+	lin_v_accounting_finish(v);
 	finish_launches(v);
 	finish_adopts(v);
 	finish_strings_truth(v);

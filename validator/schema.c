@@ -64,7 +64,7 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	  "host_ns", "tid", "exec_id", "replay_epoch", "replay_ordinal", "epoch", "version",
 	  "correlation"),
 	S(LIN_REC_DROPPED, "dropped", "uuon", "source", "count", "tid", "reason"),
-	S(LIN_REC_CLOCK, "clock", "uu", "host_ns", "device_ns"),
+	S(LIN_REC_CLOCK, "clock", "uu|o", "host_ns", "device_ns", "host_after_ns"),
 	S(LIN_REC_GRAPH_NODE_UPDATE, "graph_node_update", "oouoo",
 	  "host_ns", "tid", "node_id", "epoch", "version"),
 	S(LIN_REC_TRACE_END, "trace_end", "uu", "host_ns", "events_dropped"),

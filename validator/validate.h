@@ -37,6 +37,7 @@
 	X(REPLAY_OUTSIDE_LINEAGE, "replay_outside_lineage") \
 	X(BRACKET_END_UNKNOWN, "bracket_end_unknown") \
 	X(NO_CLOCK_RECORD, "no_clock_record") \
+	X(CLOCK_UNCERTAINTY, "clock_uncertainty") \
 	X(CORRELATION_MISMATCH, "correlation_mismatch")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,

@@ -32,6 +32,11 @@ struct lin_vproc {
 	uint64_t min_api_corr;      /* UINT64_MAX: no API record */
 	uint64_t api_records, gpu_records, launches;
 	uint64_t unpushed;          /* launch brackets that pushed nothing */
+	uint64_t ext_records;       /* ext correlation records of its ext kind */
+	uint64_t clock_err;         /* device->host mapping error bound, ns; LIN_NIL: unknown */
+	bool clock_err_known;       /* a clock record with host_after_ns was read */
+	bool clock_err_lost;        /* ... and one without it: the bound is unknown */
+	bool xcheck_unmarked;       /* a tagged call could not mark its bracket: count instead */
 	uint32_t file;              /* the first file of this process */
 	bool dropped_host, dropped_cupti;
 	bool runtime_api;           /* an api record of the runtime domain was read */
@@ -110,49 +115,41 @@ struct lin_clone_ent { uint64_t original, exec; };
 struct lin_ref_ent { uint64_t offset, index; uint32_t file; uint32_t pad; };
 struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /* corr: LIN_NIL unknown */
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
-/* A launch bracket that pushed no external id (the only ones time containment uses). */
-struct lin_bracket {
-	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet); LIN_END_UNTIMED */
-	uint64_t epoch;             /* LIN_NIL: launched outside any epoch */
-	uint64_t offset, index;
-	uint32_t tid, file;
-	uint16_t proc;
-	uint16_t depth;             /* 0: unknown (format 1.1) */
-};
-/* A launch_end without a time (LIN_RT_LEAN_TIMESTAMPS): closed, end unknown. */
-#define LIN_END_UNTIMED (UINT64_MAX - 1)
-/* Per thread: the bracket open at each depth (index + 1; LIN_OPEN_PUSHED: a pushed one,
- * not stored). */
-#define LIN_OPEN_DEPTH 16
-#define LIN_OPEN_PUSHED UINT32_MAX
-struct lin_open_ent {
-	uint32_t idx[LIN_OPEN_DEPTH];
-	uint64_t offset[LIN_OPEN_DEPTH], index[LIN_OPEN_DEPTH];   /* of a pushed one */
-	uint64_t pseq[LIN_OPEN_DEPTH];     /* a pushed one's place in its thread's store */
-	uint32_t file;
-	uint32_t pad;
-};
 /*
- * Pushed brackets of one thread, in begin order, for the bracket check (xcheck.c): every
- * API call made under a pushed id lies inside a bracket that pushed it. Bounded: past
- * LIN_PBR_CAP the older half is dropped and calls before `horizon` go unchecked.
+ * Launch brackets, per thread, in begin order (brackets.c). A thread's records arrive in
+ * the order it wrote them, so appending keeps the order; a bracket that begins before its
+ * predecessor marks the thread unordered and no time check is made on it.
  */
-struct lin_pbr { uint64_t begin, end, ext, offset, index; uint32_t apis, file; uint16_t depth,
-		 pad[3]; };
-/* An API call whose bracket may not have arrived yet. */
+#define LIN_OPEN_DEPTH 16
+#define LIN_END_UNTIMED (UINT64_MAX - 1)    /* a launch_end without a time: closed, end unknown */
+struct lin_br {
+	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet); LIN_END_UNTIMED */
+	uint64_t id;                /* pushed: the id pushed; else the epoch (LIN_NIL: none) */
+	uint64_t offset, index;
+	uint64_t parent;            /* sequence number of the enclosing bracket, or LIN_NIL */
+	uint32_t apis, file;        /* apis: API calls found inside it (or inside a child) */
+	uint16_t depth;             /* 0: unknown (format 1.0/1.1) */
+	uint8_t pushed, nonleaf;    /* nonleaf: a pushed bracket opened inside this pushed one */
+	uint8_t pad[4];
+};
+/* An API call whose bracket may not have arrived yet, or waits for the end of the run. */
 struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
 		    pad[3]; };
-struct lin_pthread {
-	struct lin_pbr *b;
+struct lin_bthread {
+	struct lin_br *b;
 	uint64_t base;              /* sequence number of b[0] */
 	uint64_t horizon;           /* calls before it may lie in a dropped bracket; 0: none */
-	uint32_t n, cap;
-	struct lin_xdefer *d;       /* its calls waiting for a bracket that begins after them */
-	uint32_t nd, capd;
+	uint64_t open[LIN_OPEN_DEPTH];  /* the bracket open at each depth, or LIN_NIL */
+	struct lin_xdefer *d;       /* its tagged calls waiting for a decision */
+	uint32_t n, cap, nd, capd;
+	uint32_t unpushed;          /* brackets that pushed nothing (never dropped) */
+	bool unordered;
+	bool unmarked;              /* a tagged call went unchecked without marking its bracket */
+	bool uncheckable;           /* its process has no bound on the clock mapping (yet) */
 };
-#define LIN_PBR_CAP 65536
-#define LIN_PBR_KEEP 1024
-#define LIN_XDEFER_CAP (1u << 20)
+#define LIN_PBR_CAP 65536           /* brackets kept on a thread of pushed brackets only */
+#define LIN_PBR_KEEP 1024           /* ... past which checked ones are dropped */
+#define LIN_XDEFER_CAP (1u << 20)   /* waiting calls, all threads */
 
 /* One version of one epoch: the latest launch made under it and when it stopped being
  * current (re-issued or retired). */
@@ -172,8 +169,8 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, open, vers, grids, gmemops, pthreads, replays, requests;
-	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets;
+		truth, vers, grids, gmemops, bthreads, replays, requests;
+	struct lin_vec reqpool, truthpool, cands, pending, adopts;
 	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
@@ -198,30 +195,49 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 			 const struct lin_rec *r);
+/* A launch (or graph launch) under (@epoch, @version) at @host_ns, for the stale check. */
+void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
+			  const struct lin_rec *r, uint64_t epoch, uint64_t version, uint64_t host_ns);
 void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
 void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
-/* Sort brackets and clocks; report unclosed brackets, stale launches and launch accounting. */
+/* Sort the clocks, fix each process's mapping error; report unclosed brackets and stale
+ * launches. Before any lookup by time. */
 void lin_v_brackets_finish(struct lin_validator *v);
-/* Device time -> host time through the clock record nearest before it (false: no clock). */
+/* Launch accounting by count and of brackets that pushed nothing (after the lookups). */
+void lin_v_accounting_finish(struct lin_validator *v);
+/* Device time -> host time through the clock records (false: no clock). */
 bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host);
-enum lin_bracket_find { LIN_BF_NONE, LIN_BF_FOUND, LIN_BF_UNCLOSED, LIN_BF_NO_CLOCK };
-/* The innermost un-pushed bracket on the API call's thread that holds the whole call
- * (after lin_v_brackets_finish). */
+struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid,
+				  bool create);
+/* What the brackets of a thread say of a call whose host interval is [s, e] give or take
+ * u (the mapping error): the deepest bracket that holds it for certain (of those that
+ * pushed, with @pushed_only), whether another one may hold it instead (ambiguous), whether
+ * one without a known end may (unclosed), and, before the end of the run, whether a
+ * bracket that may hold it can still arrive (later). With @mark, every bracket that holds
+ * or may hold the call counts it (apis). */
+struct lin_hold {
+	struct lin_br *inner;
+	bool ambiguous, unclosed, later;
+};
+void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bool pushed_only,
+		   bool final, bool mark, struct lin_hold *h);
+enum lin_bracket_find { LIN_BF_NONE, LIN_BF_FOUND, LIN_BF_UNCLOSED, LIN_BF_NO_CLOCK,
+			LIN_BF_UNCERTAIN };
+/* Time containment's lookup for the API call of @c (after lin_v_brackets_finish): the
+ * innermost bracket that holds it for certain (*out), or why there is none. */
 enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
-					 const struct lin_corr_ent *c,
-					 const struct lin_bracket **out);
+					 const struct lin_corr_ent *c, const struct lin_br **out);
 /* xcheck.c */
-/* A pushed bracket opened (returns its sequence number on the thread) or closed. */
-uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
-			const struct lin_rec *r);
-void lin_v_pbr_close(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
-		     uint64_t end);
 /* Correlation @corr now has both its API record and its ext record: check the bracket. */
 void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		  const struct lin_corr_ent *c);
+/* A bracket opened on @t: decide the calls that waited for one to begin after them. */
+void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t begin);
+/* Make room on @t for one more bracket (drops checked pushed ones; false: ENOMEM). */
+bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t);
 /* Deferred checks, and the pushed brackets that held no API call. */
 void lin_v_xcheck_finish(struct lin_validator *v);
-void lin_v_xcheck_free(struct lin_validator *v);
+void lin_v_bthreads_free(struct lin_validator *v);
 /* resolve.c */
 void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g);
 void lin_v_resolve_all(struct lin_validator *v);

@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * xcheck.c - the bracket check: an API call that CUPTI tagged with a pushed external id
- * must lie inside a launch bracket of its thread that pushed that id (docs/validator.md,
- * "The bracket check").
+ * must lie inside a launch bracket of its thread that pushed that id, the innermost pushed
+ * one (docs/validator.md, "The bracket check").
  *
- * Precondition: device time is host time (header device_clock "host": the runtime made
- * CUPTI time its records with the runtime's own clock). Without it, comparing an API
- * call's device interval with a bracket's host interval would trust a clock mapping whose
- * error can exceed the gap between a bracket and the call inside it, so the check is not
- * made and every such call is counted as unchecked.
+ * Precondition: a bound on the error of placing the call's device interval in host time.
+ * With device_clock "host" (the runtime made CUPTI time its records with its own clock)
+ * the error is 0 and calls are decided as they stream: once a bracket that begins after
+ * the call has arrived on its thread (brackets of a thread arrive in order), every bracket
+ * that may hold it is known. With CUPTI's own clock, the bound is the widest clock pair
+ * (host read before and after the device read), known only at the end of the run, so the
+ * calls wait for it (at most LIN_XDEFER_CAP). A call within the error of a bracket's edge,
+ * or under a bracket without an end, is not decided: it counts as unchecked. Without any
+ * bound (clock records without their second host read, or none) nothing is decided.
  *
- * Brackets of a thread arrive in begin order. A call can be decided once a bracket that
- * begins after it has arrived on its thread; until then it waits (bounded), and at the
- * end of the run every waiting call is decided. Once a thread holds LIN_PBR_KEEP brackets,
- * the oldest ones that already held a call are dropped when room is needed; at most
- * LIN_PBR_CAP are kept: past that the older half goes. Calls before what is kept are
- * unchecked.
+ * On a thread of pushed brackets only, once it holds LIN_PBR_KEEP brackets the oldest
+ * closed ones that already held a call are dropped when room is needed, and at most
+ * LIN_PBR_CAP are kept (past that the older half goes); a call that may lie in a dropped
+ * bracket is counted unchecked, never judged against the brackets left.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,28 +25,16 @@
 #include "lineage/trace_format.h"
 #include "vstate.h"
 
-static struct lin_pthread *pthread_of(struct lin_validator *v, uint16_t proc, uint64_t tid,
-				      bool create)
-{
-	bool fresh;
-	if (!create)
-		return lin_vtab_find(&v->pthreads, tid, lin_k1(proc, 0));
-	struct lin_pthread *t = lin_vtab_get(&v->pthreads, tid, lin_k1(proc, 0), &fresh);
-	if (!t)
-		v->oom = true;
-	return t;
-}
-
-/* Drop the oldest closed brackets that already held a call: their calls were checked. A
- * later call that may lie in one of them (before the latest end dropped: the horizon) is
- * counted as unchecked, never judged against the brackets left. */
-static void drop_checked(struct lin_pthread *t)
+/* Drop the oldest closed brackets that already held a call; the horizon is the latest end
+ * dropped (an outer bracket may end after inner ones). */
+static void drop_checked(struct lin_bthread *t)
 {
 	uint32_t k = 0;
 	uint64_t horizon = t->horizon;
-	for (; k < t->n && t->b[k].apis && t->b[k].end < LIN_END_UNTIMED; k++)
+	/* Where no call can be checked, closed brackets are dropped whether they held one. */
+	for (; k < t->n && (t->b[k].apis || t->uncheckable) && t->b[k].end < LIN_END_UNTIMED; k++)
 		if (t->b[k].end > horizon)
-			horizon = t->b[k].end;  /* an outer bracket may end after inner ones */
+			horizon = t->b[k].end;
 	if (!k)
 		return;
 	memmove(t->b, t->b + k, (t->n - k) * sizeof(*t->b));
@@ -53,23 +43,21 @@ static void drop_checked(struct lin_pthread *t)
 	t->horizon = horizon;
 }
 
-/* Make room for one more bracket: drop the checked ones, grow, or drop the older half
- * once at the cap. */
-static bool room(struct lin_validator *v, struct lin_pthread *t)
+bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
 {
-	if (t->n >= LIN_PBR_KEEP && t->n == t->cap)
+	if (!t->unpushed && t->n >= LIN_PBR_KEEP && t->n == t->cap)
 		drop_checked(t);
 	if (t->n < t->cap)
 		return true;
-	if (t->cap >= LIN_PBR_CAP) {
+	if (!t->unpushed && t->cap >= LIN_PBR_CAP) {
 		uint32_t drop = t->n / 2;
-		for (uint32_t i = 0; i < drop; i++)
+		uint64_t horizon = t->b[drop].begin;
+		for (uint32_t i = 0; i < drop; i++) {
 			if (!t->b[i].apis)
 				v->sum.bracket_unchecked++;   /* cannot tell any more */
-		uint64_t horizon = t->b[drop].begin;
-		for (uint32_t i = 0; i < drop; i++)
 			if (t->b[i].end < LIN_END_UNTIMED && t->b[i].end > horizon)
 				horizon = t->b[i].end;
+		}
 		memmove(t->b, t->b + drop, (t->n - drop) * sizeof(*t->b));
 		t->n -= drop;
 		t->base += drop;
@@ -77,7 +65,7 @@ static bool room(struct lin_validator *v, struct lin_pthread *t)
 		return true;
 	}
 	uint32_t cap = t->cap ? t->cap * 2 : 64;
-	struct lin_pbr *b = realloc(t->b, cap * sizeof(*b));
+	struct lin_br *b = realloc(t->b, cap * sizeof(*b));
 	if (!b) {
 		v->oom = true;
 		return false;
@@ -87,14 +75,116 @@ static bool room(struct lin_validator *v, struct lin_pthread *t)
 	return true;
 }
 
-static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final);
+static void outside(struct lin_validator *v, const struct lin_xdefer *d, const struct lin_br *b)
+{
+	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
+	uint64_t ids[] = { d->corr, d->ext, b ? b->id : LIN_NIL, d->tid };
+	v->sum.structural++;
+	lin_v_finding(v, "structural", "ext_outside_bracket", d->file, d->offset, d->index, 4, n,
+		      ids);
+}
 
-/* A bracket beginning at @begin arrived on @t: the calls waiting before it can be decided. */
-static void wake(struct lin_validator *v, struct lin_pthread *t, uint64_t begin)
+/* The call's bracket and its pushed ancestors held a call. */
+static void mark(struct lin_bthread *t, struct lin_br *b)
+{
+	for (int depth = 0; b && depth < LIN_OPEN_DEPTH + 1; depth++) {
+		b->apis++;
+		uint64_t p = b->parent;
+		b = p != LIN_NIL && p >= t->base && p - t->base < t->n ? &t->b[p - t->base] : NULL;
+	}
+}
+
+/* Decide @d; false: it has to wait. */
+static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final)
+{
+	const struct lin_vproc *p = &v->procs[d->proc];
+	if (!p->host_clock && (!final || !p->clock_err_known)) {
+		if (!final && p->clock_err_known)
+			return false;           /* the bound is known at the end of the run */
+		v->sum.bracket_unchecked++;
+		return true;
+	}
+	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
+	uint64_t s = d->s, e = d->e, u = p->host_clock ? 0 : p->clock_err;
+	if (!p->host_clock && (!lin_v_to_host(v, d->proc, d->s, &s) ||
+			       !lin_v_to_host(v, d->proc, d->e, &e))) {
+		v->sum.bracket_unchecked++;
+		return true;
+	}
+	if (t && (t->unordered || (t->horizon && s < t->horizon + u))) {
+		v->sum.bracket_unchecked++;
+		t->unmarked = true;
+		v->procs[d->proc].xcheck_unmarked = true;
+		return true;
+	}
+	struct lin_hold h = { NULL, false, false, false };
+	if (t)
+		lin_v_holders(t, s, e, u, true, final, false, &h);
+	else if (!final)
+		h.later = true;
+	if (h.later || (h.unclosed && !final))
+		return false;           /* a bracket may still arrive, or still end */
+	if (h.unclosed || h.ambiguous) {
+		/* Not decided; every bracket that may hold it has held a call. */
+		lin_v_holders(t, s, e, u, true, true, true, &h);
+		v->sum.bracket_unchecked++;
+		return true;
+	}
+	if (h.inner && h.inner->id == d->ext) {
+		mark(t, h.inner);
+		v->sum.bracket_checked++;
+		return true;
+	}
+	outside(v, d, h.inner);
+	return true;
+}
+
+static bool defer(struct lin_validator *v, const struct lin_xdefer *d)
+{
+	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, true);
+	if (!t || v->xdefer >= LIN_XDEFER_CAP)
+		return false;
+	if (t->nd == t->capd) {
+		uint32_t cap = t->capd ? t->capd * 2 : 16;
+		struct lin_xdefer *nd = realloc(t->d, cap * sizeof(*nd));
+		if (!nd) {
+			v->oom = true;
+			return false;
+		}
+		t->d = nd;
+		t->capd = cap;
+	}
+	t->d[t->nd++] = *d;
+	v->xdefer++;
+	return true;
+}
+
+void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
+		  const struct lin_corr_ent *c)
+{
+	const struct lin_vproc *p = &v->procs[proc];
+	if ((!p->host_clock && !p->clock_err_known) || c->api_start == LIN_NIL ||
+	    c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG)) {
+		v->sum.bracket_unchecked++;
+		return;
+	}
+	struct lin_xdefer d = { c->api_start, c->api_end, c->epoch, corr, c->api_offset,
+				c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
+	if (!decide(v, &d, false) && !defer(v, &d)) {
+		v->sum.bracket_unchecked++;
+		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
+		if (t)
+			t->unmarked = true;
+		v->procs[proc].xcheck_unmarked = true;
+	}
+}
+
+void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t begin)
 {
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->nd; i++) {
-		if (t->d[i].s < begin && decide(v, &t->d[i], false)) {
+		if (v->procs[t->d[i].proc].host_clock && t->d[i].s < begin &&
+		    decide(v, &t->d[i], false)) {
 			v->xdefer--;
 			continue;
 		}
@@ -103,167 +193,32 @@ static void wake(struct lin_validator *v, struct lin_pthread *t, uint64_t begin)
 	t->nd = k;
 }
 
-uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
-			const struct lin_rec *r)
-{
-	struct lin_pthread *t = pthread_of(v, proc, r->f[1], true);
-	if (!t || !room(v, t))
-		return LIN_NIL;
-	bool depth = !((r->nil >> 8) & 1u) && r->f[8] <= LIN_OPEN_DEPTH;
-	t->b[t->n] = (struct lin_pbr){ r->f[0], LIN_NIL, r->f[4], r->offset, r->index, 0, file,
-				       (uint16_t)(depth ? r->f[8] : 0), { 0, 0, 0 } };
-	uint64_t seq = t->base + t->n++;
-	if (t->nd)
-		wake(v, t, r->f[0]);
-	return seq;
-}
-
-void lin_v_pbr_close(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
-		     uint64_t end)
-{
-	struct lin_pthread *t = pthread_of(v, proc, tid, false);
-	if (t && seq >= t->base && seq - t->base < t->n)
-		t->b[seq - t->base].end = end;
-}
-
-enum found { F_FOUND, F_NONE, F_UNCLOSED, F_LATER };
-
-/* The innermost pushed bracket of @t holding [s, e]. F_LATER: one may still arrive. */
-static enum found innermost(const struct lin_pthread *t, uint64_t s, uint64_t e, bool final,
-			    struct lin_pbr **out)
-{
-	size_t lo = 0, hi = t->n;               /* first bracket beginning after s */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->b[mid].begin <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == t->n && !final)
-		return F_LATER;                 /* no bracket after the call yet */
-	unsigned maxdepth = UINT16_MAX;
-	for (size_t i = lo; i-- > 0;) {
-		struct lin_pbr *b = &t->b[i];
-		if (b->depth && b->depth >= maxdepth)
-			continue;
-		if (b->end == LIN_END_UNTIMED)
-			return F_UNCLOSED;
-		if (b->end == LIN_NIL)
-			return final ? F_UNCLOSED : F_LATER;
-		if (b->end >= e) {
-			*out = b;
-			return F_FOUND;
-		}
-		if (!b->depth || b->depth <= 1)
-			return F_NONE;
-		maxdepth = b->depth;
-	}
-	return F_NONE;
-}
-
-static void outside(struct lin_validator *v, const struct lin_xdefer *d, const struct lin_pbr *b)
-{
-	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
-	uint64_t ids[] = { d->corr, d->ext, b ? b->ext : LIN_NIL, d->tid };
-	v->sum.structural++;
-	lin_v_finding(v, "structural", "ext_outside_bracket", d->file, d->offset, d->index, 4, n,
-		      ids);
-}
-
-/* Decide @d; false: it has to wait. */
-static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final)
-{
-	const struct lin_pthread *t = pthread_of(v, d->proc, d->tid, false);
-	if (t && t->horizon && d->s < t->horizon) {
-		v->sum.bracket_unchecked++;
-		return true;
-	}
-	struct lin_pbr *b = NULL;
-	enum found f = t ? innermost(t, d->s, d->e, final, &b) : (final ? F_NONE : F_LATER);
-	switch (f) {
-	case F_LATER:
-		return false;
-	case F_UNCLOSED:
-		v->sum.bracket_unchecked++;
-		return true;
-	case F_FOUND:
-		if (b->ext == d->ext) {
-			b->apis++;
-			v->sum.bracket_checked++;
-			return true;
-		}
-		outside(v, d, b);
-		return true;
-	default:
-		outside(v, d, NULL);
-		return true;
-	}
-}
-
-void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
-		  const struct lin_corr_ent *c)
-{
-	if (!v->procs[proc].host_clock || c->api_start == LIN_NIL || c->api_end == LIN_NIL ||
-	    (c->flags & LIN_C_AMBIG)) {
-		v->sum.bracket_unchecked++;
-		return;
-	}
-	struct lin_xdefer d = { c->api_start, c->api_end, c->epoch, corr, c->api_offset,
-				c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
-	if (decide(v, &d, false))
-		return;
-	struct lin_pthread *t = pthread_of(v, proc, c->api_tid, true);
-	if (!t || v->xdefer >= LIN_XDEFER_CAP) {
-		v->sum.bracket_unchecked++;
-		return;
-	}
-	if (t->nd == t->capd) {
-		uint32_t cap = t->capd ? t->capd * 2 : 16;
-		struct lin_xdefer *nd = realloc(t->d, cap * sizeof(*nd));
-		if (!nd) {
-			v->oom = true;
-			return;
-		}
-		t->d = nd;
-		t->capd = cap;
-	}
-	t->d[t->nd++] = d;
-	v->xdefer++;
-}
-
 void lin_v_xcheck_finish(struct lin_validator *v)
 {
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	size_t it = 0;
 	struct lin_vkey k;
-	struct lin_pthread *t;
-	while ((t = lin_vtab_next(&v->pthreads, &it, NULL))) {
+	struct lin_bthread *t;
+	while ((t = lin_vtab_next(&v->bthreads, &it, NULL))) {
 		for (uint32_t i = 0; i < t->nd; i++)
 			decide(v, &t->d[i], true);
+		v->xdefer -= t->nd;
 		t->nd = 0;
 	}
 	it = 0;
-	while ((t = lin_vtab_next(&v->pthreads, &it, &k))) {
+	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		if ((!p->host_clock && !p->clock_err_known) || t->unordered || t->unmarked)
+			continue;               /* checked by count instead (brackets.c) */
 		for (uint32_t i = 0; i < t->n; i++) {
-			const struct lin_pbr *b = &t->b[i];
-			if (b->apis || b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
+			const struct lin_br *b = &t->b[i];
+			if (!b->pushed || b->apis || b->end >= LIN_END_UNTIMED)
 				continue;
-			uint64_t ids[] = { k.k0, b->ext, b->depth };
+			uint64_t ids[] = { k.k0, b->id, b->depth };
 			v->sum.structural++;
 			lin_v_finding(v, "structural", "launch_without_api_record", b->file, b->offset,
 				      b->index, 3, n, ids);
 		}
 	}
-}
-
-void lin_v_xcheck_free(struct lin_validator *v)
-{
-	size_t it = 0;
-	struct lin_pthread *t;
-	while ((t = lin_vtab_next(&v->pthreads, &it, NULL))) {
-		free(t->b);
-		free(t->d);
-	}
-	lin_vtab_free(&v->pthreads);
 }

@@ -70,7 +70,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_GRAPH_EXEC 4
 #define LIN_REC_NFIELDS_GRAPH_LAUNCH 8
 #define LIN_REC_NFIELDS_DROPPED 4
-#define LIN_REC_NFIELDS_CLOCK 2
+#define LIN_REC_NFIELDS_CLOCK 3           /* 2 in format 1.0 and 1.1 (no host_after_ns) */
 #define LIN_REC_NFIELDS_GRAPH_NODE_UPDATE 5
 #define LIN_REC_NFIELDS_TRACE_END 2
 #define LIN_REC_NFIELDS_TRUTH 5           /* 4 in format 1.0 and 1.1 (no correlation) */

@@ -122,6 +122,7 @@ static const struct expect cases[] = {
 	{ "lost_format10_containment.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
 	  "\"bracket_end_unknown\":1" },
 	{ "lost_untimed_bracket_end.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"bracket_end_unknown\":1" },
+	{ "lost_clock_uncertainty.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"clock_uncertainty\":1" },
 	{ "lost_no_clock_record.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_clock_record\":1" },
 	{ "lost_no_gpu_record.lt", 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, -1, "\"no_gpu_record\":1" },
 	{ "good_stream_capture.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, "\"captured_launches\":1" },

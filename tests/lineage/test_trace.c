@@ -91,7 +91,7 @@ Test(trace, encoders_write_documented_field_counts)
 	lin_tf_graph_exec(&pk, 5, 6, 1, 4);
 	lin_tf_graph_launch(&pk, 5, 6, 4, 100, 1, 99, 1, 7);
 	lin_tf_dropped(&pk, LIN_DROP_CUPTI_RECORDS, 12, LIN_TF_NIL, "x");
-	lin_tf_clock(&pk, 1, 2);
+	lin_tf_clock(&pk, 1, 2, 1);
 	lin_tf_graph_node_update(&pk, 5, 6, 2, 99, 2);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, reqs, 2, LIN_TF_NIL);
 	struct trace t;

@@ -24,7 +24,7 @@ static const int *varying(uint64_t type)
 {
 	static const int host_tid[] = { 1, 2, 0 }, adopt[] = { 1, 2, 6, 0 },
 			 api[] = { 4, 5, 6, 7, 0 }, dev[] = { 2, 3, 0 }, dropped[] = { 3, 0 },
-			 clock[] = { 1, 2, 0 }, graph_node[] = { 1, 2, 0 }, sid[] = { 1, 0 },
+			 clock[] = { 1, 2, 3, 0 }, graph_node[] = { 1, 2, 0 }, sid[] = { 1, 0 },
 			 trace_end[] = { 1, 0 },
 			 none[] = { 0 };
 	switch (type) {

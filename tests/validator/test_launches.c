@@ -92,11 +92,13 @@ static bool finding(const char *cause)
 Test(launches, containment_takes_the_innermost_closed_bracket)
 {
 	begin("none");
-	lin_tf_clock(&pk, 0, 0);
+	lin_tf_clock(&pk, 0, 0, 0);
 	request(1, 2);
 	request(3, 4);
-	bracket(100, 900, 2, 1);       /* outer: epoch 2 */
-	bracket(200, 300, 4, 2);       /* inner: epoch 4, ends before call 2 */
+	/* outer: epoch 2, around inner: epoch 4, which ends before call 2 */
+	lin_tf_launch(&pk, 100, TID, 2, 1, NIL, 0, 0, NIL, 1);
+	bracket(200, 300, 4, 2);
+	lin_tf_launch_end(&pk, 900, TID, 1);
 	api_at(1, 211, 1, 210, 290, 0); /* inside the inner one */
 	api_at(1, 211, 2, 400, 450, 0); /* inside the outer one only */
 	kernel_at(1, 1, 1000);
@@ -110,7 +112,7 @@ Test(launches, containment_takes_the_innermost_closed_bracket)
 Test(launches, a_call_straddling_the_bracket_end_is_not_joined)
 {
 	begin("none");
-	lin_tf_clock(&pk, 0, 0);
+	lin_tf_clock(&pk, 0, 0, 0);
 	request(1, 2);
 	bracket(100, 200, 2, 1);
 	api_at(1, 211, 1, 150, 250, 0); /* ends after the bracket */
@@ -125,8 +127,8 @@ Test(launches, device_time_maps_through_the_nearest_clock_record)
 {
 	begin("none");
 	/* The device clock drifts 1000 ns away from the host's during the run. */
-	lin_tf_clock(&pk, 0, 0);
-	lin_tf_clock(&pk, 100000, 101000);
+	lin_tf_clock(&pk, 0, 0, 0);
+	lin_tf_clock(&pk, 100000, 101000, 100000);
 	request(1, 2);
 	bracket(100500, 100600, 2, 1);
 	api_at(1, 211, 1, 101510, 101520, 0); /* host 100510 by the second pair, 101510 by the first */
@@ -140,8 +142,8 @@ Test(launches, device_time_is_interpolated_between_clock_records)
 {
 	begin("none");
 	/* Host runs 1000 ns slower than device over 100 us: halfway, 500 ns apart. */
-	lin_tf_clock(&pk, 0, 0);
-	lin_tf_clock(&pk, 100000, 101000);
+	lin_tf_clock(&pk, 0, 0, 0);
+	lin_tf_clock(&pk, 100000, 101000, 100000);
 	request(1, 2);
 	bracket(50400, 50600, 2, 1);
 	api_at(1, 211, 1, 51000, 51010, 0);   /* host 50495..50505 interpolated; 51000 by either pair */
@@ -154,7 +156,7 @@ Test(launches, device_time_is_interpolated_between_clock_records)
 Test(launches, a_pushed_bracket_never_joins_by_time)
 {
 	begin("cupti");
-	lin_tf_clock(&pk, 0, 0);
+	lin_tf_clock(&pk, 0, 0, 0);
 	request(1, 2);
 	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1); /* pushed epoch 2 */
 	lin_tf_launch_end(&pk, 900, TID, 1);
@@ -170,7 +172,7 @@ Test(launches, a_pushed_bracket_never_joins_by_time)
 Test(launches, a_bracket_outside_any_epoch_reaches_the_op_level)
 {
 	begin("none");
-	lin_tf_clock(&pk, 0, 0);
+	lin_tf_clock(&pk, 0, 0, 0);
 	bracket(100, 900, NIL, 1);
 	api_at(1, 211, 1, 200, 300, 0);
 	kernel_at(1, 1, 1000);
@@ -503,4 +505,81 @@ Test(launches, a_late_call_into_a_dropped_bracket_is_unchecked_not_a_false_alarm
 	cr_assert_eq(s->bracket_unchecked, 1);
 	cr_assert_eq(s->bracket_checked, 1200);
 	done();
+}
+
+/* ---------------------------------------------------------------- nesting, CUPTI's clock */
+
+Test(launches, a_pushed_bracket_around_pushed_ones_owes_no_call_of_its_own)
+{
+	/* An application bracket around a library's: the call is tagged with the inner id. */
+	for (int host = 0; host < 3; host++) {
+		if (host == 2)
+			begin("cupti");             /* no clock bound: the per-id count */
+		else
+			begin_clock("custom", host ? "host" : NULL);
+		if (host == 0)
+			lin_tf_clock(&pk, 0, 0, 0);  /* CUPTI's clock, an exact pair */
+		request(1, 2);
+		request(3, 4);
+		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
+		pushed(200, 300, 4, 2);
+		tagged_call(4, 1, 210, 290, 1);
+		lin_tf_launch_end(&pk, 400, TID, 1);
+		finish();
+		cr_assert(!finding("launch_without_api_record"), "case %d", host);
+		cr_assert_eq(lin_validator_exit_code(v), 0, "case %d", host);
+		done();
+	}
+}
+
+Test(launches, with_cupti_clock_pairs_of_known_width_swapped_ext_records_are_found)
+{
+	for (int swapped = 0; swapped < 2; swapped++) {
+		begin("custom");
+		lin_tf_clock(&pk, 0, 0, 20);                 /* read within 20 ns */
+		request(1, 2);
+		request(3, 4);
+		pushed(100, 300, 2, 1);
+		pushed(400, 600, 4, 1);
+		tagged_call(swapped ? 4 : 2, 1, 150, 250, 1);
+		tagged_call(swapped ? 2 : 4, 2, 450, 550, 2);
+		finish();
+		cr_assert_eq(finding("ext_outside_bracket"), swapped);
+		cr_assert_eq(s->bracket_checked, swapped ? 0 : 2);
+		done();
+	}
+}
+
+Test(launches, a_call_within_the_clock_error_of_an_edge_is_unchecked)
+{
+	begin("custom");
+	lin_tf_clock(&pk, 0, 0, 100);                        /* 100 ns of error */
+	request(1, 2);
+	request(3, 4);
+	pushed(100, 300, 2, 1);
+	pushed(310, 600, 4, 1);
+	tagged_call(4, 1, 250, 290, 1);     /* by the pair in 2's bracket, but within 100 ns of 4's */
+	tagged_call(4, 2, 450, 500, 2);
+	finish();
+	cr_assert(!finding("ext_outside_bracket"), "never judged within the error");
+	cr_assert(!finding("launch_without_api_record"), "2's bracket may have held the call");
+	cr_assert_eq(s->bracket_unchecked, 1);
+	cr_assert_eq(s->bracket_checked, 1);
+	done();
+}
+
+Test(launches, containment_needs_the_call_clear_of_the_edges_by_the_clock_error)
+{
+	for (int err = 0; err < 2; err++) {
+		begin("none");
+		lin_tf_clock(&pk, 0, 0, err ? 60 : 0);
+		request(1, 2);
+		bracket(100, 300, 2, 1);
+		api_at(1, 211, 1, 150, 250, 0);              /* 50 ns clear of each edge */
+		kernel_at(1, 1, 1000);
+		finish();
+		cr_assert_eq(s->inferred, (uint64_t)!err);
+		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CLOCK_UNCERTAINTY], (uint64_t)err);
+		done();
+	}
 }

@@ -234,7 +234,7 @@ Test(reader, too_few_fields_rejected_extra_fields_skipped)
 	cr_assert_eq(finish(err, &recs), LIN_READ_ERROR);
 	cr_assert(strstr(err, "fields"), "%s", err);
 	begin();
-	msgpack_sbuffer_write(&sb, "\x95\x1f\x01\x02\x91\xa1x\x81\x01\x02", 10);
+	msgpack_sbuffer_write(&sb, "\x96\x1f\x01\x02\xc0\x91\xa1x\x81\x01\x02", 11);
 	cr_assert_eq(finish(err, &recs), LIN_READ_EOF, "%s", err);
 	cr_assert_eq(recs, 1);
 	LIN_TEST_CHECK_LEAKS();
