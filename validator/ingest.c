@@ -342,6 +342,24 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	*c = (struct lin_cand){ epoch, (uint32_t)corr, proc };
 }
 
+/* A second API record of a correlation that is the same call (on_api). */
+#define LIN_C_API_NESTED 0x100
+
+/*
+ * A runtime call and the driver call it makes may carry one correlation id (CUPTI does
+ * not say whether they do): one record per domain, on one thread, is one call. A third
+ * record, a second one of a domain or one on another thread is a reuse.
+ */
+static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
+{
+	uint64_t d = r->f[0];
+
+	if (e->flags & LIN_C_API_NESTED || e->api_tid != (uint32_t)r->f[6])
+		return false;
+	return (e->domain == LIN_API_RUNTIME && d == LIN_API_DRIVER) ||
+	       (e->domain == LIN_API_DRIVER && d == LIN_API_RUNTIME);
+}
+
 static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (NIL(r, 2))
@@ -361,8 +379,13 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		return;
 	}
 	if (e->flags & LIN_C_API) {
-		reuse(v, file, r, corr);
-		return;
+		if (!nested_call(e, r)) {
+			reuse(v, file, r, corr);
+			return;
+		}
+		e->flags |= LIN_C_API_NESTED;
+		if (r->f[0] != LIN_API_RUNTIME)
+			return; /* the runtime record, the call the application made, is kept */
 	}
 	e->flags |= LIN_C_API;
 	e->domain = (uint8_t)r->f[0];

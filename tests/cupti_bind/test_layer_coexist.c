@@ -232,6 +232,15 @@ Test(layer_coexist, nested_driver_calls_with_their_own_ids_join)
 	nested_run(&c, 0);
 }
 
+/* The nested driver call shares the runtime call's id (CUPTI does not say which it does):
+ * two API records of one id, one per domain, are one call, not a correlation_reused. */
+Test(layer_coexist, nested_driver_calls_sharing_the_id_join)
+{
+	struct lin_cl_config c = { .sz = sizeof(c), .driver = LIN_CL_DRIVER_SHARED };
+
+	nested_run(&c, 0);
+}
+
 Test(layer_coexist, kernels_carrying_the_driver_id_join)
 {
 	struct lin_cl_config c = { .sz = sizeof(c), .kernel_driver_corr = true };
