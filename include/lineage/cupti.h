@@ -7,10 +7,12 @@
  * external correlation id around each lin_launch_begin/end, collects activity buffers and
  * decodes them into the trace.
  *
- * Attach mode is for processes where someone else owns CUPTI's activity buffers (a
- * framework profiler, Nsight): that owner hands each completed buffer to
- * lin_cupti_attach_decode, and lineage decodes it into the runtime's trace exactly as the
- * live binding would. docs/cupti.md shows the wiring.
+ * Attach mode is for processes where someone else owns CUPTI's activity buffers and can
+ * hand them over (a framework profiler whose buffer callback you control; not Nsight,
+ * which cannot): that owner hands each completed buffer to lin_cupti_attach_decode, and
+ * lineage decodes it into the runtime's trace exactly as the live binding would. The live
+ * binding falls back to it by itself when another CUPTI client holds the subscriber.
+ * docs/cupti.md shows the wiring.
  *
  * These functions exist only in a library built with CUPTI (LIN_HAVE_CUPTI is then
  * defined by the build). The header itself needs no CUPTI header.
