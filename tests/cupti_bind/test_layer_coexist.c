@@ -6,6 +6,7 @@
  * the run-time version check, and the joins of nested driver calls and memcpys.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "layer_fixture.h"
 
@@ -13,7 +14,8 @@ TestSuite(layer_coexist, .init = lf_setup, .fini = lf_teardown);
 
 /* ------------------------------------------------------------- another client */
 
-static size_t other_buffers, other_records;
+/* Completion callbacks run on the layer's thread and on a flushing one, concurrently. */
+static atomic_size_t other_buffers, other_records;
 
 static void CUPTIAPI other_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
@@ -30,9 +32,9 @@ static void CUPTIAPI other_complete(CUcontext ctx, uint32_t stream, uint8_t *buf
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	other_buffers++;
+	atomic_fetch_add(&other_buffers, 1);
 	while (cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS)
-		other_records++;
+		atomic_fetch_add(&other_records, 1);
 	free(buf);
 }
 
@@ -81,7 +83,7 @@ Test(layer_coexist, subscriber_first_means_attach_mode)
 	cr_assert_eq(tr_u(lf_tr, l, 5), ep, "lineage still pushes its epoch");
 	cr_assert_eq(lf_count(LIN_REC_KERNEL), 0, "the GPU records are the other client's");
 	cr_assert_eq(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	cr_assert_gt(other_records, 0, "and they reach it");
+	cr_assert_gt(atomic_load(&other_records), 0, "and they reach it");
 	cr_assert_eq(cuptiUnsubscribe(h), CUPTI_SUCCESS);
 }
 

@@ -109,6 +109,8 @@ Test(layer_live, a_hundred_threads_get_buffers)
 
 	lf_layer(NULL);
 	lin_runtime *rt = lf_runtime();
+	/* No periodic flush: every thread holds its buffer until close, all at once. */
+	cr_assert_eq(cuptiActivityFlushPeriod(0), CUPTI_SUCCESS);
 	run_threads(rt, 100, 1);
 	lin_runtime_free(rt);
 	lin_cl_get_stats(&ls);
