@@ -31,9 +31,10 @@ lin_install_deps() {
 # lin_build DIR [cmake args...]: configure (once) and build.
 lin_build() {
 	local dir=$1; shift
-	lin_say "building in $dir"
-	cmake -S "$LIN_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 ||
-		{ cat "$dir.configure.log" >&2; return 1; }
-	cmake --build "$dir" -j "$(nproc)" >"$dir.build.log" 2>&1 ||
-		{ tail -n 60 "$dir.build.log" >&2; return 1; }
+	lin_say "building in $dir (logs: $dir/configure.log, $dir/build.log)"
+	mkdir -p "$dir"
+	cmake -S "$LIN_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/configure.log" 2>&1 ||
+		{ cat "$dir/configure.log" >&2; return 1; }
+	cmake --build "$dir" -j "$(nproc)" >"$dir/build.log" 2>&1 ||
+		{ tail -n 60 "$dir/build.log" >&2; return 1; }
 }

@@ -61,50 +61,19 @@ _Static_assert(offsetof(CUpti_ActivityGraphTrace2, correlationId) == 4, "gt.corr
 _Static_assert(offsetof(CUpti_ActivityGraphTrace2, graphId) == 28, "gt.graph@28");
 _Static_assert(offsetof(CUpti_ActivityGraphTrace2, streamId) == 36, "gt.stream@36");
 
+/* The launch table's numbers are CUPTI's: checked against its enums at build time. */
+#define CHECK_LAUNCH_API(d, c, k, n) _Static_assert((c) == CUPTI_##n, #n);
+LIN_LAUNCH_APIS(CHECK_LAUNCH_API)
+LIN_CAPTURE_APIS(CHECK_LAUNCH_API)
+#undef CHECK_LAUNCH_API
+_Static_assert((int)LIN_CUPTI_LAUNCH_KERNEL == (int)LIN_LAUNCH_KERNEL &&
+	       (int)LIN_CUPTI_LAUNCH_GRAPH == (int)LIN_LAUNCH_GRAPH &&
+	       (int)LIN_CUPTI_LAUNCH_MEMCPY == (int)LIN_LAUNCH_MEMCPY &&
+	       (int)LIN_CUPTI_LAUNCH_MEMSET == (int)LIN_LAUNCH_MEMSET, "launch kinds");
+
 LIN_API int lin_cupti_launch_api(uint32_t domain, uint32_t cbid)
 {
-	if (domain == LIN_API_RUNTIME) {
-		switch (cbid) {
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
-		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
-		case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
-			return LIN_CUPTI_LAUNCH_KERNEL;
-		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
-			return LIN_CUPTI_LAUNCH_GRAPH;
-		default:
-			return LIN_CUPTI_LAUNCH_NONE;
-		}
-	}
-	if (domain == LIN_API_DRIVER) {
-		switch (cbid) {
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunch:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice:
-			return LIN_CUPTI_LAUNCH_KERNEL;
-		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-			return LIN_CUPTI_LAUNCH_GRAPH;
-		default:
-			return LIN_CUPTI_LAUNCH_NONE;
-		}
-	}
-	return LIN_CUPTI_LAUNCH_NONE;
+	return (int)lin_launch_kind_of(domain, cbid);
 }
 
 static void decode_ext(const struct lin_cupti_decoder *d, const CUpti_Activity *r,

@@ -249,8 +249,11 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 	} else {
 		l->cookie = LAUNCH_NOTHING_OPEN;
 	}
-	lin_event_put(ts, LIN_REC_LAUNCH, l->ext_id != 0, 0, epoch ? top->version : 0, ticks,
-		      epoch ? epoch : LIN_NIL, (uintptr_t)name);
+	/* depth: the bracket's nesting depth, paired with its launch_end; 0 (nil): refused,
+	 * no bracket open and no end to come. */
+	lin_event_put(ts, LIN_REC_LAUNCH, l->ext_id != 0,
+		      ret == -LIN_ELAUNCH_DEPTH ? 0 : (uint16_t)ts->nlaunch,
+		      epoch ? top->version : 0, ticks, epoch ? epoch : LIN_NIL, (uintptr_t)name);
 	if (rt->observer) {
 		struct lin_launch_info info = {.epoch = epoch,
 					       .version = epoch ? top->version : 0,
@@ -278,7 +281,8 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
 		return -LIN_ELAUNCH_ORDER;
 	}
-	ts->nlaunch--;
+	lin_event_put(ts, LIN_REC_LAUNCH_END, 0, (uint16_t)ts->nlaunch--, 0,
+		      lin_clock_ticks(&rt->clock), LIN_NIL, 0);
 	if (l->ext_id) {
 		uint64_t popped = 0;
 		if (LIN_UNLIKELY(rt->be.pop(rt->be.ctx, rt->ext_kind, &popped) != 0 ||

@@ -67,7 +67,7 @@ void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h)
 	else
 		msgpack_pack_nil(pk);
 	pack_key(pk, "device_clock");
-	lin_tf_pack_str(pk, "cupti");
+	lin_tf_pack_str(pk, h->device_clock ? h->device_clock : "cupti");
 	pack_key(pk, "ext_kind");
 	msgpack_pack_uint32(pk, h->ext_kind);
 	pack_key(pk, "backend");
@@ -250,6 +250,12 @@ void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_drop
 void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uint64_t *requests,
 		  size_t n, uint64_t epoch)
 {
+	lin_tf_truth_corr(pk, gpu_kind, key, requests, n, epoch, LIN_TF_NIL);
+}
+
+void lin_tf_truth_corr(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key,
+		       const uint64_t *requests, size_t n, uint64_t epoch, uint64_t correlation)
+{
 	pack_head(pk, LIN_REC_TRUTH, LIN_REC_NFIELDS_TRUTH);
 	msgpack_pack_uint32(pk, gpu_kind);
 	msgpack_pack_uint64(pk, key);
@@ -257,6 +263,7 @@ void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uin
 	for (size_t i = 0; i < n; i++)
 		msgpack_pack_uint64(pk, requests[i]);
 	lin_tf_pack_opt(pk, epoch);
+	lin_tf_pack_opt(pk, correlation);
 }
 
 void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,
@@ -394,7 +401,7 @@ void lin_tf_misuse(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, const cha
 
 void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 		   uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
-		   uint64_t correlation)
+		   uint64_t correlation, uint64_t depth)
 {
 	pack_head(pk, LIN_REC_LAUNCH, LIN_REC_NFIELDS_LAUNCH);
 	msgpack_pack_uint64(pk, host_ns);
@@ -405,4 +412,13 @@ void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t 
 	lin_tf_pack_nz(pk, name_sid);
 	lin_tf_pack_nz(pk, api_sid);
 	lin_tf_pack_opt(pk, correlation);
+	lin_tf_pack_opt(pk, depth);
+}
+
+void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth)
+{
+	pack_head(pk, LIN_REC_LAUNCH_END, LIN_REC_NFIELDS_LAUNCH_END);
+	msgpack_pack_uint64(pk, host_ns);
+	msgpack_pack_uint64(pk, tid);
+	msgpack_pack_uint64(pk, depth);
 }

@@ -29,6 +29,7 @@ struct lin_tf_header {
 	uint32_t ext_kind;
 	const char *backend;      /* "none", "cupti", "custom", "attach" */
 	const char *cupti;        /* NULL: nil */
+	const char *device_clock; /* "cupti" (NULL) or "host": docs/trace-format.md */
 };
 
 struct lin_tf_kernel {
@@ -92,6 +93,10 @@ void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_drop
 /* Truth label: requests[n]; epoch LIN_TF_NIL when not known. */
 void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uint64_t *requests,
 		  size_t n, uint64_t epoch);
+/* The same with the CUPTI correlation id of the API call that launched the record
+ * (LIN_TF_NIL: not known), which lets a reader tie the label to its launch. */
+void lin_tf_truth_corr(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key,
+		       const uint64_t *requests, size_t n, uint64_t epoch, uint64_t correlation);
 
 /* Runtime records. Optional ids take LIN_TF_NIL; string ids take 0 for nil. */
 void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,
@@ -119,8 +124,11 @@ void lin_tf_scope_close(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint
 /* kind 0: nil. */
 void lin_tf_misuse(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, const char *cause,
 		   uint32_t kind, uint64_t target, uint64_t version, uint64_t detail);
+/* depth: the bracket's nesting depth on its thread (1 = outermost), LIN_TF_NIL: nil. */
 void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 		   uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
-		   uint64_t correlation);
+		   uint64_t correlation, uint64_t depth);
+/* The end of the launch bracket at @depth on @tid (format 1.2). */
+void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth);
 
 #endif

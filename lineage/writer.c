@@ -218,7 +218,11 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 	case LIN_REC_LAUNCH:
 		lin_tf_launch(pk, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version,
 			      e->kind ? e->a : LIN_NIL,
-			      lin_rt_intern_locked(rt, (const char *)(uintptr_t)e->b), 0, LIN_NIL);
+			      lin_rt_intern_locked(rt, (const char *)(uintptr_t)e->b), 0, LIN_NIL,
+			      e->depth ? e->depth : LIN_NIL);
+		break;
+	case LIN_REC_LAUNCH_END:
+		lin_tf_launch_end(pk, ns, ts->tid, e->depth);
 		break;
 	default:
 		break;
@@ -389,6 +393,7 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 		.ext_kind = rt->ext_kind,
 		.backend = backend_names[rt->backend_kind],
 		.cupti = rt->cupti_status,
+		.device_clock = rt->device_clock_host ? "host" : "cupti",
 	};
 	pthread_mutex_lock(&rt->out_lock);
 	lin_tf_header(&rt->pk, &h);

@@ -37,17 +37,24 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->closed, sizeof(void *));
 	lin_vtab_init(&v->captures, sizeof(void *));
 	lin_vtab_init(&v->nodes, sizeof(struct lin_node_ent));
-	lin_vtab_init(&v->clones, sizeof(uint64_t));
+	lin_vtab_init(&v->clones, sizeof(struct lin_clone_ent));
+	lin_vtab_init(&v->replays, sizeof(uint64_t));
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
 	lin_vtab_init(&v->truth, sizeof(struct lin_truth_ent));
+	lin_vtab_init(&v->open, sizeof(struct lin_open_ent));
+	lin_vtab_init(&v->vers, sizeof(struct lin_vers_ent));
+	lin_vtab_init(&v->grids, sizeof(void *));
+	lin_vtab_init(&v->gmemops, 0);
+	lin_vtab_init(&v->pthreads, sizeof(struct lin_pthread));
+	lin_vec_init(&v->xdefer, sizeof(struct lin_xdefer));
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
 	lin_vec_init(&v->truthpool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));
 	lin_vec_init(&v->pending, sizeof(struct lin_gpu));
 	lin_vec_init(&v->adopts, sizeof(struct lin_adopt));
-	lin_vec_init(&v->launches, sizeof(struct lin_launch));
+	lin_vec_init(&v->brackets, sizeof(struct lin_bracket));
 	return v;
 }
 
@@ -67,15 +74,22 @@ void lin_validator_free(struct lin_validator *v)
 	for (unsigned i = 0; i < v->nfiles; i++)
 		free(v->files[i].name);
 	free(v->files);
+	for (unsigned i = 0; i < v->nprocs; i++) {
+		lin_vec_free(&v->procs[i].clocks);
+		lin_vec_free(&v->procs[i].capwin);
+	}
 	free(v->procs);
 	free_pages(&v->closed);
 	free_pages(&v->captures);
+	free_pages(&v->grids);
+	lin_v_xcheck_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
-				    &v->undef, &v->stale, &v->truth };
+				    &v->undef, &v->stale, &v->truth, &v->open, &v->vers,
+				    &v->gmemops, &v->replays };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
-				   &v->pending, &v->adopts, &v->launches };
+				   &v->pending, &v->adopts, &v->brackets };
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		lin_vec_free(vecs[i]);
 	free(v);
@@ -98,6 +112,7 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 	f->file = file;
 	f->offset = offset;
 	f->index = index;
+	f->detail[0] = 0;
 	f->nids = nids > LIN_MAX_IDS ? LIN_MAX_IDS : nids;
 	for (int i = 0; i < f->nids; i++) {
 		f->idname[i] = names[i];
@@ -131,18 +146,25 @@ static void *page_get(struct lin_validator *v, struct lin_vtab *tab, uint64_t pa
 	return *p;
 }
 
-/* Dense per-process bitmap of correlations whose join was closed and evicted. */
-bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set)
+/* Dense paged bitmap of @id under @k1: was the bit set? Set it when @set. */
+static bool page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id,
+		     bool set)
 {
-	uint64_t bit = corr & ((1u << CLOSED_PAGE_BITS) - 1);
-	uint8_t *bits = page_get(v, &v->closed, corr >> CLOSED_PAGE_BITS, lin_k1(proc, 0),
-				 (1u << CLOSED_PAGE_BITS) / 8, set);
+	uint64_t bit = id & ((1u << CLOSED_PAGE_BITS) - 1);
+	uint8_t *bits = page_get(v, tab, id >> CLOSED_PAGE_BITS, k1, (1u << CLOSED_PAGE_BITS) / 8,
+				 set);
 	if (!bits)
 		return false;
 	bool was = bits[bit >> 3] & (1u << (bit & 7));
 	if (set)
 		bits[bit >> 3] |= (uint8_t)(1u << (bit & 7));
 	return was;
+}
+
+/* Per process: correlations whose join was closed and evicted. */
+bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set)
+{
+	return page_bit(v, &v->closed, lin_k1(proc, 0), corr, set);
 }
 
 /* Host time (+1) of capture (tid, seq); per-thread capture counters are dense. */
@@ -154,24 +176,43 @@ uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t ti
 	return times ? &times[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)] : NULL;
 }
 
-int lin_v_proc(struct lin_validator *v, const char *host, uint64_t pid, uint64_t ext_kind)
+/* What a process's trace header says of it (its truth file's header says none of it). */
+static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
 {
-	for (unsigned i = 0; i < v->nprocs; i++)
-		if (v->procs[i].pid == pid && strcmp(v->procs[i].host, host) == 0)
-			return (int)i;
-	if (v->nprocs >= LIN_MAX_PROCS)
-		return -1;
-	struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
-	if (!np)
-		return -1;
-	v->procs = np;
-	struct lin_vproc *p = &np[v->nprocs];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->host, sizeof(p->host), "%s", host);
-	p->pid = pid;
-	p->ext_kind = ext_kind;
-	p->min_api_corr = UINT64_MAX;
-	return (int)v->nprocs++;
+	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
+	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
+	p->ext_kind = h->ext_kind;
+	p->minor = h->minor;
+	p->host_clock = h->device_clock_host;
+	p->file = file;
+	p->traced = true;
+}
+
+int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth)
+{
+	struct lin_vproc *p = NULL;
+	for (unsigned i = 0; i < v->nprocs && !p; i++)
+		if (v->procs[i].pid == h->pid && strcmp(v->procs[i].host, h->host) == 0)
+			p = &v->procs[i];
+	if (!p) {
+		if (v->nprocs >= LIN_MAX_PROCS)
+			return -1;
+		struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
+		if (!np)
+			return -1;
+		v->procs = np;
+		p = &np[v->nprocs++];
+		memset(p, 0, sizeof(*p));
+		snprintf(p->host, sizeof(p->host), "%s", h->host);
+		p->pid = h->pid;
+		p->ext_kind = h->ext_kind;
+		p->min_api_corr = UINT64_MAX;
+		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
+		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
+	}
+	if (!truth && !p->traced)
+		proc_from_trace(p, h, file);
+	return (int)(p - v->procs);
 }
 
 #define NIL(r, i) (((r)->nil >> (i)) & 1u)
@@ -220,7 +261,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 		v->oom = true;
 		return;
 	}
-	if (e->flags & LIN_EP_DECLARED) {
+	if (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST)) {
 		static const char *const n[] = { "epoch" };
 		structural(v, "duplicate_epoch_id", file, r, 1, n, &r->f[2]);
 		return;
@@ -285,23 +326,47 @@ static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, con
 
 static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	v->sum.launches++;
 	string_ref(v, proc, file, r, 5);
 	string_ref(v, proc, file, r, 6);
-	if (!NIL(r, 4))
-		return;
-	struct lin_launch *l = lin_vec_push(&v->launches);
-	if (!l) {
+	lin_v_on_launch(v, proc, file, r);
+}
+
+/* A request is a joinable id too: an external id that names it joins straight to it. */
+static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t file,
+			     const struct lin_rec *r)
+{
+	string_ref(v, proc, file, r, 4);
+	bool fresh;
+	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, r->f[2], lin_k1(proc, 0), &fresh);
+	if (!e) {
 		v->oom = true;
 		return;
 	}
-	*l = (struct lin_launch){ r->f[0], r->f[2], (uint32_t)r->f[1], proc, !NIL(r, 2) };
+	if (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST)) {
+		static const char *const n[] = { "request" };
+		structural(v, "duplicate_request_id", file, r, 1, n, &r->f[2]);
+		return;
+	}
+	e->flags |= LIN_EP_REQUEST;
+	e->nreq = 1;
+	e->req = r->f[2];
 }
 
 static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t corr)
 {
 	static const char *const n[] = { "correlation" };
 	structural(v, "correlation_reused", file, r, 1, n, &corr);
+}
+
+/* One more API call made under pushed id @id (launch accounting, brackets.c). */
+static void count_ext(struct lin_validator *v, uint16_t proc, uint64_t id)
+{
+	bool fresh;
+	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
+	if (e)
+		e->ext_n++;
+	else
+		v->oom = true;
 }
 
 static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
@@ -322,11 +387,15 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	if (!(e->flags & LIN_C_EXT)) {
 		e->flags |= LIN_C_EXT;
 		e->epoch = epoch;
+		count_ext(v, proc, epoch);
+		if (e->flags & LIN_C_API)
+			lin_v_xcheck(v, proc, corr, e);
 		return;
 	}
 	if (e->epoch == epoch)
 		return;
 	e->flags |= LIN_C_AMBIG;
+	count_ext(v, proc, epoch);
 	if (v->cands.n >= LIN_MAX_CANDS)            /* listed candidates are bounded */
 		return;
 	for (size_t i = 0; i < v->cands.n; i++) {
@@ -360,12 +429,40 @@ static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
 	       (e->domain == LIN_API_DRIVER && d == LIN_API_RUNTIME);
 }
 
+/* A stream capture opened (@begin) or closed on @tid by API call @corr. A close without an
+ * open (the capture began before the trace) opens at 0; an open never closed stays open. */
+static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr,
+			bool begin)
+{
+	struct lin_vec *w = &v->procs[proc].capwin;
+	if (!begin) {
+		for (size_t i = w->n; i-- > 0;) {
+			struct lin_capture *c = lin_vec_at(w, i);
+			if (c->tid == tid && c->end == LIN_NIL) {
+				c->end = corr;
+				return;
+			}
+		}
+	}
+	struct lin_capture *c = lin_vec_push(w);
+	if (!c) {
+		v->oom = true;
+		return;
+	}
+	*c = (struct lin_capture){ begin ? corr : 0, begin ? LIN_NIL : corr, (uint32_t)tid, 0 };
+}
+
 static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (NIL(r, 2))
 		return;
 	uint64_t corr = r->f[2];
 	struct lin_vproc *p = &v->procs[proc];
+	p->api_records++;
+	p->runtime_api |= r->f[0] == LIN_API_RUNTIME;
+	int cap = NIL(r, 1) ? -1 : lin_capture_api_of((unsigned)r->f[0], r->f[1]);
+	if (cap >= 0)
+		capture_api(v, proc, r->f[6], corr, cap == 1);
 	if (corr < p->min_api_corr)
 		p->min_api_corr = corr;
 	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
@@ -378,7 +475,8 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		v->oom = true;
 		return;
 	}
-	if (e->flags & LIN_C_API) {
+	bool second = e->flags & LIN_C_API;
+	if (second) {
 		if (!nested_call(e, r)) {
 			reuse(v, file, r, corr);
 			return;
@@ -388,7 +486,13 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 			return; /* the runtime record, the call the application made, is kept */
 	}
 	e->flags |= LIN_C_API;
+	e->lkind = NIL(r, 1) ? LIN_LAUNCH_NONE : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
+	if (e->lkind && r->f[7] == 0)
+		e->flags |= LIN_C_LAUNCH;
 	e->domain = (uint8_t)r->f[0];
+	e->api_offset = r->offset;
+	e->api_index = r->index;
+	e->api_file = file;
 	e->api_start = OPT(r, 3);
 	e->api_end = OPT(r, 4);
 	e->api_tid = (uint32_t)r->f[6];
@@ -397,6 +501,8 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		uint64_t ids[] = { corr, e->api_start, e->api_end };
 		structural(v, "time_order", file, r, 3, n, ids);
 	}
+	if ((e->flags & LIN_C_EXT) && !second) /* the call was checked with its first record */
+		lin_v_xcheck(v, proc, corr, e);
 }
 
 /* Check queued <= submitted <= start <= end where known. */
@@ -426,10 +532,42 @@ static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_r
 	}
 }
 
+/* The same GPU record read twice: a kernel's grid id is unique in its context; a graph
+ * memcpy or memset shares its correlation with its replay, so (correlation, start) is. */
+static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
+		      const struct lin_rec *r, int gid)
+{
+	bool dup = false;
+	uint64_t key = LIN_NIL;
+	if (r->type == LIN_REC_KERNEL && !NIL(r, 6)) {
+		key = r->f[6];
+		dup = page_bit(v, &v->grids, lin_k1(proc, r->f[4]), key, true);
+	} else if (r->type != LIN_REC_KERNEL && !NIL(r, 0) && !NIL(r, 1) &&
+		   (!NIL(r, gid) || !NIL(r, gid + 1))) {
+		bool fresh;
+		key = r->f[1];
+		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, r->f[0]), &fresh))
+			v->oom = true;
+		else
+			dup = !fresh;
+	}
+	if (!dup)
+		return false;
+	static const char *const n[] = { "correlation", "key" };
+	uint64_t ids[] = { NIL(r, 0) ? LIN_NIL : r->f[0], key };
+	v->sum.duplicates++;
+	structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
+	return true;
+}
+
 static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	struct lin_gpu g = { 0 };
 	v->sum.gpu_records++;
+	v->procs[proc].gpu_records++;
+	int gid = r->type == LIN_REC_KERNEL ? 7 : 8;
+	if (duplicate(v, proc, file, r, gid))
+		return;
 	gpu_times(v, file, r, &g.t0);
 	g.corr = NIL(r, 0) ? 0 : r->f[0];
 	g.kind = (uint8_t)r->type;
@@ -437,7 +575,6 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	g.file = file;
 	g.offset = r->offset;
 	g.index = r->index;
-	int gid = r->type == LIN_REC_KERNEL ? 7 : 8;
 	if (!NIL(r, gid) || !NIL(r, gid + 1))
 		g.flags |= LIN_G_GRAPH;
 	g.node = NIL(r, gid + 1) ? 0 : r->f[gid + 1];
@@ -478,9 +615,19 @@ static void on_graph(struct lin_validator *v, uint16_t proc, const struct lin_re
 {
 	bool fresh;
 	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
-		uint64_t *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
+		struct lin_clone_ent *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
 		if (o)
-			*o = r->f[0];
+			*o = (struct lin_clone_ent){ r->f[0], NIL(r, 3) ? LIN_NIL : r->f[3] };
+		else
+			v->oom = true;
+		return;
+	}
+	if (r->type == LIN_REC_GRAPH_LAUNCH) {
+		/* The replay epoch names the exec it replayed. */
+		v->sum.launches++;
+		uint64_t *x = lin_vtab_get(&v->replays, r->f[3], lin_k1(proc, 0), &fresh);
+		if (x)
+			*x = r->f[2];
 		else
 			v->oom = true;
 		return;
@@ -534,7 +681,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 		return;
 	}
 	switch (r->type) {
-	case LIN_REC_REQUEST_BEGIN: string_ref(v, proc, file, r, 4); break;
+	case LIN_REC_REQUEST_BEGIN: on_request_begin(v, proc, file, r); break;
 	case LIN_REC_REQUEST_LINK: on_link(v, file, r); break;
 	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(v, proc, file, r); break;
 	case LIN_REC_TOKEN_CAPTURE: {
@@ -546,6 +693,8 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_TOKEN_ADOPT: on_adopt(v, proc, file, r); break;
 	case LIN_REC_MISUSE: on_misuse(v, proc, file, r); break;
 	case LIN_REC_LAUNCH: on_launch(v, proc, file, r); break;
+	case LIN_REC_LAUNCH_END: lin_v_on_launch_end(v, proc, file, r); break;
+	case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
 	case LIN_REC_TRACE_END: v->files[file].ended = true; break;
 	case LIN_REC_STRING: on_string(v, proc, file, r); break;
 	case LIN_REC_EXT_CORRELATION: on_ext(v, proc, file, r); break;
@@ -554,14 +703,9 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_CLONE: case LIN_REC_GRAPH_NODE_UPDATE:
 		on_graph(v, proc, r);
 		break;
-	case LIN_REC_GRAPH_LAUNCH: v->sum.launches++; break;
+	case LIN_REC_GRAPH_LAUNCH: on_graph(v, proc, r); break;
 	case LIN_REC_DROPPED: on_dropped(v, proc, file, r); break;
-	case LIN_REC_CLOCK:
-		if (!v->procs[proc].have_clock) {
-			v->procs[proc].have_clock = true;
-			v->procs[proc].clock_off = (int64_t)(r->f[1] - r->f[0]);
-		}
-		break;
+	case LIN_REC_CLOCK: lin_v_on_clock(v, proc, r); break;
 	default: break;
 	}
 }
@@ -580,6 +724,7 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		return;
 	}
 	t->nreq = r->nreqs;
+	t->corr = NIL(r, 4) ? LIN_NIL : r->f[4];
 	t->req = v->truthpool.n;
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t *q = lin_vec_push(&v->truthpool);
@@ -617,7 +762,7 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 	struct lin_vfile *f = &v->files[fi];
 	v->sum.files++;
 	int rc = lin_reader_header(rd, truth ? LIN_TRUTH_FORMAT_NAME : LIN_TRACE_FORMAT_NAME, &h);
-	int proc = rc == 0 ? lin_v_proc(v, h.host, h.pid, h.ext_kind) : 0;
+	int proc = rc == 0 ? lin_v_proc(v, &h, (uint32_t)fi, truth) : 0;
 	if (rc == 0 && proc < 0) {
 		rc = -1;
 		snprintf(f->err, sizeof(f->err), "too many processes or out of memory");

@@ -18,7 +18,7 @@ static const char usage_text[] =
 "    lineage-validate - rebuild and check every lineage join in lineage trace files\n"
 "\n"
 "SYNOPSIS\n"
-"    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] TRACE...\n"
+"    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] [--allow-empty] TRACE...\n"
 "    lineage-validate --from kineto|nsys [--json] [--export-perfetto OUT.json] FILE...\n"
 "    lineage-validate --export-otlp OUT.json [--json] [--max-findings N] TRACE...\n"
 "    lineage-validate --help | --version\n"
@@ -37,6 +37,9 @@ static const char usage_text[] =
 "    --expect TRUTH      compare the joins with a truth file (may be repeated, one per\n"
 "                        process); adds truth_records and matched to the report\n"
 "    --max-findings N    list at most N findings (default 100; all are counted)\n"
+"    --allow-empty       let a run without any GPU record exit 0 when nothing else is\n"
+"                        wrong (by default it is the finding no_gpu_records, exit 1:\n"
+"                        an empty trace proves no join)\n"
 "    --from FMT          read foreign traces instead: kineto (PyTorch profiler JSON,\n"
 "                        .json or .json.gz) or nsys (Nsight Systems SQLite export);\n"
 "                        same report and exit status (docs/importers.md)\n"
@@ -52,8 +55,9 @@ static const char usage_text[] =
 "    -V, --version       show the version and exit\n"
 "\n"
 "EXIT STATUS\n"
-"    0   every GPU record is joined (observed or inferred), nothing is incorrect and\n"
-"        there are no structural findings\n"
+"    0   at least one GPU record was read, every GPU record is joined (observed or\n"
+"        inferred), every launch is accounted for, nothing is incorrect and there are no\n"
+"        structural findings\n"
 "    1   lost, ambiguous or incorrect joins, or structural findings\n"
 "    2   a file is unreadable, malformed, truncated or of an unsupported version (the\n"
 "        message names the file, the byte offset and what was expected)\n"
@@ -100,6 +104,7 @@ int main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "export-perfetto", required_argument, NULL, 'P' },
 		{ "export-otlp", required_argument, NULL, 'O' },
+		{ "allow-empty", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
@@ -115,6 +120,7 @@ int main(int argc, char **argv)
 		case 'F': from = optarg; break;
 		case 'P': perfetto = optarg; break;
 		case 'O': otlp = optarg; break;
+		case 'A': opts.allow_empty = true; break;
 		case 'e':
 			if (ntruth == 64)
 				return usage_error("too many --expect files (limit 64)");

@@ -329,18 +329,28 @@ static int parse_record(struct lin_reader *r, const uint8_t **pp, const uint8_t 
 		rec->nfields = 0;
 		return skip(r, pp, end, n - 1, 1);
 	}
-	uint32_t need = (uint32_t)strlen(s->types);
+	/* types: the fields every writer of this major version writes, then after a '|' the
+	 * ones later minor versions appended (absent: nil). */
+	const char *bar = strchr(s->types, '|');
+	uint32_t need = (uint32_t)(bar ? (size_t)(bar - s->types) : strlen(s->types));
+	uint32_t known = need + (bar ? (uint32_t)strlen(bar + 1) : 0);
 	if (n - 1 < need)
 		return fail(r, r->cur_off, "record #%" PRIu64 " (%s) at byte %" PRIu64
 			    ": has %" PRIu32 " fields, format %d.%d has %" PRIu32, r->records,
 			    s->name, r->cur_off, n - 1, LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR,
 			    need);
-	rec->nfields = need;
-	for (uint32_t i = 0; i < need; i++) {
-		if ((rc = read_field(r, pp, end, rec, i, s->types[i])) != LIN_MP_OK)
+	uint32_t have = n - 1 < known ? n - 1 : known;
+	rec->nfields = known;
+	for (uint32_t i = 0; i < have; i++) {
+		char code = s->types[i < need ? i : i + 1];
+		if ((rc = read_field(r, pp, end, rec, i, code)) != LIN_MP_OK)
 			return rc;
 	}
-	return skip(r, pp, end, n - 1 - need, 1);
+	for (uint32_t i = have; i < known; i++) {
+		rec->f[i] = 0;
+		rec->nil |= 1u << i;
+	}
+	return skip(r, pp, end, n - 1 - have, 1);
 }
 
 enum lin_read_status lin_reader_next(struct lin_reader *r, struct lin_rec *rec)
@@ -423,7 +433,8 @@ static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 		     const struct lin_mp_val *k, struct lin_header *h, unsigned *seen)
 {
 	static const char *const keys[] = { "format", "version", "host", "pid", "writer",
-					    "start_host_ns", "ext_kind", "backend", "tsc_hz" };
+					    "start_host_ns", "ext_kind", "backend", "tsc_hz", "cupti",
+					    "device_clock" };
 	struct lin_mp_val v;
 	int idx = -1, rc;
 	for (int i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
@@ -444,6 +455,21 @@ static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 	case 5: return hdr_uint(r, &v, keys[idx], &h->start_host_ns);
 	case 6: h->has_ext_kind = true; return hdr_uint(r, &v, keys[idx], &h->ext_kind);
 	case 7: return hdr_str(r, &v, keys[idx], h->backend, sizeof(h->backend), true);
+	case 9:
+		/* The status is prose for the report: a long one is cut, not refused. */
+		if (v.type == LIN_MP_STR) {
+			size_t n = v.len < sizeof(h->cupti) - 1 ? v.len : sizeof(h->cupti) - 1;
+			memcpy(h->cupti, v.p, n);
+			h->cupti[n] = 0;
+			for (size_t i = 0; i < n; i++)
+				if ((unsigned char)h->cupti[i] < 0x20)
+					h->cupti[i] = ' ';
+			return LIN_MP_OK;
+		}
+		return hdr_str(r, &v, keys[idx], NULL, 0, true);
+	case 10:
+		h->device_clock_host = v.type == LIN_MP_STR && v.len == 4 && !memcmp(v.p, "host", 4);
+		return hdr_str(r, &v, keys[idx], NULL, 0, true);
 	default:
 		if (v.type == LIN_MP_NIL || v.type == LIN_MP_UINT)
 			return LIN_MP_OK;

@@ -43,6 +43,10 @@ static void json_finding(const struct lin_validator *v, const struct lin_finding
 		first = 0;
 	}
 	fputc('}', out);
+	if (f->detail[0]) {
+		fputs(",\"detail\":", out);
+		json_str(out, f->detail);
+	}
 	if (f->ncand) {
 		fputs(",\"candidates\":[", out);
 		for (int i = 0; i < f->ncand; i++)
@@ -84,7 +88,13 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 		s->gpu_records, s->observed, s->inferred);
 	for (int i = 0; i < LIN_RULE_N; i++)
 		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_rule_name(i), s->inferred_by_rule[i]);
-	fprintf(out, "},\"lost\":%" PRIu64 ",\"lost_by_cause\":{", s->lost);
+	fputs("},\"joined_by_level\":{", out);
+	for (int i = 0; i < LIN_LEVEL_N; i++)
+		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_level_name(i), s->joined_by_level[i]);
+	fprintf(out, "},\"duplicates\":%" PRIu64 ",\"captured_launches\":%" PRIu64
+		",\"bracket_checked\":%" PRIu64 ",\"bracket_unchecked\":%" PRIu64, s->duplicates,
+		s->captured_launches, s->bracket_checked, s->bracket_unchecked);
+	fprintf(out, ",\"lost\":%" PRIu64 ",\"lost_by_cause\":{", s->lost);
 	int first = 1;
 	for (int i = 0; i < LIN_CAUSE_N; i++) {
 		if (!s->lost_by_cause[i])
@@ -118,6 +128,8 @@ static void text_finding(const struct lin_validator *v, const struct lin_finding
 			fprintf(out, " %s=%" PRIu64, f->idname[i], f->id[i]);
 	for (int i = 0; i < f->ncand; i++)
 		fprintf(out, "%s%" PRIu64, i ? "," : " candidates=", f->cand[i]);
+	if (f->detail[0])
+		fprintf(out, ": %s", f->detail);
 	fputc('\n', out);
 }
 
@@ -143,6 +155,13 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 		if (s->lost_by_cause[i])
 			fprintf(out, "    %-26s %12" PRIu64 "\n", lin_cause_name(i), s->lost_by_cause[i]);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "ambiguous", s->ambiguous);
+	if (s->duplicates)
+		fprintf(out, "  %-28s %12" PRIu64 "\n", "duplicate GPU records", s->duplicates);
+	if (s->captured_launches)
+		fprintf(out, "  %-28s %12" PRIu64 "\n", "launches in stream capture", s->captured_launches);
+	if (s->bracket_checked || s->bracket_unchecked)
+		fprintf(out, "  %-28s %12" PRIu64 " (%" PRIu64 " not checked)\n",
+			"calls inside their bracket", s->bracket_checked, s->bracket_unchecked);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "incorrect", s->incorrect);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "structural findings", s->structural);
 	if (s->dropped)
@@ -151,6 +170,10 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 		fprintf(out, "  %-28s %12" PRIu64 " of %" PRIu64 "\n", "matched truth labels",
 			s->matched, s->truth_records);
 	fprintf(out, "  %-28s %12.2f\n", "bytes per launch", bytes_per_launch(s));
+	fputs("  join level reached        ", out);
+	for (int i = LIN_LEVEL_N - 1; i >= 0; i--)
+		fprintf(out, " %s %" PRIu64 "%s", lin_level_name(i), s->joined_by_level[i],
+			i ? "," : "\n");
 	if (v->findings.n)
 		fprintf(out, "findings (first %zu of %" PRIu64 "):\n", v->findings.n, s->findings);
 	for (size_t i = 0; i < v->findings.n; i++)

@@ -3,6 +3,7 @@
  * resolve.c - classification of GPU records (observed / inferred / lost / ambiguous),
  * truth comparison and the end-of-run checks.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,17 +15,21 @@ enum cls { CLS_PENDING, CLS_OBSERVED, CLS_INFERRED, CLS_LOST, CLS_AMBIGUOUS };
 struct verdict {
 	enum cls cls;
 	int why;                    /* enum lin_cause or enum lin_rule */
-	uint64_t epoch;             /* the joined epoch (observed or inferred) */
-	uint64_t node_epoch;        /* node-origin epoch, or LIN_NIL */
+	uint64_t epoch;             /* the joined epoch or request (observed or inferred) */
+	uint64_t node_epoch;        /* node-origin epoch (provenance), or LIN_NIL */
+	enum lin_level level;
 };
 
 #define CAUSE_NAME(e, s) s,
 static const char *const cause_names[] = { LIN_CAUSES(CAUSE_NAME) };
-static const char *const rule_names[] = { "graph_node_origin", "same_thread_time_containment" };
+static const char *const rule_names[] = { "same_thread_time_containment" };
+#define LEVEL_NAME(e, s) s,
+static const char *const level_names[] = { LIN_LEVELS(LEVEL_NAME) };
 #define AMBIGUOUS_CAUSE "multiple_epochs"
 
 const char *lin_cause_name(enum lin_cause c) { return cause_names[c]; }
 const char *lin_rule_name(enum lin_rule r) { return rule_names[r]; }
+const char *lin_level_name(enum lin_level l) { return level_names[l]; }
 
 const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v, const struct lin_epoch_ent *e,
 				 uint32_t *n)
@@ -35,18 +40,25 @@ const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v, const struct lin
 	return lin_vec_at(&v->reqpool, (size_t)e->req);
 }
 
+/* A declared epoch or a begun request: what a join may end on. */
 static const struct lin_epoch_ent *declared(const struct lin_validator *v, uint16_t proc,
 					    uint64_t epoch)
 {
 	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, epoch, lin_k1(proc, 0));
-	return (e && (e->flags & LIN_EP_DECLARED)) ? e : NULL;
+	return (e && (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST))) ? e : NULL;
+}
+
+/* A join reaches the request level when its target names one request or more. */
+static enum lin_level target_level(const struct lin_epoch_ent *e)
+{
+	return e->nreq ? LIN_LEVEL_REQUEST : LIN_LEVEL_EPOCH;
 }
 
 /* Node origin: clone -> original -> graph_node(epoch) -> declared epoch. */
 static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, uint64_t *epoch)
 {
-	const uint64_t *orig = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
-	const struct lin_node_ent *n = lin_vtab_find(&v->nodes, orig ? *orig : g->node,
+	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
+	const struct lin_node_ent *n = lin_vtab_find(&v->nodes, cl ? cl->original : g->node,
 						     lin_k1(g->proc, 0));
 	if (!n || !n->has_epoch || !declared(v, g->proc, n->epoch))
 		return false;
@@ -54,53 +66,32 @@ static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, 
 	return true;
 }
 
-static int launch_cmp(const void *a, const void *b)
+/*
+ * same_thread_time_containment (docs/validator.md): the API call pushed nothing, and its
+ * whole interval, mapped to host time through the process's clock records, lies inside a
+ * launch bracket that pushed nothing, on the same thread, with a known end. The innermost
+ * such bracket names the epoch. Returns the bracket search's result; *b is the bracket.
+ */
+static enum lin_bracket_find containment(const struct lin_validator *v, const struct lin_gpu *g,
+					 const struct lin_corr_ent *c,
+					 const struct lin_bracket **b)
 {
-	const struct lin_launch *x = a, *y = b;
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->host_ns < y->host_ns ? -1 : x->host_ns > y->host_ns;
-}
-
-/* cuda-only rule: the latest ext-less launch record on the API record's thread at or
- * before the API call (device time mapped to host time through a clock record). */
-static bool containment(const struct lin_validator *v, const struct lin_gpu *g,
-			const struct lin_corr_ent *c, uint64_t *epoch)
-{
-	const struct lin_vproc *p = &v->procs[g->proc];
-	if (!p->have_clock || !(c->flags & LIN_C_API) || c->api_start == LIN_NIL || !v->launches.n)
-		return false;
-	uint64_t t = c->api_start - (uint64_t)p->clock_off;
-	struct lin_launch key = { t, 0, c->api_tid, g->proc, 0 };
-	size_t lo = 0, hi = v->launches.n;          /* first launch > key */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (launch_cmp(lin_vec_at(&v->launches, mid), &key) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return false;
-	const struct lin_launch *l = lin_vec_at(&v->launches, lo - 1);
-	if (l->proc != g->proc || l->tid != c->api_tid || !l->has_epoch ||
-	    !declared(v, g->proc, l->epoch))
-		return false;
-	*epoch = l->epoch;
-	return true;
+	*b = NULL;
+	if (!c || !(c->flags & LIN_C_API))
+		return LIN_BF_NONE;
+	return lin_v_bracket_find(v, g->proc, c, b);
 }
 
 static enum lin_cause lost_cause(const struct lin_validator *v, const struct lin_gpu *g,
-				 const struct lin_corr_ent *c, bool node_missing)
+				 const struct lin_corr_ent *c, bool node_missing, bool node_ok,
+				 enum lin_bracket_find bf)
 {
 	const struct lin_vproc *p = &v->procs[g->proc];
 	if (g->flags & LIN_G_DEVLAUNCH)
 		return LIN_CAUSE_DEVICE_LAUNCHED_GRAPH;
 	if (c && (c->flags & LIN_C_EXT))
 		return p->dropped_host ? LIN_CAUSE_DROPPED_RECORDS : LIN_CAUSE_UNKNOWN_EPOCH;
-	if (node_missing)
+	if (node_missing && (!c || !(c->flags & LIN_C_API)))
 		return LIN_CAUSE_UNKNOWN_GRAPH_NODE;
 	if (!g->corr)
 		return LIN_CAUSE_NO_CORRELATION;
@@ -119,43 +110,101 @@ static enum lin_cause lost_cause(const struct lin_validator *v, const struct lin
 		return LIN_CAUSE_UNKNOWN_LAUNCH_API;
 	if (p->dropped_host || p->dropped_cupti)
 		return LIN_CAUSE_DROPPED_RECORDS;
+	if (bf == LIN_BF_UNCLOSED)
+		return LIN_CAUSE_LAUNCH_BRACKET_UNCLOSED;
+	if (bf == LIN_BF_NO_CLOCK)
+		return LIN_CAUSE_NO_CLOCK_RECORD;
+	if (node_ok || node_missing)
+		return node_ok ? LIN_CAUSE_REPLAY_OUTSIDE_LINEAGE : LIN_CAUSE_UNKNOWN_GRAPH_NODE;
 	return LIN_CAUSE_NO_EXTERNAL_CORRELATION;
+}
+
+/* The level a record reaches without a join: its API call, and a bracket around it. */
+static enum lin_level partial_level(const struct lin_corr_ent *c, enum lin_bracket_find bf)
+{
+	if (!c || !(c->flags & LIN_C_API))
+		return LIN_LEVEL_NONE;
+	return bf == LIN_BF_FOUND ? LIN_LEVEL_OP : LIN_LEVEL_API_CALL;
+}
+
+/*
+ * Could the API call of @c have launched @g? A graph launch makes only graph records, a
+ * kernel, memcpy or memset launch only its own kind of record and never a graph one, and
+ * a graph record's clone belongs to the exec its replay epoch replayed.
+ */
+static bool mismatched(const struct lin_validator *v, const struct lin_gpu *g,
+		       const struct lin_corr_ent *c)
+{
+	if (!c || !(c->flags & LIN_C_API) || !c->lkind)
+		return false;
+	bool graph = g->flags & LIN_G_GRAPH;
+	if (c->lkind == LIN_LAUNCH_GRAPH) {
+		if (!graph)
+			return true;
+	} else {
+		static const uint8_t kind_of[] = { [LIN_LAUNCH_KERNEL] = LIN_REC_KERNEL,
+						   [LIN_LAUNCH_MEMCPY] = LIN_REC_MEMCPY,
+						   [LIN_LAUNCH_MEMSET] = LIN_REC_MEMSET };
+		return graph || kind_of[c->lkind] != g->kind;
+	}
+	if (!g->node || !(c->flags & LIN_C_EXT))
+		return false;
+	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
+	const uint64_t *x = lin_vtab_find(&v->replays, c->epoch, lin_k1(g->proc, 0));
+	return cl && x && cl->exec != LIN_NIL && cl->exec != *x;
 }
 
 static struct verdict classify(const struct lin_validator *v, const struct lin_gpu *g,
 			       const struct lin_corr_ent *c, bool final)
 {
-	struct verdict r = { CLS_PENDING, 0, LIN_NIL, LIN_NIL };
+	struct verdict r = { CLS_PENDING, 0, LIN_NIL, LIN_NIL, LIN_LEVEL_NONE };
+	if (c && (c->flags & LIN_C_API) && mismatched(v, g, c)) {
+		r.cls = CLS_LOST;
+		r.why = LIN_CAUSE_CORRELATION_MISMATCH;
+		r.level = LIN_LEVEL_API_CALL;
+		return r;
+	}
 	uint64_t ne;
 	bool node_ok = g->node && node_origin(v, g, &ne);
 	if (node_ok)
 		r.node_epoch = ne;
 	bool ext = c && (c->flags & LIN_C_EXT);
-	bool settled = c && (c->flags & LIN_C_API) && (!g->node || node_ok);
+	bool api = c && (c->flags & LIN_C_API);
+	bool settled = api && (!g->node || node_ok);
 	if (ext && (c->flags & LIN_C_AMBIG) && (final || settled)) {
 		r.cls = CLS_AMBIGUOUS;
+		r.level = api ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE;
 		return r;
 	}
-	if (ext && declared(v, g->proc, c->epoch) && (final || settled)) {
+	const struct lin_epoch_ent *e = ext ? declared(v, g->proc, c->epoch) : NULL;
+	if (e && (final || settled)) {
 		r.cls = CLS_OBSERVED;
 		r.epoch = c->epoch;
+		r.level = target_level(e);
 		return r;
 	}
 	if (!final)
 		return r;
-	if (node_ok && !ext) {
-		r.cls = CLS_INFERRED;
-		r.why = LIN_RULE_GRAPH_NODE_ORIGIN;
-		r.epoch = ne;
-		return r;
-	}
-	if (!ext && c && containment(v, g, c, &r.epoch)) {
+	/* Node origin is provenance (r.node_epoch), never a join: a replay that pushed nothing
+	 * joins only through the launch bracket around its graph launch, if any. */
+	const struct lin_bracket *b = NULL;
+	enum lin_bracket_find bf = ext ? LIN_BF_NONE : containment(v, g, c, &b);
+	const struct lin_epoch_ent *be = bf == LIN_BF_FOUND && b->epoch != LIN_NIL
+						 ? declared(v, g->proc, b->epoch) : NULL;
+	if (be) {
 		r.cls = CLS_INFERRED;
 		r.why = LIN_RULE_TIME_CONTAINMENT;
+		r.epoch = b->epoch;
+		r.level = target_level(be);
 		return r;
 	}
 	r.cls = CLS_LOST;
-	r.why = (int)lost_cause(v, g, c, g->node && !node_ok);
+	r.level = partial_level(c, bf);
+	if (bf == LIN_BF_FOUND && b->epoch != LIN_NIL)
+		r.why = v->procs[g->proc].dropped_host ? LIN_CAUSE_DROPPED_RECORDS
+						       : LIN_CAUSE_UNKNOWN_EPOCH;
+	else
+		r.why = (int)lost_cause(v, g, c, g->node && !node_ok, node_ok, bf);
 	return r;
 }
 
@@ -204,7 +253,7 @@ static void hand_over(const struct lin_validator *v, const struct lin_gpu *g,
 		[CLS_OBSERVED] = LIN_JOIN_OBSERVED, [CLS_INFERRED] = LIN_JOIN_INFERRED,
 		[CLS_LOST] = LIN_JOIN_LOST, [CLS_AMBIGUOUS] = LIN_JOIN_AMBIGUOUS,
 	};
-	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls] };
+	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls], r->level };
 	if (r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED)
 		vd.epoch = r->epoch;
 	if (r->cls == CLS_INFERRED)
@@ -224,6 +273,7 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 					  "pid" };
 	uint64_t ids[] = { g->corr ? g->corr : LIN_NIL, r->epoch, g->node ? g->node : LIN_NIL,
 			  r->node_epoch, v->procs[g->proc].pid };
+	v->sum.joined_by_level[r->level]++;
 	switch (r->cls) {
 	case CLS_OBSERVED: v->sum.observed++; break;
 	case CLS_INFERRED: v->sum.inferred++; v->sum.inferred_by_rule[r->why]++; break;
@@ -277,7 +327,8 @@ void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
 			v->sum.structural++;
 			lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
 				      g->index, 1, n, &g->corr);
-			struct verdict r = { CLS_LOST, LIN_CAUSE_CORRELATION_REUSED, LIN_NIL, LIN_NIL };
+			struct verdict r = { CLS_LOST, LIN_CAUSE_CORRELATION_REUSED, LIN_NIL, LIN_NIL,
+					     LIN_LEVEL_NONE };
 			account(v, g, &r);
 			return;
 		}
@@ -287,8 +338,10 @@ void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
 			lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
 				      g->index, 1, n, &g->corr);
 		}
-		if (c && c->ngpu < 255)
+		if (c && c->ngpu < 255) {
 			c->ngpu++;
+			g->flags |= LIN_G_COUNTED;
+		}
 		api_before_gpu(v, g, c);
 	}
 	struct verdict r = classify(v, g, c, false);
@@ -326,6 +379,56 @@ static void finish_adopts(struct lin_validator *v)
 	}
 }
 
+/*
+ * Does the launch API record for @corr expect a GPU record it never got? Driver launches
+ * are held to it only in processes that traced no runtime API: inside a runtime launch,
+ * the driver call is its implementation and the GPU record carries one of the two ids.
+ */
+static bool missing_gpu(const struct lin_validator *v, uint16_t proc, uint64_t corr)
+{
+	const struct lin_corr_ent *c = lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0));
+	return c && (c->flags & LIN_C_LAUNCH) && !c->ngpu &&
+	       (c->domain == LIN_API_RUNTIME || !v->procs[proc].runtime_api);
+}
+
+/* Was @corr called while a stream capture was open in its process? Then it may have been
+ * captured into a graph rather than run, and owes no GPU record. */
+static bool in_capture(const struct lin_validator *v, uint16_t proc, uint64_t corr)
+{
+	const struct lin_vec *w = &v->procs[proc].capwin;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct lin_capture *c = lin_vec_at(w, i);
+		if (c->begin < corr && (c->end == LIN_NIL || corr < c->end))
+			return true;
+	}
+	return false;
+}
+
+/* Launch accounting: every launch API that returned success is owed a GPU record. */
+static void finish_launches(struct lin_validator *v)
+{
+	static const char *const n[] = { "correlation", "pid", "tid" };
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_corr_ent *c;
+	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		if (!missing_gpu(v, proc, k.k0))
+			continue;
+		if (in_capture(v, proc, k.k0)) {
+			v->sum.captured_launches++;
+			continue;
+		}
+		enum lin_cause cause = v->procs[proc].dropped_cupti ? LIN_CAUSE_DROPPED_RECORDS
+								    : LIN_CAUSE_NO_GPU_RECORD;
+		uint64_t ids[] = { k.k0, v->procs[proc].pid, c->api_tid };
+		v->sum.lost++;
+		v->sum.lost_by_cause[cause]++;
+		lin_v_finding(v, "lost", cause_names[cause], c->api_file, c->api_offset, c->api_index,
+			      3, n, ids);
+	}
+}
+
 static void finish_strings_truth(struct lin_validator *v)
 {
 	size_t it = 0;
@@ -343,7 +446,10 @@ static void finish_strings_truth(struct lin_validator *v)
 	while ((t = lin_vtab_next(&v->truth, &it, &k))) {
 		if (t->seen)
 			continue;
-		uint16_t proc = (uint16_t)(k.k1 >> 32);
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		/* A label tied to a launch already counted as no_gpu_record is that loss. */
+		if (t->corr != LIN_NIL && missing_gpu(v, proc, t->corr) && !in_capture(v, proc, t->corr))
+			continue;
 		uint64_t ids[] = { k.k1 & 0xffffffffu, k.k0, v->procs[proc].pid };
 		v->sum.lost++;
 		v->sum.lost_by_cause[LIN_CAUSE_NO_GPU_RECORD]++;
@@ -351,19 +457,88 @@ static void finish_strings_truth(struct lin_validator *v)
 	}
 }
 
+/* Why a process (or the run, when @p is NULL) has launches and no GPU record, in words. */
+static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, char *buf,
+		      size_t n)
+{
+	if (!p && v->nprocs)
+		p = &v->procs[0];
+	if (!p) {
+		snprintf(buf, n, "no GPU record was read");
+		return;
+	}
+	if (!strcmp(p->backend, "none"))
+		snprintf(buf, n, "the runtime ran with backend none: no CUPTI activity was collected");
+	else if (p->cupti[0] && strcmp(p->cupti, "ok"))
+		snprintf(buf, n, "CUPTI was not usable: %s", p->cupti);
+	else if (p->dropped_cupti)
+		snprintf(buf, n, "CUPTI records were dropped (see the loss findings)");
+	else if (p->launches && !p->api_records)
+		snprintf(buf, n, "%llu launch brackets but no CUPTI activity record: CUPTI was never "
+			 "enabled or its buffers were never flushed", (unsigned long long)p->launches);
+	else if (p->launches)
+		snprintf(buf, n, "%llu launch brackets and %llu API records but no kernel, memcpy or "
+			 "memset record", (unsigned long long)p->launches,
+			 (unsigned long long)p->api_records);
+	else
+		snprintf(buf, n, "the trace holds no launch and no GPU record");
+}
+
+static void empty_finding(struct lin_validator *v, const struct lin_vproc *p)
+{
+	static const char *const n[] = { "pid", "launches" };
+	uint64_t ids[] = { p ? p->pid : LIN_NIL, p ? p->launches : v->sum.launches };
+	size_t before = v->findings.n;
+	v->sum.structural++;
+	lin_v_finding(v, "structural", "no_gpu_records", p ? p->file : 0, 0, 0, 2, n, ids);
+	if (v->findings.n > before) {
+		struct lin_finding *f = lin_vec_at(&v->findings, before);
+		why_empty(v, p, f->detail, sizeof(f->detail));
+	}
+}
+
+/* No vacuous pass: a run without GPU records, or a process that launched and got none,
+ * proves nothing about its joins (unless the caller allows an empty run). */
+static void finish_empty(struct lin_validator *v)
+{
+	if (v->opts.allow_empty || v->sum.file_errors)
+		return;
+	if (!v->sum.gpu_records) {
+		empty_finding(v, NULL);
+		return;
+	}
+	for (unsigned i = 0; i < v->nprocs; i++)
+		if (v->procs[i].launches && !v->procs[i].gpu_records)
+			empty_finding(v, &v->procs[i]);
+}
+
 void lin_v_resolve_all(struct lin_validator *v)
 {
-	if (v->launches.n)
-		qsort(v->launches.data, v->launches.n, v->launches.esz, launch_cmp);
+	lin_v_brackets_finish(v);
+	lin_v_xcheck_finish(v);
 	for (size_t i = 0; i < v->pending.n; i++) {
 		const struct lin_gpu *g = lin_vec_at(&v->pending, i);
-		const struct lin_corr_ent *c =
+		struct lin_corr_ent *c =
 			g->corr ? lin_vtab_find(&v->corrs, g->corr, lin_k1(g->proc, 0)) : NULL;
+		if (c && !(g->flags & LIN_G_COUNTED)) {
+			/* It arrived before its API record: count it now, and a second non-graph
+			 * record of one correlation is the same finding as at arrival. */
+			if (c->ngpu && !(g->flags & LIN_G_GRAPH)) {
+				static const char *const n[] = { "correlation" };
+				v->sum.structural++;
+				lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
+					      g->index, 1, n, &g->corr);
+			}
+			if (c->ngpu < 255)
+				c->ngpu++;
+		}
 		struct verdict r = classify(v, g, c, true);
 		account(v, g, &r);
 	}
+	finish_launches(v);
 	finish_adopts(v);
 	finish_strings_truth(v);
+	finish_empty(v);
 }
 
 void lin_validator_finish(struct lin_validator *v)

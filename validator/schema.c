@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * schema.c - field layout of every record type of trace format 1.1 (docs/trace-format.md).
+ * schema.c - field layout of every record type of trace format 1.2 (docs/trace-format.md).
  *
  * Type codes: u uint, o uint or nil, i int (any sign), b bool, s str, n str or nil,
- * a array of uint (at most LIN_READER_MAX_REQS).
+ * a array of uint (at most LIN_READER_MAX_REQS). A '|' marks where the fields a later
+ * minor version appended begin: a record written by an older writer may end there, and
+ * the fields it lacks read as nil.
  */
 #include <stddef.h>
 
@@ -30,8 +32,10 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	  "host_ns", "tid", "target_kind", "target", "depth"),
 	S(LIN_REC_MISUSE, "misuse", "uusoooo",
 	  "host_ns", "tid", "cause", "target_kind", "target", "version", "detail"),
-	S(LIN_REC_LAUNCH, "launch", "uuoooooo",
-	  "host_ns", "tid", "epoch", "version", "ext_id", "name_sid", "api", "correlation"),
+	S(LIN_REC_LAUNCH, "launch", "uuoooooo|o",
+	  "host_ns", "tid", "epoch", "version", "ext_id", "name_sid", "api", "correlation",
+	  "depth"),
+	S(LIN_REC_LAUNCH_END, "launch_end", "uuu", "host_ns", "tid", "depth"),
 	S(LIN_REC_STRING, "string", "us", "sid", "text"),
 	S(LIN_REC_REQUEST_LINK, "request_link", "uuuuuuun",
 	  "host_ns", "tid", "request", "trace_hi", "trace_lo", "parent_span", "trace_flags", "lin"),
@@ -64,7 +68,7 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_GRAPH_NODE_UPDATE, "graph_node_update", "oouoo",
 	  "host_ns", "tid", "node_id", "epoch", "version"),
 	S(LIN_REC_TRACE_END, "trace_end", "uu", "host_ns", "events_dropped"),
-	S(LIN_REC_TRUTH, "truth", "uuao", "gpu_kind", "key", "requests", "epoch"),
+	S(LIN_REC_TRUTH, "truth", "uuao|o", "gpu_kind", "key", "requests", "epoch", "correlation"),
 };
 
 const struct lin_schema *lin_schema_get(uint64_t type)

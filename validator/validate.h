@@ -33,19 +33,46 @@
 	X(NO_GPU_RECORD, "no_gpu_record") \
 	X(GRAPH_REPLAY, "graph_replay") \
 	X(NO_ENCLOSING_OP, "no_enclosing_op") \
-	X(NO_OP_LAYER, "no_op_layer")
+	X(NO_OP_LAYER, "no_op_layer") \
+	X(REPLAY_OUTSIDE_LINEAGE, "replay_outside_lineage") \
+	X(LAUNCH_BRACKET_UNCLOSED, "launch_bracket_unclosed") \
+	X(NO_CLOCK_RECORD, "no_clock_record") \
+	X(CORRELATION_MISMATCH, "correlation_mismatch")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };
 #undef LIN_CAUSE_ENUM
 
-enum lin_rule { LIN_RULE_GRAPH_NODE_ORIGIN, LIN_RULE_TIME_CONTAINMENT, LIN_RULE_N };
+/* Inference rules (docs/validator.md, "Inference rules"). Graph node origin is
+ * provenance, never a join on its own: it has no rule. */
+enum lin_rule { LIN_RULE_TIME_CONTAINMENT, LIN_RULE_N };
+
+/*
+ * How far a GPU record's chain reaches (docs/validator.md, "Join levels"): none (no API
+ * record), the API call, a launch bracket or op around it, an epoch, a request. Each GPU
+ * record is counted once, at the deepest level it reaches, whatever its classification.
+ */
+#define LIN_LEVELS(X) \
+	X(NONE, "none") \
+	X(API_CALL, "api_call") \
+	X(OP, "op") \
+	X(EPOCH, "epoch") \
+	X(REQUEST, "request")
+#define LIN_LEVEL_ENUM(e, s) LIN_LEVEL_##e,
+enum lin_level { LIN_LEVELS(LIN_LEVEL_ENUM) LIN_LEVEL_N };
+#undef LIN_LEVEL_ENUM
 
 struct lin_vsummary {
 	uint64_t records, gpu_records;
 	uint64_t observed, inferred, lost, ambiguous, incorrect;
 	uint64_t lost_by_cause[LIN_CAUSE_N];
 	uint64_t inferred_by_rule[LIN_RULE_N];
+	uint64_t joined_by_level[LIN_LEVEL_N];
+	uint64_t duplicates;       /* GPU records read twice (not classified again) */
+	uint64_t captured_launches; /* launch APIs made while a stream capture was open, with no
+				     * GPU record: not held to one (they may have been captured) */
+	uint64_t bracket_checked;   /* API calls under a pushed id found inside its bracket */
+	uint64_t bracket_unchecked; /* ... that could not be checked (docs/validator.md) */
 	uint64_t structural, notes, findings;
 	uint64_t dropped;          /* events and CUPTI records reported lost by dropped records */
 	uint64_t truth_records, matched;
@@ -66,6 +93,7 @@ struct lin_gpu_verdict {
 	uint32_t file;              /* the file's index: the order of lin_validator_add_*()
 				     * calls, truth files included */
 	enum lin_join join;
+	enum lin_level level;       /* how far the chain reaches */
 };
 
 struct lin_vopts {
@@ -78,6 +106,9 @@ struct lin_vopts {
 	 */
 	void (*on_gpu)(void *arg, const struct lin_gpu_verdict *vd);
 	void *on_gpu_arg;
+	/* A run with no GPU record exits 0 when nothing else is wrong (--allow-empty);
+	 * by default it is the finding no_gpu_records (exit 1). */
+	bool allow_empty;
 };
 
 struct lin_validator;
@@ -102,5 +133,6 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out);
 void lin_validator_report_text(const struct lin_validator *v, FILE *out);
 const char *lin_cause_name(enum lin_cause c);
 const char *lin_rule_name(enum lin_rule r);
+const char *lin_level_name(enum lin_level l);
 
 #endif

@@ -24,12 +24,28 @@ struct lin_vfile {
 
 struct lin_vproc {
 	char host[256];
+	char backend[32];           /* the header's backend ("" when absent) */
+	char cupti[128];            /* the header's cupti status ("" when nil or absent) */
 	uint64_t pid;
 	uint64_t ext_kind;
+	uint64_t minor;             /* the trace's format minor version */
 	uint64_t min_api_corr;      /* UINT64_MAX: no API record */
-	int64_t clock_off;          /* device_ns - host_ns */
-	bool have_clock, dropped_host, dropped_cupti;
+	uint64_t api_records, gpu_records, launches;
+	uint64_t unpushed;          /* launch brackets that pushed nothing */
+	uint32_t file;              /* the first file of this process */
+	bool dropped_host, dropped_cupti;
+	bool runtime_api;           /* an api record of the runtime domain was read */
+	bool host_clock;            /* header device_clock "host": device time is host time */
+	bool traced;                /* a trace file (not only a truth file) named it */
+	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */
+	struct lin_vec capwin;      /* struct lin_capture: stream-capture windows */
 };
+
+/* Correlations [begin, end] of a stream capture opened and closed on one thread; every API
+ * call in between was made while it was open (correlation ids follow call order). */
+struct lin_capture { uint64_t begin, end; uint32_t tid, pad; };
+
+struct lin_clock_pair { uint64_t host_ns, device_ns; };
 
 struct lin_finding {
 	const char *kind, *cause;
@@ -39,6 +55,7 @@ struct lin_finding {
 	const char *idname[LIN_MAX_IDS];
 	uint64_t id[LIN_MAX_IDS];
 	uint64_t cand[LIN_MAX_CAND];
+	char detail[192];           /* why, in words ("" when the cause says it all) */
 };
 
 /* A GPU record waiting for its joins. */
@@ -53,26 +70,93 @@ struct lin_gpu {
 #define LIN_G_DEVLAUNCH 1
 #define LIN_G_GRAPH 2
 #define LIN_G_KEY 4
+#define LIN_G_COUNTED 8             /* counted in its correlation's ngpu */
 
-struct lin_epoch_ent { uint64_t req; uint32_t nreq; uint16_t flags; uint16_t pad; };
+/*
+ * A declared epoch, or a request (requests are joinable ids too: an external id that names
+ * one joins straight to it). pushed/ext_n: launch brackets that pushed this id, and ext
+ * correlation records naming it (docs/validator.md, "Launch accounting").
+ */
+struct lin_epoch_ent {
+	uint64_t req;
+	uint32_t nreq;
+	uint16_t flags;
+	uint16_t pad;
+	uint32_t pushed, ext_n;
+	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it */
+	uint32_t bracket_file, pad2;
+};
 #define LIN_EP_DECLARED 1
+#define LIN_EP_REQUEST 2
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
-	uint32_t api_tid;
+	uint64_t api_offset, api_index;   /* where the API record is */
+	uint32_t api_tid, api_file;
 	uint16_t flags;
 	uint8_t domain, ngpu;
+	uint8_t lkind;              /* enum lin_launch_kind of the API (LIN_LAUNCH_NONE: not one) */
+	uint8_t pad[3];
 };
 #define LIN_C_EXT 1
 #define LIN_C_AMBIG 2
 #define LIN_C_API 4
+#define LIN_C_LAUNCH 8              /* the API record is a launch API that returned 0 */
 
 struct lin_cand { uint64_t epoch; uint32_t corr; uint32_t proc; };
 struct lin_node_ent { uint64_t epoch; uint32_t has_epoch; uint32_t pad; };
+/* A clone made at instantiation: its original node and the exec it belongs to (or LIN_NIL). */
+struct lin_clone_ent { uint64_t original, exec; };
 struct lin_ref_ent { uint64_t offset, index; uint32_t file; uint32_t pad; };
-struct lin_truth_ent { uint64_t req; uint32_t nreq; uint32_t seen; };
+struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /* corr: LIN_NIL unknown */
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
-struct lin_launch { uint64_t host_ns, epoch; uint32_t tid; uint16_t proc; uint16_t has_epoch; };
+/* A launch bracket that pushed no external id (the only ones time containment uses). */
+struct lin_bracket {
+	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet) */
+	uint64_t epoch;             /* LIN_NIL: launched outside any epoch */
+	uint64_t offset, index;
+	uint32_t tid, file;
+	uint16_t proc;
+	uint16_t depth;             /* 0: unknown (format 1.1) */
+};
+/* Per thread: the bracket open at each depth (index + 1; LIN_OPEN_PUSHED: a pushed one,
+ * not stored). */
+#define LIN_OPEN_DEPTH 16
+#define LIN_OPEN_PUSHED UINT32_MAX
+struct lin_open_ent {
+	uint32_t idx[LIN_OPEN_DEPTH];
+	uint64_t offset[LIN_OPEN_DEPTH], index[LIN_OPEN_DEPTH];   /* of a pushed one */
+	uint64_t pseq[LIN_OPEN_DEPTH];     /* a pushed one's place in its thread's store */
+	uint32_t file;
+	uint32_t pad;
+};
+/*
+ * Pushed brackets of one thread, in begin order, for the bracket check (xcheck.c): every
+ * API call made under a pushed id lies inside a bracket that pushed it. Bounded: past
+ * LIN_PBR_CAP the older half is dropped and calls before `horizon` go unchecked.
+ */
+struct lin_pbr { uint64_t begin, end, ext, offset, index; uint32_t apis, file; uint16_t depth,
+		 pad[3]; };
+struct lin_pthread {
+	struct lin_pbr *b;
+	uint64_t base;              /* sequence number of b[0] */
+	uint64_t horizon;           /* begin of b[0] after an eviction; 0 before any */
+	uint32_t n, cap;
+};
+#define LIN_PBR_CAP 65536
+/* An API call whose bracket may not have arrived yet. */
+struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
+		    pad[3]; };
+#define LIN_XDEFER_CAP (1u << 20)
+
+/* One version of one epoch: the latest launch made under it and when it stopped being
+ * current (re-issued or retired). */
+struct lin_vers_ent {
+	uint64_t launch_ns, changed_ns;
+	uint64_t offset, index;     /* that launch */
+	uint32_t file;
+	uint8_t launched, changed, pad[2];
+};
 
 struct lin_validator {
 	struct lin_vopts opts;
@@ -83,8 +167,8 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth;
-	struct lin_vec reqpool, truthpool, cands, pending, adopts, launches;
+		truth, open, vers, grids, gmemops, pthreads, replays;
+	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets, xdefer;
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
 	struct lin_rec rec;
@@ -101,7 +185,35 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set);
 uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
 			     bool create);
-int lin_v_proc(struct lin_validator *v, const char *host, uint64_t pid, uint64_t ext_kind);
+int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
+/* brackets.c */
+void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
+			 const struct lin_rec *r);
+void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
+void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
+/* Sort brackets and clocks; report unclosed brackets, stale launches and launch accounting. */
+void lin_v_brackets_finish(struct lin_validator *v);
+/* Device time -> host time through the clock record nearest before it (false: no clock). */
+bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host);
+enum lin_bracket_find { LIN_BF_NONE, LIN_BF_FOUND, LIN_BF_UNCLOSED, LIN_BF_NO_CLOCK };
+/* The innermost un-pushed bracket on the API call's thread that holds the whole call
+ * (after lin_v_brackets_finish). */
+enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
+					 const struct lin_corr_ent *c,
+					 const struct lin_bracket **out);
+/* xcheck.c */
+/* A pushed bracket opened (returns its sequence number on the thread) or closed. */
+uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
+			const struct lin_rec *r);
+void lin_v_pbr_close(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
+		     uint64_t end);
+/* Correlation @corr now has both its API record and its ext record: check the bracket. */
+void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
+		  const struct lin_corr_ent *c);
+/* Deferred checks, and the pushed brackets that held no API call. */
+void lin_v_xcheck_finish(struct lin_validator *v);
+void lin_v_xcheck_free(struct lin_validator *v);
 /* resolve.c */
 void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g);
 void lin_v_resolve_all(struct lin_validator *v);

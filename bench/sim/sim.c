@@ -53,10 +53,11 @@ static uint64_t realtime_ns(void)
 }
 
 /* The layer's device clock: the simulator's (docs/simulator.md, "Clocks"). */
+static uint64_t sim_now(const lin_sim *s);
 static uint64_t layer_clock(void *user)
 {
 	const lin_sim *s = user;
-	return lin_sim_mono_ns() + s->clock_off;
+	return sim_now(s) + s->clock_off;
 }
 
 static int layer_setup(lin_sim *s)
@@ -92,7 +93,7 @@ int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **o
 	s->rt = rt;
 	/* Device timestamps look like CUPTI's (CLOCK_REALTIME ns) but are the host clock
 	 * shifted by a constant, so the trace's clock record is exact. */
-	s->clock_off = realtime_ns() - lin_sim_mono_ns();
+	s->clock_off = s->o.host_clock ? 0 : realtime_ns() - lin_sim_mono_ns();
 	atomic_init(&s->next_corr, 1);
 	atomic_init(&s->next_grid, 1);
 	atomic_init(&s->next_node, 1);
@@ -273,6 +274,7 @@ void lin_sim_backend_ops(lin_sim *s, struct lin_backend_ops *ops)
 	ops->push = be_push;
 	ops->pop = be_pop;
 	ops->ctx = s;
+	ops->flags = s->o.host_clock ? LIN_BACKEND_F_HOST_CLOCK : 0;
 }
 
 bool lin_sim_last_call_dropped(lin_sim *s)
@@ -293,9 +295,15 @@ static bool dropped(const lin_sim *s, uint32_t corr)
 	       lin_sim_mix(s->o.seed ^ ((uint64_t)corr << 20)) % 1000 < s->o.drop_permille;
 }
 
+/* The host clock the runtime writes (the device clock is it plus clock_off). */
+static uint64_t sim_now(const lin_sim *s)
+{
+	return s->rt ? lin_runtime_now_ns(s->rt) : lin_sim_mono_ns();
+}
+
 /* Layer mode: the layer records the call as CUPTI would (its correlation ids, its ext
  * and API records, its loss count); the drop decision is the one attach mode makes for
- * the same call, so both modes lose the same calls. */
+ * the same call, so both modes lose the same calls. The call ends now, as in attach mode. */
 static uint32_t layer_api_call(lin_sim *s, struct sim_thread *t, uint32_t cbid,
 			       uint32_t driver_cbid, uint64_t start, bool drop)
 {
@@ -303,9 +311,11 @@ static uint32_t layer_api_call(lin_sim *s, struct sim_thread *t, uint32_t cbid,
 		.cbid = cbid,
 		.driver_cbid = s->o.driver == LIN_SIM_DRIVER_NONE ? 0 : driver_cbid,
 		.start = start,
-		.end = start + 800,
+		.end = sim_now(s) + s->clock_off,
 		.drop = drop,
 	};
+	if (c.end <= c.start)
+		c.end = c.start + 1;
 	t->corr = lin_cl_api(&c);
 	pthread_mutex_lock(&s->mu);
 	s->st.api_calls++;
@@ -317,7 +327,7 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 {
 	struct sim_thread *t = lin_sim_thread(s);
 	uint32_t corr = (uint32_t)atomic_fetch_add(&s->next_corr, 1);
-	uint64_t host = t->launch_host_ns ? t->launch_host_ns + 1 : lin_sim_mono_ns();
+	uint64_t host = t->launch_host_ns ? t->launch_host_ns + 1 : sim_now(s);
 	t->launch_host_ns = 0;
 	*start = host + s->clock_off;
 	uint64_t n_ext = 0;
@@ -345,7 +355,11 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
 		a.cbid = cbid;
 		a.start = *start;
-		a.end = *start + 800;
+		/* The call returns now: its end is read on the runtime's clock, so a launch
+		 * bracket around it (lin_launch_end comes after) holds the whole call. */
+		a.end = sim_now(s) + s->clock_off;
+		if (a.end <= a.start)
+			a.end = a.start + 1;
 		a.processId = (uint32_t)getpid();
 		a.threadId = t->tid;
 		a.correlationId = corr;

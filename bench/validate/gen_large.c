@@ -4,8 +4,8 @@
  *
  * Usage: lin-bench-validate-gen OUT NRECORDS
  * Mix per request: request_begin, epoch_declare, token_capture (submitter), token_adopt
- * (one of 8 workers), 8 launches each with launch, ext_correlation, api and kernel (every
- * 8th a memcpy), scope_close, epoch_retire, request_end: 39 records. CUPTI records are
+ * (one of 8 workers), 8 launches each with launch, launch_end, ext_correlation, api and
+ * kernel (every 8th a memcpy), scope_close, epoch_retire, request_end: 47 records. CUPTI records are
  * written one request late, as activity buffers arrive after the launches.
  */
 #include <stdio.h>
@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		n += 4;
 		for (int i = 0; i < nprev; i++) {           /* last request's CUPTI records */
 			struct pending_gpu *g = &prev[i];
-			struct lin_tf_api a = { 1, 211, g->corr, g->t, g->t + 500, 777, g->tid, 0 };
+			struct lin_tf_api a = { 1, g->memcpy ? 41 : 211, g->corr, g->t, g->t + 500, 777,
+						g->tid, 0 };
 			lin_tf_ext_correlation(&pk, 5, g->epoch, g->corr);
 			lin_tf_api(&pk, &a);
 			if (g->memcpy) {
@@ -92,9 +93,10 @@ int main(int argc, char **argv)
 		}
 		nprev = 0;
 		for (int i = 0; i < 8; i++) {
-			lin_tf_launch(&pk, t++, worker, ep, 1, ep, 1, 2, NIL);
+			lin_tf_launch(&pk, t++, worker, ep, 1, ep, 1, 2, NIL, 1);
+			lin_tf_launch_end(&pk, t++, worker, 1);
 			prev[nprev++] = (struct pending_gpu){ ep, corr++, 1000000 + t * 3, worker, i == 7 };
-			n++;
+			n += 2;
 		}
 		lin_tf_scope_close(&pk, t++, worker, LIN_TARGET_EPOCH, ep, 1);
 		lin_tf_epoch_retire(&pk, t++, worker, ep, 1);

@@ -377,9 +377,10 @@ struct lin_cl_corr lin_cl_api(const struct lin_cl_call *c)
 				      ? corr.runtime
 				      : atomic_fetch_add(&cl.next_corr, 1);
 	/* The nested driver call ends first: its record comes first, inside the runtime's. */
+	bool inside = c->cbid && end - start >= 2;
 	if (c->driver_cbid)
 		put_api(t, CUPTI_ACTIVITY_KIND_DRIVER, c->driver_cbid, corr.driver,
-			c->cbid ? start + 1 : start, c->cbid ? end - 1 : end, c->drop);
+			inside ? start + 1 : start, inside ? end - 1 : end, c->drop);
 	if (c->cbid)
 		put_api(t, CUPTI_ACTIVITY_KIND_RUNTIME, c->cbid, corr.runtime, start, end, c->drop);
 	pthread_mutex_unlock(&cl.mu);

@@ -64,6 +64,8 @@ enum lin_cupti_launch {
 	LIN_CUPTI_LAUNCH_NONE = 0,   /* not a launch API (or not one this library knows) */
 	LIN_CUPTI_LAUNCH_KERNEL = 1, /* launches one kernel: <<<>>>, cudaLaunchKernel(ExC), cuLaunchKernel(Ex), cooperative */
 	LIN_CUPTI_LAUNCH_GRAPH = 2,  /* launches a graph exec: cudaGraphLaunch, cuGraphLaunch */
+	LIN_CUPTI_LAUNCH_MEMCPY = 3, /* an asynchronous copy: cudaMemcpy*Async, cuMemcpy*Async (since 0.3) */
+	LIN_CUPTI_LAUNCH_MEMSET = 4, /* an asynchronous memset: cudaMemset*Async, cuMemsetD*Async (since 0.3) */
 };
 
 /*
@@ -71,6 +73,8 @@ enum lin_cupti_launch {
  * @domain: LIN_API_RUNTIME (1) or LIN_API_DRIVER (2), as in the trace's api records.
  * @cbid: the CUpti_runtime_api_trace_cbid or CUpti_driver_api_trace_cbid value, including
  * CUDA 13's __cudaLaunchKernel (505/506, what <<<>>> compiles to) and the _ptsz variants.
+ * The table is LIN_LAUNCH_APIS in lineage/trace_format.h (the values are enum
+ * lin_launch_kind's), the same one lineage-validate holds launches to.
  * Return: a LIN_CUPTI_LAUNCH_* value; LIN_CUPTI_LAUNCH_NONE for anything else.
  * Context: any thread; pure. Since: 0.1
  */

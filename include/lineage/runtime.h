@@ -58,7 +58,16 @@ struct lin_backend_ops {
 	int (*push)(void *ctx, uint32_t ext_kind, uint64_t id);
 	int (*pop)(void *ctx, uint32_t ext_kind, uint64_t *id);
 	void *ctx;
+	uint32_t flags;             /* LIN_BACKEND_F_* (since 0.3; an older, smaller sz: 0) */
 };
+
+/*
+ * The device timestamps of the activity records this backend's runtime receives are the
+ * runtime's own host clock (lin_runtime_now_ns), as when CUPTI's timestamps come from a
+ * callback (cuptiActivityRegisterTimestampCallback). The trace header then says
+ * device_clock "host", and lineage-validate compares device and host times exactly.
+ */
+#define LIN_BACKEND_F_HOST_CLOCK 1u
 
 enum lin_backend_kind {
 	LIN_BACKEND_NONE = 0,   /* host-side lineage only; nothing is pushed */
@@ -180,6 +189,16 @@ struct lin_runtime_stats {
 	uint64_t threads;         /* threads that have used the runtime */
 	uint64_t bytes_written;   /* trace bytes handed to the file or callback */
 };
+
+/*
+ * lin_runtime_now_ns - the runtime's host clock now: the clock of every host_ns field it
+ * writes (CLOCK_MONOTONIC nanoseconds, read through the calibrated TSC where available;
+ * the trace header's host_clock_source says which). Lets a caller time its own events on
+ * the trace's clock.
+ * Return: nanoseconds; 0 when @rt is NULL.
+ * Context: any thread; no lock, no allocation; may run inside a CUPTI callback. Since: 0.3
+ */
+LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt);
 
 /*
  * lin_runtime_get_stats - read the counters. @st->sz must be set by the caller.

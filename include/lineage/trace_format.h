@@ -27,6 +27,7 @@ enum lin_rec_type {
 	LIN_REC_LAUNCH = 10,
 	LIN_REC_STRING = 11,
 	LIN_REC_REQUEST_LINK = 12,     /* since format 1.1 */
+	LIN_REC_LAUNCH_END = 13,       /* since format 1.2 */
 	LIN_REC_EXT_CORRELATION = 20,
 	LIN_REC_API = 21,
 	LIN_REC_KERNEL = 22,
@@ -44,7 +45,7 @@ enum lin_rec_type {
 	LIN_REC_TRUTH = 40,
 };
 
-/* Number of fields (after the type) each record has in format 1.1. */
+/* Number of fields (after the type) each record has in format 1.2. */
 #define LIN_REC_NFIELDS_REQUEST_BEGIN 6
 #define LIN_REC_NFIELDS_REQUEST_END 3
 #define LIN_REC_NFIELDS_EPOCH_DECLARE 7
@@ -54,9 +55,10 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_TOKEN_ADOPT 8
 #define LIN_REC_NFIELDS_SCOPE_CLOSE 5
 #define LIN_REC_NFIELDS_MISUSE 7
-#define LIN_REC_NFIELDS_LAUNCH 8
+#define LIN_REC_NFIELDS_LAUNCH 9          /* 8 in format 1.0 and 1.1 (no depth) */
 #define LIN_REC_NFIELDS_STRING 2
 #define LIN_REC_NFIELDS_REQUEST_LINK 8
+#define LIN_REC_NFIELDS_LAUNCH_END 3
 #define LIN_REC_NFIELDS_EXT_CORRELATION 3
 #define LIN_REC_NFIELDS_API 8
 #define LIN_REC_NFIELDS_KERNEL 13
@@ -71,7 +73,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_CLOCK 2
 #define LIN_REC_NFIELDS_GRAPH_NODE_UPDATE 5
 #define LIN_REC_NFIELDS_TRACE_END 2
-#define LIN_REC_NFIELDS_TRUTH 4
+#define LIN_REC_NFIELDS_TRUTH 5           /* 4 in format 1.0 and 1.1 (no correlation) */
 
 /* target_kind in token and scope records. */
 enum lin_target_kind { LIN_TARGET_REQUEST = 1, LIN_TARGET_EPOCH = 2 };
@@ -81,6 +83,123 @@ enum lin_reissue_reason { LIN_REISSUE_OTHER = 0, LIN_REISSUE_RETRY = 1, LIN_REIS
 
 /* domain in api records. */
 enum lin_api_domain { LIN_API_RUNTIME = 1, LIN_API_DRIVER = 2, LIN_API_INTERNAL_LAUNCH = 3 };
+
+/*
+ * The launch APIs: the CUPTI callback ids (cbid in api records) of the calls that put work
+ * on a device and are expected to produce GPU records with their correlation id. One table
+ * for the whole project: cupti_bind checks every number against CUPTI's own enums at build
+ * time, and lineage-validate uses it without CUPTI (docs/validator.md, "Launch
+ * accounting"). X(domain, cbid, kind, name): kind is enum lin_launch_kind, name is the
+ * CUPTI enum constant without its CUPTI_ prefix.
+ */
+enum lin_launch_kind { LIN_LAUNCH_NONE = 0, LIN_LAUNCH_KERNEL = 1, LIN_LAUNCH_GRAPH = 2,
+		       LIN_LAUNCH_MEMCPY = 3, LIN_LAUNCH_MEMSET = 4 };
+
+#define LIN_LAUNCH_APIS(X) \
+	X(1, 13, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunch_v3020) \
+	X(1, 211, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000) \
+	X(1, 213, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000) \
+	X(1, 214, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000) \
+	X(1, 269, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000) \
+	X(1, 270, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000) \
+	X(1, 272, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000) \
+	X(1, 430, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060) \
+	X(1, 431, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060) \
+	X(1, 505, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000) \
+	X(1, 506, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000) \
+	X(1, 311, LIN_LAUNCH_GRAPH, RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000) \
+	X(1, 312, LIN_LAUNCH_GRAPH, RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000) \
+	X(1, 41, LIN_LAUNCH_MEMCPY, RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020) \
+	X(1, 44, LIN_LAUNCH_MEMCPY, RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020) \
+	X(1, 145, LIN_LAUNCH_MEMCPY, RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020) \
+	X(1, 161, LIN_LAUNCH_MEMCPY, RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000) \
+	X(1, 225, LIN_LAUNCH_MEMCPY, RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000) \
+	X(1, 228, LIN_LAUNCH_MEMCPY, RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000) \
+	X(1, 246, LIN_LAUNCH_MEMCPY, RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000) \
+	X(1, 51, LIN_LAUNCH_MEMSET, RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020) \
+	X(1, 52, LIN_LAUNCH_MEMSET, RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020) \
+	X(1, 143, LIN_LAUNCH_MEMSET, RUNTIME_TRACE_CBID_cudaMemset3DAsync_v3020) \
+	X(1, 235, LIN_LAUNCH_MEMSET, RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000) \
+	X(1, 236, LIN_LAUNCH_MEMSET, RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000) \
+	X(1, 244, LIN_LAUNCH_MEMSET, RUNTIME_TRACE_CBID_cudaMemset3DAsync_ptsz_v7000) \
+	X(2, 115, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunch) \
+	X(2, 116, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchGrid) \
+	X(2, 117, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchGridAsync) \
+	X(2, 307, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchKernel) \
+	X(2, 442, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) \
+	X(2, 477, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchCooperativeKernel) \
+	X(2, 478, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) \
+	X(2, 480, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice) \
+	X(2, 652, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchKernelEx) \
+	X(2, 653, LIN_LAUNCH_KERNEL, DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) \
+	X(2, 514, LIN_LAUNCH_GRAPH, DRIVER_TRACE_CBID_cuGraphLaunch) \
+	X(2, 515, LIN_LAUNCH_GRAPH, DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) \
+	X(2, 60, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyHtoDAsync) \
+	X(2, 62, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyDtoHAsync) \
+	X(2, 64, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyDtoDAsync) \
+	X(2, 277, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2) \
+	X(2, 279, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2) \
+	X(2, 281, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2) \
+	X(2, 306, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyAsync) \
+	X(2, 319, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyPeerAsync) \
+	X(2, 418, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz) \
+	X(2, 421, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz) \
+	X(2, 422, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz) \
+	X(2, 423, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz) \
+	X(2, 426, LIN_LAUNCH_MEMCPY, DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz) \
+	X(2, 216, LIN_LAUNCH_MEMSET, DRIVER_TRACE_CBID_cuMemsetD8Async) \
+	X(2, 218, LIN_LAUNCH_MEMSET, DRIVER_TRACE_CBID_cuMemsetD16Async) \
+	X(2, 220, LIN_LAUNCH_MEMSET, DRIVER_TRACE_CBID_cuMemsetD32Async) \
+	X(2, 428, LIN_LAUNCH_MEMSET, DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz) \
+	X(2, 429, LIN_LAUNCH_MEMSET, DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz) \
+	X(2, 430, LIN_LAUNCH_MEMSET, DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz)
+
+/*
+ * The stream-capture APIs: a launch made while a capture is open may be recorded into a
+ * graph instead of run, and then has no GPU record of its own. X(domain, cbid, begin, name):
+ * begin is 1 for the calls that open a capture, 0 for those that close it.
+ */
+#define LIN_CAPTURE_APIS(X) \
+	X(1, 315, 1, RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000) \
+	X(1, 316, 1, RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000) \
+	X(1, 452, 1, RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030) \
+	X(1, 453, 1, RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030) \
+	X(1, 319, 0, RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000) \
+	X(1, 320, 0, RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000) \
+	X(2, 495, 1, DRIVER_TRACE_CBID_cuStreamBeginCapture) \
+	X(2, 496, 1, DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz) \
+	X(2, 539, 1, DRIVER_TRACE_CBID_cuStreamBeginCapture_v2) \
+	X(2, 540, 1, DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz) \
+	X(2, 720, 1, DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph) \
+	X(2, 721, 1, DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz) \
+	X(2, 497, 0, DRIVER_TRACE_CBID_cuStreamEndCapture) \
+	X(2, 498, 0, DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz)
+
+/* 1: @cbid opens a stream capture; 0: it closes one; -1: neither. */
+static inline int lin_capture_api_of(unsigned domain, unsigned long long cbid)
+{
+	if (domain > 2 || cbid > 0xffffu)
+		return -1;
+	switch ((domain << 16) | (unsigned)cbid) {
+#define LIN_CAPTURE_CASE_(d, c, b, n) case ((d) << 16) | (c): return b;
+	LIN_CAPTURE_APIS(LIN_CAPTURE_CASE_)
+#undef LIN_CAPTURE_CASE_
+	default: return -1;
+	}
+}
+
+/* The kind of launch API @cbid of @domain is (LIN_LAUNCH_NONE: not a launch API). */
+static inline enum lin_launch_kind lin_launch_kind_of(unsigned domain, unsigned long long cbid)
+{
+	if (domain > 2 || cbid > 0xffffu)
+		return LIN_LAUNCH_NONE;
+	switch ((domain << 16) | (unsigned)cbid) {
+#define LIN_LAUNCH_CASE_(d, c, k, n) case ((d) << 16) | (c): return k;
+	LIN_LAUNCH_APIS(LIN_LAUNCH_CASE_)
+#undef LIN_LAUNCH_CASE_
+	default: return LIN_LAUNCH_NONE;
+	}
+}
 
 /* origin in graph_node records. */
 enum lin_node_origin { LIN_NODE_ORIGIN_UNKNOWN = 0, LIN_NODE_ORIGIN_CAPTURE = 1, LIN_NODE_ORIGIN_EXPLICIT = 2 };

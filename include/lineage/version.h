@@ -4,7 +4,7 @@
 
 /* CMake reads these three lines; keep the format "#define LIN_VERSION_X N". */
 #define LIN_VERSION_MAJOR 0
-#define LIN_VERSION_MINOR 2
+#define LIN_VERSION_MINOR 3
 #define LIN_VERSION_PATCH 0
 
 #define LIN_VERSION_NUMBER \
@@ -17,6 +17,6 @@
 
 /* Major and minor of the trace format written by this library (docs/trace-format.md). */
 #define LIN_TRACE_FORMAT_MAJOR 1
-#define LIN_TRACE_FORMAT_MINOR 1
+#define LIN_TRACE_FORMAT_MINOR 2
 
 #endif

@@ -16,7 +16,7 @@ mkdir "$tmp/consumer"
 cat >"$tmp/consumer/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.18)
 project(consumer C)
-find_package(lineage 0.2 REQUIRED)
+find_package(lineage 0.3 REQUIRED)
 find_package(Threads REQUIRED)
 add_executable(qs $src/examples/quickstart.c)
 target_link_libraries(qs PRIVATE lineage::lineage Threads::Threads)

@@ -70,6 +70,59 @@ Test(launch, pushes_the_current_epoch_and_records_the_launch)
 	rtfix_fini(&f);
 }
 
+/* Format 1.2: each bracket's end is recorded, paired with its begin by the nesting depth. */
+Test(launch, brackets_record_their_depth_and_their_end)
+{
+	struct fake_be b = {0};
+	struct lin_backend_ops ops = fake_ops(&b);
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
+	lin_scope rs, es;
+	rtfix_epoch(&f, &rs, &es);
+	lin_launch outer, inner;
+	cr_assert_eq(lin_launch_begin(f.rt, "outer", &outer), 0);
+	cr_assert_eq(lin_launch_begin(f.rt, "inner", &inner), 0);
+	cr_assert_eq(lin_launch_end(f.rt, &inner), 0);
+	cr_assert_eq(lin_launch_end(f.rt, &outer), 0);
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	cr_assert_eq(trace_count(t, LIN_REC_LAUNCH), 2);
+	cr_assert_eq(trace_count(t, LIN_REC_LAUNCH_END), 2);
+	const msgpack_object *b0 = trace_nth(t, LIN_REC_LAUNCH, 0), *b1 = trace_nth(t, LIN_REC_LAUNCH, 1);
+	const msgpack_object *e0 = trace_nth(t, LIN_REC_LAUNCH_END, 0), *e1 = trace_nth(t, LIN_REC_LAUNCH_END, 1);
+	cr_assert_eq(rec_u(b0, 9), 1, "outer bracket at depth 1");
+	cr_assert_eq(rec_u(b1, 9), 2, "inner bracket at depth 2");
+	cr_assert_eq(rec_u(e0, 3), 2, "the inner one ends first");
+	cr_assert_eq(rec_u(e1, 3), 1);
+	cr_assert_eq(rec_u(e0, 2), rec_u(b0, 2), "same thread");
+	cr_assert_geq(rec_u(e0, 1), rec_u(b1, 1), "an end is not before its begin");
+	cr_assert_geq(rec_u(e1, 1), rec_u(e0, 1));
+	rtfix_fini(&f);
+}
+
+/* A begin refused for depth opens no bracket: it gets no end, and its record says so. */
+Test(launch, a_refused_bracket_has_no_depth_and_no_end)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
+	lin_scope rs, es;
+	rtfix_epoch(&f, &rs, &es);
+	lin_launch l[17];
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(lin_launch_begin(f.rt, "k", &l[i]), 0);
+	cr_assert_eq(lin_launch_begin(f.rt, "k", &l[16]), -LIN_ELAUNCH_DEPTH);
+	for (int i = 16; i >= 0; i--)
+		cr_assert_eq(lin_launch_end(f.rt, &l[i]), 0);
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	cr_assert_eq(trace_count(t, LIN_REC_LAUNCH), 17);
+	cr_assert_eq(trace_count(t, LIN_REC_LAUNCH_END), 16);
+	cr_assert(rec_nil(trace_nth(t, LIN_REC_LAUNCH, 16), 9), "the refused one has no depth");
+	rtfix_fini(&f);
+}
+
 Test(launch, without_an_epoch_is_recorded_and_pushes_nothing)
 {
 	struct fake_be b = {0};

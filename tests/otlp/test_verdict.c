@@ -166,12 +166,13 @@ Test(otlp_verdict, same_thread_time_containment_joins_under_the_epoch)
 	done(&d);
 }
 
-Test(otlp_verdict, graph_node_origin_names_its_rule)
+Test(otlp_verdict, replay_outside_lineage_is_lost_not_joined_by_node_origin)
 {
 	struct doc d;
-	export(&d, "good_graph_node_origin.lt", 0);
-	cr_assert_eq(check_gpu(&d, "inferred", "graph_node_origin", "lineage.span", "epoch", NULL),
-		     2);
+	export(&d, "lost_replay_outside_lineage.lt", 1);
+	cr_assert_eq(check_gpu(&d, "lost", NULL, "lineage.span", "process", NULL), 2);
+	cr_assert_not_null(strstr(d.json,
+				  "\"status\":{\"code\":2,\"message\":\"replay_outside_lineage\"}"));
 	done(&d);
 }
 

@@ -28,7 +28,7 @@ static const int *varying(uint64_t type)
 			 trace_end[] = { 1, 0 },
 			 none[] = { 0 };
 	switch (type) {
-	case 1: case 2: case 3: case 4: case 5: case 6: case 8: case 9: case 10:
+	case 1: case 2: case 3: case 4: case 5: case 6: case 8: case 9: case 10: case 13:
 	case 28: case 29: case 32:
 		return host_tid;
 	case 7: return adopt;

@@ -23,11 +23,17 @@ static void begin(uint64_t pid, const char *fmt)
 	lin_tf_header(&pk, &h);
 }
 
-static void ext_api(uint64_t epoch, uint64_t corr)
+static void ext_api_cbid(uint64_t epoch, uint64_t corr, uint32_t cbid)
 {
-	struct lin_tf_api a = { 1, 211, corr, 1000 * corr, 1000 * corr + 10, 1, 100, 0 };
+	struct lin_tf_api a = { 1, cbid, corr, 1000 * corr, 1000 * corr + 10, 1, 100, 0 };
 	lin_tf_ext_correlation(&pk, 5, epoch, corr);
 	lin_tf_api(&pk, &a);
+}
+
+/* A cudaLaunchKernel call under @epoch. */
+static void ext_api(uint64_t epoch, uint64_t corr)
+{
+	ext_api_cbid(epoch, corr, 211);
 }
 
 static void kernel(uint64_t corr, uint64_t grid)
@@ -155,7 +161,7 @@ Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 	declare(20, &r2, 1);
 	lin_tf_graph_launch(&pk, 2, 100, 6, 30, 1, 20, 1, NIL);
 	lin_tf_epoch_declare(&pk, 2, 100, 30, 1, &r2, 1, 20, 0);
-	ext_api(30, 11);
+	ext_api_cbid(30, 11, 311);                    /* cudaGraphLaunch */
 	struct lin_tf_kernel k = { 11, 11050, 11060, 0, 1, 1, 1, 5, 150, 0, 0, 0, false };
 	lin_tf_kernel(&pk, &k);
 	k.correlation = 12;                           /* replay without ext and API */
@@ -168,8 +174,9 @@ Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 	lin_validator_finish(v);
 	const struct lin_vsummary *s = lin_validator_summary(v);
 	cr_assert_eq(s->observed, 1);
-	cr_assert_eq(s->inferred, 1);
-	cr_assert_eq(s->inferred_by_rule[LIN_RULE_GRAPH_NODE_ORIGIN], 1);
+	/* Node origin is provenance: the replay without ext and API is not joined by it. */
+	cr_assert_eq(s->inferred, 0);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_API_RECORD], 1);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_UNKNOWN_GRAPH_NODE], 1);
 	lin_validator_free(v);
 	LIN_TEST_CHECK_LEAKS();
@@ -289,12 +296,15 @@ Test(join, verdict_hook_sees_every_gpu_record_and_changes_nothing)
 		enum lin_join join;
 		const char *why;
 		int n;
+		enum lin_level level;
 	} cases[] = {
-		{ "good_cuda_only.lt", LIN_JOIN_INFERRED, "same_thread_time_containment", 2 },
-		{ "good_graph_node_origin.lt", LIN_JOIN_INFERRED, "graph_node_origin", 2 },
-		{ "good_direct.lt", LIN_JOIN_OBSERVED, NULL, 5 },
-		{ "lost_no_correlation.lt", LIN_JOIN_LOST, "no_correlation", 1 },
-		{ "bad_ambiguous.lt", LIN_JOIN_AMBIGUOUS, "multiple_epochs", 1 },
+		{ "good_cuda_only.lt", LIN_JOIN_INFERRED, "same_thread_time_containment", 2,
+		  LIN_LEVEL_REQUEST },
+		{ "lost_replay_outside_lineage.lt", LIN_JOIN_LOST, "replay_outside_lineage", 2,
+		  LIN_LEVEL_API_CALL },
+		{ "good_direct.lt", LIN_JOIN_OBSERVED, NULL, 5, LIN_LEVEL_REQUEST },
+		{ "lost_no_correlation.lt", LIN_JOIN_LOST, "no_correlation", 1, LIN_LEVEL_NONE },
+		{ "bad_ambiguous.lt", LIN_JOIN_AMBIGUOUS, "multiple_epochs", 1, LIN_LEVEL_API_CALL },
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct seen s = { 0 };
@@ -311,6 +321,8 @@ Test(join, verdict_hook_sees_every_gpu_record_and_changes_nothing)
 			const struct lin_gpu_verdict *vd = &s.vd[i];
 			bool joined = vd->join == LIN_JOIN_OBSERVED || vd->join == LIN_JOIN_INFERRED;
 			cr_assert_eq(vd->join, cases[c].join, "%s", cases[c].fixture);
+			cr_assert_eq(vd->level, cases[c].level, "%s: level %d", cases[c].fixture,
+				     vd->level);
 			cr_assert_eq(vd->file, 0);
 			cr_assert_gt(vd->offset, 0);
 			cr_assert_eq(vd->epoch != LIN_NIL, joined, "%s", cases[c].fixture);
