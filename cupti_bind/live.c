@@ -266,8 +266,8 @@ static int enable_kinds(lin_runtime *rt, const char **status)
 		{ CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", 1, NULL },
 		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 1, NULL },
 		{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", 0,
-		  "memsets and driver-API launches cannot join (they carry the driver call's "
-		  "correlation id)" },
+		  "driver-API calls, and GPU records that carry a driver call's correlation id, "
+		  "cannot join" },
 		{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 1, NULL },
 		{ CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 0, "no memcpy records" },
 		{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0, "no memset records" },

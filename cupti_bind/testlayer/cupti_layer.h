@@ -29,7 +29,9 @@
  *   first), with a correlation id of its own or the runtime call's (lin_cl_config.driver).
  * - A kernel record carries the runtime call's correlation id or the driver call's
  *   (kernel_driver_corr); memcpy records carry both (correlationId = the driver call's,
- *   runtimeCorrelationId = the runtime call's), memset records the driver call's.
+ *   runtimeCorrelationId = the runtime call's, as the header says); memset records the
+ *   runtime call's (the header says the driver call's, but in the Kineto traces of
+ *   docs/cupti.md every memset carries its cudaMemsetAsync's id).
  * - Completed buffers are delivered in an order shuffled by a seed.
  */
 #ifndef LIN_CUPTI_LAYER_H
@@ -95,7 +97,7 @@ struct lin_cl_corr lin_cl_api(const struct lin_cl_call *c);
 /*
  * lin_cl_gpu - a device record of the work call @corr launched: a CUpti_ActivityKernel10
  * (kind KERNEL or CONCURRENT_KERNEL), CUpti_ActivityMemcpy6 or CUpti_ActivityMemset4, of
- * @len bytes. The layer sets its correlation fields from @corr, clears queued/submitted
+ * @len bytes. The layer sets its correlation fields from @corr (see above), clears queued/submitted
  * without latency timestamps, and drops it when its kind is not enabled. Any thread.
  */
 void lin_cl_gpu(const void *rec, size_t len, struct lin_cl_corr corr);

@@ -410,7 +410,10 @@ void lin_cl_gpu(const void *rec, size_t len, struct lin_cl_corr corr)
 		m->correlationId = main_corr;
 		m->runtimeCorrelationId = corr.runtime;
 	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
-		((CUpti_ActivityMemset4 *)r)->correlationId = main_corr;
+		/* The header says the driver call's; the traces the project tests on show a
+		 * cudaMemsetAsync's memset carrying the runtime call's (cupti_layer.h). */
+		((CUpti_ActivityMemset4 *)r)->correlationId = corr.runtime ? corr.runtime
+								       : corr.driver;
 	}
 	if (kind_ok(a->kind) && cl.enabled[a->kind])
 		cl_put_device(r, len);
