@@ -418,7 +418,7 @@ void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t 
 void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth)
 {
 	pack_head(pk, LIN_REC_LAUNCH_END, LIN_REC_NFIELDS_LAUNCH_END);
-	msgpack_pack_uint64(pk, host_ns);
+	lin_tf_pack_opt(pk, host_ns);
 	msgpack_pack_uint64(pk, tid);
 	msgpack_pack_uint64(pk, depth);
 }

@@ -222,7 +222,7 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 			      e->depth ? e->depth : LIN_NIL);
 		break;
 	case LIN_REC_LAUNCH_END:
-		lin_tf_launch_end(pk, ns, ts->tid, e->depth);
+		lin_tf_launch_end(pk, e->ticks ? ns : LIN_NIL, ts->tid, e->depth);
 		break;
 	default:
 		break;

@@ -55,10 +55,10 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 		v->oom = true;
 		return;
 	}
+	(void)file;                 /* a process's records are in its one trace file */
 	if (!e->pushed++) {
 		e->bracket_off = r->offset;
 		e->bracket_index = r->index;
-		e->bracket_file = file;
 	}
 }
 
@@ -107,6 +107,7 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 			 const struct lin_rec *r)
 {
 	uint64_t depth = r->f[2];
+	uint64_t end = NIL(r, 0) ? LIN_END_UNTIMED : r->f[0];
 	struct lin_open_ent *o = depth && depth <= LIN_OPEN_DEPTH ? open_slots(v, proc, r->f[1]) : NULL;
 	uint32_t slot = o ? o->idx[depth - 1] : 0;
 	if (!slot) {
@@ -121,12 +122,12 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 		o->idx[d] = 0;
 	if (slot == LIN_OPEN_PUSHED) {
 		if (o->pseq[depth - 1] != LIN_NIL)
-			lin_v_pbr_close(v, proc, r->f[1], o->pseq[depth - 1], r->f[0]);
+			lin_v_pbr_close(v, proc, r->f[1], o->pseq[depth - 1], end);
 		return;
 	}
 	struct lin_bracket *b = lin_vec_at(&v->brackets, slot - 1);
-	b->end = r->f[0];
-	if (b->end < b->begin) {
+	b->end = end;
+	if (end != LIN_END_UNTIMED && b->end < b->begin) {
 		static const char *const n[] = { "tid", "begin_ns", "end_ns" };
 		uint64_t ids[] = { b->tid, b->begin, b->end };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
@@ -234,7 +235,7 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 			break;
 		if (b->depth && b->depth >= maxdepth)
 			continue;
-		if (b->end == LIN_NIL)
+		if (b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
 			return LIN_BF_UNCLOSED;         /* it may hold the call: cannot tell */
 		if (b->end >= e) {
 			*out = b;
@@ -301,7 +302,7 @@ static void finish_accounting(struct lin_validator *v)
 		if (e->pushed <= e->ext_n || !v->procs[proc].api_records || v->procs[proc].host_clock)
 			continue;
 		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
-		structural(v, "launch_without_api_record", e->bracket_file, e->bracket_off,
+		structural(v, "launch_without_api_record", v->procs[proc].file, e->bracket_off,
 			   e->bracket_index, 3, n, ids);
 	}
 }

@@ -39,6 +39,7 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->nodes, sizeof(struct lin_node_ent));
 	lin_vtab_init(&v->clones, sizeof(struct lin_clone_ent));
 	lin_vtab_init(&v->replays, sizeof(uint64_t));
+	lin_vtab_init(&v->requests, 0);
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -48,7 +49,6 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->grids, sizeof(void *));
 	lin_vtab_init(&v->gmemops, 0);
 	lin_vtab_init(&v->pthreads, sizeof(struct lin_pthread));
-	lin_vec_init(&v->xdefer, sizeof(struct lin_xdefer));
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
 	lin_vec_init(&v->truthpool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));
@@ -85,7 +85,7 @@ void lin_validator_free(struct lin_validator *v)
 	lin_v_xcheck_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
 				    &v->undef, &v->stale, &v->truth, &v->open, &v->vers,
-				    &v->gmemops, &v->replays };
+				    &v->gmemops, &v->replays, &v->requests };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
@@ -261,7 +261,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 		v->oom = true;
 		return;
 	}
-	if (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST)) {
+	if ((e->flags & LIN_EP_DECLARED) || lin_vtab_find(&v->requests, r->f[2], lin_k1(proc, 0))) {
 		static const char *const n[] = { "epoch" };
 		structural(v, "duplicate_epoch_id", file, r, 1, n, &r->f[2]);
 		return;
@@ -337,19 +337,15 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 {
 	string_ref(v, proc, file, r, 4);
 	bool fresh;
-	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, r->f[2], lin_k1(proc, 0), &fresh);
-	if (!e) {
+	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, r->f[2], lin_k1(proc, 0));
+	if (!lin_vtab_get(&v->requests, r->f[2], lin_k1(proc, 0), &fresh)) {
 		v->oom = true;
 		return;
 	}
-	if (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST)) {
+	if (!fresh || (e && (e->flags & LIN_EP_DECLARED))) {
 		static const char *const n[] = { "request" };
 		structural(v, "duplicate_request_id", file, r, 1, n, &r->f[2]);
-		return;
 	}
-	e->flags |= LIN_EP_REQUEST;
-	e->nreq = 1;
-	e->req = r->f[2];
 }
 
 static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t corr)

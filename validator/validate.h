@@ -35,7 +35,7 @@
 	X(NO_ENCLOSING_OP, "no_enclosing_op") \
 	X(NO_OP_LAYER, "no_op_layer") \
 	X(REPLAY_OUTSIDE_LINEAGE, "replay_outside_lineage") \
-	X(LAUNCH_BRACKET_UNCLOSED, "launch_bracket_unclosed") \
+	X(BRACKET_END_UNKNOWN, "bracket_end_unknown") \
 	X(NO_CLOCK_RECORD, "no_clock_record") \
 	X(CORRELATION_MISMATCH, "correlation_mismatch")
 

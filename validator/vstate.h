@@ -73,9 +73,10 @@ struct lin_gpu {
 #define LIN_G_COUNTED 8             /* counted in its correlation's ngpu */
 
 /*
- * A declared epoch, or a request (requests are joinable ids too: an external id that names
- * one joins straight to it). pushed/ext_n: launch brackets that pushed this id, and ext
- * correlation records naming it (docs/validator.md, "Launch accounting").
+ * A declared epoch (or an id that was pushed or named by ext records before, or without,
+ * its declaration). pushed/ext_n: launch brackets that pushed this id, and ext correlation
+ * records naming it (docs/validator.md, "Launch accounting"). Begun requests are a set of
+ * their own (lin_validator.requests): an external id that names one joins straight to it.
  */
 struct lin_epoch_ent {
 	uint64_t req;
@@ -83,11 +84,10 @@ struct lin_epoch_ent {
 	uint16_t flags;
 	uint16_t pad;
 	uint32_t pushed, ext_n;
-	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it */
-	uint32_t bracket_file, pad2;
+	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it (its
+						* process's file) */
 };
 #define LIN_EP_DECLARED 1
-#define LIN_EP_REQUEST 2
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
@@ -112,13 +112,15 @@ struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /*
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
 /* A launch bracket that pushed no external id (the only ones time containment uses). */
 struct lin_bracket {
-	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet) */
+	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet); LIN_END_UNTIMED */
 	uint64_t epoch;             /* LIN_NIL: launched outside any epoch */
 	uint64_t offset, index;
 	uint32_t tid, file;
 	uint16_t proc;
 	uint16_t depth;             /* 0: unknown (format 1.1) */
 };
+/* A launch_end without a time (LIN_RT_LEAN_TIMESTAMPS): closed, end unknown. */
+#define LIN_END_UNTIMED (UINT64_MAX - 1)
 /* Per thread: the bracket open at each depth (index + 1; LIN_OPEN_PUSHED: a pushed one,
  * not stored). */
 #define LIN_OPEN_DEPTH 16
@@ -137,16 +139,19 @@ struct lin_open_ent {
  */
 struct lin_pbr { uint64_t begin, end, ext, offset, index; uint32_t apis, file; uint16_t depth,
 		 pad[3]; };
-struct lin_pthread {
-	struct lin_pbr *b;
-	uint64_t base;              /* sequence number of b[0] */
-	uint64_t horizon;           /* begin of b[0] after an eviction; 0 before any */
-	uint32_t n, cap;
-};
-#define LIN_PBR_CAP 65536
 /* An API call whose bracket may not have arrived yet. */
 struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
 		    pad[3]; };
+struct lin_pthread {
+	struct lin_pbr *b;
+	uint64_t base;              /* sequence number of b[0] */
+	uint64_t horizon;           /* calls before it may lie in a dropped bracket; 0: none */
+	uint32_t n, cap;
+	struct lin_xdefer *d;       /* its calls waiting for a bracket that begins after them */
+	uint32_t nd, capd;
+};
+#define LIN_PBR_CAP 65536
+#define LIN_PBR_KEEP 1024
 #define LIN_XDEFER_CAP (1u << 20)
 
 /* One version of one epoch: the latest launch made under it and when it stopped being
@@ -167,8 +172,9 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, open, vers, grids, gmemops, pthreads, replays;
-	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets, xdefer;
+		truth, open, vers, grids, gmemops, pthreads, replays, requests;
+	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets;
+	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
 	struct lin_rec rec;

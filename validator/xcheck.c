@@ -12,8 +12,10 @@
  *
  * Brackets of a thread arrive in begin order. A call can be decided once a bracket that
  * begins after it has arrived on its thread; until then it waits (bounded), and at the
- * end of the run every waiting call is decided. Each thread keeps at most LIN_PBR_CAP
- * brackets: past that the older half goes, and calls before what is kept are unchecked.
+ * end of the run every waiting call is decided. Once a thread holds LIN_PBR_KEEP brackets,
+ * the oldest ones that already held a call are dropped when room is needed; at most
+ * LIN_PBR_CAP are kept: past that the older half goes. Calls before what is kept are
+ * unchecked.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +35,30 @@ static struct lin_pthread *pthread_of(struct lin_validator *v, uint16_t proc, ui
 	return t;
 }
 
-/* Make room for one more bracket: grow, or drop the older half once at the cap. */
+/* Drop the oldest closed brackets that already held a call: their calls were checked. A
+ * later call that may lie in one of them (before the latest end dropped: the horizon) is
+ * counted as unchecked, never judged against the brackets left. */
+static void drop_checked(struct lin_pthread *t)
+{
+	uint32_t k = 0;
+	uint64_t horizon = t->horizon;
+	for (; k < t->n && t->b[k].apis && t->b[k].end < LIN_END_UNTIMED; k++)
+		if (t->b[k].end > horizon)
+			horizon = t->b[k].end;  /* an outer bracket may end after inner ones */
+	if (!k)
+		return;
+	memmove(t->b, t->b + k, (t->n - k) * sizeof(*t->b));
+	t->n -= k;
+	t->base += k;
+	t->horizon = horizon;
+}
+
+/* Make room for one more bracket: drop the checked ones, grow, or drop the older half
+ * once at the cap. */
 static bool room(struct lin_validator *v, struct lin_pthread *t)
 {
+	if (t->n >= LIN_PBR_KEEP && t->n == t->cap)
+		drop_checked(t);
 	if (t->n < t->cap)
 		return true;
 	if (t->cap >= LIN_PBR_CAP) {
@@ -43,10 +66,14 @@ static bool room(struct lin_validator *v, struct lin_pthread *t)
 		for (uint32_t i = 0; i < drop; i++)
 			if (!t->b[i].apis)
 				v->sum.bracket_unchecked++;   /* cannot tell any more */
+		uint64_t horizon = t->b[drop].begin;
+		for (uint32_t i = 0; i < drop; i++)
+			if (t->b[i].end < LIN_END_UNTIMED && t->b[i].end > horizon)
+				horizon = t->b[i].end;
 		memmove(t->b, t->b + drop, (t->n - drop) * sizeof(*t->b));
 		t->n -= drop;
 		t->base += drop;
-		t->horizon = t->b[0].begin;
+		t->horizon = horizon > t->horizon ? horizon : t->horizon;
 		return true;
 	}
 	uint32_t cap = t->cap ? t->cap * 2 : 64;
@@ -60,6 +87,22 @@ static bool room(struct lin_validator *v, struct lin_pthread *t)
 	return true;
 }
 
+static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final);
+
+/* A bracket beginning at @begin arrived on @t: the calls waiting before it can be decided. */
+static void wake(struct lin_validator *v, struct lin_pthread *t, uint64_t begin)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < t->nd; i++) {
+		if (t->d[i].s < begin && decide(v, &t->d[i], false)) {
+			v->xdefer--;
+			continue;
+		}
+		t->d[k++] = t->d[i];
+	}
+	t->nd = k;
+}
+
 uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
 			const struct lin_rec *r)
 {
@@ -69,7 +112,10 @@ uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
 	bool depth = !((r->nil >> 8) & 1u) && r->f[8] <= LIN_OPEN_DEPTH;
 	t->b[t->n] = (struct lin_pbr){ r->f[0], LIN_NIL, r->f[4], r->offset, r->index, 0, file,
 				       (uint16_t)(depth ? r->f[8] : 0), { 0, 0, 0 } };
-	return t->base + t->n++;
+	uint64_t seq = t->base + t->n++;
+	if (t->nd)
+		wake(v, t, r->f[0]);
+	return seq;
 }
 
 void lin_v_pbr_close(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
@@ -101,6 +147,8 @@ static enum found innermost(const struct lin_pthread *t, uint64_t s, uint64_t e,
 		struct lin_pbr *b = &t->b[i];
 		if (b->depth && b->depth >= maxdepth)
 			continue;
+		if (b->end == LIN_END_UNTIMED)
+			return F_UNCLOSED;
 		if (b->end == LIN_NIL)
 			return final ? F_UNCLOSED : F_LATER;
 		if (b->end >= e) {
@@ -165,29 +213,41 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
 				c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
 	if (decide(v, &d, false))
 		return;
-	if (v->xdefer.n >= LIN_XDEFER_CAP) {
+	struct lin_pthread *t = pthread_of(v, proc, c->api_tid, true);
+	if (!t || v->xdefer >= LIN_XDEFER_CAP) {
 		v->sum.bracket_unchecked++;
 		return;
 	}
-	struct lin_xdefer *p = lin_vec_push(&v->xdefer);
-	if (p)
-		*p = d;
-	else
-		v->oom = true;
+	if (t->nd == t->capd) {
+		uint32_t cap = t->capd ? t->capd * 2 : 16;
+		struct lin_xdefer *nd = realloc(t->d, cap * sizeof(*nd));
+		if (!nd) {
+			v->oom = true;
+			return;
+		}
+		t->d = nd;
+		t->capd = cap;
+	}
+	t->d[t->nd++] = d;
+	v->xdefer++;
 }
 
 void lin_v_xcheck_finish(struct lin_validator *v)
 {
-	for (size_t i = 0; i < v->xdefer.n; i++)
-		decide(v, lin_vec_at(&v->xdefer, i), true);
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	size_t it = 0;
 	struct lin_vkey k;
-	const struct lin_pthread *t;
+	struct lin_pthread *t;
+	while ((t = lin_vtab_next(&v->pthreads, &it, NULL))) {
+		for (uint32_t i = 0; i < t->nd; i++)
+			decide(v, &t->d[i], true);
+		t->nd = 0;
+	}
+	it = 0;
 	while ((t = lin_vtab_next(&v->pthreads, &it, &k))) {
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct lin_pbr *b = &t->b[i];
-			if (b->apis || b->end == LIN_NIL)
+			if (b->apis || b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
 				continue;
 			uint64_t ids[] = { k.k0, b->ext, b->depth };
 			v->sum.structural++;
@@ -201,8 +261,9 @@ void lin_v_xcheck_free(struct lin_validator *v)
 {
 	size_t it = 0;
 	struct lin_pthread *t;
-	while ((t = lin_vtab_next(&v->pthreads, &it, NULL)))
+	while ((t = lin_vtab_next(&v->pthreads, &it, NULL))) {
 		free(t->b);
+		free(t->d);
+	}
 	lin_vtab_free(&v->pthreads);
-	lin_vec_free(&v->xdefer);
 }

@@ -118,9 +118,10 @@ static const struct expect cases[] = {
 	/* Launches (fixtures_launch.c): containment needs a closed bracket and a clock. */
 	{ "lost_outside_bracket.lt", 0, "lost_outside_bracket.truth", 0, 1, 2, 0, 1, 1, 0, 0, 0, 1,
 	  "\"no_external_correlation\":1" },
-	{ "lost_bracket_unclosed.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, -1, "\"launch_bracket_unclosed\":1" },
+	{ "lost_bracket_unclosed.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, -1, "\"bracket_end_unknown\":1" },
 	{ "lost_format10_containment.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
-	  "\"launch_bracket_unclosed\":1" },
+	  "\"bracket_end_unknown\":1" },
+	{ "lost_untimed_bracket_end.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"bracket_end_unknown\":1" },
 	{ "lost_no_clock_record.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_clock_record\":1" },
 	{ "lost_no_gpu_record.lt", 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, -1, "\"no_gpu_record\":1" },
 	{ "good_stream_capture.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, "\"captured_launches\":1" },

@@ -15,8 +15,9 @@
  * damaged trace.
  *
  * An instance the class's own rule calls undetectable without the truth (one GPU record
- * of a graph replay dropped while the replay keeps others: a graph may skip a
- * conditional node, so a shorter replay is valid) is counted apart and must still be
+ * of a graph replay dropped while the replay keeps others, or a graph kernel moved to
+ * another replay of its own exec: a conditional node may skip a kernel in one replay or
+ * run it twice in another, so such a replay is valid) is counted apart and must still be
  * caught with the truth.
  *
  * Output: one line per class and trace, then per class over all traces:
@@ -538,7 +539,23 @@ static bool duplicate_gpu(struct ctx *c, size_t *idx)
 	return true;
 }
 
-/* A kernel's correlation set to another API record's. */
+/* The exec a graph launch's correlation replayed (ext -> replay epoch -> graph_launch). */
+static uint64_t exec_of(const struct trace *t, uint64_t corr)
+{
+	uint64_t rep = UINT64_MAX;
+	for (size_t k = 0; k < t->n && rep == UINT64_MAX; k++)
+		if (type_of(&t->r[k]) == LIN_REC_EXT_CORRELATION && u(&t->r[k], 3) == corr &&
+		    u(&t->r[k], 1) == t->ext_kind)
+			rep = u(&t->r[k], 2);
+	for (size_t k = 0; k < t->n && rep != UINT64_MAX; k++)
+		if (type_of(&t->r[k]) == LIN_REC_GRAPH_LAUNCH && u(&t->r[k], 4) == rep)
+			return u(&t->r[k], 3);
+	return UINT64_MAX;
+}
+
+/* A kernel's correlation set to another API record's. The rule: a graph kernel moved to
+ * another replay of its own exec cannot be told from a valid trace without the truth (a
+ * conditional node may run a kernel twice in one replay and skip it in another). */
 static bool repoint_corr(struct ctx *c, size_t *idx)
 {
 	size_t n = collect(c->t, LIN_REC_KERNEL, idx);
@@ -552,6 +569,12 @@ static bool repoint_corr(struct ctx *c, size_t *idx)
 		if (type_of(r) == LIN_REC_API && u(r, 3) != mine && u(r, 3) != UINT64_MAX &&
 		    lin_launch_kind_of((unsigned)u(r, 1), u(r, 2))) {
 			set_field(c->t, &c->e[i], i, 1, u(r, 3));
+			if (!is_nil(&c->t->r[i], 9) &&
+			    lin_launch_kind_of((unsigned)u(r, 1), u(r, 2)) == LIN_LAUNCH_GRAPH &&
+			    exec_of(c->t, mine) != UINT64_MAX && exec_of(c->t, mine) == exec_of(c->t, u(r, 3))) {
+				c->undetectable = true;
+				c->why = "a conditional node may run a kernel twice in one replay";
+			}
 			return true;
 		}
 	}

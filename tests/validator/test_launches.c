@@ -485,3 +485,22 @@ Test(launches, a_plain_kernel_on_a_graph_launch_is_not_joined)
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CORRELATION_MISMATCH], 1);
 	done();
 }
+
+Test(launches, a_late_call_into_a_dropped_bracket_is_unchecked_not_a_false_alarm)
+{
+	begin_clock("custom", "host");
+	request(1, 2);
+	/* 1,200 brackets, each followed by its tagged call: the checked ones get dropped. */
+	for (uint64_t i = 0; i < 1200; i++) {
+		pushed(1000 * i + 100, 1000 * i + 300, 2, 1);
+		tagged_call(2, i + 1, 1000 * i + 150, 1000 * i + 250, i + 1);
+	}
+	pushed(2000000, 2000100, 2, 1);
+	/* A second call into the first bracket arrives last (another CUPTI buffer). */
+	tagged_call(2, 5000, 160, 240, 5000);
+	finish();
+	cr_assert(!finding("ext_outside_bracket"), "the first bracket was dropped, not absent");
+	cr_assert_eq(s->bracket_unchecked, 1);
+	cr_assert_eq(s->bracket_checked, 1200);
+	done();
+}
