@@ -9,12 +9,14 @@ endif()
 add_library(lin_sim STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sim/sim.c
   ${CMAKE_CURRENT_LIST_DIR}/sim/sim_api.c)
-target_include_directories(lin_sim PUBLIC ${CMAKE_CURRENT_LIST_DIR}/sim ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(lin_sim PUBLIC ${CMAKE_CURRENT_LIST_DIR}/sim ${PROJECT_SOURCE_DIR}/include
+                           ${PROJECT_SOURCE_DIR}/cupti_bind/testlayer)
 target_link_libraries(lin_sim PUBLIC lineage lin_cupti Threads::Threads)
 
 add_executable(lineage-synth
   ${CMAKE_CURRENT_LIST_DIR}/synth/main.c
   ${CMAKE_CURRENT_LIST_DIR}/synth/run.c
+  ${CMAKE_CURRENT_LIST_DIR}/synth/owner.c
   ${CMAKE_CURRENT_LIST_DIR}/synth/pool.c
   ${CMAKE_CURRENT_LIST_DIR}/synth/strategy.c
   ${CMAKE_CURRENT_LIST_DIR}/synth/graph.c
@@ -23,8 +25,10 @@ add_executable(lineage-synth
   ${CMAKE_CURRENT_LIST_DIR}/synth/scen_more.c)
 target_include_directories(lineage-synth PRIVATE ${CMAKE_CURRENT_LIST_DIR}/synth
                            ${PROJECT_SOURCE_DIR}/lineage)
-target_link_libraries(lineage-synth PRIVATE lin_sim lineage_tracefmt lineage lin_cupti
-                      Threads::Threads)
+# The test CUPTI layer's object files come first: lineage-synth --cupti layer runs the live
+# binding against it (the installed lineage-synth is a simulator: it never uses a real GPU).
+target_link_libraries(lineage-synth PRIVATE lineage_cupti_layer lin_sim lineage_tracefmt lineage
+                      lin_cupti Threads::Threads)
 install(TARGETS lineage-synth RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The comparison: every scenario x strategy through lineage-validate --expect.

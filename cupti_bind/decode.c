@@ -2,10 +2,14 @@
 /*
  * decode.c - CUPTI activity records -> trace records (GPU records 20-25 of
  * docs/trace-format.md). Stateless per buffer: each activity record becomes at most one
- * trace record, so records may arrive in any order, from any per-thread buffer.
+ * trace record, so records may arrive in any order, from any per-thread buffer. Every byte
+ * of a buffer is either decoded, stepped over as a kind the trace does not keep, or
+ * reported lost (dropped sources 4-6).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cupti.h>
@@ -14,8 +18,9 @@
 #include "tracefmt.h"
 
 /*
- * Layouts this decoder reads, pinned against CUPTI 13.0 (../shared CUPTI-NOTES.md §2-4, §7).
- * A header upgrade that moves a field fails the build instead of decoding garbage.
+ * Layouts this decoder reads, pinned against CUPTI 13.0's headers: a header upgrade that
+ * moves a field fails the build instead of decoding garbage. What the libcupti loaded at run
+ * time writes is checked separately (lin_cupti_layouts).
  */
 _Static_assert(sizeof(CUpti_Activity) == 8, "CUpti_Activity");
 _Static_assert(sizeof(CUpti_ActivityExternalCorrelation) == 24, "ExternalCorrelation size");
@@ -48,6 +53,8 @@ _Static_assert(offsetof(CUpti_ActivityKernel10, isDeviceLaunched) == 208, "k.dev
 _Static_assert(sizeof(CUpti_ActivityMemcpy6) == 96, "Memcpy6 size");
 _Static_assert(offsetof(CUpti_ActivityMemcpy6, graphNodeId) == 64, "memcpy.node@64");
 _Static_assert(offsetof(CUpti_ActivityMemcpy6, graphId) == 72, "memcpy.graph@72");
+_Static_assert(offsetof(CUpti_ActivityMemcpy6, correlationId) == 44, "memcpy.corr@44");
+_Static_assert(offsetof(CUpti_ActivityMemcpy6, runtimeCorrelationId) == 48, "memcpy.rtcorr@48");
 _Static_assert(sizeof(CUpti_ActivityMemset4) == 88, "Memset4 size");
 _Static_assert(sizeof(CUpti_ActivityGraphTrace2) == 56, "GraphTrace2 size");
 _Static_assert(offsetof(CUpti_ActivityGraphTrace2, correlationId) == 4, "gt.corr@4");
@@ -149,7 +156,11 @@ static void decode_memcpy(const struct lin_cupti_decoder *d, const CUpti_Activit
 {
 	const CUpti_ActivityMemcpy6 *m = (const void *)r;
 	struct lin_tf_memop out = {
-		.correlation = m->correlationId,
+		/* correlationId is the driver call's, runtimeCorrelationId the runtime call's
+		 * (cupti_activity.h, CUpti_ActivityMemcpy6): the runtime one names the call the
+		 * application made (and RUNTIME records are always enabled); a copy made through
+		 * the driver API alone has none. docs/cupti.md, "Correlation ids". */
+		.correlation = m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId,
 		.start_dev = m->start,
 		.end_dev = m->end,
 		.device = m->deviceId,
@@ -196,34 +207,250 @@ static void decode_graph_trace(const struct lin_cupti_decoder *d, const CUpti_Ac
 	st->graph_trace++;
 }
 
-static void decode_one(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
+static bool decode_one(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
 		       struct lin_cupti_decode_stats *st)
 {
 	switch (r->kind) {
 	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
 		decode_ext(d, r, st);
-		break;
+		return true;
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER:
 	case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
 		decode_api(d, r, st);
-		break;
+		return true;
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 		decode_kernel(d, r, st);
-		break;
+		return true;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 		decode_memcpy(d, r, st);
-		break;
+		return true;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
 		decode_memset(d, r, st);
-		break;
+		return true;
 	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
 		decode_graph_trace(d, r, st);
-		break;
+		return true;
 	default:
-		st->skipped++;
-		break;
+		return false;
+	}
+}
+
+/* ------------------------------------------------------------------ layouts */
+
+_Static_assert(CUPTI_ACTIVITY_KIND_COUNT <= LIN_CUPTI_NKINDS, "layout table too small");
+
+/* The kinds decode_one reads and the size of the struct it reads them as. */
+static const struct { uint32_t kind; uint16_t size; } decoded_kinds[] = {
+	{ CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, sizeof(CUpti_ActivityExternalCorrelation) },
+	{ CUPTI_ACTIVITY_KIND_RUNTIME, sizeof(CUpti_ActivityAPI) },
+	{ CUPTI_ACTIVITY_KIND_DRIVER, sizeof(CUpti_ActivityAPI) },
+	{ CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, sizeof(CUpti_ActivityAPI) },
+	{ CUPTI_ACTIVITY_KIND_KERNEL, sizeof(CUpti_ActivityKernel10) },
+	{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, sizeof(CUpti_ActivityKernel10) },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY, sizeof(CUpti_ActivityMemcpy6) },
+	{ CUPTI_ACTIVITY_KIND_MEMSET, sizeof(CUpti_ActivityMemset4) },
+	{ CUPTI_ACTIVITY_KIND_GRAPH_TRACE, sizeof(CUpti_ActivityGraphTrace2) },
+};
+#define N_DECODED (sizeof(decoded_kinds) / sizeof(decoded_kinds[0]))
+
+void lin_cupti_layouts_eval(struct lin_cupti_layouts *l, uint32_t version,
+			    lin_cupti_stride_fn stride, void *user)
+{
+	/* From CUPTI 13 the API version is xxyyzz with xx the CUDA major; before, 1..28. */
+	bool same_major = version >= 10000 && version / 10000 == CUPTI_API_VERSION / 10000;
+
+	memset(l, 0, sizeof(*l));
+	l->version = version;
+	l->built_for = CUPTI_API_VERSION;
+	for (uint32_t k = 1; k < CUPTI_ACTIVITY_KIND_COUNT; k++) {
+		size_t s = stride(k, user);
+
+		l->stride[k] = s <= UINT16_MAX ? (uint16_t)s : 0;
+		if (l->stride[k] && (!l->min_stride || l->stride[k] < l->min_stride))
+			l->min_stride = l->stride[k];
+	}
+	for (size_t i = 0; i < N_DECODED; i++) {
+		uint32_t k = decoded_kinds[i].kind;
+
+		l->ok[k] = same_major && l->stride[k] == decoded_kinds[i].size;
+		l->n_refused += !l->ok[k];
+	}
+}
+
+size_t lin_cupti_stride_probe(uint32_t kind, void *user)
+{
+	_Alignas(8) uint8_t buf[4096];
+	CUpti_Activity *r = NULL;
+	uint32_t marker = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+
+	(void)user;
+	memset(buf, 0, sizeof(buf));
+	for (size_t off = 8; off + sizeof(CUpti_ActivityExternalCorrelation) <= sizeof(buf); off += 8)
+		memcpy(buf + off, &marker, sizeof(marker));
+	memcpy(buf, &kind, sizeof(kind));
+	if (cuptiActivityGetNextRecord(buf, sizeof(buf), &r) != CUPTI_SUCCESS || (uint8_t *)r != buf)
+		return 0;
+	if (cuptiActivityGetNextRecord(buf, sizeof(buf), &r) != CUPTI_SUCCESS)
+		return 0;
+	return (size_t)((uint8_t *)r - buf);
+}
+
+static pthread_once_t layouts_once = PTHREAD_ONCE_INIT;
+static struct lin_cupti_layouts layouts_loaded;
+
+static void layouts_measure(void)
+{
+	uint32_t version = 0;
+
+	if (cuptiGetVersion(&version) != CUPTI_SUCCESS)
+		version = 0;
+	lin_cupti_layouts_eval(&layouts_loaded, version, lin_cupti_stride_probe, NULL);
+}
+
+const struct lin_cupti_layouts *lin_cupti_layouts(void)
+{
+	pthread_once(&layouts_once, layouts_measure);
+	return &layouts_loaded;
+}
+
+static bool decoded_kind(uint32_t kind)
+{
+	for (size_t i = 0; i < N_DECODED; i++)
+		if (decoded_kinds[i].kind == kind)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------ the walk */
+
+/* What one buffer lost, reported after its walk. */
+struct walk_loss {
+	uint64_t stepped;                  /* records stepped over undecoded (source 4) */
+	const char *stepped_why;
+	uint64_t refused[LIN_CUPTI_NKINDS]; /* records per kind of an unread layout (source 6) */
+	uint64_t n_refused;
+	bool rest;                         /* the walk ended early (source 5) */
+	uint32_t rest_kind;
+	size_t rest_at, rest_bytes;
+};
+
+static uint32_t kind_at(const uint8_t *buf, size_t valid, size_t off)
+{
+	uint32_t k = 0;
+
+	if (off + sizeof(k) <= valid)
+		memcpy(&k, buf + off, sizeof(k));
+	return k;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static size_t stride_of(const struct lin_cupti_layouts *l, uint32_t kind)
+{
+	return kind < LIN_CUPTI_NKINDS ? l->stride[kind] : 0;
+}
+
+/*
+ * The walk stopped at @at (the end of the last record it returned). Account for the bytes
+ * from there to @valid: step over a record whose size is known and return where the walk
+ * resumes, or give up on the rest of the buffer and return @valid.
+ */
+static size_t account_stop(const struct lin_cupti_layouts *l, const uint8_t *buf, size_t valid,
+			   size_t at, struct walk_loss *loss, struct lin_cupti_decode_stats *st)
+{
+	size_t left = valid - at;
+	uint32_t k = kind_at(buf, valid, at);
+	size_t s = stride_of(l, k);
+
+	if (all_zero(buf + at, left))
+		return valid; /* zero fill holds no record (a record's kind is never 0) */
+	if (s && left < s) {
+		/* A known record cut short by the valid size: CUPTI ends its walk silently. */
+		loss->stepped++;
+		loss->stepped_why = "truncated_record";
+		st->undecodable++;
+		st->lost_bytes += left;
+		return valid;
+	}
+	if (s) {
+		/* A record of known size CUPTI refuses (an incomplete one): step over it. */
+		loss->stepped++;
+		loss->stepped_why = "refused_record";
+		st->undecodable++;
+		st->lost_bytes += s;
+		return at + s;
+	}
+	loss->rest = true;
+	loss->rest_kind = k;
+	loss->rest_at = at;
+	loss->rest_bytes = left;
+	st->invalid++;
+	st->lost_bytes += left;
+	return valid;
+}
+
+static void report_loss(const struct lin_cupti_decoder *d, const struct lin_cupti_layouts *l,
+			const struct walk_loss *loss)
+{
+	char why[160];
+
+	for (uint32_t k = 0; k < LIN_CUPTI_NKINDS; k++) {
+		if (!loss->refused[k])
+			continue;
+		snprintf(why, sizeof(why),
+			 "layout_unsupported: kind %u, %u bytes in libcupti %u, built for %u", k,
+			 (unsigned)l->stride[k], l->version, l->built_for);
+		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_LAYOUT, loss->refused[k], LIN_TF_NIL, why);
+	}
+	if (loss->stepped)
+		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_UNDECODABLE, loss->stepped, LIN_TF_NIL,
+			       loss->stepped_why);
+	if (loss->rest) {
+		size_t most = l->min_stride ? loss->rest_bytes / l->min_stride : 0;
+
+		snprintf(why, sizeof(why),
+			 "rest_of_buffer: kind %u at byte %zu, %zu bytes, up to %zu records",
+			 loss->rest_kind, loss->rest_at, loss->rest_bytes, most ? most : 1);
+		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_REST, 1, LIN_TF_NIL, why);
+	}
+}
+
+/* Walk @buf[@base, @valid) with cuptiActivityGetNextRecord; return where it stopped. */
+static size_t walk(const struct lin_cupti_decoder *d, const struct lin_cupti_layouts *l,
+		   const uint8_t *buf, size_t base, size_t valid, struct walk_loss *loss,
+		   struct lin_cupti_decode_stats *st)
+{
+	CUpti_Activity *r = NULL;
+	size_t end = base;
+
+	for (;;) {
+		/* GetNextRecord does not write through the buffer; its prototype is not const. */
+		CUptiResult res = cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)(buf + base),
+							     valid - base, &r);
+
+		if (res != CUPTI_SUCCESS || !r)
+			return end; /* MAX_LIMIT_REACHED or INVALID_KIND: the caller looks at @end */
+		uint32_t k = r->kind;
+		size_t s = stride_of(l, k);
+
+		st->records++;
+		end = (size_t)((const uint8_t *)r - buf) + (s ? s : sizeof(CUpti_Activity));
+		if (k < LIN_CUPTI_NKINDS && decoded_kind(k) && !l->ok[k]) {
+			loss->refused[k]++;
+			loss->n_refused++;
+			st->unsupported++;
+			st->lost_bytes += s;
+		} else if (!decode_one(d, r, st)) {
+			st->skipped++;
+		}
 	}
 }
 
@@ -231,7 +458,9 @@ int lin_cupti_decode_buffer(const struct lin_cupti_decoder *d, const uint8_t *bu
 			    struct lin_cupti_decode_stats *st)
 {
 	struct lin_cupti_decode_stats scratch;
-	CUpti_Activity *r = NULL;
+	const struct lin_cupti_layouts *l;
+	struct walk_loss loss;
+	size_t at = 0;
 
 	if (!d || !d->pk || (!buf && valid > 0))
 		return -EINVAL;
@@ -242,20 +471,33 @@ int lin_cupti_decode_buffer(const struct lin_cupti_decoder *d, const uint8_t *bu
 	st->buffers++;
 	if (valid == 0)
 		return 0;
-	for (;;) {
-		/* GetNextRecord does not write through the buffer; its prototype is not const. */
-		CUptiResult res = cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)buf, valid, &r);
+	l = d->layouts ? d->layouts : lin_cupti_layouts();
+	memset(&loss, 0, sizeof(loss));
+	while (at < valid) {
+		at = walk(d, l, buf, at, valid, &loss, st);
+		/* GetNextRecord ended before @valid, whether it said so (INVALID_KIND) or not
+		 * (MAX_LIMIT_REACHED at a cut-short record or an out-of-range kind). */
+		if (at < valid)
+			at = account_stop(l, buf, valid, at, &loss, st);
+	}
+	report_loss(d, l, &loss);
+	return loss.stepped || loss.rest || loss.n_refused ? -LIN_EBACKEND : 0;
+}
 
-		if (res == CUPTI_ERROR_MAX_LIMIT_REACHED)
-			return 0;
-		if (res != CUPTI_SUCCESS || !r) {
-			/* Unknown kind or incomplete record: CUPTI cannot step over it. */
-			st->invalid++;
-			lin_tf_dropped(d->pk, LIN_DROP_CUPTI_RECORDS, 1, LIN_TF_NIL,
-				       "undecodable_record");
-			return -LIN_EBACKEND;
-		}
-		st->records++;
-		decode_one(d, r, st);
+void lin_cupti_stats_add(struct lin_cupti_decode_stats *to,
+			 const struct lin_cupti_decode_stats *from)
+{
+	/* Every field after sz is a uint64_t counter (lineage/cupti.h). */
+	size_t n = (to->sz < sizeof(*to) ? to->sz : sizeof(*to));
+	const uint8_t *src = (const uint8_t *)from;
+	uint8_t *dst = (uint8_t *)to;
+
+	for (size_t off = sizeof(size_t); off + sizeof(uint64_t) <= n; off += sizeof(uint64_t)) {
+		uint64_t a, b;
+
+		memcpy(&a, dst + off, sizeof(a));
+		memcpy(&b, src + off, sizeof(b));
+		a += b;
+		memcpy(dst + off, &a, sizeof(a));
 	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * live.c - the live CUPTI binding: one-time probe, external-correlation push/pop, activity
- * collection through a buffer pool, periodic and final flush, loss accounting.
+ * collection through a buffer pool, periodic and final flushes, clock pairs, loss
+ * accounting, and living beside another CUPTI client (docs/cupti.md, "Live mode").
  *
  * CUPTI's buffer callbacks carry no user pointer and only one party per process may
  * register them, so one runtime at a time owns the activity collection (g_owner).
@@ -19,8 +20,8 @@
 #include "pool.h"
 #include "rt_internal.h"
 
-#define LIN_CUPTI_BUF_SIZE (2u << 20)  /* 2 MiB: about 9,000 kernel records */
-#define LIN_CUPTI_MAX_BUFS 64u         /* 128 MiB at most in flight */
+#define LIN_CUPTI_BUF_KIB 1024u  /* 1 MiB: about 4,800 kernel records */
+#define LIN_CUPTI_MAX_BUFS 512u  /* one per thread that makes CUDA calls between flushes */
 #define LIN_CUPTI_FLUSH_MS 500u
 
 /* The probe: -1 not run, 0 failed, 1 works. Guarded by g_probe_mu. */
@@ -32,13 +33,14 @@ static char g_probe_status[192];
 static pthread_rwlock_t g_cb_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t g_owner_mu = PTHREAD_MUTEX_INITIALIZER;
 static lin_runtime *g_owner;
-static struct lin_cupti_pool g_pool;
+static struct lin_cupti_pool g_pool;  /* buffers are lent under g_cb_lock's read side */
 static int g_pool_alive;
 static struct lin_cupti_decode_stats g_stats; /* under the runtime's output lock */
-static CUpti_ActivityKind g_enabled[8];
+static CUpti_ActivityKind g_enabled[8];       /* what lineage enabled, to disable at close */
 static size_t g_n_enabled;
-static char g_open_status[192];
-static atomic_int g_clock_pending; /* a clock record is due with the next decoded buffer */
+static char g_open_status[256];
+static atomic_int g_warned_loss;
+static pthread_once_t g_hooks_once = PTHREAD_ONCE_INIT;
 
 static const char *result_name(CUptiResult r)
 {
@@ -113,6 +115,15 @@ static int valid_kind(uint32_t kind)
 	       kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE;
 }
 
+static void fill_ops(struct lin_backend_ops *ops, const char *name)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->sz = sizeof(*ops);
+	ops->name = name;
+	ops->push = cupti_push;
+	ops->pop = cupti_pop;
+}
+
 LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops,
 			       const char **status)
 {
@@ -125,31 +136,24 @@ LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops,
 	err = probe(ext_kind, status);
 	if (err)
 		return err;
-	memset(ops, 0, sizeof(*ops));
-	ops->sz = sizeof(*ops);
-	ops->name = "cupti-push";
-	ops->push = cupti_push;
-	ops->pop = cupti_pop;
+	fill_ops(ops, "cupti-push");
 	return 0;
 }
 
 /* ------------------------------------------------------------------ buffers */
 
-static void write_clock(lin_runtime *rt);
-
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	uint8_t *b = lin_cupti_pool_get(&g_pool);
+	uint8_t *b;
 
 	*max_records = 0; /* fill the buffer */
+	pthread_rwlock_rdlock(&g_cb_lock);
+	b = g_pool_alive ? lin_cupti_pool_get(&g_pool) : NULL;
 	*buffer = b;
 	*size = b ? g_pool.buf_size : 0;
-	if (!b) {
-		pthread_rwlock_rdlock(&g_cb_lock);
-		if (g_owner)
-			lin_rt_count_dropped(g_owner, LIN_DROP_CUPTI_BUFFER, 1);
-		pthread_rwlock_unlock(&g_cb_lock);
-	}
+	if (!b && g_owner)
+		lin_rt_count_dropped(g_owner, LIN_DROP_CUPTI_BUFFER, 1);
+	pthread_rwlock_unlock(&g_cb_lock);
 }
 
 static uint64_t intern_kernel_name(void *user, const char *s)
@@ -157,16 +161,35 @@ static uint64_t intern_kernel_name(void *user, const char *s)
 	return lin_rt_intern_locked(user, s);
 }
 
-/* Decode @valid bytes into @rt's trace. Shared by the live callback and attach mode. */
-static int decode_into(lin_runtime *rt, const uint8_t *buf, size_t valid,
+/* A clock pair: one host reading and one CUPTI reading, back to back. */
+/* A clock pair: the host clock before and after the device read; their gap bounds the
+ * pair's error (the validator's mapping error: docs/validator.md). */
+static bool read_clock(lin_runtime *rt, uint64_t *host, uint64_t *dev, uint64_t *host_after)
+{
+	*host = lin_rt_now_ns(rt);
+	bool ok = cuptiGetTimestamp(dev) == CUPTI_SUCCESS;
+	*host_after = lin_rt_now_ns(rt);
+	return ok;
+}
+
+/*
+ * Decode @valid bytes into @rt's trace. Shared by the live callback and attach mode. With
+ * @clock, a clock record read just before the lock precedes the buffer's records (the
+ * live binding pairs the clocks at every completed buffer: docs/cupti.md, "Clocks").
+ */
+static int decode_into(lin_runtime *rt, const uint8_t *buf, size_t valid, bool clock,
 		       struct lin_cupti_decode_stats *st)
 {
+	uint64_t host = 0, dev = 0, after = 0;
+	bool have_clock = clock && read_clock(rt, &host, &dev, &after);
 	msgpack_packer *pk = lin_rt_out_lock(rt);
 	struct lin_cupti_decoder d = { .pk = pk, .intern = intern_kernel_name, .intern_user = rt };
 	int err;
 
 	if (!pk)
 		return -LIN_ETRACE;
+	if (have_clock)
+		lin_tf_clock(pk, host, dev, after);
 	err = lin_cupti_decode_buffer(&d, buf, valid, st);
 	lin_rt_out_unlock(rt);
 	return err;
@@ -180,37 +203,36 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	(void)size;
 	pthread_rwlock_rdlock(&g_cb_lock);
 	if (g_owner) {
-		/* The trace is not open yet while the backend opens: pair the clocks here. */
-		if (atomic_exchange(&g_clock_pending, 0))
-			write_clock(g_owner);
-		if (decode_into(g_owner, buf, valid, &g_stats) == -LIN_EBACKEND)
+		if (decode_into(g_owner, buf, valid, true, &g_stats) == -LIN_EBACKEND &&
+		    !atomic_exchange(&g_warned_loss, 1))
 			lin_rt_log(g_owner, LIN_LOG_WARN,
-				   "cupti: an activity buffer held an undecodable record; "
-				   "the rest of that buffer was dropped");
+				   "cupti: an activity buffer held records that could not be decoded; "
+				   "the loss is in the trace as dropped records (sources 4-6)");
+		/* context and stream are deprecated (NULL, 0): the global count, reset on read. */
 		if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
 		    dropped > 0)
 			lin_rt_count_dropped(g_owner, LIN_DROP_CUPTI_RECORDS, dropped);
 	}
+	/* Zeroed before it is lent again: a record CUPTI leaves incomplete in a later use
+	 * must not show this use's bytes (docs/cupti.md, "Buffers"). */
+	if (g_pool_alive)
+		lin_cupti_pool_put_used(&g_pool, buf, valid);
 	pthread_rwlock_unlock(&g_cb_lock);
-	lin_cupti_pool_put(&g_pool, buf);
 }
 
 /* ------------------------------------------------------------------ open / close */
 
 static void write_clock(lin_runtime *rt)
 {
-	uint64_t dev = 0;
+	uint64_t host, dev, after;
 	msgpack_packer *pk;
 
-	/* Host before and after the device read: their gap bounds the pair's error. */
-	uint64_t h0 = lin_rt_now_ns(rt);
-	if (cuptiGetTimestamp(&dev) != CUPTI_SUCCESS)
+	if (!read_clock(rt, &host, &dev, &after))
 		return;
-	uint64_t h1 = lin_rt_now_ns(rt);
 	pk = lin_rt_out_lock(rt);
 	if (!pk)
 		return;
-	lin_tf_clock(pk, h0, dev, h1);
+	lin_tf_clock(pk, host, dev, after);
 	lin_rt_out_unlock(rt);
 }
 
@@ -221,7 +243,7 @@ static int env_flag(const char *name)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-static void disable_all(void)
+static void disable_ours(void)
 {
 	while (g_n_enabled > 0)
 		(void)cuptiActivityDisable(g_enabled[--g_n_enabled]);
@@ -239,14 +261,22 @@ static CUptiResult enable(CUpti_ActivityKind kind)
 
 static int enable_kinds(lin_runtime *rt, const char **status)
 {
-	static const struct { CUpti_ActivityKind kind; const char *name; int required; } kinds[] = {
-		{ CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", 1 },
-		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 1 },
-		{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", 0 },
-		{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 1 },
-		{ CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 0 },
-		{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0 },
-		{ CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, "INTERNAL_LAUNCH_API", 0 },
+	static const struct {
+		CUpti_ActivityKind kind;
+		const char *name;
+		int required;
+		const char *without;
+	} kinds[] = {
+		{ CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", 1, NULL },
+		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 1, NULL },
+		{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", 0,
+		  "driver-API calls, and GPU records that carry a driver call's correlation id, "
+		  "cannot join" },
+		{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 1, NULL },
+		{ CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 0, "no memcpy records" },
+		{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0, "no memset records" },
+		{ CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, "INTERNAL_LAUNCH_API", 0,
+		  "kernels of internal launches have no API record" },
 	};
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -259,11 +289,11 @@ static int enable_kinds(lin_runtime *rt, const char **status)
 				 "unavailable: cuptiActivityEnable(%s): %s", kinds[i].name,
 				 result_name(r));
 			*status = g_open_status;
-			disable_all();
+			disable_ours();
 			return -LIN_ENOCUPTI;
 		}
-		lin_rt_log(rt, LIN_LOG_WARN, "cupti: activity kind %s not enabled: %s",
-			   kinds[i].name, result_name(r));
+		lin_rt_log(rt, LIN_LOG_WARN, "cupti: activity kind %s not enabled (%s): %s",
+			   kinds[i].name, result_name(r), kinds[i].without);
 	}
 	/* GRAPH_TRACE hides the per-node kernel records of graph launches: only on request. */
 	if (env_flag("LINEAGE_CUPTI_GRAPH_TRACE") && enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) !=
@@ -272,44 +302,146 @@ static int enable_kinds(lin_runtime *rt, const char **status)
 	return 0;
 }
 
-int lin_cupti_backend_open(lin_runtime *rt, struct lin_backend_ops *ops, const char **status)
+static void CUPTIAPI no_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
 {
-	uint32_t kind = lin_rt_ext_kind(rt);
-	const char *st = NULL;
+	(void)user;
+	(void)domain;
+	(void)cbid;
+	(void)data;
+}
+
+/*
+ * another_client - whether another CUPTI client is present: it holds CUPTI's only
+ * subscriber (Nsight Systems and Compute, profilers that use the callback API). lineage
+ * subscribes for an instant to find out and unsubscribes at once, so a client that comes
+ * later can still subscribe. @why gets CUPTI's answer when it is neither.
+ */
+static bool another_client(CUptiResult *why)
+{
+	CUpti_SubscriberHandle h = NULL;
+	CUptiResult r = cuptiSubscribe(&h, (CUpti_CallbackFunc)no_callback, NULL);
+
+	*why = r;
+	if (r == CUPTI_SUCCESS) {
+		(void)cuptiUnsubscribe(h);
+		return false;
+	}
+	return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+}
+
+/* Whether API records carry gettid(); when not, say why into @note. */
+static bool thread_ids_system(bool may_set, char *note, size_t cap)
+{
+	CUpti_ActivityThreadIdType t = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+	CUptiResult r = cuptiGetThreadIdType(&t);
+
+	if (r == CUPTI_SUCCESS && t == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
+		return true;
+	if (may_set) {
+		r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+		if (r == CUPTI_SUCCESS)
+			return true;
+		snprintf(note, cap, "API records carry CUPTI's default thread ids, not gettid() "
+			 "(cuptiSetThreadIdType: %s)", result_name(r));
+	} else {
+		snprintf(note, cap, "API records carry the other client's thread-id type, not "
+			 "gettid()");
+	}
+	return false;
+}
+
+/* The other client owns CUPTI: push external ids only (attach mode), touch nothing else. */
+static int open_attached(lin_runtime *rt, struct lin_backend_ops *ops, const char **status)
+{
+	char note[160] = "";
+	bool sys = thread_ids_system(false, note, sizeof(note));
+
+	snprintf(g_open_status, sizeof(g_open_status),
+		 "attach: another CUPTI client is subscribed (%s); lineage pushes external ids "
+		 "only, GPU records come through lin_cupti_attach_decode%s%s",
+		 result_name(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED), sys ? "" : "; ", note);
+	*status = g_open_status;
+	lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s", g_open_status);
+	fill_ops(ops, "cupti-push");
+	return 0;
+}
+
+static int pool_ready(uint32_t kib, uint32_t max)
+{
+	size_t bytes = (size_t)(kib ? kib : LIN_CUPTI_BUF_KIB) * 1024u;
+	size_t n = max ? max : LIN_CUPTI_MAX_BUFS;
+	int err = 0;
+
+	pthread_rwlock_wrlock(&g_cb_lock);
+	if (g_pool_alive && (g_pool.buf_size != bytes || g_pool.max_bufs != n) &&
+	    lin_cupti_pool_lent(&g_pool) == 0) {
+		lin_cupti_pool_destroy(&g_pool);
+		g_pool_alive = 0;
+	}
+	if (!g_pool_alive) {
+		err = lin_cupti_pool_init(&g_pool, bytes, n);
+		g_pool_alive = err == 0;
+	}
+	pthread_rwlock_unlock(&g_cb_lock);
+	return err;
+}
+
+static void at_exit(void);
+static void at_fork_child(void);
+
+static void hooks_once(void)
+{
+	atexit(at_exit);
+	pthread_atfork(NULL, NULL, at_fork_child);
+}
+
+/* The status of a live binding that owns CUPTI: "ok", or "ok, " and what it lacks. */
+static const char *owner_status(const struct lin_cupti_layouts *l, const char *tid_note)
+{
+	char lay[96] = "";
+
+	if (l->n_refused)
+		snprintf(lay, sizeof(lay), "libcupti %u: %u record layouts not read (dropped source 6)",
+			 l->version, l->n_refused);
+	if (!lay[0] && !tid_note[0])
+		return "ok";
+	snprintf(g_open_status, sizeof(g_open_status), "ok, %s%s%s", lay,
+		 lay[0] && tid_note[0] ? "; " : "", tid_note);
+	return g_open_status;
+}
+
+/* Own CUPTI's activity collection: callbacks, kinds, thread ids, flush period. */
+static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
+		      struct lin_backend_ops *ops, const char **status)
+{
+	const struct lin_cupti_layouts *l = lin_cupti_layouts();
+	char tid_note[160] = "";
 	CUptiResult r;
 	int err;
 
-	if (!status)
-		status = &st;
-	if (!ops || !valid_kind(kind)) {
-		*status = "unavailable: invalid external correlation kind";
-		return -EINVAL;
+	if (pool_ready(o->cupti_buffer_kib, o->cupti_buffers_max)) {
+		*status = "unavailable: no memory for the activity buffer pool";
+		return -ENOMEM;
 	}
-	err = probe(kind, status);
-	if (err)
-		return err;
-	pthread_mutex_lock(&g_owner_mu);
-	if (g_owner) {
-		*status = "unavailable: another runtime in this process owns CUPTI activity collection";
-		err = -EBUSY;
-		goto out;
-	}
-	if (!g_pool_alive) {
-		err = lin_cupti_pool_init(&g_pool, LIN_CUPTI_BUF_SIZE, LIN_CUPTI_MAX_BUFS);
-		if (err) {
-			*status = "unavailable: no memory for the activity buffer pool";
-			goto out;
-		}
-		g_pool_alive = 1;
-	}
-	(void)cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); /* gettid() in API records */
+	if (l->n_refused)
+		lin_rt_log(rt, LIN_LOG_WARN,
+			   "cupti: libcupti %u, built for %u: %u record layouts are not read; their "
+			   "records are reported lost", l->version, l->built_for, l->n_refused);
+	(void)thread_ids_system(true, tid_note, sizeof(tid_note));
+	if (tid_note[0])
+		lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s", tid_note);
+	/* "Needs to be called before initialization of CUDA": lineage starts before CUDA. */
+	if ((o->cupti_flags & LIN_CUPTI_LATENCY_TIMESTAMPS) &&
+	    (r = cuptiActivityEnableLatencyTimestamps(1)) != CUPTI_SUCCESS)
+		lin_rt_log(rt, LIN_LOG_WARN, "cupti: latency timestamps unavailable (%s): queued and "
+			   "submitted stay unknown", result_name(r));
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		snprintf(g_open_status, sizeof(g_open_status),
 			 "unavailable: cuptiActivityRegisterCallbacks: %s", result_name(r));
 		*status = g_open_status;
-		err = -LIN_ENOCUPTI;
-		goto out;
+		return -LIN_ENOCUPTI;
 	}
 	pthread_rwlock_wrlock(&g_cb_lock);
 	memset(&g_stats, 0, sizeof(g_stats));
@@ -321,46 +453,92 @@ int lin_cupti_backend_open(lin_runtime *rt, struct lin_backend_ops *ops, const c
 		pthread_rwlock_wrlock(&g_cb_lock);
 		g_owner = NULL;
 		pthread_rwlock_unlock(&g_cb_lock);
-		goto out;
+		return err;
 	}
 	if (cuptiActivityFlushPeriod(LIN_CUPTI_FLUSH_MS) != CUPTI_SUCCESS)
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: periodic flush unavailable; buffers are decoded when full and at close");
-	atomic_store(&g_clock_pending, 1);
-	memset(ops, 0, sizeof(*ops));
-	ops->sz = sizeof(*ops);
-	ops->name = "cupti";
-	ops->push = cupti_push;
-	ops->pop = cupti_pop;
-	*status = "ok";
-out:
+	pthread_once(&g_hooks_once, hooks_once);
+	atomic_store(&g_warned_loss, 0);
+	fill_ops(ops, "cupti");
+	*status = owner_status(l, tid_note);
+	return 0;
+}
+
+int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
+			   struct lin_backend_ops *ops, const char **status)
+{
+	uint32_t kind = lin_rt_ext_kind(rt);
+	const char *st = NULL;
+	CUptiResult why;
+	int err;
+
+	if (!status)
+		status = &st;
+	if (!ops || !o || !valid_kind(kind)) {
+		*status = "unavailable: invalid external correlation kind";
+		return -EINVAL;
+	}
+	err = probe(kind, status);
+	if (err)
+		return err;
+	pthread_mutex_lock(&g_owner_mu);
+	if (g_owner) {
+		*status = "unavailable: another runtime in this process owns CUPTI activity collection";
+		err = -EBUSY;
+	} else if (another_client(&why)) {
+		err = open_attached(rt, ops, status);
+	} else {
+		if (why != CUPTI_SUCCESS)
+			lin_rt_log(rt, LIN_LOG_INFO, "cupti: cuptiSubscribe: %s; taking CUPTI as if "
+				   "no other client were present", result_name(why));
+		err = open_owner(rt, o, ops, status);
+	}
 	pthread_mutex_unlock(&g_owner_mu);
 	return err;
 }
 
+/* Deliver what CUPTI holds: complete buffers first, then the rest (incomplete records). */
+static void flush_both(void)
+{
+	(void)cuptiActivityFlushAll(0);
+	(void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
 void lin_cupti_backend_close(lin_runtime *rt)
 {
+	CUptiResult why;
 	size_t lent;
 
 	pthread_mutex_lock(&g_owner_mu);
-	if (!rt || g_owner != rt) {
+	if (!rt || g_owner != rt) { /* attached, or never owned */
 		pthread_mutex_unlock(&g_owner_mu);
 		return;
 	}
-	/* Completion callbacks run during the flush: g_cb_lock must not be held here. */
-	(void)cuptiActivityFlushPeriod(0);
-	(void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	disable_all();
-	(void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	/* Completion callbacks run during the flushes: g_cb_lock must not be held here. */
+	if (another_client(&why)) {
+		/* A client came after lineage: its kinds, flush period and buffers are not
+		 * lineage's to end. A normal flush hands over what is complete, no more. */
+		(void)cuptiActivityFlushAll(0);
+		lin_rt_log(rt, LIN_LOG_WARN, "cupti: another CUPTI client is present at close: "
+			   "activity kinds stay enabled, no forced flush");
+		g_n_enabled = 0;
+	} else {
+		(void)cuptiActivityFlushPeriod(0);
+		flush_both();
+		disable_ours();
+	}
 	write_clock(rt);
 	pthread_rwlock_wrlock(&g_cb_lock);
 	g_owner = NULL;
 	pthread_rwlock_unlock(&g_cb_lock);
-	if (g_stats.invalid || g_stats.skipped)
+	if (g_stats.invalid || g_stats.skipped || g_stats.undecodable || g_stats.unsupported)
 		lin_rt_log(rt, LIN_LOG_INFO,
-			   "cupti: %llu records decoded, %llu of kinds not traced, %llu undecodable",
+			   "cupti: %llu records decoded, %llu of kinds not traced, %llu stepped over, "
+			   "%llu of unread layouts, %llu buffers cut short",
 			   (unsigned long long)g_stats.records, (unsigned long long)g_stats.skipped,
-			   (unsigned long long)g_stats.invalid);
+			   (unsigned long long)g_stats.undecodable,
+			   (unsigned long long)g_stats.unsupported, (unsigned long long)g_stats.invalid);
 	/* The pool itself stays: CUPTI keeps the callbacks registered, and buffers it still
 	 * holds come back later. Only idle buffers are freed. */
 	lent = lin_cupti_pool_trim(&g_pool);
@@ -369,14 +547,52 @@ void lin_cupti_backend_close(lin_runtime *rt)
 	pthread_mutex_unlock(&g_owner_mu);
 }
 
+/*
+ * At process exit without lin_runtime_free: deliver CUPTI's buffers into the trace and
+ * write it out, so the GPU records of the run are not lost with the process. The trace
+ * still has no trace_end record (the runtime was not closed). trylock: exit() from inside
+ * an open or close must not wait on itself.
+ */
+static void at_exit(void)
+{
+	lin_runtime *rt;
+	CUptiResult why;
+
+	if (pthread_mutex_trylock(&g_owner_mu) != 0)
+		return;
+	rt = g_owner;
+	if (rt) {
+		if (another_client(&why))
+			(void)cuptiActivityFlushAll(0);
+		else
+			flush_both();
+		write_clock(rt);
+		(void)lin_runtime_flush(rt);
+	}
+	pthread_mutex_unlock(&g_owner_mu);
+}
+
+/* A forked child owns nothing: its runtimes are detached copies (docs/architecture.md). */
+static void at_fork_child(void)
+{
+	g_owner = NULL;
+	g_n_enabled = 0;
+}
+
 /* ------------------------------------------------------------------ attach mode */
 
 LIN_API int lin_cupti_attach_decode(lin_runtime *rt, const void *buf, size_t valid,
 				    struct lin_cupti_decode_stats *st)
 {
-	if (!rt || (!buf && valid > 0) || (st && st->sz < sizeof(*st)))
+	struct lin_cupti_decode_stats local = { .sz = sizeof(local) };
+	int err;
+
+	if (!rt || (!buf && valid > 0) || (st && st->sz < LIN_CUPTI_DECODE_STATS_SIZE_V1))
 		return -EINVAL;
-	return decode_into(rt, buf, valid, st);
+	err = decode_into(rt, buf, valid, false, &local);
+	if (st && err != -LIN_ETRACE)
+		lin_cupti_stats_add(st, &local);
+	return err;
 }
 
 LIN_API int lin_cupti_attach_dropped(lin_runtime *rt, uint32_t source, uint64_t count)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pool.c - bounded, recycling pool of CUPTI activity buffers (pool.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,13 @@ uint8_t *lin_cupti_pool_get(struct lin_cupti_pool *p)
 	pthread_mutex_unlock(&p->mu);
 	if (!grow)
 		return buf;
-	buf = aligned_alloc(8, p->buf_size);
+	/* Zeroed (calloc: fresh pages cost no memset) and 8-aligned (malloc's alignment is at
+	 * least 16 on the platforms lineage builds for; checked below). */
+	buf = calloc(1, p->buf_size);
+	if (buf && ((uintptr_t)buf & 7u)) {
+		free(buf);
+		buf = NULL;
+	}
 	if (!buf) {
 		pthread_mutex_lock(&p->mu);
 		p->allocated--;
@@ -63,6 +70,14 @@ void lin_cupti_pool_put(struct lin_cupti_pool *p, uint8_t *buf)
 	}
 	pthread_mutex_unlock(&p->mu);
 	free(buf); /* only reached for a buffer the pool never lent: do not keep it */
+}
+
+void lin_cupti_pool_put_used(struct lin_cupti_pool *p, uint8_t *buf, size_t used)
+{
+	if (!buf)
+		return;
+	memset(buf, 0, used < p->buf_size ? used : p->buf_size);
+	lin_cupti_pool_put(p, buf);
 }
 
 size_t lin_cupti_pool_lent(struct lin_cupti_pool *p)

@@ -2,7 +2,8 @@
 /*
  * pool.h - a bounded pool of CUPTI activity buffers. CUPTI asks for a buffer per thread
  * and hands each back once, full; the pool gives out a fresh (not in use) buffer each time,
- * recycles returned ones, and allocates only when its free list is empty, never per record.
+ * recycles returned ones (zeroed), and allocates only when its free list is empty, never
+ * per record.
  * Internal; never installed.
  */
 #ifndef LIN_CUPTI_POOL_H
@@ -24,7 +25,8 @@ struct lin_cupti_pool {
 
 /*
  * lin_cupti_pool_init - set up an empty pool of at most @max_bufs buffers of @buf_size
- * bytes (rounded up to a multiple of 8; buffers are 8-aligned as CUPTI's records need).
+ * bytes (rounded up to a multiple of 8; buffers are 8-aligned as CUPTI's records need, and
+ * zeroed).
  * Return: 0; -EINVAL (zero size or count); -ENOMEM.
  */
 int lin_cupti_pool_init(struct lin_cupti_pool *p, size_t buf_size, size_t max_bufs);
@@ -38,6 +40,14 @@ uint8_t *lin_cupti_pool_get(struct lin_cupti_pool *p);
 
 /* lin_cupti_pool_put - give a buffer from lin_cupti_pool_get back. NULL is ignored. */
 void lin_cupti_pool_put(struct lin_cupti_pool *p, uint8_t *buf);
+
+/*
+ * lin_cupti_pool_put_used - zero the first @used bytes of @buf, then give it back: every
+ * buffer the pool lends is all zero (new ones come from calloc), so a record CUPTI leaves
+ * unfinished never shows the bytes of an earlier use.
+ * Context: any thread (CUPTI's completion callback); the memset runs outside the mutex.
+ */
+void lin_cupti_pool_put_used(struct lin_cupti_pool *p, uint8_t *buf, size_t used);
 
 /* lin_cupti_pool_lent - buffers currently lent out. */
 size_t lin_cupti_pool_lent(struct lin_cupti_pool *p);

@@ -19,9 +19,14 @@
  *
  * Usage: pool_lineage [trace.lintrace] [requests] [truth file, default TRACE.truth]
  * Exit status: 0 when the run completed; 1 on a CUDA error; 2 on a lineage error.
+ *
+ * Built from the installed headers only (the truth writer below uses msgpack-c directly):
+ *   nvcc -std=c++17 -arch=sm_90 pool_lineage.cu $(pkg-config --cflags --libs lineage msgpack) \
+ *        -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcupti -o pool_lineage
  */
 #include <cuda_runtime.h>
 #include <cupti.h>
+#include <msgpack.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +34,10 @@
 
 #include <unistd.h>
 
-#include "lineage/cupti.h"
-#include "lineage/graph.h"
-#include "lineage/runtime.h"
-extern "C" {
-#include "tracefmt.h"
-}
+#include <lineage/cupti.h>
+#include <lineage/graph.h>
+#include <lineage/runtime.h>
+#include <lineage/trace_format.h>
 
 #define N_WORKERS 4
 #define N_STREAMS 4
@@ -307,6 +310,44 @@ static void build_graph(void)
 	CUDA_OK(cudaGraphDestroy(graph));
 }
 
+static void pack_key(msgpack_packer *pk, const char *k)
+{
+	msgpack_pack_str_with_body(pk, k, strlen(k));
+}
+
+/*
+ * A lineage-truth file (docs/trace-format.md, "Truth files"): a header map naming this
+ * process, then one [40, gpu_kind, key, [requests], epoch] record per label.
+ */
+static void truth_header(msgpack_packer *pk, const char *host)
+{
+	msgpack_pack_map(pk, 5);
+	pack_key(pk, "format");
+	msgpack_pack_str_with_body(pk, LIN_TRUTH_FORMAT_NAME, strlen(LIN_TRUTH_FORMAT_NAME));
+	pack_key(pk, "version");
+	msgpack_pack_array(pk, 2);
+	msgpack_pack_uint32(pk, LIN_TRACE_FORMAT_MAJOR);
+	msgpack_pack_uint32(pk, LIN_TRACE_FORMAT_MINOR);
+	pack_key(pk, "writer");
+	msgpack_pack_str_with_body(pk, "pool_lineage", strlen("pool_lineage"));
+	pack_key(pk, "host");
+	msgpack_pack_str_with_body(pk, host, strlen(host));
+	pack_key(pk, "pid");
+	msgpack_pack_uint64(pk, (uint64_t)getpid());
+}
+
+static void truth_kernel(msgpack_packer *pk, uint64_t grid, const struct reqs *q)
+{
+	msgpack_pack_array(pk, 5);
+	msgpack_pack_uint32(pk, LIN_REC_TRUTH);
+	msgpack_pack_uint32(pk, LIN_REC_KERNEL);
+	msgpack_pack_uint64(pk, grid);
+	msgpack_pack_array(pk, (size_t)q->n);
+	for (int i = 0; i < q->n; i++)
+		msgpack_pack_uint64(pk, (uint64_t)q->r[i]);
+	msgpack_pack_nil(pk); /* the epoch: not the program's to know */
+}
+
 static int fwrite_cb(void *data, const char *buf, size_t len)
 {
 	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
@@ -331,20 +372,13 @@ static unsigned int write_truth(const char *path)
 	CUDA_OK(cudaMemcpyFromSymbol(log, d_log, n * sizeof(*log)));
 	gethostname(host, sizeof(host) - 1);
 	msgpack_packer_init(&pk, f, fwrite_cb);
-	struct lin_tf_header h;
-	memset(&h, 0, sizeof(h));
-	h.format = LIN_TRUTH_FORMAT_NAME;
-	h.writer = "pool_lineage";
-	h.host = host;
-	h.pid = (uint64_t)getpid();
-	h.host_clock_source = "clock_gettime";
-	h.ext_kind = LIN_DEFAULT_EXT_KIND;
-	h.backend = "cupti";
-	lin_tf_header(&pk, &h);
+	truth_header(&pk, host);
 	for (unsigned int i = 0; i < n; i++)
-		lin_tf_truth(&pk, LIN_REC_KERNEL, log[i].grid, (const uint64_t *)log[i].q.r,
-			     (size_t)log[i].q.n, LIN_TF_NIL);
-	fclose(f);
+		truth_kernel(&pk, log[i].grid, &log[i].q);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "pool_lineage: cannot write %s\n", path);
+		exit(2);
+	}
 	free(log);
 	return n;
 }

@@ -10,8 +10,9 @@ validator=${2:?lineage-validate}
 trace=${3:-pool_lineage.lintrace}
 requests=${4:-32}
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-	echo "run_pool_lineage: no GPU visible; skipped"
+# Skipped only where no GPU is visible; with one, every failure below is a failure.
+if [ ! -e /dev/nvidiactl ] && ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "run_pool_lineage: no GPU visible (no /dev/nvidiactl, no nvidia-smi -L); skipped"
 	exit 77
 fi
 rm -f "$trace" "$trace.truth"

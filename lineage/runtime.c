@@ -127,6 +127,10 @@ static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts 
 		return -EINVAL;
 	if (o->ext_kind > 5)
 		return -EINVAL;
+	if (o->cupti_flags & ~LIN_CUPTI_FLAGS_ALL)
+		return -EINVAL;
+	if (o->cupti_buffer_kib && (o->cupti_buffer_kib < 4 || o->cupti_buffer_kib > (1u << 20)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -274,7 +278,7 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 	}
 	case LIN_BACKEND_CUPTI: {
 		const char *status = NULL;
-		int err = lin_cupti_backend_open(rt, &rt->be, &status);
+		int err = lin_cupti_backend_open(rt, o, &rt->be, &status);
 		if (err) {
 			rt->cupti_status = status ? status : "unavailable";
 			lin_rt_log(rt, LIN_LOG_WARN,
@@ -282,7 +286,8 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 				   rt->cupti_status);
 			return 0;
 		}
-		rt->cupti_status = "ok";
+		/* "ok", or what the binding lacks ("ok, ...", "attach: ..."): docs/cupti.md. */
+		rt->cupti_status = status ? status : "ok";
 		rt->have_backend = true;
 		return 0;
 	}

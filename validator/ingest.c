@@ -407,6 +407,24 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	*c = (struct lin_cand){ epoch, (uint32_t)corr, proc };
 }
 
+/* A second API record of a correlation that is the same call (on_api). */
+#define LIN_C_API_NESTED 0x100
+
+/*
+ * A runtime call and the driver call it makes may carry one correlation id (CUPTI does
+ * not say whether they do): one record per domain, on one thread, is one call. A third
+ * record, a second one of a domain or one on another thread is a reuse.
+ */
+static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
+{
+	uint64_t d = r->f[0];
+
+	if (e->flags & LIN_C_API_NESTED || e->api_tid != (uint32_t)r->f[6])
+		return false;
+	return (e->domain == LIN_API_RUNTIME && d == LIN_API_DRIVER) ||
+	       (e->domain == LIN_API_DRIVER && d == LIN_API_RUNTIME);
+}
+
 /* A stream capture opened (@begin) or closed on @tid by API call @corr. A close without an
  * open (the capture began before the trace) opens at 0; an open never closed stays open. */
 static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr,
@@ -453,9 +471,15 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		v->oom = true;
 		return;
 	}
-	if (e->flags & LIN_C_API) {
-		reuse(v, file, r, corr);
-		return;
+	bool second = e->flags & LIN_C_API;
+	if (second) {
+		if (!nested_call(e, r)) {
+			reuse(v, file, r, corr);
+			return;
+		}
+		e->flags |= LIN_C_API_NESTED;
+		if (r->f[0] != LIN_API_RUNTIME)
+			return; /* the runtime record, the call the application made, is kept */
 	}
 	e->flags |= LIN_C_API;
 	e->lkind = NIL(r, 1) ? LIN_LAUNCH_NONE : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
@@ -473,7 +497,7 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		uint64_t ids[] = { corr, e->api_start, e->api_end };
 		structural(v, "time_order", file, r, 3, n, ids);
 	}
-	if (e->flags & LIN_C_EXT)
+	if ((e->flags & LIN_C_EXT) && !second) /* the call was checked with its first record */
 		lin_v_xcheck(v, proc, corr, e);
 }
 

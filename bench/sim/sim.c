@@ -52,9 +52,33 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The layer's device clock: the simulator's (docs/simulator.md, "Clocks"). */
+static uint64_t sim_now(const lin_sim *s);
+static uint64_t layer_clock(void *user)
+{
+	const lin_sim *s = user;
+	return sim_now(s) + s->clock_off;
+}
+
+static int layer_setup(lin_sim *s)
+{
+	struct lin_cl_config c = {
+		.sz = sizeof(c),
+		.buffer_use = s->o.buffer_bytes,
+		.seed = s->o.seed,
+		.driver = s->o.driver == LIN_SIM_DRIVER_SHARED ? LIN_CL_DRIVER_SHARED
+							       : LIN_CL_DRIVER_DISTINCT,
+		.clock = layer_clock,
+		.clock_user = s,
+	};
+	return lin_cl_configure(&c);
+}
+
 int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **out)
 {
 	if (!out || (opts && opts->sz < sizeof(*opts)) || (opts && opts->drop_permille > 1000))
+		return -EINVAL;
+	if (opts && (opts->cupti > LIN_SIM_LAYER || opts->driver > LIN_SIM_DRIVER_SHARED))
 		return -EINVAL;
 	lin_sim *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -74,6 +98,10 @@ int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **o
 	atomic_init(&s->next_grid, 1);
 	atomic_init(&s->next_node, 1);
 	pthread_mutex_init(&s->mu, NULL);
+	if (s->o.cupti == LIN_SIM_LAYER && layer_setup(s)) {
+		lin_sim_free(s);
+		return -EINVAL;
+	}
 	*out = s;
 	return 0;
 }
@@ -188,10 +216,18 @@ static bool kind_ok(uint32_t kind)
 	       kind <= CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
 }
 
+static int cupti_errno(CUptiResult r)
+{
+	return r == CUPTI_SUCCESS ? 0 : r == CUPTI_ERROR_QUEUE_EMPTY ? -ENOENT : -EINVAL;
+}
+
 int lin_sim_ext_push(lin_sim *s, uint32_t kind, uint64_t id)
 {
 	if (!kind_ok(kind))
 		return -EINVAL;
+	if (s->o.cupti == LIN_SIM_LAYER)
+		return cupti_errno(
+			cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)kind, id));
 	struct sim_thread *t = lin_sim_thread(s);
 	if (t->depth[kind] >= SIM_STACK)
 		return -ENOSPC;
@@ -203,6 +239,14 @@ int lin_sim_ext_pop(lin_sim *s, uint32_t kind, uint64_t *id)
 {
 	if (!kind_ok(kind))
 		return -EINVAL;
+	if (s->o.cupti == LIN_SIM_LAYER) {
+		uint64_t v = 0;
+		int r = cupti_errno(
+			cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)kind, &v));
+		if (!r && id)
+			*id = v;
+		return r;
+	}
 	struct sim_thread *t = lin_sim_thread(s);
 	if (!t->depth[kind])
 		return -ENOENT;
@@ -257,7 +301,29 @@ static uint64_t sim_now(const lin_sim *s)
 	return s->rt ? lin_runtime_now_ns(s->rt) : lin_sim_mono_ns();
 }
 
-uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint64_t *start)
+/* Layer mode: the layer records the call as CUPTI would (its correlation ids, its ext
+ * and API records, its loss count); the drop decision is the one attach mode makes for
+ * the same call, so both modes lose the same calls. The call ends now, as in attach mode. */
+static uint32_t layer_api_call(lin_sim *s, struct sim_thread *t, uint32_t cbid,
+			       uint32_t driver_cbid, uint64_t start, bool drop)
+{
+	struct lin_cl_call c = {
+		.cbid = cbid,
+		.driver_cbid = s->o.driver == LIN_SIM_DRIVER_NONE ? 0 : driver_cbid,
+		.start = start,
+		.end = sim_now(s) + s->clock_off,
+		.drop = drop,
+	};
+	if (c.end <= c.start)
+		c.end = c.start + 1;
+	t->corr = lin_cl_api(&c);
+	pthread_mutex_lock(&s->mu);
+	s->st.api_calls++;
+	pthread_mutex_unlock(&s->mu);
+	return t->corr.runtime;
+}
+
+uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint64_t *start)
 {
 	struct sim_thread *t = lin_sim_thread(s);
 	uint32_t corr = (uint32_t)atomic_fetch_add(&s->next_corr, 1);
@@ -267,6 +333,8 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint64_t *start)
 	uint64_t n_ext = 0;
 	bool drop = dropped(s, corr);
 	t->last_dropped = drop;
+	if (s->o.cupti == LIN_SIM_LAYER)
+		return layer_api_call(s, t, cbid, driver_cbid, *start, drop);
 	for (uint32_t k = 0; k < SIM_KINDS; k++) {
 		if (!t->depth[k])
 			continue;
@@ -319,8 +387,22 @@ static void shuffle(struct sim_bufvec *bv, uint64_t seed)
 	}
 }
 
+void lin_sim_put_gpu(lin_sim *s, const void *rec, size_t len)
+{
+	if (s->o.cupti == LIN_SIM_LAYER)
+		lin_cl_gpu(rec, len, lin_sim_thread(s)->corr);
+	else
+		lin_sim_put(s, &s->dev, rec, len, true);
+}
+
 int lin_sim_flush(lin_sim *s)
 {
+	if (s->o.cupti == LIN_SIM_LAYER) {
+		/* CUPTI's losses are counted by the layer and read by whoever owns it. */
+		CUptiResult a = cuptiActivityFlushAll(0);
+		CUptiResult b = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		return a == CUPTI_SUCCESS && b == CUPTI_SUCCESS ? 0 : -EIO;
+	}
 	pthread_mutex_lock(&s->mu);
 	for (struct sim_thread *t = s->threads; t; t = t->next)
 		complete_locked(s, &t->cur);

@@ -22,15 +22,27 @@
 
 typedef struct lin_sim lin_sim;
 
+/* How the simulated CUPTI reaches lineage. */
+enum lin_sim_cupti {
+	LIN_SIM_ATTACH = 0,  /* the simulator's own buffers, to lin_cupti_attach_decode at flush */
+	LIN_SIM_LAYER = 1,   /* the test CUPTI layer (cupti_bind/testlayer): CUPTI's entry
+			      * points, its buffers delivered to whoever registered callbacks */
+};
+
+/* Layer mode: the driver call each runtime call makes (docs/simulator.md). */
+enum lin_sim_driver { LIN_SIM_DRIVER_NONE = 0, LIN_SIM_DRIVER_DISTINCT = 1, LIN_SIM_DRIVER_SHARED = 2 };
+
 struct lin_sim_opts {
 	size_t sz;
 	uint64_t seed;            /* buffer delivery order, drop decisions */
 	uint32_t drop_permille;   /* API calls whose ext+API records are dropped (0..1000) */
-	uint32_t buffer_bytes;    /* activity buffer size; 0 = 4096 */
+	uint32_t buffer_bytes;    /* activity buffer size (layer: bytes of each buffer used); 0 = 4096 */
 	uint32_t ext_kind;        /* the kind lin_sim_backend_ops pushes; 0 = CUSTOM2 */
 	bool host_clock;          /* device timestamps are the runtime's host clock itself, as
 				   * with a CUPTI timestamp callback (LIN_BACKEND_F_HOST_CLOCK);
 				   * false: that clock plus CLOCK_REALTIME - CLOCK_MONOTONIC */
+	enum lin_sim_cupti cupti;
+	enum lin_sim_driver driver;
 };
 
 /* Observable counters (what the simulator emitted). */
@@ -55,8 +67,9 @@ struct lin_sim_node {
 int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **out);
 
 /* lin_sim_flush - deliver every buffer (per thread, in an order shuffled by the seed) to
- * lin_cupti_attach_decode and report dropped records. Call when no thread is in a sim call.
- * Return 0 or the first decode error. */
+ * lin_cupti_attach_decode and report dropped records; in layer mode, flush CUPTI (normal,
+ * then forced) to whoever registered the buffer callbacks. Call when no thread is in a sim
+ * call. Return 0 or the first decode error. */
 int lin_sim_flush(lin_sim *s);
 
 /* lin_sim_free - flush nothing; free everything. NULL accepted. */
@@ -75,7 +88,8 @@ uint64_t lin_sim_clock_offset(const lin_sim *s);
 
 /* ------------------------------------------------------------- external correlation */
 
-/* cuptiActivityPush/PopExternalCorrelationId for the calling thread. Return 0; -EINVAL
+/* cuptiActivityPush/PopExternalCorrelationId for the calling thread (layer mode: those
+ * very calls, into the layer's stacks). Return 0; -EINVAL
  * (kind outside CUSTOM0..CUSTOM2/UNKNOWN, the INVALID_PARAMETER case); pop: -ENOENT when the
  * kind's stack is empty (CUPTI_ERROR_QUEUE_EMPTY). */
 int lin_sim_ext_push(lin_sim *s, uint32_t kind, uint64_t id);

@@ -48,7 +48,7 @@ static void put_kernel(lin_sim *s, uint32_t stream, uint32_t corr, uint64_t api_
 	k.gridX = k.gridY = k.gridZ = 1;
 	k.blockX = 128;
 	k.blockY = k.blockZ = 1;
-	lin_sim_put(s, &s->dev, &k, sizeof(k), true);
+	lin_sim_put_gpu(s, &k, sizeof(k));
 	s->st.kernels++;
 }
 
@@ -61,8 +61,8 @@ static struct sim_graph *capture_graph(lin_sim *s, uint32_t stream)
 int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name)
 {
 	uint64_t api_start;
-	uint32_t corr =
-		lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &api_start);
+	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+					 CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &api_start);
 	pthread_mutex_lock(&s->mu);
 	struct sim_graph *g = capture_graph(s, stream);
 	if (g) {
@@ -85,7 +85,9 @@ static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t valu
 	uint64_t api_start;
 	uint32_t cbid = is_set ? CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020
 			       : CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
-	uint32_t corr = lin_sim_api_call(s, cbid, &api_start);
+	uint32_t drv = is_set ? CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async
+			      : CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2;
+	uint32_t corr = lin_sim_api_call(s, cbid, drv, &api_start);
 	uint64_t start, end;
 	pthread_mutex_lock(&s->mu);
 	start = dev_slot(s, stream, api_start, ((uint64_t)corr << 1) | is_set, &end);
@@ -102,7 +104,7 @@ static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t valu
 		m.correlationId = corr;
 		m.channelID = 1;
 		m.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
-		lin_sim_put(s, &s->dev, &m, sizeof(m), true);
+		lin_sim_put_gpu(s, &m, sizeof(m));
 		s->st.memsets++;
 	} else {
 		CUpti_ActivityMemcpy6 m;
@@ -121,7 +123,7 @@ static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t valu
 		m.channelID = 2;
 		m.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
 		m.copyCount = 1;
-		lin_sim_put(s, &s->dev, &m, sizeof(m), true);
+		lin_sim_put_gpu(s, &m, sizeof(m));
 		s->st.memcpys++;
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -143,7 +145,8 @@ uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t va
 int lin_sim_capture_begin(lin_sim *s, uint32_t stream)
 {
 	uint64_t t;
-	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, &t);
+	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+			       CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, &t);
 	pthread_mutex_lock(&s->mu);
 	int ret = -1;
 	if (s->n_graphs < SIM_GRAPHS && !s->capture[stream % SIM_STREAMS]) {
@@ -161,7 +164,8 @@ uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_
 			     size_t *n)
 {
 	uint64_t t;
-	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, &t);
+	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+			       CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, &t);
 	pthread_mutex_lock(&s->mu);
 	struct sim_graph *g = capture_graph(s, stream);
 	uint32_t id = 0;
@@ -181,7 +185,8 @@ uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_no
 				   size_t cap, size_t *n)
 {
 	uint64_t t;
-	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000, &t);
+	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000,
+			       CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams, &t);
 	pthread_mutex_lock(&s->mu);
 	uint32_t id = 0;
 	*n = 0;
@@ -206,8 +211,8 @@ size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t 
 			    size_t cap)
 {
 	uint64_t api_start;
-	uint32_t corr =
-		lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, &api_start);
+	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+					 CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &api_start);
 	pthread_mutex_lock(&s->mu);
 	size_t n = 0;
 	if (exec >= 1 && exec <= s->n_execs) {

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "cupti_layer.h"
 #include "sim.h"
 
 #define SIM_KINDS 6        /* CUpti_ExternalCorrelationKind values 0..5 */
@@ -35,6 +36,7 @@ struct sim_thread {
 	uint64_t launch_host_ns;       /* from the launch observer; 0 when consumed */
 	bool last_dropped;
 	uint32_t tid;
+	struct lin_cl_corr corr;       /* layer mode: the last call's correlation ids */
 };
 
 struct sim_graph {
@@ -80,8 +82,13 @@ struct sim_thread *lin_sim_thread(lin_sim *s);
 void lin_sim_put(lin_sim *s, struct sim_buf *b, const void *rec, size_t len, bool locked);
 
 /* One API call on the calling thread: a fresh correlationId, one ext record per kind
- * whose stack is non-empty, then the API record. Returns the correlationId and the API
- * call's start on the device clock in *@start. */
-uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint64_t *start);
+ * whose stack is non-empty, then the API record (layer mode: the layer does all this, with
+ * the nested driver call @driver_cbid when opts.driver says so). Returns the
+ * correlationId and the API call's start on the device clock in *@start. */
+uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint64_t *start);
+
+/* A GPU record of the calling thread's last call: into the device buffer (attach mode;
+ * s->mu held) or to the layer. */
+void lin_sim_put_gpu(lin_sim *s, const void *rec, size_t len);
 
 #endif

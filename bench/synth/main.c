@@ -21,7 +21,8 @@ static const char usage_text[] =
 "SYNOPSIS\n"
 "    lineage-synth --scenario NAME --strategy epoch|thread-local|cuda-only --seed N\n"
 "                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
-"                  [--streams S] [--lanes L] [--otlp FILE] -o TRACE --truth TRUTH\n"
+"                  [--streams S] [--lanes L] [--otlp FILE] [--cupti sim|layer]\n"
+"                  [--driver-records none|distinct|shared] -o TRACE --truth TRUTH\n"
 "    lineage-synth --list-scenarios\n"
 "    lineage-synth --help\n"
 "\n"
@@ -29,7 +30,8 @@ static const char usage_text[] =
 "    Runs a scenario on real threads against the lineage runtime, with a simulator in\n"
 "    place of the GPU and CUPTI: it keeps CUPTI's per-thread external-correlation stacks,\n"
 "    hands out correlationIds, and writes real CUPTI activity records that are decoded\n"
-"    through lin_cupti_attach_decode (docs/simulator.md). The lineage trace goes to TRACE;\n"
+"    through lin_cupti_attach_decode, or delivered by a stand-in for libcupti to the live\n"
+"    binding (--cupti layer; docs/simulator.md). The lineage trace goes to TRACE;\n"
 "    the ground truth (which requests each kernel, memcpy and memset truly serves, from\n"
 "    the workload's own bookkeeping) goes to TRUTH. Check one against the other with\n"
 "        lineage-validate --expect TRUTH TRACE\n"
@@ -44,7 +46,7 @@ static const char usage_text[] =
 "    One line is printed on stdout per process:\n"
 "      SYNTH scenario= strategy= seed= pid= launches= gpu_records= truth_labels=\n"
 "            host_ns_per_launch= host_ns_per_launch_mean= expect_stale=\n"
-"            expect_dropped= trace= truth=\n"
+"            expect_dropped= trace= truth= cupti=\n"
 "    host_ns_per_launch is the host time the strategy's own calls took per launch\n"
 "    (median over tasks; _mean: over all launches). expect_stale and expect_dropped are\n"
 "    the GPU records the workload knows must be lost with cause stale_token or\n"
@@ -70,6 +72,14 @@ static const char usage_text[] =
 "    --truth TRUTH      the truth file to write\n"
 "    --otlp FILE        also stream the run as OpenTelemetry spans (OTLP/JSON lines) to\n"
 "                       FILE while it runs: the runtime's otlp_path option\n"
+"    --cupti MODE       sim (default): the simulator decodes its buffers through\n"
+"                       lin_cupti_attach_decode; layer: the simulator drives a stand-in\n"
+"                       for libcupti's activity API (cupti_bind/testlayer) and the epoch\n"
+"                       strategy's runtime collects through its live CUPTI binding, the\n"
+"                       others through the workload's own CUPTI client (attach mode)\n"
+"    --driver-records R with --cupti layer: each runtime call makes a nested driver call\n"
+"                       with a correlation id of its own (distinct, the default), with\n"
+"                       the runtime call's (shared), or none\n"
 "    --list-scenarios   print the scenarios and exit\n"
 "    -h, --help         print this help and exit\n"
 "\n"
@@ -110,6 +120,15 @@ static int parse_strategy(const char *s, enum synth_strategy *out)
 	return -1;
 }
 
+/* Index of @s in @names (@n of them), or -1. */
+static int parse_name(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 static void list_scenarios(void)
 {
 	for (size_t i = 0; i < synth_n_scenarios; i++)
@@ -117,7 +136,7 @@ static void list_scenarios(void)
 }
 
 enum { O_SCEN = 256, O_STRAT, O_SEED, O_THREADS, O_REQ, O_HOPS, O_REPLAYS, O_BATCH,
-       O_STREAMS, O_TRUTH, O_LIST, O_LANES, O_OTLP };
+       O_STREAMS, O_TRUTH, O_LIST, O_LANES, O_OTLP, O_CUPTI, O_DRIVER };
 
 static const struct option longopts[] = {
 	{ "scenario", required_argument, NULL, O_SCEN },
@@ -132,13 +151,15 @@ static const struct option longopts[] = {
 	{ "truth", required_argument, NULL, O_TRUTH },
 	{ "lanes", required_argument, NULL, O_LANES },
 	{ "otlp", required_argument, NULL, O_OTLP },
+	{ "cupti", required_argument, NULL, O_CUPTI },
+	{ "driver-records", required_argument, NULL, O_DRIVER },
 	{ "list-scenarios", no_argument, NULL, O_LIST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Parse into @o; returns -1 to continue, else an exit status. */
-static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set)
+static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bool *driver_set)
 {
 	int c;
 	opterr = 0;
@@ -166,6 +187,21 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set)
 		case 'o': o->trace = optarg; break;
 		case O_TRUTH: o->truth = optarg; break;
 		case O_OTLP: o->otlp = optarg; break;
+		case O_CUPTI: {
+			static const char *const m[] = { "sim", "layer" };
+			int i = parse_name(optarg, m, 2);
+			bad = i < 0;
+			o->cupti = i < 0 ? LIN_SIM_ATTACH : (enum lin_sim_cupti)i;
+			break;
+		}
+		case O_DRIVER: {
+			static const char *const m[] = { "none", "distinct", "shared" };
+			int i = parse_name(optarg, m, 3);
+			bad = i < 0;
+			o->driver = i < 0 ? LIN_SIM_DRIVER_NONE : (enum lin_sim_driver)i;
+			*driver_set = true;
+			break;
+		}
 		case O_LIST: list_scenarios(); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -179,7 +215,8 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set)
 	return -1;
 }
 
-static int check_required(const struct synth_opts *o, bool seed_set, bool strategy_set)
+static int check_required(const struct synth_opts *o, bool seed_set, bool strategy_set,
+			  bool driver_set)
 {
 	if (!o->scenario)
 		return usage_error("%s", "--scenario is required");
@@ -191,6 +228,8 @@ static int check_required(const struct synth_opts *o, bool seed_set, bool strate
 		return usage_error("%s", "--seed is required");
 	if (!o->trace || !o->truth)
 		return usage_error("%s", "-o TRACE and --truth TRUTH are required");
+	if (driver_set && o->cupti != LIN_SIM_LAYER)
+		return usage_error("%s", "--driver-records needs --cupti layer");
 	return -1;
 }
 
@@ -230,14 +269,16 @@ int main(int argc, char **argv)
 {
 	struct synth_opts o = { .threads = 4, .requests = 48, .hops = 3, .replays = 4,
 				.batch = 4, .streams = 4, .lanes = 1, .strategy = SYNTH_EPOCH };
-	bool seed_set = false, strategy_set = false;
+	bool seed_set = false, strategy_set = false, driver_set = false;
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--strategy") == 0 || strncmp(argv[i], "--strategy=", 11) == 0)
 			strategy_set = true;
-	int rc = parse(argc, argv, &o, &seed_set);
+	int rc = parse(argc, argv, &o, &seed_set, &driver_set);
 	if (rc >= 0)
 		return rc;
-	if ((rc = check_required(&o, seed_set, strategy_set)) >= 0)
+	if (!driver_set)
+		o.driver = LIN_SIM_DRIVER_DISTINCT;
+	if ((rc = check_required(&o, seed_set, strategy_set, driver_set)) >= 0)
 		return rc;
 	const struct synth_scenario *sc = synth_find_scenario(o.scenario);
 	if (strcmp(sc->name, "multi-process") == 0)

@@ -86,24 +86,33 @@ static int trace_write(const void *buf, size_t len, void *user)
 	return r;
 }
 
+/* The runtime's binding: attach mode, the simulator's push/pop (epoch) or none; layer
+ * mode, the live CUPTI binding (epoch) or none, the workload owning CUPTI itself. */
 static int open_runtime(struct synth *sx, struct trace_out *out)
 {
+	bool epoch = sx->o.strategy == SYNTH_EPOCH, layer = sx->o.cupti == LIN_SIM_LAYER;
 	struct lin_backend_ops ops;
 	lin_sim_backend_ops(sx->sim, &ops);
 	struct lin_runtime_opts ro = {
 		.sz = sizeof(ro),
 		.trace_write = trace_write,
 		.trace_user = out,
-		.backend = sx->o.strategy == SYNTH_EPOCH ? LIN_BACKEND_CUSTOM : LIN_BACKEND_NONE,
-		.backend_ops = sx->o.strategy == SYNTH_EPOCH ? &ops : NULL,
+		.backend = !epoch ? LIN_BACKEND_NONE : layer ? LIN_BACKEND_CUPTI : LIN_BACKEND_CUSTOM,
+		.backend_ops = epoch && !layer ? &ops : NULL,
 		.observer = lin_sim_observer,
 		.observer_user = sx->sim,
 		.otlp_path = sx->o.otlp,
 	};
+	/* The live binding pairs the clocks itself (a clock record with every buffer). */
+	out->clock_done = epoch && layer;
 	int r = lin_runtime_create(&ro, &sx->rt);
 	if (r) {
 		fprintf(stderr, "lineage-synth: lin_runtime_create: %s\n", strerror(-r));
 		return r;
+	}
+	if (layer && !epoch && synth_owner_start(sx->rt, 4096)) {
+		fprintf(stderr, "lineage-synth: the workload could not take the CUPTI layer\n");
+		return -EIO;
 	}
 	lin_sim_set_runtime(sx->sim, sx->rt);
 	if (sx->o.strategy == SYNTH_EPOCH && (r = lin_graph_tracker_create(sx->rt, NULL, &sx->gt)))
@@ -130,12 +139,13 @@ static void report(struct synth *sx, const char *trace, const char *truth, doubl
 	double med = sx->n_samples ? sx->samples[sx->n_samples / 2] : 0;
 	printf("SYNTH scenario=%s strategy=%s seed=%llu pid=%d launches=%llu gpu_records=%llu "
 	       "truth_labels=%zu host_ns_per_launch=%.1f host_ns_per_launch_mean=%.1f "
-	       "expect_stale=%llu expect_dropped=%llu trace=%s truth=%s\n",
+	       "expect_stale=%llu expect_dropped=%llu trace=%s truth=%s cupti=%s\n",
 	       sx->o.scenario, strategy_names[sx->o.strategy], (unsigned long long)sx->o.seed,
 	       (int)getpid(), (unsigned long long)launches,
 	       (unsigned long long)(st.kernels + st.memcpys + st.memsets), sx->truth.n, med, mean,
 	       (unsigned long long)atomic_load(&sx->expect_stale),
-	       (unsigned long long)atomic_load(&sx->expect_dropped), trace, truth);
+	       (unsigned long long)atomic_load(&sx->expect_dropped), trace, truth,
+	       sx->o.cupti == LIN_SIM_LAYER ? "layer" : "sim");
 	fflush(stdout);
 }
 
@@ -244,6 +254,8 @@ static int finish_run(struct synth *sx, struct trace_out *out, const char *trace
 		      const char *truth)
 {
 	int r = lin_sim_flush(sx->sim);
+	if (!r && sx->o.cupti == LIN_SIM_LAYER && sx->o.strategy != SYNTH_EPOCH)
+		r = synth_owner_stop();
 	if (r)
 		fprintf(stderr, "lineage-synth: decoding the simulated buffers failed: %d\n", r);
 	lin_graph_tracker_free(sx->gt);
@@ -271,7 +283,7 @@ int synth_run_process(const struct synth_opts *o, const struct synth_scenario *s
 	for (uint32_t l = 0; l < n; l++)
 		init_lane(&lanes[l], o, l, ns_tick, empty);
 	struct lin_sim_opts so = { .sz = sizeof(so), .seed = o->seed, .drop_permille = drop_permille,
-				   .host_clock = true };
+				   .host_clock = true, .cupti = o->cupti, .driver = o->driver };
 	struct trace_out out = { .f = fopen(trace, "wb"), .rt = &sx->rt };
 	int rc = 0;
 	if (!out.f) {

@@ -30,6 +30,8 @@ struct synth_opts {
 	uint32_t lanes;              /* independent copies of the workload run concurrently */
 	const char *trace, *truth;
 	const char *otlp;            /* also stream OTLP/JSON spans here (runtime option), or NULL */
+	enum lin_sim_cupti cupti;    /* attach decoding (default) or the test CUPTI layer */
+	enum lin_sim_driver driver;  /* layer: nested driver calls */
 };
 
 /* ------------------------------------------------------------- thread pool (pool.c) */
@@ -149,6 +151,11 @@ void synth_run_graph(struct synth *sx, uint32_t n);
 void synth_run_batching(struct synth *sx, uint32_t n);
 void synth_run_fanout(struct synth *sx, uint32_t n);
 void synth_run_stale(struct synth *sx, uint32_t n);
+
+/* --cupti layer, thread-local and cuda-only (owner.c): the workload is the CUPTI client
+ * and hands its buffers to lin_cupti_attach_decode. Return 0 or -1. */
+int synth_owner_start(lin_runtime *rt, size_t buffer_bytes);
+int synth_owner_stop(void);
 
 /* Run one process's workload (run.c): runtime + simulator + pool; write the trace (with
  * its clock record) and the truth. @tag: printed in the SYNTH line. Return 0 or 1. */

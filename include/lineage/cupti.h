@@ -7,10 +7,12 @@
  * external correlation id around each lin_launch_begin/end, collects activity buffers and
  * decodes them into the trace.
  *
- * Attach mode is for processes where someone else owns CUPTI's activity buffers (a
- * framework profiler, Nsight): that owner hands each completed buffer to
- * lin_cupti_attach_decode, and lineage decodes it into the runtime's trace exactly as the
- * live binding would. docs/cupti.md shows the wiring.
+ * Attach mode is for processes where someone else owns CUPTI's activity buffers and can
+ * hand them over (a framework profiler whose buffer callback you control; not Nsight,
+ * which cannot): that owner hands each completed buffer to lin_cupti_attach_decode, and
+ * lineage decodes it into the runtime's trace exactly as the live binding would. The live
+ * binding falls back to it by itself when another CUPTI client holds the subscriber.
+ * docs/cupti.md shows the wiring.
  *
  * These functions exist only in a library built with CUPTI (LIN_HAVE_CUPTI is then
  * defined by the build). The header itself needs no CUPTI header.
@@ -31,6 +33,7 @@ extern "C" {
 /*
  * struct lin_cupti_decode_stats - what decoding found; counters are added to, never reset.
  * Set sz = sizeof(struct lin_cupti_decode_stats) and zero the rest before the first use.
+ * Losses (sources 4-6 of the trace's dropped records) are explained in docs/cupti.md.
  */
 struct lin_cupti_decode_stats {
 	size_t sz;
@@ -46,8 +49,15 @@ struct lin_cupti_decode_stats {
 	uint64_t memset;
 	uint64_t graph_trace;
 	uint64_t skipped;          /* records of kinds the trace has no record for */
-	uint64_t invalid;          /* walks stopped by an undecodable (unknown/incomplete) record */
+	uint64_t invalid;          /* walks stopped by a record nothing can step over (source 5) */
+	/* Since 0.3 (a caller's smaller sz gets the fields above only): */
+	uint64_t undecodable;      /* records stepped over undecoded: truncated, refused (source 4) */
+	uint64_t unsupported;      /* records of a layout this build does not read (source 6) */
+	uint64_t lost_bytes;       /* bytes of the records and buffer rests counted above */
 };
+
+/* sz of struct lin_cupti_decode_stats in 0.1 and 0.2 (accepted by lin_cupti_attach_decode). */
+#define LIN_CUPTI_DECODE_STATS_SIZE_V1 (sizeof(size_t) + 13 * sizeof(uint64_t))
 
 /* What lin_cupti_launch_api recognises. */
 enum lin_cupti_launch {
@@ -77,10 +87,11 @@ LIN_API int lin_cupti_launch_api(uint32_t domain, uint32_t cbid);
  * Buffers may be handed over in any order and from any thread.
  * @buf, @valid: the buffer and its valid size, as CUPTI passed them to the owner's
  * buffer-completed callback. @st: counters to add to, or NULL.
- * Return: 0; -EINVAL (NULL @rt, NULL @buf with @valid > 0, @st->sz too small);
- * -LIN_ETRACE (the runtime writes no trace: nothing was decoded); -LIN_EBACKEND (the walk
- * stopped at a record CUPTI could not step over; the records before it were written and
- * a dropped record marks the loss).
+ * Return: 0; -EINVAL (NULL @rt, NULL @buf with @valid > 0, @st->sz smaller than
+ * LIN_CUPTI_DECODE_STATS_SIZE_V1); -LIN_ETRACE (the runtime writes no trace: nothing was
+ * decoded); -LIN_EBACKEND (records were lost: cut short, of a layout this build does not
+ * read, or after a record nothing can step over; every decodable record was written and
+ * dropped records say what was lost, docs/cupti.md).
  * Ownership: @buf stays the caller's; it is not kept after the call returns.
  * Context: any thread, including inside the owner's CUPTI buffer-completed callback; takes
  * the runtime's output lock; never calls CUPTI other than cuptiActivityGetNextRecord.

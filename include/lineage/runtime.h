@@ -103,6 +103,16 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
 	(LIN_RT_NO_WRITER_THREAD | LIN_RT_NO_CAPTURE_EVENTS | LIN_RT_LEAN_TIMESTAMPS)
 
 /*
+ * Flags for lin_runtime_opts.cupti_flags.
+ * LIN_CUPTI_LATENCY_TIMESTAMPS: call cuptiActivityEnableLatencyTimestamps(1) when the
+ * binding takes CUPTI, so kernel records carry queued and submitted (observed device
+ * times; unknown without it). CUPTI needs it before CUDA is initialised: create the
+ * runtime first. Costs CUPTI time per launch (measured in docs/cupti.md where known).
+ */
+#define LIN_CUPTI_LATENCY_TIMESTAMPS (1u << 0)
+#define LIN_CUPTI_FLAGS_ALL (LIN_CUPTI_LATENCY_TIMESTAMPS)
+
+/*
  * struct lin_runtime_opts - creation options; pass NULL for all defaults. Set sz to
  * sizeof(struct lin_runtime_opts); a larger struct whose unknown trailing bytes are not all
  * zero is rejected with -EINVAL, so old libraries refuse options they do not know.
@@ -132,15 +142,20 @@ struct lin_runtime_opts {
 	const char *otlp_path;
 	lin_trace_write_fn otlp_write;
 	void *otlp_user;
+	/* Since 0.3: the live CUPTI binding (backend = LIN_BACKEND_CUPTI; docs/cupti.md). */
+	uint32_t cupti_flags;            /* LIN_CUPTI_* */
+	uint32_t cupti_buffer_kib;       /* activity buffer size, 4 KiB..1 GiB; 0 = 1024 (1 MiB) */
+	uint32_t cupti_buffers_max;      /* activity buffers lent at once (CUPTI asks one per
+					  * thread that makes CUDA calls); 0 = 512 */
 };
 
 /*
  * lin_runtime_create - create a runtime and open its trace.
  * @opts: options or NULL. @out: receives the runtime.
- * Return: 0; -EINVAL (bad opts, unknown flags, non-pow2 buffer size, non-zero unknown
- * trailing bytes); -ENOMEM; -errno from opening trace_path; -LIN_ENOCUPTI is never
- * returned: an unusable CUPTI is logged once, recorded in the trace header, and the runtime
- * falls back to host-side lineage.
+ * Return: 0; -EINVAL (bad opts, unknown flags or cupti_flags, non-pow2 buffer size, a
+ * cupti_buffer_kib out of range, non-zero unknown trailing bytes); -ENOMEM; -errno from
+ * opening trace_path; -LIN_ENOCUPTI is never returned: an unusable CUPTI is logged once,
+ * recorded in the trace header, and the runtime falls back to host-side lineage.
  * Ownership: the caller frees the runtime with lin_runtime_free. @opts is copied.
  * Context: any thread; blocks (file open, thread start, a short TSC calibration).
  * Since: 0.1

@@ -204,8 +204,15 @@ static inline enum lin_launch_kind lin_launch_kind_of(unsigned domain, unsigned 
 /* origin in graph_node records. */
 enum lin_node_origin { LIN_NODE_ORIGIN_UNKNOWN = 0, LIN_NODE_ORIGIN_CAPTURE = 1, LIN_NODE_ORIGIN_EXPLICIT = 2 };
 
-/* source in dropped records. */
-enum lin_drop_source { LIN_DROP_HOST_EVENTS = 1, LIN_DROP_CUPTI_RECORDS = 2, LIN_DROP_CUPTI_BUFFER = 3 };
+/* source in dropped records (docs/trace-format.md, "Loss and clocks"). */
+enum lin_drop_source {
+	LIN_DROP_HOST_EVENTS = 1,       /* a per-thread event buffer was full */
+	LIN_DROP_CUPTI_RECORDS = 2,     /* cuptiActivityGetNumDroppedRecords */
+	LIN_DROP_CUPTI_BUFFER = 3,      /* buffer requests the binding declined */
+	LIN_DROP_CUPTI_UNDECODABLE = 4, /* records stepped over undecoded (truncated, incomplete) */
+	LIN_DROP_CUPTI_REST = 5,        /* the rest of a buffer after a record nothing can step over */
+	LIN_DROP_CUPTI_LAYOUT = 6,      /* records whose layout this build does not read */
+};
 
 /* Default CUPTI external-correlation kind: CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2. */
 #define LIN_DEFAULT_EXT_KIND 5u

@@ -361,7 +361,31 @@ Test(cupti_decode, kernels_first)
 }
 
 /* A record CUPTI cannot step over ends the walk; the loss is written, nothing crashes. */
-Test(cupti_decode, undecodable_record_is_reported)
+/* The n-th dropped record of @source, or SIZE_MAX. */
+static size_t dropped_of(uint64_t source, size_t nth)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr_type(tr, i) == LIN_REC_DROPPED && tr_u(tr, i, 1) == source && nth-- == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+static bool reason_has(size_t d, const char *text)
+{
+	const msgpack_object *o = tr_field(tr, d, 4);
+	char buf[256];
+
+	if (o->type != MSGPACK_OBJECT_STR || o->via.str.size >= sizeof(buf))
+		return false;
+	memcpy(buf, o->via.str.ptr, o->via.str.size);
+	buf[o->via.str.size] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+/* One unknown record followed by five kernels: nothing can step over it, so the rest of
+ * the buffer is lost, and said to be: count 1 (sound: the unknown record), the bytes and
+ * the most records they could hold in the reason. */
+Test(cupti_decode, unknown_kind_loses_the_rest_and_says_so)
 {
 	static struct tr_buf b;
 	uint64_t bogus[4] = { 0x1234, 0, 0, 0 };
@@ -369,20 +393,63 @@ Test(cupti_decode, undecodable_record_is_reported)
 	b.used = 0;
 	add_kernel(&b, 1, 1, 0, 0, "k_before");
 	tr_put(&b, bogus, sizeof(bogus));
-	add_kernel(&b, 2, 2, 0, 0, "k_after");
+	for (int i = 0; i < 5; i++)
+		add_kernel(&b, 2 + (uint32_t)i, 2 + i, 0, 0, "k_after");
 	decode(&b, -LIN_EBACKEND);
 	load();
 	cr_assert_eq(st.invalid, 1);
+	cr_assert_eq(st.lost_bytes, sizeof(bogus) + 5 * sizeof(CUpti_ActivityKernel10));
 	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 1);
-	size_t d = tr_find(tr, LIN_REC_DROPPED, 0);
+	size_t d = dropped_of(LIN_DROP_CUPTI_REST, 0);
 	cr_assert_neq(d, SIZE_MAX);
-	cr_assert_eq(tr_u(tr, d, 1), LIN_DROP_CUPTI_RECORDS);
-	cr_assert_eq(tr_u(tr, d, 2), 1);
+	cr_assert_eq(tr_u(tr, d, 2), 1, "at least one record: the unknown one");
 	cr_assert(tr_is_nil(tr, d, 3));
+	cr_assert(reason_has(d, "kind 4660 at byte 216, 1112 bytes, up to 46 records"),
+		  "1112 bytes / 24 (the smallest record) = 46");
+	cr_assert_eq(tr_count(tr, LIN_REC_DROPPED), 1);
 }
 
-/* A valid size that ends inside a record stops before it, as CUPTI does. */
-Test(cupti_decode, truncated_buffer_stops_cleanly)
+/* CUPTI ends its walk without an error at a kind past its table (MAX_LIMIT_REACHED, not
+ * INVALID_KIND): the bytes after the last record still count. */
+Test(cupti_decode, silent_end_of_walk_is_still_a_loss)
+{
+	static struct tr_buf b;
+	uint64_t huge[4] = { 0x7fffffff, 0, 0, 0 };
+
+	b.used = 0;
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	tr_put(&b, huge, sizeof(huge));
+	add_kernel(&b, 2, 2, 0, 0, "k");
+	decode(&b, -LIN_EBACKEND);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 1);
+	cr_assert_neq(dropped_of(LIN_DROP_CUPTI_REST, 0), SIZE_MAX);
+}
+
+/* A slot whose kind was never written (CUPTI_ACTIVITY_KIND_INVALID) before complete
+ * records ends the walk the same way. */
+Test(cupti_decode, unwritten_record_loses_the_rest)
+{
+	static struct tr_buf b;
+	CUpti_ActivityKernel10 k;
+
+	b.used = 0;
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	memset(&k, 0, sizeof(k));
+	k.correlationId = 2; /* written, all but its kind */
+	tr_put(&b, &k, sizeof(k));
+	add_kernel(&b, 3, 3, 0, 0, "k");
+	decode(&b, -LIN_EBACKEND);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 1);
+	size_t d = dropped_of(LIN_DROP_CUPTI_REST, 0);
+	cr_assert_neq(d, SIZE_MAX);
+	cr_assert(reason_has(d, "kind 0 at byte 216"));
+}
+
+/* A valid size that ends inside a record: CUPTI stops before it without an error; the cut
+ * record is counted (source 4), the records before it decoded. */
+Test(cupti_decode, truncated_record_is_counted)
 {
 	static struct tr_buf b;
 
@@ -390,10 +457,170 @@ Test(cupti_decode, truncated_buffer_stops_cleanly)
 	add_kernel(&b, 1, 1, 0, 0, "k");
 	add_kernel(&b, 2, 2, 0, 0, "k");
 	b.used -= 40;
-	decode(&b, 0);
+	decode(&b, -LIN_EBACKEND);
 	load();
 	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 1);
-	cr_assert_eq(st.invalid, 0);
+	cr_assert_eq(st.undecodable, 1);
+	cr_assert_eq(st.lost_bytes, sizeof(CUpti_ActivityKernel10) - 40);
+	size_t d = dropped_of(LIN_DROP_CUPTI_UNDECODABLE, 0);
+	cr_assert_neq(d, SIZE_MAX);
+	cr_assert_eq(tr_u(tr, d, 2), 1);
+	cr_assert(reason_has(d, "truncated_record"));
+	cr_assert_eq(dropped_of(LIN_DROP_CUPTI_REST, 0), SIZE_MAX);
+}
+
+/* Silent where nothing is lost: a zero fill after the last record, a valid size at a record
+ * boundary. */
+Test(cupti_decode, zero_fill_and_exact_end_are_not_losses)
+{
+	static struct tr_buf b;
+	uint64_t zero[6] = { 0 };
+
+	b.used = 0;
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	decode(&b, 0);
+	tr_put(&b, zero, sizeof(zero));
+	decode(&b, 0);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 2);
+	cr_assert_eq(tr_count(tr, LIN_REC_DROPPED), 0);
+	cr_assert_eq(st.lost_bytes + st.invalid + st.undecodable, 0);
+}
+
+/* A stride table for tests: the real library's, with one kind changed. */
+static struct lin_cupti_layouts fake;
+static size_t fake_stride(uint32_t kind, void *user)
+{
+	const size_t *over = user;
+
+	if (over && kind == over[0])
+		return over[1];
+	return lin_cupti_stride_probe(kind, NULL);
+}
+
+/* A record of a size known to the table that CUPTI refuses (the model of an incomplete
+ * record of a known kind) is stepped over, and the walk resumes after it. The real
+ * libcupti walks every kind it knows, so the table says kind 6 (deprecated) is 64 bytes. */
+Test(cupti_decode, refused_record_of_known_size_is_stepped_over)
+{
+	static struct tr_buf b;
+	size_t over[2] = { 6, 64 };
+	uint64_t six[8] = { 6, 0, 0, 0, 0, 0, 0, 0 };
+	struct lin_cupti_decoder d6 = dec;
+
+	lin_cupti_layouts_eval(&fake, CUPTI_API_VERSION, fake_stride, over);
+	d6.layouts = &fake;
+	b.used = 0;
+	add_kernel(&b, 1, 1, 0, 0, "k");
+	tr_put(&b, six, sizeof(six));
+	add_kernel(&b, 2, 2, 0, 0, "k");
+	add_kernel(&b, 3, 3, 0, 0, "k");
+	cr_assert_eq(lin_cupti_decode_buffer(&d6, b.data, b.used, &st), -LIN_EBACKEND);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 3, "the walk resumed after the refused record");
+	size_t d = dropped_of(LIN_DROP_CUPTI_UNDECODABLE, 0);
+	cr_assert_neq(d, SIZE_MAX);
+	cr_assert_eq(tr_u(tr, d, 2), 1);
+	cr_assert(reason_has(d, "refused_record"));
+}
+
+Test(cupti_layouts, the_loaded_libcupti_is_the_one_built_for)
+{
+	const struct lin_cupti_layouts *l = lin_cupti_layouts();
+
+	cr_assert_eq(l->version, CUPTI_API_VERSION, "libcupti %u", l->version);
+	cr_assert_eq(l->n_refused, 0);
+	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL], sizeof(CUpti_ActivityKernel10));
+	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_RUNTIME], sizeof(CUpti_ActivityAPI));
+	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_MEMCPY], sizeof(CUpti_ActivityMemcpy6));
+	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_INVALID], 0);
+	cr_assert_eq(l->min_stride, 24);
+	cr_assert_eq(lin_cupti_stride_probe(CUPTI_ACTIVITY_KIND_COUNT, NULL), 0);
+}
+
+/* A library that lays kernels out as Kernel9 (208 bytes): kernels are refused, the rest read. */
+Test(cupti_layouts, a_different_stride_refuses_that_kind)
+{
+	size_t over[2] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 208 };
+
+	lin_cupti_layouts_eval(&fake, CUPTI_API_VERSION + 100, fake_stride, over);
+	cr_assert_not(fake.ok[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]);
+	cr_assert(fake.ok[CUPTI_ACTIVITY_KIND_KERNEL], "same major, same stride: read");
+	cr_assert(fake.ok[CUPTI_ACTIVITY_KIND_RUNTIME]);
+	cr_assert_eq(fake.n_refused, 1);
+}
+
+Test(cupti_layouts, another_major_version_refuses_every_kind)
+{
+	lin_cupti_layouts_eval(&fake, 120000 + 900, fake_stride, NULL);
+	cr_assert_eq(fake.n_refused, 9);
+	lin_cupti_layouts_eval(&fake, 28, fake_stride, NULL); /* CUDA 12.9's API version */
+	cr_assert_eq(fake.n_refused, 9);
+	lin_cupti_layouts_eval(&fake, 0, fake_stride, NULL);  /* cuptiGetVersion failed */
+	cr_assert_eq(fake.n_refused, 9);
+	lin_cupti_layouts_eval(&fake, 130000, fake_stride, NULL);
+	cr_assert_eq(fake.n_refused, 0, "13.0 and 13.0 Update 1 lay records out alike");
+}
+
+/* Records of a refused layout are counted and reported, never read. */
+Test(cupti_decode, refused_layout_is_reported_never_read)
+{
+	static struct tr_buf b;
+	struct lin_cupti_decoder d12 = dec;
+	size_t over[2] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 208 };
+
+	lin_cupti_layouts_eval(&fake, CUPTI_API_VERSION, fake_stride, over);
+	d12.layouts = &fake;
+	b.used = 0;
+	add_ext(&b, EPOCH_KIND, 7, 100);
+	add_kernel(&b, 100, 1, 0, 0, "k");
+	add_kernel(&b, 101, 2, 0, 0, "k");
+	/* The real walker steps 216 bytes; this table's library would step 208 and the
+	 * decoder would read isDeviceLaunched from the next record: it reads neither. */
+	cr_assert_eq(lin_cupti_decode_buffer(&d12, b.data, b.used, &st), -LIN_EBACKEND);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_KERNEL), 0);
+	cr_assert_eq(tr_count(tr, LIN_REC_EXT_CORRELATION), 1, "other kinds are still read");
+	cr_assert_eq(st.unsupported, 2);
+	size_t d = dropped_of(LIN_DROP_CUPTI_LAYOUT, 0);
+	cr_assert_neq(d, SIZE_MAX);
+	cr_assert_eq(tr_u(tr, d, 2), 2);
+	cr_assert(reason_has(d, "kind 10, 208 bytes"));
+	cr_assert_eq(tr_count(tr, LIN_REC_DROPPED), 1);
+}
+
+Test(cupti_decode, stats_reach_only_as_far_as_the_callers_struct)
+{
+	struct lin_cupti_decode_stats from = { .sz = sizeof(from), .kernels = 3, .lost_bytes = 9 };
+	struct lin_cupti_decode_stats to;
+
+	memset(&to, 0, sizeof(to));
+	to.sz = LIN_CUPTI_DECODE_STATS_SIZE_V1;
+	lin_cupti_stats_add(&to, &from);
+	cr_assert_eq(to.kernels, 3);
+	cr_assert_eq(to.lost_bytes, 0, "a 0.2 caller's struct ends before lost_bytes");
+	to.sz = sizeof(to);
+	lin_cupti_stats_add(&to, &from);
+	cr_assert_eq(to.kernels, 6);
+	cr_assert_eq(to.lost_bytes, 9);
+}
+
+/* A runtime memcpy carries the runtime call's correlation (runtimeCorrelationId), not the
+ * driver call's (correlationId), which has no API record unless DRIVER is enabled. */
+Test(cupti_decode, memcpy_joins_the_runtime_call)
+{
+	static struct tr_buf b;
+	CUpti_ActivityMemcpy6 c;
+
+	b.used = 0;
+	memset(&c, 0, sizeof(c));
+	c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	c.correlationId = 41;        /* cuMemcpyHtoDAsync, nested */
+	c.runtimeCorrelationId = 40; /* cudaMemcpyAsync */
+	tr_put(&b, &c, sizeof(c));
+	decode(&b, 0);
+	load();
+	cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_MEMCPY, 0), 1), 40);
 }
 
 Test(cupti_decode, unrecognised_launch_api_still_decodes_kernel)
@@ -479,6 +706,7 @@ Test(cupti_decode, memcpy_memset_graph_trace)
 	c.end = 20;
 	c.streamId = 3;
 	c.correlationId = 900;
+	c.runtimeCorrelationId = 0; /* a copy made through the driver API alone */
 	c.graphId = 4;
 	c.graphNodeId = 0x400000003ull;
 	tr_put(&b, &c, sizeof(c));

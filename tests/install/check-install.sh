@@ -27,3 +27,18 @@ cmake --build "$tmp/consumer/b" >/dev/null
 "$tmp/consumer/b/qs" "$tmp/b.lintrace" >/dev/null
 [ -s "$tmp/a.lintrace" ] && [ -s "$tmp/b.lintrace" ]
 echo "installed headers, library, lineage.pc and the CMake package work"
+
+# The CUDA example builds from the installed headers alone, as its header comment says
+# (it runs on a GPU only: ctest -L gpu). Skipped, and said so, without nvcc or CUPTI.
+cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
+if [ -x "$cuda/bin/nvcc" ] && grep -rqs LIN_HAVE_CUPTI "$tmp/prefix" --include='*.cmake'; then
+	# shellcheck disable=SC2046
+	"$cuda/bin/nvcc" -std=c++17 -arch=sm_90 "$src/examples/pool_lineage.cu" \
+		$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs lineage msgpack) \
+		-I"$cuda/include" -L"$cuda/lib64" -lcupti -Xlinker -rpath,"$(dirname "$pc")" \
+		-o "$tmp/pool_lineage"
+	[ -x "$tmp/pool_lineage" ]
+	echo "examples/pool_lineage.cu builds against the installed package with pkg-config"
+else
+	echo "skipped: examples/pool_lineage.cu (no nvcc at $cuda, or a library without CUPTI)"
+fi

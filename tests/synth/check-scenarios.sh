@@ -16,9 +16,11 @@ mkdir -p "$work"
 fail() { echo "FAIL [$sc/$st]: $*" >&2; echo "validator JSON: $j" >&2; exit 1; }
 
 for st in epoch thread-local cuda-only; do
-  # Runs with extra options get their own prefix: "rm -f $base.*" of one run must not
-  # match another run's files (ctest runs synth_mixed and synth_concurrent at once).
-  base="$work/$sc${extra[*]:+-x}.$st"
+  # Runs with extra options get their own prefix, named after them: "rm -f $base.*" of
+  # one run must not match another run's files (ctest runs synth_mixed, synth_concurrent
+  # and synth_layer_concurrent at once).
+  tag=$(printf '%s' "${extra[*]}" | tr -c 'A-Za-z0-9' '_')
+  base="$work/$sc${tag:+-$tag}.$st"
   rm -f "$base".*
   out=$("$synth" --scenario "$sc" --strategy "$st" --seed 7 --threads 4 --requests 24 \
         --hops 3 --replays 3 --batch 4 --streams 3 "${extra[@]}" -o "$base.lt" --truth "$base.truth")

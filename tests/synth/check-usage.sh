@@ -28,6 +28,9 @@ expect 64 "${ok[@]}" --seed -3
 expect 64 "${ok[@]}" --requests abc
 expect 64 "${ok[@]}" --bogus
 expect 64 "${ok[@]}" extra
+expect 64 "${ok[@]}" --cupti gpu
+expect 64 "${ok[@]}" --driver-records shared
+expect 64 "${ok[@]}" --cupti layer --driver-records some
 expect 64 "${ok[@]}" --hops
 grep -q "lineage-synth:" "$t/err" || { echo "FAIL: usage errors need a message" >&2; exit 1; }
 expect 1 --scenario direct --strategy epoch --seed 1 -o "$t/no/such/dir/x.lt" --truth "$t/x.truth"

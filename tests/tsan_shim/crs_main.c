@@ -41,6 +41,17 @@ void crs_fail(bool fatal, const char *file, int line, const char *expr, const ch
 		_exit(1);
 }
 
+void crs_skip(const char *fmt, ...)
+{
+	char msg[1024] = "";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "[SKIP] %s\n", msg);
+	_exit(failures_in_child ? 1 : 0);
+}
+
 static const struct crs_suite *suite_of(const struct crs_test *t)
 {
 	for (const struct crs_suite *s = suites; s; s = s->next)

@@ -339,3 +339,61 @@ Test(join, verdict_hook_sees_every_gpu_record_and_changes_nothing)
 	}
 	LIN_TEST_CHECK_LEAKS();
 }
+
+/* ------------------------------------------------------------------ nested API calls */
+
+/* An API record of @domain for @corr on thread @tid, with its ext record. */
+static void api_of(uint32_t domain, uint64_t corr, uint32_t tid, uint64_t epoch)
+{
+	struct lin_tf_api a = { domain, domain == 1 ? 505 : 307, corr, 1000 * corr,
+				1000 * corr + 10, 1, tid, 0 };
+	lin_tf_ext_correlation(&pk, 5, epoch, corr);
+	lin_tf_api(&pk, &a);
+}
+
+static const struct lin_vsummary *nested_trace(struct lin_validator *v, const uint32_t *domains,
+					       const uint32_t *tids, size_t n)
+{
+	uint64_t r = 7;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(2, &r, 1);
+	for (size_t i = 0; i < n; i++)
+		api_of(domains[i], 11, tids[i], 2);
+	kernel(11, 1);
+	add(v, false);
+	lin_validator_finish(v);
+	return lin_validator_summary(v);
+}
+
+/* A runtime launch and the driver call nested in it, one correlation id: one call. */
+Test(join, runtime_and_nested_driver_record_share_a_correlation)
+{
+	const uint32_t d1[] = { 2, 1 }, d2[] = { 1, 2 }, tids[] = { 100, 100 };
+	for (int order = 0; order < 2; order++) {
+		struct lin_validator *v = lin_validator_create(NULL);
+		const struct lin_vsummary *s = nested_trace(v, order ? d2 : d1, tids, 2);
+		cr_assert_eq(s->structural, 0, "no correlation_reused");
+		cr_assert_eq(s->observed, 1);
+		cr_assert_eq(lin_validator_exit_code(v), 0);
+		lin_validator_free(v);
+	}
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* Still a reuse: the same domain twice, another thread, a third record. */
+Test(join, correlation_reused_across_calls_is_still_found)
+{
+	const uint32_t same[] = { 1, 1 }, two_tids[] = { 100, 101 }, mixed[] = { 1, 2 };
+	const uint32_t three[] = { 1, 2, 1 }, tids3[] = { 100, 100, 100 }, tids2[] = { 100, 100 };
+	struct { const uint32_t *d, *t; size_t n; } cases[] = {
+		{ same, tids2, 2 }, { mixed, two_tids, 2 }, { three, tids3, 3 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lin_validator *v = lin_validator_create(NULL);
+		const struct lin_vsummary *s = nested_trace(v, cases[i].d, cases[i].t, cases[i].n);
+		cr_assert_eq(s->structural, 1, "case %zu: correlation_reused", i);
+		cr_assert_eq(lin_validator_exit_code(v), 1);
+		lin_validator_free(v);
+	}
+	LIN_TEST_CHECK_LEAKS();
+}

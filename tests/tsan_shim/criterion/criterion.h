@@ -72,6 +72,10 @@ void crs_fail(bool fatal, const char *file, int line, const char *expr, const ch
 			crs_fail(fatal, __FILE__, __LINE__, #cond, " " __VA_ARGS__);        \
 	} while (0)
 
+/* Criterion's cr_skip_test: the test ends here, said so, and does not fail. */
+void crs_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#define cr_skip_test(...) crs_skip(__VA_ARGS__)
+
 #define cr_assert(cond, ...) CRS_CHECK(true, cond, __VA_ARGS__)
 #define cr_expect(cond, ...) CRS_CHECK(false, cond, __VA_ARGS__)
 #define cr_assert_not(cond, ...) CRS_CHECK(true, !(cond), __VA_ARGS__)

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_live_main.c - the live CUPTI binding's success path on a real GPU (label gpu).
+ *
+ * A runtime with LIN_BACKEND_CUPTI (latency timestamps on) is created before CUDA, then 16
+ * kernels (an empty PTX kernel, JIT-compiled by the driver: no nvcc needed) and a memset
+ * are launched through the driver API inside one epoch, every CUDA call in a launch
+ * bracket; the trace is validated in-process: at least 17 GPU records, every one joined
+ * to its epoch (observed), and the header must say "ok".
+ *
+ * Exit status: 0 pass; 1 fail; 77 skipped (no GPU visible: no /dev/nvidiactl). With a GPU
+ * present every failure is a failure, never a skip. The driver is opened with dlopen, so
+ * the program builds everywhere and needs libcuda.so.1 only where it runs.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda.h>
+
+#include "tr_helpers.h"
+#include "validate.h"
+#include "lineage/runtime.h"
+#include "lineage/trace_format.h"
+
+#define N_KERNELS 16
+
+static const char ptx[] =
+	".version 7.0\n"
+	".target sm_50\n"
+	".address_size 64\n"
+	".visible .entry lin_gpu_empty()\n"
+	"{\n"
+	"	ret;\n"
+	"}\n";
+
+/* The driver calls used, looked up by their ABI names (cuda.h maps the API names). */
+static struct {
+	CUresult (*init)(unsigned int);
+	CUresult (*device_get)(CUdevice *, int);
+	CUresult (*primary_retain)(CUcontext *, CUdevice);
+	CUresult (*ctx_set)(CUcontext);
+	CUresult (*module_load)(CUmodule *, const void *);
+	CUresult (*function_get)(CUfunction *, CUmodule, const char *);
+	CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+			   unsigned, CUstream, void **, void **);
+	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+	CUresult (*memset_async)(CUdeviceptr, unsigned char, size_t, CUstream);
+	CUresult (*sync)(void);
+	CUresult (*error_name)(CUresult, const char **);
+} cu;
+
+static int failures;
+
+static void fail(const char *what, const char *detail)
+{
+	fprintf(stderr, "gpu_live: FAIL: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+	failures++;
+}
+
+static bool check_cu(CUresult r, const char *call)
+{
+	const char *name = "?";
+
+	if (r == CUDA_SUCCESS)
+		return true;
+	if (cu.error_name)
+		cu.error_name(r, &name);
+	fail(call, name);
+	return false;
+}
+
+static bool load_driver(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+	/* dlsym's object pointer is copied into each function pointer (POSIX: same size). */
+	struct { void *fn; const char *name; } syms[] = {
+		{ &cu.init, "cuInit" },
+		{ &cu.device_get, "cuDeviceGet" },
+		{ &cu.primary_retain, "cuDevicePrimaryCtxRetain" },
+		{ &cu.ctx_set, "cuCtxSetCurrent" },
+		{ &cu.module_load, "cuModuleLoadData" },
+		{ &cu.function_get, "cuModuleGetFunction" },
+		{ &cu.launch, "cuLaunchKernel" },
+		{ &cu.mem_alloc, "cuMemAlloc_v2" },
+		{ &cu.memset_async, "cuMemsetD8Async" },
+		{ &cu.sync, "cuCtxSynchronize" },
+		{ &cu.error_name, "cuGetErrorName" },
+	};
+
+	if (!h) {
+		fail("a GPU is visible but libcuda.so.1 cannot be opened", dlerror());
+		return false;
+	}
+	_Static_assert(sizeof(void *) == sizeof(cu.init), "function and object pointers");
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *p = dlsym(h, syms[i].name);
+
+		if (!p) {
+			fail("libcuda.so.1 lacks", syms[i].name);
+			return false;
+		}
+		memcpy(syms[i].fn, &p, sizeof(p));
+	}
+	return true;
+}
+
+/* Every CUDA call inside a launch bracket of the current epoch: whatever GPU records the
+ * driver makes for it (a module upload, a context's own memsets) join too. The comma
+ * operator opens the bracket before the call, an argument of bracket_end, is made. */
+static bool bracket_ok;
+
+static void bracket_begin(lin_runtime *rt, const char *what, lin_launch *l)
+{
+	bracket_ok = lin_launch_begin(rt, what, l) == 0;
+	if (!bracket_ok)
+		fail("lin_launch_begin", what);
+}
+
+static bool bracket_end(lin_runtime *rt, lin_launch *l, CUresult r, const char *what)
+{
+	bool ok = check_cu(r, what) && bracket_ok;
+
+	if (lin_launch_end(rt, l) != 0) {
+		fail("lin_launch_end", what);
+		ok = false;
+	}
+	return ok;
+}
+
+#define BRACKETED(rt, call, what) \
+	(bracket_begin((rt), (what), &l_), bracket_end((rt), &l_, (call), (what)))
+
+/* The CUDA work, inside one epoch of @rt. */
+static bool run_work(lin_runtime *rt)
+{
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction fn;
+	CUdeviceptr mem;
+	lin_scope sc;
+	lin_launch l_;
+	uint64_t req, ep;
+	bool ok = true;
+
+	if (lin_request_begin(rt, NULL, &req))
+		return false;
+	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &req, .n_requests = 1 };
+	if (lin_epoch_declare(rt, &eo, &ep) || lin_scope_enter(rt, ep, &sc))
+		return false;
+	if (!BRACKETED(rt, cu.init(0), "cuInit") ||
+	    !BRACKETED(rt, cu.device_get(&dev, 0), "cuDeviceGet") ||
+	    !BRACKETED(rt, cu.primary_retain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
+	    !BRACKETED(rt, cu.ctx_set(ctx), "cuCtxSetCurrent") ||
+	    !BRACKETED(rt, cu.module_load(&mod, ptx), "cuModuleLoadData") ||
+	    !BRACKETED(rt, cu.function_get(&fn, mod, "lin_gpu_empty"), "cuModuleGetFunction") ||
+	    !BRACKETED(rt, cu.mem_alloc(&mem, 1 << 20), "cuMemAlloc"))
+		ok = false;
+	for (int i = 0; ok && i < N_KERNELS; i++)
+		ok = BRACKETED(rt, cu.launch(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL),
+			       "cuLaunchKernel");
+	ok = ok && BRACKETED(rt, cu.memset_async(mem, 0, 1 << 20, NULL), "cuMemsetD8Async");
+	ok = ok && BRACKETED(rt, cu.sync(), "cuCtxSynchronize");
+	lin_scope_exit(rt, &sc);
+	return ok;
+}
+
+static void check_trace(const struct tr_sink *sink)
+{
+	static struct tr_trace tr;
+	struct lin_validator *v = lin_validator_create(NULL);
+	char cupti[256];
+	size_t queued = 0;
+
+	tr_load(&tr, sink->data, sink->len);
+	if (!tr_header_str(&tr, "cupti", cupti, sizeof(cupti)) || strncmp(cupti, "ok", 2) != 0)
+		fail("the header's cupti status is not ok", cupti);
+	for (size_t i = 0; i < tr.n; i++)
+		queued += tr_type(&tr, i) == LIN_REC_KERNEL && !tr_is_nil(&tr, i, 11);
+	printf("gpu_live: header cupti \"%s\"; %zu kernel records, %zu with queued set "
+	       "(latency timestamps requested)\n", cupti, tr_count(&tr, LIN_REC_KERNEL), queued);
+	tr_free(&tr);
+	if (!v || lin_validator_add_mem(v, "gpu_live", sink->data, sink->len)) {
+		fail("the trace cannot be read", NULL);
+		lin_validator_free(v);
+		return;
+	}
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	printf("gpu_live: lineage-validate: %llu GPU records, %llu observed, %llu lost, exit %d\n",
+	       (unsigned long long)s->gpu_records, (unsigned long long)s->observed,
+	       (unsigned long long)s->lost, lin_validator_exit_code(v));
+	if (s->gpu_records < N_KERNELS + 1 || s->observed != s->gpu_records ||
+	    lin_validator_exit_code(v) != 0) {
+		lin_validator_report_text(v, stderr);
+		fail("not every GPU record joined its epoch", NULL);
+	}
+	lin_validator_free(v);
+}
+
+int main(void)
+{
+	struct tr_sink sink;
+	lin_runtime *rt = NULL;
+
+	if (access("/dev/nvidiactl", F_OK) != 0) {
+		printf("gpu_live: skipped: no GPU visible (no /dev/nvidiactl)\n");
+		return 77;
+	}
+	tr_sink_init(&sink);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_write = tr_sink_write,
+				      .trace_user = &sink, .backend = LIN_BACKEND_CUPTI,
+				      .cupti_flags = LIN_CUPTI_LATENCY_TIMESTAMPS };
+	/* Before CUDA: latency timestamps must be asked for before CUDA is initialised. */
+	if (lin_runtime_create(&o, &rt) != 0) {
+		fail("lin_runtime_create", NULL);
+		return 1;
+	}
+	if (load_driver() && run_work(rt)) {
+		lin_runtime_free(rt);
+		check_trace(&sink);
+	} else {
+		lin_runtime_free(rt);
+	}
+	tr_sink_fini(&sink);
+	if (failures)
+		return 1;
+	printf("gpu_live: ok\n");
+	return 0;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_layer_live.c - cupti_bind/live.c as CUPTI delivers, under the test CUPTI layer:
+ * per-thread buffers, records split across buffers and delivered out of order, periodic,
+ * normal and forced flushes, incomplete records, buffers for many threads, clock pairs,
+ * CUPTI's own losses and latency timestamps (the flush at process exit: layer_exit_main.c).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "layer_fixture.h"
+
+TestSuite(layer_live, .init = lf_setup, .fini = lf_teardown);
+
+/* The simplest run: one thread, a few launches; everything joins, the header says ok. */
+Test(layer_live, collects_through_the_layer)
+{
+	char cupti[256];
+	lin_scope sc;
+	struct lf_verdict vd;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	uint64_t ep = lf_epoch(rt, &sc);
+	for (int i = 1; i <= 5; i++)
+		lf_kernel(rt, i);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+
+	lf_load();
+	lf_header_cupti(cupti, sizeof(cupti));
+	cr_assert_str_eq(cupti, "ok");
+	cr_assert_eq(lf_count(LIN_REC_KERNEL), 5);
+	cr_assert_eq(lf_count(LIN_REC_API), 10, "runtime and nested driver records");
+	cr_assert(lin_cl_thread_id_type() == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	size_t e = tr_find(lf_tr, LIN_REC_EXT_CORRELATION, 0);
+	cr_assert_neq(e, SIZE_MAX);
+	cr_assert_eq(tr_u(lf_tr, e, 2), ep);
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.gpu_records, 5);
+	cr_assert_eq(vd.s.observed, 5, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
+	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
+		      "the kinds lineage enabled are disabled at close");
+	LIN_TEST_CHECK_LEAKS();
+}
+
+struct worker_arg {
+	lin_runtime *rt;
+	int first, n;
+};
+
+static void *launcher(void *p)
+{
+	struct worker_arg *a = p;
+	lin_scope sc;
+
+	lf_epoch(a->rt, &sc);
+	for (int i = 0; i < a->n; i++)
+		lf_kernel(a->rt, a->first + i);
+	cr_assert_eq(lin_scope_exit(a->rt, &sc), 0);
+	return NULL;
+}
+
+static void run_threads(lin_runtime *rt, int threads, int per_thread)
+{
+	pthread_t th[128];
+	struct worker_arg a[128];
+
+	cr_assert_leq(threads, 128);
+	for (int t = 0; t < threads; t++) {
+		a[t] = (struct worker_arg){ rt, 1 + t * per_thread, per_thread };
+		cr_assert_eq(pthread_create(&th[t], NULL, launcher, &a[t]), 0);
+	}
+	for (int t = 0; t < threads; t++)
+		pthread_join(th[t], NULL);
+}
+
+/* Small buffers (a launch's records split across them), per-thread and device buffers
+ * delivered in a shuffled order, full buffers completed by the layer's thread while the
+ * program runs: every kernel still joins its epoch. */
+Test(layer_live, split_buffers_out_of_order_still_join)
+{
+	struct lin_cl_config c = { .sz = sizeof(c), .buffer_use = 512, .seed = 42 };
+	struct lf_verdict vd;
+	struct lin_cl_stats ls;
+
+	lf_layer(&c);
+	lin_runtime *rt = lf_runtime();
+	run_threads(rt, 4, 50);
+	lin_runtime_free(rt);
+	lin_cl_get_stats(&ls);
+	cr_assert_gt(ls.delivered, 100, "records of one launch lie in several buffers");
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.gpu_records, 200);
+	cr_assert_eq(vd.s.observed, 200, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* CUPTI asks one buffer per thread. 100 threads with a launch each must not run the
+ * pool dry (it once held at most 64 buffers, and 36 requests were declined). */
+Test(layer_live, a_hundred_threads_get_buffers)
+{
+	struct lf_verdict vd;
+	struct lin_cl_stats ls;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	/* No periodic flush: every thread holds its buffer until close, all at once. */
+	cr_assert_eq(cuptiActivityFlushPeriod(0), CUPTI_SUCCESS);
+	run_threads(rt, 100, 1);
+	lin_runtime_free(rt);
+	lin_cl_get_stats(&ls);
+	cr_assert_eq(ls.declined, 0, "%llu requests declined", (unsigned long long)ls.declined);
+	cr_assert_geq(ls.max_outstanding, 100);
+	lf_load();
+	cr_assert_eq(lf_dropped(LIN_DROP_CUPTI_BUFFER), 0);
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.observed, 100, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
+}
+
+/* The cap still holds, and what it costs is reported: declines (source 3) and the records
+ * CUPTI lost for them (source 2). */
+Test(layer_live, buffers_past_the_cap_are_declined_and_reported)
+{
+	struct lin_runtime_opts o;
+	struct lf_verdict vd;
+	struct lin_cl_stats ls;
+
+	lf_layer(NULL);
+	memset(&o, 0, sizeof(o));
+	o.cupti_buffers_max = 4;
+	o.cupti_buffer_kib = 64;
+	lin_runtime *rt = lf_runtime_opts(&o);
+	run_threads(rt, 8, 1);
+	lin_runtime_free(rt);
+	lin_cl_get_stats(&ls);
+	cr_assert_gt(ls.declined, 0);
+	lf_load();
+	cr_assert_eq(lf_dropped(LIN_DROP_CUPTI_BUFFER), ls.declined);
+	cr_assert_eq(lf_dropped(LIN_DROP_CUPTI_RECORDS), ls.dropped);
+	lf_validate(&vd);
+	cr_assert_eq(vd.exit_code, 1, "losses are never a clean pass: %s", vd.text);
+}
+
+/* Device records are complete only once post-processed, which a normal flush does and a
+ * forced one does not: closing with a forced flush alone lost every kernel. */
+Test(layer_live, close_flushes_normally_before_forcing)
+{
+	lin_scope sc;
+	struct lf_verdict vd;
+	struct lin_cl_stats ls;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	for (int i = 1; i <= 20; i++)
+		lf_kernel(rt, i);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+	lin_cl_get_stats(&ls);
+	cr_assert_gt(ls.flushes, 0, "a normal flush at close");
+	cr_assert_eq(ls.delivered_incomplete, 0);
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.observed, 20, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
+}
+
+/* Work still running at close: the forced flush delivers its records incomplete. They are
+ * reported lost, and a recycled buffer's old bytes are never read in their place (the
+ * pool zeroes buffers it lends again; without it the first run's kinds showed through). */
+Test(layer_live, incomplete_records_are_losses_never_stale_bytes)
+{
+	lin_scope sc;
+	struct lf_verdict vd;
+	struct lin_cl_stats ls;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	for (int i = 1; i <= 10; i++)
+		lf_kernel(rt, i);
+	cr_assert_eq(cuptiActivityFlushAll(0), CUPTI_SUCCESS); /* buffers back to the pool */
+	lin_cl_gpu_hold(true);
+	for (int i = 11; i <= 20; i++)
+		lf_kernel(rt, i);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+	lin_cl_get_stats(&ls);
+	cr_assert_gt(ls.delivered_incomplete, 0);
+	lf_load();
+	cr_assert_eq(lf_count(LIN_REC_KERNEL), 10, "only the completed kernels");
+	/* Each launch: a runtime and a driver API record, each after its ext record. Stale
+	 * bytes read as records would add to these. */
+	cr_assert_eq(lf_count(LIN_REC_EXT_CORRELATION), 40);
+	cr_assert_eq(lf_count(LIN_REC_API), 40);
+	cr_assert_eq(lf_count(LIN_REC_MEMCPY) + lf_count(LIN_REC_MEMSET), 0);
+	for (size_t i = 0; i < lf_tr->n; i++)
+		if (tr_type(lf_tr, i) == LIN_REC_KERNEL)
+			cr_assert_leq(tr_u(lf_tr, i, 7), 10, "grid %llu was never completed",
+				      (unsigned long long)tr_u(lf_tr, i, 7));
+	cr_assert_geq(lf_dropped(LIN_DROP_CUPTI_REST), 1);
+	lf_validate(&vd);
+	cr_assert_eq(vd.exit_code, 1, "%s", vd.text);
+}
+
+/* The binding asks CUPTI for a periodic flush: partial buffers reach the trace while the
+ * program runs, before any flush of its own. Waits for the period (500 ms), never times. */
+Test(layer_live, periodic_flush_delivers_partial_buffers)
+{
+	lin_scope sc;
+	struct lin_cl_stats ls;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	cr_assert_eq(lin_cl_flush_period(), 500);
+	lf_epoch(rt, &sc);
+	lf_kernel(rt, 1);
+	for (int i = 0; i < 200; i++) { /* up to 20 s on a loaded machine */
+		lin_cl_get_stats(&ls);
+		if (ls.delivered >= 2)
+			break;
+		usleep(100000);
+	}
+	cr_assert_geq(ls.delivered, 2, "thread and device buffers, partly filled");
+	cr_assert_eq(lin_runtime_flush(rt), 0);
+	lf_load();
+	cr_assert_eq(lf_count(LIN_REC_KERNEL), 1, "decoded before close");
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+}
+
+/* A clock pair with every completed buffer (and at close), so device times map to host
+ * times through a recent pair, not one taken at the start of a long run. */
+Test(layer_live, a_clock_pair_per_buffer)
+{
+	struct lin_cl_config c = { .sz = sizeof(c), .buffer_use = 512 };
+	struct lin_cl_stats ls;
+
+	lf_layer(&c);
+	lin_runtime *rt = lf_runtime();
+	run_threads(rt, 2, 20);
+	lin_runtime_free(rt);
+	lin_cl_get_stats(&ls);
+	lf_load();
+	cr_assert_eq(lf_count(LIN_REC_CLOCK), ls.delivered + 1, "one per buffer and one at close");
+	size_t k = tr_find(lf_tr, LIN_REC_CLOCK, 0);
+	size_t first_gpu = tr_find(lf_tr, LIN_REC_EXT_CORRELATION, 0);
+	cr_assert(k != SIZE_MAX && first_gpu != SIZE_MAX);
+	cr_assert_lt(k, first_gpu, "a pair precedes the records of its buffer");
+	cr_assert_gt(tr_u(lf_tr, k, 2), tr_u(lf_tr, k, 1), "CUPTI's clock is CLOCK_REALTIME");
+}
+
+/* CUPTI's own losses (cuptiActivityGetNumDroppedRecords) reach the trace, and the kernel
+ * whose API records were lost is lost with that cause. */
+Test(layer_live, cupti_losses_reach_the_trace)
+{
+	lin_scope sc;
+	struct lf_verdict vd;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	lf_kernel(rt, 1);
+	lf_kernel_drop(rt, 2, true);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+	lf_load();
+	cr_assert_eq(lf_dropped(LIN_DROP_CUPTI_RECORDS), 4, "2 API records and their 2 ext records");
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.observed, 1, "%s", vd.text);
+	cr_assert_eq(vd.s.lost_by_cause[LIN_CAUSE_DROPPED_RECORDS], 1, "%s", vd.text);
+}
+
+/* Latency timestamps are opt-in: without the flag queued/submitted stay unknown (nil),
+ * with it they are CUPTI's values, observed. */
+static void latency_run(uint32_t flags, bool expect)
+{
+	struct lin_runtime_opts o;
+	lin_scope sc;
+
+	lf_layer(NULL);
+	memset(&o, 0, sizeof(o));
+	o.cupti_flags = flags;
+	lin_runtime *rt = lf_runtime_opts(&o);
+	cr_assert_eq(lin_cl_latency_enabled(), expect);
+	lf_epoch(rt, &sc);
+	lf_kernel(rt, 1);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+	lf_load();
+	size_t k = tr_find(lf_tr, LIN_REC_KERNEL, 0);
+	cr_assert_neq(k, SIZE_MAX);
+	if (!expect) {
+		cr_assert(tr_is_nil(lf_tr, k, 11) && tr_is_nil(lf_tr, k, 12));
+		return;
+	}
+	uint64_t q = tr_u(lf_tr, k, 11), s = tr_u(lf_tr, k, 12), start = tr_u(lf_tr, k, 2);
+	cr_assert(q != UINT64_MAX && s != UINT64_MAX);
+	cr_assert_eq(s - q, 500);
+	cr_assert_eq(start - s, 1000);
+}
+
+Test(layer_live, latency_timestamps_off_by_default)
+{
+	latency_run(0, false);
+}
+
+Test(layer_live, latency_timestamps_on_request)
+{
+	latency_run(LIN_CUPTI_LATENCY_TIMESTAMPS, true);
+}
+
+Test(layer_live, latency_timestamps_refused_are_logged)
+{
+	struct lin_cl_config c = { .sz = sizeof(c), .latency_fails = true };
+	struct lin_runtime_opts o;
+
+	lf_layer(&c);
+	memset(&o, 0, sizeof(o));
+	o.cupti_flags = LIN_CUPTI_LATENCY_TIMESTAMPS;
+	lin_runtime *rt = lf_runtime_opts(&o);
+	cr_assert(strstr(lf_log, "latency timestamps unavailable") != NULL, "log: %s", lf_log);
+	lin_runtime_free(rt);
+}
+
+Test(layer_live, bad_cupti_options_are_refused)
+{
+	struct lin_runtime_opts o = { .sz = sizeof(o), .cupti_flags = 1u << 7 };
+	lin_runtime *rt = NULL;
+
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
+	o.cupti_flags = 0;
+	o.cupti_buffer_kib = 2;
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
+	cr_assert_null(rt);
+}
