@@ -144,6 +144,77 @@ Test(join, fan_in_set_must_match_truth_exactly)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+/* A join is matched or incorrect at the level it reached: a wrong request set at
+ * "request", an epoch that names no request at "epoch". */
+Test(join, truth_is_counted_by_join_level)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r1 = 1, r2 = 2;
+	begin(1, LIN_TRUTH_FORMAT_NAME);
+	for (uint64_t g = 1; g <= 4; g++)
+		lin_tf_truth(&pk, LIN_REC_KERNEL, g, &r1, 1, NIL);
+	add(v, true);
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(10, &r1, 1);
+	declare(20, &r2, 1);
+	declare(30, NULL, 0);             /* an op that names no request */
+	ext_api(10, 11);
+	kernel(11, 1);                    /* right request */
+	ext_api(20, 12);
+	kernel(12, 2);                    /* wrong request */
+	ext_api(30, 13);
+	kernel(13, 3);                    /* an op only */
+	kernel(14, 4);                    /* lost: neither */
+	add(v, false);
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->matched, 1);
+	cr_assert_eq(s->incorrect, 2);
+	cr_assert_eq(s->lost, 1);
+	for (int l = 0; l < LIN_LEVEL_N; l++) {
+		cr_assert_eq(s->matched_by_level[l], l == LIN_LEVEL_REQUEST, "matched at %d", l);
+		cr_assert_eq(s->incorrect_by_level[l], l == LIN_LEVEL_REQUEST || l == LIN_LEVEL_EPOCH,
+			     "incorrect at %d", l);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	lin_validator_report_json(v, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert(strstr(buf, "\"matched_by_level\":{\"none\":0,\"api_call\":0,\"op\":0,"
+			      "\"epoch\":0,\"request\":1}"), "%s", buf);
+	cr_assert(strstr(buf, "\"incorrect_by_level\":{\"none\":0,\"api_call\":0,\"op\":0,"
+			      "\"epoch\":1,\"request\":1}"), "%s", buf);
+	free(buf);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, truth_by_level_is_absent_without_truth)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r = 1;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(10, &r, 1);
+	ext_api(10, 11);
+	kernel(11, 1);
+	add(v, false);
+	lin_validator_finish(v);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	lin_validator_report_json(v, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_null(strstr(buf, "matched_by_level"), "%s", buf);
+	cr_assert_null(strstr(buf, "incorrect_by_level"), "%s", buf);
+	cr_assert_eq(lin_validator_summary(v)->matched_by_level[LIN_LEVEL_REQUEST], 0);
+	free(buf);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
 Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 {
 	struct lin_validator *v = lin_validator_create(NULL);
