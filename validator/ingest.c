@@ -172,11 +172,30 @@ uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t ti
 	return times ? &times[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)] : NULL;
 }
 
+/* The header fields a process takes from its first trace file (not from a truth file,
+ * which is read first and names only host and pid). */
+static void proc_header(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
+{
+	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
+	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
+	p->ext_kind = h->ext_kind;
+	p->minor = h->minor;
+	p->file = file;
+}
+
 int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file)
 {
-	for (unsigned i = 0; i < v->nprocs; i++)
-		if (v->procs[i].pid == h->pid && strcmp(v->procs[i].host, h->host) == 0)
-			return (int)i;
+	bool trace = !v->files[file].truth;
+	for (unsigned i = 0; i < v->nprocs; i++) {
+		struct lin_vproc *p = &v->procs[i];
+		if (p->pid != h->pid || strcmp(p->host, h->host) != 0)
+			continue;
+		if (trace && !p->traced) {
+			proc_header(p, h, file);
+			p->traced = true;
+		}
+		return (int)i;
+	}
 	if (v->nprocs >= LIN_MAX_PROCS)
 		return -1;
 	struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
@@ -186,12 +205,9 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 	struct lin_vproc *p = &np[v->nprocs];
 	memset(p, 0, sizeof(*p));
 	snprintf(p->host, sizeof(p->host), "%s", h->host);
-	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
-	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
 	p->pid = h->pid;
-	p->ext_kind = h->ext_kind;
-	p->minor = h->minor;
-	p->file = file;
+	proc_header(p, h, file);
+	p->traced = trace;
 	p->min_api_corr = UINT64_MAX;
 	lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
 	lin_vec_init(&p->capwin, sizeof(struct lin_capture));

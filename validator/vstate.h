@@ -32,7 +32,8 @@ struct lin_vproc {
 	uint64_t min_api_corr;      /* UINT64_MAX: no API record */
 	uint64_t api_records, gpu_records, launches;
 	uint64_t unpushed;          /* launch brackets that pushed nothing */
-	uint32_t file;              /* the first file of this process */
+	uint32_t file;              /* the first trace file of this process */
+	bool traced;                /* a trace file's header gave the fields above */
 	bool dropped_host, dropped_cupti;
 	bool runtime_api;           /* an api record of the runtime domain was read */
 	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */

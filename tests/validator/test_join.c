@@ -15,12 +15,17 @@
 static msgpack_sbuffer sb;
 static msgpack_packer pk;
 
-static void begin(uint64_t pid, const char *fmt)
+static void begin_kind(uint64_t pid, const char *fmt, uint32_t ext_kind)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header h = { fmt, "t", "h", pid, 0, "tsc", 1e9, 5, "cupti", "ok" };
+	struct lin_tf_header h = { fmt, "t", "h", pid, 0, "tsc", 1e9, ext_kind, "cupti", "ok" };
 	lin_tf_header(&pk, &h);
+}
+
+static void begin(uint64_t pid, const char *fmt)
+{
+	begin_kind(pid, fmt, 5);
 }
 
 static void ext_api(uint64_t epoch, uint64_t corr)
@@ -263,6 +268,33 @@ Test(join, other_ext_kinds_are_ignored)
 	cr_assert_eq(s->observed, 0);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], 1);
 	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* The truth file is read first and names the process too: the ext kind (and backend)
+ * still come from the trace's header. */
+Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
+{
+	for (uint32_t kind = 3; kind <= 5; kind += 2) {
+		struct lin_validator *v = lin_validator_create(NULL);
+		uint64_t r = 1;
+		begin(1, LIN_TRUTH_FORMAT_NAME);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+		add(v, true);
+		begin_kind(1, LIN_TRACE_FORMAT_NAME, kind);
+		declare(2, &r, 1);
+		lin_tf_ext_correlation(&pk, 3, 2, 11);      /* CUSTOM0 */
+		struct lin_tf_api a = { 1, 211, 11, 11000, 11010, 1, 100, 0 };
+		lin_tf_api(&pk, &a);
+		kernel(11, 1);
+		add(v, false);
+		lin_validator_finish(v);
+		const struct lin_vsummary *s = lin_validator_summary(v);
+		cr_assert_eq(s->observed, kind == 3, "kind %u", kind);
+		cr_assert_eq(s->matched, kind == 3, "kind %u", kind);
+		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], kind != 3);
+		lin_validator_free(v);
+	}
 	LIN_TEST_CHECK_LEAKS();
 }
 
