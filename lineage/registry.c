@@ -76,10 +76,19 @@ static void free_entity_rcu(struct rcu_head *rh)
 	free(caa_container_of(rh, struct lin_entity, rh));
 }
 
-void lin_registry_fini(struct lin_registry *reg)
+void lin_registry_fini(struct lin_registry *reg, bool forked_child)
 {
 	if (!reg->ht)
 		return;
+	if (forked_child) {
+		/* The child of a fork must not wait for a grace period or a table resize: a
+		 * reader inside its read-side section, or a resize under way, in the parent at
+		 * the fork never finish in the child, and urcu_bp_barrier or cds_lfht_destroy
+		 * would hang (seen: 1 run in 30). The table and the entities still in it are
+		 * left to the child's exit; nothing reaches them after this. */
+		reg->ht = NULL;
+		goto free_slots;
+	}
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 	urcu_bp_read_lock();
@@ -95,6 +104,7 @@ void lin_registry_fini(struct lin_registry *reg)
 	urcu_bp_barrier();
 	cds_lfht_destroy(reg->ht, NULL);
 	reg->ht = NULL;
+free_slots:
 	for (uint32_t i = 0; i < LIN_MAX_CHUNKS; i++)
 		free(atomic_load(&reg->chunks[i]));
 	pthread_mutex_destroy(&reg->lock);

@@ -171,7 +171,8 @@ struct lin_registry {
 };
 
 int lin_registry_init(struct lin_registry *reg);
-void lin_registry_fini(struct lin_registry *reg);
+/* Free the registry. In a fork child (@forked_child) nothing waits for RCU: see registry.c. */
+void lin_registry_fini(struct lin_registry *reg, bool forked_child);
 /* Insert a new entity; fills *id, *slot. requests may be NULL. */
 int lin_registry_add(struct lin_registry *reg, uint8_t kind, uint64_t parent,
 		     const uint64_t *requests, size_t n, uint64_t *id, uint32_t *slot);
@@ -230,6 +231,7 @@ struct lin_runtime {
 	struct lin_backend_ops be;
 	bool have_backend;
 	enum lin_backend_kind backend_kind;
+	bool device_clock_host;      /* the backend's device timestamps are our host clock */
 	const char *cupti_status;
 	pthread_key_t key;
 

@@ -374,7 +374,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 		lin_tls.rt = NULL;
 		lin_tls.ts = NULL;
 	}
-	lin_registry_fini(&rt->reg);
+	lin_registry_fini(&rt->reg, rt->forked_child);
 	pthread_mutex_destroy(&rt->threads_lock);
 	if (rt->out_lock_init)
 		pthread_mutex_destroy(&rt->out_lock);

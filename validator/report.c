@@ -168,6 +168,8 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "ambiguous", s->ambiguous);
 	if (s->duplicates)
 		fprintf(out, "  %-28s %12" PRIu64 "\n", "duplicate GPU records", s->duplicates);
+	if (s->captured_launches)
+		fprintf(out, "  %-28s %12" PRIu64 "\n", "launches in stream capture", s->captured_launches);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "incorrect", s->incorrect);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "structural findings", s->structural);
 	if (s->dropped)

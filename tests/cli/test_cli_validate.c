@@ -87,7 +87,6 @@ static const struct expect cases[] = {
 	{ "good_pool_handoff.lt", 0, "good_pool_handoff.truth", 0, 0, 2, 2, 0, 0, 0, 0, 0, 2, NULL },
 	{ "good_chain_handoff.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_graph_replay.lt", 0, "good_graph_replay.truth", 0, 0, 4, 4, 0, 0, 0, 0, 0, 4, NULL },
-	{ "lost_replay_outside_lineage.lt", 0, 0, 0, 1, 2, 0, 0, 2, 0, 0, 0, -1, "\"replay_outside_lineage\":2" },
 	{ "good_fanin_batch.lt", 0, "good_fanin_batch.truth", 0, 0, 2, 2, 0, 0, 0, 0, 0, 2, NULL },
 	{ "good_fanout_streams.lt", 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_two_procs_a.lt", "good_two_procs_b.lt", "good_two_procs_a.truth",
@@ -116,6 +115,27 @@ static const struct expect cases[] = {
 	{ "bad_undefined_string.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"undefined_string_id\"" },
 	{ "bad_request_link.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"bad_request_link\"" },
 	/* The cut takes the second kernel: its launch is owed a GPU record (no_gpu_record). */
+	/* Launches (fixtures_launch.c): containment needs a closed bracket and a clock. */
+	{ "lost_outside_bracket.lt", 0, "lost_outside_bracket.truth", 0, 1, 2, 0, 1, 1, 0, 0, 0, 1,
+	  "\"no_external_correlation\":1" },
+	{ "lost_bracket_unclosed.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, -1, "\"launch_bracket_unclosed\":1" },
+	{ "lost_format10_containment.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
+	  "\"launch_bracket_unclosed\":1" },
+	{ "lost_no_clock_record.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_clock_record\":1" },
+	{ "lost_no_gpu_record.lt", 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, -1, "\"no_gpu_record\":1" },
+	{ "good_stream_capture.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, "\"captured_launches\":1" },
+	{ "bad_launch_without_api_record.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
+	  "\"launch_without_api_record\"" },
+	{ "bad_unpaired_launch_end.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"unpaired_launch_end\"" },
+	{ "bad_duplicate_gpu_record.lt", 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 1, -1, "\"duplicates\":1" },
+	{ "bad_stale_launch.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"stale_launch\"" },
+	{ "good_launch_before_reissue.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
+	{ "bad_no_gpu_records.lt", 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, "with backend none" },
+	{ "bad_cupti_delivered_nothing.lt", 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, "no CUPTI activity record" },
+	{ "good_request_ext.lt", 0, "good_request_ext.truth", 0, 0, 1, 1, 0, 0, 0, 0, 0, 1,
+	  "\"request\":1}" },
+	{ "lost_replay_outside_lineage.lt", 0, "lost_replay_outside_lineage.truth", 0, 1, 2, 0, 0, 2, 0, 0,
+	  0, 0, "\"replay_outside_lineage\":2" },
 	{ "err_truncated.lt", 0, 0, 0, 2, 1, 1, 0, 1, 0, 0, 0, -1, "\"truncated\":true" },
 	{ "err_unclosed.lt", 0, 0, 0, 2, 5, 5, 0, 0, 0, 0, 0, -1, "no trace_end record" },
 	{ "err_wrong_version.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "unsupported format version" },
@@ -234,6 +254,27 @@ Test(cli, max_findings_caps_the_list)
 	cr_assert_eq(r->status, 1);
 	cr_assert(strstr(r->out, "\"findings\":[]"), "%s", r->out);
 	cr_assert_eq(json_num(r->out, "findings_total"), 1);
+	free(r);
+}
+
+/* No vacuous pass: a run without GPU records exits 1 unless --allow-empty says it may be
+ * empty; anything else wrong still fails it. */
+Test(cli, allow_empty_lets_only_an_empty_run_pass)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *plain[] = { "--json", "bad_no_gpu_records.lt", NULL };
+	run_cli(r, plain);
+	cr_assert_eq(r->status, 1, "%s", r->out);
+	const char *allowed[] = { "--json", "--allow-empty", "bad_no_gpu_records.lt", NULL };
+	run_cli(r, allowed);
+	cr_assert_eq(r->status, 0, "%s", r->out);
+	cr_assert_eq(json_num(r->out, "structural"), 0, "%s", r->out);
+	const char *still_bad[] = { "--json", "--allow-empty", "bad_duplicate_gpu_record.lt", NULL };
+	run_cli(r, still_bad);
+	cr_assert_eq(r->status, 1, "--allow-empty hides nothing else: %s", r->out);
+	const char *nonempty[] = { "--json", "--allow-empty", "lost_no_gpu_record.lt", NULL };
+	run_cli(r, nonempty);
+	cr_assert_eq(r->status, 1, "%s", r->out);
 	free(r);
 }
 

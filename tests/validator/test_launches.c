@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_launches.c - what the validator holds launches to: the time containment rule's
+ * preconditions, launch accounting, stale versions, duplicates and join levels. Each
+ * check has a case where it fires and one where it stays silent.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "lin_test.h"
+#include "tracefmt.h"
+#include "validate.h"
+#include "vstate.h"
+
+#define NIL LIN_TF_NIL
+#define TID 100
+
+static msgpack_sbuffer sb;
+static msgpack_packer pk;
+static struct lin_validator *v;
+static const struct lin_vsummary *s;
+
+static void begin(const char *backend)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, backend,
+				   "ok" };
+	lin_tf_header(&pk, &h);
+	v = lin_validator_create(NULL);
+	cr_assert_not_null(v);
+}
+
+static void finish(void)
+{
+	lin_tf_trace_end(&pk, 10000000, 0);
+	cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(v);
+	s = lin_validator_summary(v);
+}
+
+static void done(void)
+{
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+static void request(uint64_t req, uint64_t epoch)
+{
+	lin_tf_request_begin(&pk, 10, TID, req, NIL, 0, NIL);
+	lin_tf_epoch_declare(&pk, 10, TID, epoch, 1, &req, 1, NIL, 0);
+}
+
+/* An API record on TID at device [start, end]; cbid 211 (cudaLaunchKernel) unless given. */
+static void api_at(uint32_t domain, uint32_t cbid, uint64_t corr, uint64_t start, uint64_t end,
+		   int64_t ret)
+{
+	struct lin_tf_api a = { domain, cbid, corr, start, end, 1, TID, ret };
+	lin_tf_api(&pk, &a);
+}
+
+static void kernel_at(uint64_t corr, uint64_t grid, uint64_t start)
+{
+	struct lin_tf_kernel k = { corr, start, start + 10, 0, 1, 1, grid, 0, 0, 0, 0, 0, false };
+	lin_tf_kernel(&pk, &k);
+}
+
+static void bracket(uint64_t begin_ns, uint64_t end_ns, uint64_t epoch, uint64_t depth)
+{
+	lin_tf_launch(&pk, begin_ns, TID, epoch, epoch == NIL ? NIL : 1, NIL, 0, 0, NIL, depth);
+	lin_tf_launch_end(&pk, end_ns, TID, depth);
+}
+
+static bool finding(const char *cause)
+{
+	for (size_t i = 0; i < v->findings.n; i++)
+		if (!strcmp(((struct lin_finding *)lin_vec_at(&v->findings, i))->cause, cause))
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------- time containment */
+
+Test(launches, containment_takes_the_innermost_closed_bracket)
+{
+	begin("none");
+	lin_tf_clock(&pk, 0, 0);
+	request(1, 2);
+	request(3, 4);
+	bracket(100, 900, 2, 1);       /* outer: epoch 2 */
+	bracket(200, 300, 4, 2);       /* inner: epoch 4, ends before call 2 */
+	api_at(1, 211, 1, 210, 290, 0); /* inside the inner one */
+	api_at(1, 211, 2, 400, 450, 0); /* inside the outer one only */
+	kernel_at(1, 1, 1000);
+	kernel_at(2, 2, 1100);
+	finish();
+	cr_assert_eq(s->inferred, 2);
+	cr_assert_eq(s->joined_by_level[LIN_LEVEL_REQUEST], 2);
+	done();
+}
+
+Test(launches, a_call_straddling_the_bracket_end_is_not_joined)
+{
+	begin("none");
+	lin_tf_clock(&pk, 0, 0);
+	request(1, 2);
+	bracket(100, 200, 2, 1);
+	api_at(1, 211, 1, 150, 250, 0); /* ends after the bracket */
+	kernel_at(1, 1, 1000);
+	finish();
+	cr_assert_eq(s->inferred, 0);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], 1);
+	done();
+}
+
+Test(launches, device_time_maps_through_the_nearest_clock_record)
+{
+	begin("none");
+	/* The device clock drifts 1000 ns away from the host's during the run. */
+	lin_tf_clock(&pk, 0, 0);
+	lin_tf_clock(&pk, 100000, 101000);
+	request(1, 2);
+	bracket(100500, 100600, 2, 1);
+	api_at(1, 211, 1, 101510, 101520, 0); /* host 100510 by the second pair, 101510 by the first */
+	kernel_at(1, 1, 102000);
+	finish();
+	cr_assert_eq(s->inferred, 1, "mapped through the pair before it, not the first one");
+	done();
+}
+
+Test(launches, a_pushed_bracket_never_joins_by_time)
+{
+	begin("cupti");
+	lin_tf_clock(&pk, 0, 0);
+	request(1, 2);
+	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1); /* pushed epoch 2 */
+	lin_tf_launch_end(&pk, 900, TID, 1);
+	api_at(1, 211, 1, 200, 300, 0);       /* ... but its ext record never came */
+	kernel_at(1, 1, 1000);
+	finish();
+	cr_assert_eq(s->inferred, 0, "only brackets that pushed nothing are evidence by time");
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], 1);
+	cr_assert(finding("launch_without_api_record"), "its push left no ext record");
+	done();
+}
+
+Test(launches, a_bracket_outside_any_epoch_reaches_the_op_level)
+{
+	begin("none");
+	lin_tf_clock(&pk, 0, 0);
+	bracket(100, 900, NIL, 1);
+	api_at(1, 211, 1, 200, 300, 0);
+	kernel_at(1, 1, 1000);
+	api_at(1, 211, 2, 1000, 1100, 0);    /* no bracket around it */
+	kernel_at(2, 2, 2000);
+	finish();
+	cr_assert_eq(s->lost, 2);
+	cr_assert_eq(s->joined_by_level[LIN_LEVEL_OP], 1);
+	cr_assert_eq(s->joined_by_level[LIN_LEVEL_API_CALL], 1);
+	done();
+}
+
+/* ---------------------------------------------------------------- launch accounting */
+
+Test(launches, a_failed_launch_owes_no_gpu_record)
+{
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);
+	kernel_at(1, 1, 300);
+	lin_tf_ext_correlation(&pk, 5, 2, 2);
+	api_at(1, 211, 2, 400, 500, 98);       /* cudaErrorInvalidDeviceFunction */
+	lin_tf_ext_correlation(&pk, 5, 2, 3);
+	api_at(1, 211, 3, 600, 700, 0);       /* succeeded, kernel missing */
+	finish();
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1, "only the successful one");
+	done();
+}
+
+Test(launches, a_driver_launch_inside_a_runtime_launch_owes_nothing_of_its_own)
+{
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);       /* cudaLaunchKernel */
+	api_at(2, 307, 2, 110, 190, 0);       /* cuLaunchKernel inside it */
+	kernel_at(1, 1, 300);
+	finish();
+	cr_assert_eq(s->lost, 0);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	/* A process that traced only driver calls is held to them. */
+	begin("cupti");
+	request(1, 2);
+	api_at(2, 307, 2, 110, 190, 0);
+	lin_tf_ext_correlation(&pk, 5, 2, 3);
+	api_at(2, 307, 3, 210, 290, 0);
+	kernel_at(3, 1, 300);
+	finish();
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
+	done();
+}
+
+Test(launches, a_truth_label_tied_to_a_missing_launch_is_one_loss)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header th = { LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
+				    NULL };
+	lin_tf_header(&pk, &th);
+	uint64_t r = 1;
+	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 7, &r, 1, NIL, 1);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 8, &r, 1, NIL);       /* no correlation known */
+	struct lin_validator *tv = lin_validator_create(NULL);
+	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	begin("cupti");
+	lin_validator_free(v);
+	v = tv;
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);      /* kernel grid 7 never arrives */
+	finish();
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 2,
+		     "the tied label counts once, the untied one on its own");
+	done();
+}
+
+/* ---------------------------------------------------------------- versions */
+
+Test(launches, a_launch_after_its_epoch_retired_is_stale)
+{
+	begin("cupti");
+	request(1, 2);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1);   /* another thread retired it first */
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);
+	kernel_at(1, 1, 300);
+	finish();
+	cr_assert(finding("stale_launch"));
+	done();
+	begin("cupti");
+	request(1, 2);
+	lin_tf_epoch_retire(&pk, 600, TID + 1, 2, 1);   /* retired after the launch */
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);
+	kernel_at(1, 1, 300);
+	finish();
+	cr_assert(!finding("stale_launch"));
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+}
+
+/* ---------------------------------------------------------------- duplicates, ids */
+
+Test(launches, a_graph_memcpy_read_twice_is_a_duplicate_but_two_replays_are_not)
+{
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 311, 1, 100, 200, 0);                  /* cudaGraphLaunch */
+	struct lin_tf_memop m = { 1, 300, 310, 0, 1, 1, 64, 1, 7, 70 };
+	lin_tf_memcpy(&pk, &m);
+	m.start_dev = 400;                               /* the second memcpy node */
+	m.end_dev = 410;
+	m.graph_node_id = 71;
+	lin_tf_memcpy(&pk, &m);
+	finish();
+	cr_assert_eq(s->duplicates, 0);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 311, 1, 100, 200, 0);
+	lin_tf_memcpy(&pk, &m);
+	lin_tf_memcpy(&pk, &m);
+	finish();
+	cr_assert_eq(s->duplicates, 1);
+	cr_assert(finding("duplicate_gpu_record"));
+	done();
+}
+
+Test(launches, a_request_id_declared_again_as_an_epoch_is_a_finding)
+{
+	begin("cupti");
+	uint64_t r = 1;
+	lin_tf_request_begin(&pk, 10, TID, 1, NIL, 0, NIL);
+	lin_tf_epoch_declare(&pk, 10, TID, 1, 1, &r, 1, NIL, 0);   /* ids share one space */
+	lin_tf_ext_correlation(&pk, 5, 1, 1);
+	api_at(1, 211, 1, 100, 200, 0);
+	kernel_at(1, 1, 300);
+	finish();
+	cr_assert(finding("duplicate_epoch_id"));
+	done();
+}
