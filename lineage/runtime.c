@@ -4,6 +4,7 @@
  */
 #define _LGPL_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts 
 	if (o->backend > LIN_BACKEND_CUSTOM)
 		return -EINVAL;
 	if (o->backend == LIN_BACKEND_CUSTOM &&
-	    (!o->backend_ops || o->backend_ops->sz < sizeof(struct lin_backend_ops) ||
+	    (!o->backend_ops || o->backend_ops->sz < offsetof(struct lin_backend_ops, flags) ||
 	     !o->backend_ops->push || !o->backend_ops->pop))
 		return -EINVAL;
 	if (o->trace_path && o->trace_write)
@@ -260,10 +261,17 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 	switch (o->backend) {
 	case LIN_BACKEND_NONE:
 		return 0;
-	case LIN_BACKEND_CUSTOM:
-		rt->be = *o->backend_ops;
+	case LIN_BACKEND_CUSTOM: {
+		/* Only what the caller's sz covers: a caller built against 0.2 has no flags. */
+		size_t n = o->backend_ops->sz < sizeof(rt->be) ? o->backend_ops->sz : sizeof(rt->be);
+		memset(&rt->be, 0, sizeof(rt->be));
+		memcpy(&rt->be, o->backend_ops, n);
+		if (rt->be.flags & ~LIN_BACKEND_F_HOST_CLOCK)
+			return -EINVAL;
+		rt->device_clock_host = rt->be.flags & LIN_BACKEND_F_HOST_CLOCK;
 		rt->have_backend = true;
 		return 0;
+	}
 	case LIN_BACKEND_CUPTI: {
 		const char *status = NULL;
 		int err = lin_cupti_backend_open(rt, &rt->be, &status);

@@ -281,8 +281,8 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
 		return -LIN_ELAUNCH_ORDER;
 	}
-	lin_event_put(ts, LIN_REC_LAUNCH_END, 0, (uint16_t)ts->nlaunch--, 0,
-		      lin_clock_ticks(&rt->clock), LIN_NIL, 0);
+	lin_event_put(ts, LIN_REC_LAUNCH_END, 0, (uint16_t)ts->nlaunch--, 0, lean_ticks(rt), LIN_NIL,
+		      0);
 	if (l->ext_id) {
 		uint64_t popped = 0;
 		if (LIN_UNLIKELY(rt->be.pop(rt->be.ctx, rt->ext_kind, &popped) != 0 ||

@@ -67,7 +67,7 @@ void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h)
 	else
 		msgpack_pack_nil(pk);
 	pack_key(pk, "device_clock");
-	lin_tf_pack_str(pk, "cupti");
+	lin_tf_pack_str(pk, h->device_clock ? h->device_clock : "cupti");
 	pack_key(pk, "ext_kind");
 	msgpack_pack_uint32(pk, h->ext_kind);
 	pack_key(pk, "backend");
@@ -418,7 +418,7 @@ void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t 
 void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth)
 {
 	pack_head(pk, LIN_REC_LAUNCH_END, LIN_REC_NFIELDS_LAUNCH_END);
-	msgpack_pack_uint64(pk, host_ns);
+	lin_tf_pack_opt(pk, host_ns);
 	msgpack_pack_uint64(pk, tid);
 	msgpack_pack_uint64(pk, depth);
 }

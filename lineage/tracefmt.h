@@ -29,6 +29,7 @@ struct lin_tf_header {
 	uint32_t ext_kind;
 	const char *backend;      /* "none", "cupti", "custom", "attach" */
 	const char *cupti;        /* NULL: nil */
+	const char *device_clock; /* "cupti" (NULL) or "host": docs/trace-format.md */
 };
 
 struct lin_tf_kernel {
@@ -127,7 +128,7 @@ void lin_tf_misuse(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, const cha
 void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 		   uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
 		   uint64_t correlation, uint64_t depth);
-/* The end of the launch bracket at @depth on @tid (format 1.2). */
+/* The end of the launch bracket at @depth on @tid (format 1.2); host_ns LIN_TF_NIL: untimed. */
 void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth);
 
 #endif

@@ -222,7 +222,7 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 			      e->depth ? e->depth : LIN_NIL);
 		break;
 	case LIN_REC_LAUNCH_END:
-		lin_tf_launch_end(pk, ns, ts->tid, e->depth);
+		lin_tf_launch_end(pk, e->ticks ? ns : LIN_NIL, ts->tid, e->depth);
 		break;
 	default:
 		break;
@@ -393,6 +393,7 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 		.ext_kind = rt->ext_kind,
 		.backend = backend_names[rt->backend_kind],
 		.cupti = rt->cupti_status,
+		.device_clock = rt->device_clock_host ? "host" : "cupti",
 	};
 	pthread_mutex_lock(&rt->out_lock);
 	lin_tf_header(&rt->pk, &h);

@@ -55,10 +55,10 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 		v->oom = true;
 		return;
 	}
+	(void)file;                 /* a process's records are in its one trace file */
 	if (!e->pushed++) {
 		e->bracket_off = r->offset;
 		e->bracket_index = r->index;
-		e->bracket_file = file;
 	}
 }
 
@@ -74,8 +74,11 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		}
 	}
 	uint32_t slot = LIN_OPEN_PUSHED;
+	uint64_t seq = LIN_NIL;
 	if (!NIL(r, 4)) {
 		count_pushed(v, proc, file, r);
+		if (v->procs[proc].host_clock)
+			seq = lin_v_pbr_open(v, proc, file, r);
 	} else {
 		struct lin_bracket *b = lin_vec_push(&v->brackets);
 		if (!b) {
@@ -94,6 +97,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	if (!o)
 		return;
 	o->idx[r->f[8] - 1] = slot;
+	o->pseq[r->f[8] - 1] = seq;
 	o->offset[r->f[8] - 1] = r->offset;
 	o->index[r->f[8] - 1] = r->index;
 	o->file = file;
@@ -103,6 +107,7 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 			 const struct lin_rec *r)
 {
 	uint64_t depth = r->f[2];
+	uint64_t end = NIL(r, 0) ? LIN_END_UNTIMED : r->f[0];
 	struct lin_open_ent *o = depth && depth <= LIN_OPEN_DEPTH ? open_slots(v, proc, r->f[1]) : NULL;
 	uint32_t slot = o ? o->idx[depth - 1] : 0;
 	if (!slot) {
@@ -115,11 +120,14 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 	/* Brackets nest: ending this one ends any deeper one left open (those keep no end). */
 	for (uint64_t d = depth - 1; d < LIN_OPEN_DEPTH; d++)
 		o->idx[d] = 0;
-	if (slot == LIN_OPEN_PUSHED)
+	if (slot == LIN_OPEN_PUSHED) {
+		if (o->pseq[depth - 1] != LIN_NIL)
+			lin_v_pbr_close(v, proc, r->f[1], o->pseq[depth - 1], end);
 		return;
+	}
 	struct lin_bracket *b = lin_vec_at(&v->brackets, slot - 1);
-	b->end = r->f[0];
-	if (b->end < b->begin) {
+	b->end = end;
+	if (end != LIN_END_UNTIMED && b->end < b->begin) {
 		static const char *const n[] = { "tid", "begin_ns", "end_ns" };
 		uint64_t ids[] = { b->tid, b->begin, b->end };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
@@ -183,8 +191,16 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 		else
 			hi = mid;
 	}
-	const struct lin_clock_pair *c = lin_vec_at(cl, lo ? lo - 1 : 0);
-	*host = dev - c->device_ns + c->host_ns;
+	/* Between two pairs: interpolate (the clocks may run at slightly different rates);
+	 * before the first or after the last: the nearest pair's offset. */
+	const struct lin_clock_pair *a = lin_vec_at(cl, lo ? lo - 1 : 0);
+	const struct lin_clock_pair *b = lo && lo < cl->n ? lin_vec_at(cl, lo) : NULL;
+	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
+		long double f = (long double)(dev - a->device_ns) / (long double)(b->device_ns - a->device_ns);
+		*host = a->host_ns + (uint64_t)(f * (long double)(b->host_ns - a->host_ns) + 0.5L);
+		return true;
+	}
+	*host = dev - a->device_ns + a->host_ns;
 	return true;
 }
 
@@ -219,7 +235,7 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 			break;
 		if (b->depth && b->depth >= maxdepth)
 			continue;
-		if (b->end == LIN_NIL)
+		if (b->end == LIN_NIL || b->end == LIN_END_UNTIMED)
 			return LIN_BF_UNCLOSED;         /* it may hold the call: cannot tell */
 		if (b->end >= e) {
 			*out = b;
@@ -282,10 +298,11 @@ static void finish_accounting(struct lin_validator *v)
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
-		if (e->pushed <= e->ext_n || !v->procs[proc].api_records)
+		/* With host-clock device times each bracket is checked on its own (xcheck.c). */
+		if (e->pushed <= e->ext_n || !v->procs[proc].api_records || v->procs[proc].host_clock)
 			continue;
 		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
-		structural(v, "launch_without_api_record", e->bracket_file, e->bracket_off,
+		structural(v, "launch_without_api_record", v->procs[proc].file, e->bracket_off,
 			   e->bracket_index, 3, n, ids);
 	}
 }

@@ -37,7 +37,9 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->closed, sizeof(void *));
 	lin_vtab_init(&v->captures, sizeof(void *));
 	lin_vtab_init(&v->nodes, sizeof(struct lin_node_ent));
-	lin_vtab_init(&v->clones, sizeof(uint64_t));
+	lin_vtab_init(&v->clones, sizeof(struct lin_clone_ent));
+	lin_vtab_init(&v->replays, sizeof(uint64_t));
+	lin_vtab_init(&v->requests, 0);
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -46,6 +48,7 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->vers, sizeof(struct lin_vers_ent));
 	lin_vtab_init(&v->grids, sizeof(void *));
 	lin_vtab_init(&v->gmemops, 0);
+	lin_vtab_init(&v->pthreads, sizeof(struct lin_pthread));
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
 	lin_vec_init(&v->truthpool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));
@@ -79,9 +82,10 @@ void lin_validator_free(struct lin_validator *v)
 	free_pages(&v->closed);
 	free_pages(&v->captures);
 	free_pages(&v->grids);
+	lin_v_xcheck_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
 				    &v->undef, &v->stale, &v->truth, &v->open, &v->vers,
-				    &v->gmemops };
+				    &v->gmemops, &v->replays, &v->requests };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
@@ -172,46 +176,43 @@ uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t ti
 	return times ? &times[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)] : NULL;
 }
 
-/* The header fields a process takes from its first trace file (not from a truth file,
- * which is read first and names only host and pid). */
-static void proc_header(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
+/* What a process's trace header says of it (its truth file's header says none of it). */
+static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
 {
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
 	p->ext_kind = h->ext_kind;
 	p->minor = h->minor;
+	p->host_clock = h->device_clock_host;
 	p->file = file;
+	p->traced = true;
 }
 
-int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file)
+int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth)
 {
-	bool trace = !v->files[file].truth;
-	for (unsigned i = 0; i < v->nprocs; i++) {
-		struct lin_vproc *p = &v->procs[i];
-		if (p->pid != h->pid || strcmp(p->host, h->host) != 0)
-			continue;
-		if (trace && !p->traced) {
-			proc_header(p, h, file);
-			p->traced = true;
-		}
-		return (int)i;
+	struct lin_vproc *p = NULL;
+	for (unsigned i = 0; i < v->nprocs && !p; i++)
+		if (v->procs[i].pid == h->pid && strcmp(v->procs[i].host, h->host) == 0)
+			p = &v->procs[i];
+	if (!p) {
+		if (v->nprocs >= LIN_MAX_PROCS)
+			return -1;
+		struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
+		if (!np)
+			return -1;
+		v->procs = np;
+		p = &np[v->nprocs++];
+		memset(p, 0, sizeof(*p));
+		snprintf(p->host, sizeof(p->host), "%s", h->host);
+		p->pid = h->pid;
+		p->ext_kind = h->ext_kind;
+		p->min_api_corr = UINT64_MAX;
+		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
+		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
 	}
-	if (v->nprocs >= LIN_MAX_PROCS)
-		return -1;
-	struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
-	if (!np)
-		return -1;
-	v->procs = np;
-	struct lin_vproc *p = &np[v->nprocs];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->host, sizeof(p->host), "%s", h->host);
-	p->pid = h->pid;
-	proc_header(p, h, file);
-	p->traced = trace;
-	p->min_api_corr = UINT64_MAX;
-	lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
-	lin_vec_init(&p->capwin, sizeof(struct lin_capture));
-	return (int)v->nprocs++;
+	if (!truth && !p->traced)
+		proc_from_trace(p, h, file);
+	return (int)(p - v->procs);
 }
 
 #define NIL(r, i) (((r)->nil >> (i)) & 1u)
@@ -260,7 +261,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 		v->oom = true;
 		return;
 	}
-	if (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST)) {
+	if ((e->flags & LIN_EP_DECLARED) || lin_vtab_find(&v->requests, r->f[2], lin_k1(proc, 0))) {
 		static const char *const n[] = { "epoch" };
 		structural(v, "duplicate_epoch_id", file, r, 1, n, &r->f[2]);
 		return;
@@ -336,19 +337,15 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 {
 	string_ref(v, proc, file, r, 4);
 	bool fresh;
-	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, r->f[2], lin_k1(proc, 0), &fresh);
-	if (!e) {
+	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, r->f[2], lin_k1(proc, 0));
+	if (!lin_vtab_get(&v->requests, r->f[2], lin_k1(proc, 0), &fresh)) {
 		v->oom = true;
 		return;
 	}
-	if (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST)) {
+	if (!fresh || (e && (e->flags & LIN_EP_DECLARED))) {
 		static const char *const n[] = { "request" };
 		structural(v, "duplicate_request_id", file, r, 1, n, &r->f[2]);
-		return;
 	}
-	e->flags |= LIN_EP_REQUEST;
-	e->nreq = 1;
-	e->req = r->f[2];
 }
 
 static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t corr)
@@ -387,6 +384,8 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		e->flags |= LIN_C_EXT;
 		e->epoch = epoch;
 		count_ext(v, proc, epoch);
+		if (e->flags & LIN_C_API)
+			lin_v_xcheck(v, proc, corr, e);
 		return;
 	}
 	if (e->epoch == epoch)
@@ -459,7 +458,8 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		return;
 	}
 	e->flags |= LIN_C_API;
-	if (!NIL(r, 1) && r->f[7] == 0 && lin_launch_kind_of((unsigned)r->f[0], r->f[1]))
+	e->lkind = NIL(r, 1) ? LIN_LAUNCH_NONE : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
+	if (e->lkind && r->f[7] == 0)
 		e->flags |= LIN_C_LAUNCH;
 	e->domain = (uint8_t)r->f[0];
 	e->api_offset = r->offset;
@@ -473,6 +473,8 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		uint64_t ids[] = { corr, e->api_start, e->api_end };
 		structural(v, "time_order", file, r, 3, n, ids);
 	}
+	if (e->flags & LIN_C_EXT)
+		lin_v_xcheck(v, proc, corr, e);
 }
 
 /* Check queued <= submitted <= start <= end where known. */
@@ -585,9 +587,19 @@ static void on_graph(struct lin_validator *v, uint16_t proc, const struct lin_re
 {
 	bool fresh;
 	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
-		uint64_t *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
+		struct lin_clone_ent *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
 		if (o)
-			*o = r->f[0];
+			*o = (struct lin_clone_ent){ r->f[0], NIL(r, 3) ? LIN_NIL : r->f[3] };
+		else
+			v->oom = true;
+		return;
+	}
+	if (r->type == LIN_REC_GRAPH_LAUNCH) {
+		/* The replay epoch names the exec it replayed. */
+		v->sum.launches++;
+		uint64_t *x = lin_vtab_get(&v->replays, r->f[3], lin_k1(proc, 0), &fresh);
+		if (x)
+			*x = r->f[2];
 		else
 			v->oom = true;
 		return;
@@ -663,7 +675,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_CLONE: case LIN_REC_GRAPH_NODE_UPDATE:
 		on_graph(v, proc, r);
 		break;
-	case LIN_REC_GRAPH_LAUNCH: v->sum.launches++; break;
+	case LIN_REC_GRAPH_LAUNCH: on_graph(v, proc, r); break;
 	case LIN_REC_DROPPED: on_dropped(v, proc, file, r); break;
 	case LIN_REC_CLOCK: lin_v_on_clock(v, proc, r); break;
 	default: break;
@@ -722,7 +734,7 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 	struct lin_vfile *f = &v->files[fi];
 	v->sum.files++;
 	int rc = lin_reader_header(rd, truth ? LIN_TRUTH_FORMAT_NAME : LIN_TRACE_FORMAT_NAME, &h);
-	int proc = rc == 0 ? lin_v_proc(v, &h, (uint32_t)fi) : 0;
+	int proc = rc == 0 ? lin_v_proc(v, &h, (uint32_t)fi, truth) : 0;
 	if (rc == 0 && proc < 0) {
 		rc = -1;
 		snprintf(f->err, sizeof(f->err), "too many processes or out of memory");

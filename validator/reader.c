@@ -433,7 +433,8 @@ static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 		     const struct lin_mp_val *k, struct lin_header *h, unsigned *seen)
 {
 	static const char *const keys[] = { "format", "version", "host", "pid", "writer",
-					    "start_host_ns", "ext_kind", "backend", "tsc_hz", "cupti" };
+					    "start_host_ns", "ext_kind", "backend", "tsc_hz", "cupti",
+					    "device_clock" };
 	struct lin_mp_val v;
 	int idx = -1, rc;
 	for (int i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
@@ -465,6 +466,9 @@ static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 					h->cupti[i] = ' ';
 			return LIN_MP_OK;
 		}
+		return hdr_str(r, &v, keys[idx], NULL, 0, true);
+	case 10:
+		h->device_clock_host = v.type == LIN_MP_STR && v.len == 4 && !memcmp(v.p, "host", 4);
 		return hdr_str(r, &v, keys[idx], NULL, 0, true);
 	default:
 		if (v.type == LIN_MP_NIL || v.type == LIN_MP_UINT)

@@ -29,6 +29,7 @@ struct lin_header {
 	char writer[64];
 	char backend[32];
 	char cupti[128];                      /* the cupti status ("" when nil or absent) */
+	bool device_clock_host;               /* device_clock "host": device times are host times */
 	uint64_t major, minor;
 	uint64_t pid;
 	uint64_t start_host_ns;

@@ -100,8 +100,9 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 	fputs("},\"joined_by_level\":{", out);
 	for (int i = 0; i < LIN_LEVEL_N; i++)
 		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_level_name(i), s->joined_by_level[i]);
-	fprintf(out, "},\"duplicates\":%" PRIu64 ",\"captured_launches\":%" PRIu64, s->duplicates,
-		s->captured_launches);
+	fprintf(out, "},\"duplicates\":%" PRIu64 ",\"captured_launches\":%" PRIu64
+		",\"bracket_checked\":%" PRIu64 ",\"bracket_unchecked\":%" PRIu64, s->duplicates,
+		s->captured_launches, s->bracket_checked, s->bracket_unchecked);
 	fprintf(out, ",\"lost\":%" PRIu64 ",\"lost_by_cause\":{", s->lost);
 	int first = 1;
 	for (int i = 0; i < LIN_CAUSE_N; i++) {
@@ -170,6 +171,9 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 		fprintf(out, "  %-28s %12" PRIu64 "\n", "duplicate GPU records", s->duplicates);
 	if (s->captured_launches)
 		fprintf(out, "  %-28s %12" PRIu64 "\n", "launches in stream capture", s->captured_launches);
+	if (s->bracket_checked || s->bracket_unchecked)
+		fprintf(out, "  %-28s %12" PRIu64 " (%" PRIu64 " not checked)\n",
+			"calls inside their bracket", s->bracket_checked, s->bracket_unchecked);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "incorrect", s->incorrect);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "structural findings", s->structural);
 	if (s->dropped)

@@ -40,27 +40,41 @@ const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v, const struct lin
 	return lin_vec_at(&v->reqpool, (size_t)e->req);
 }
 
-/* A declared epoch or a begun request: what a join may end on. */
-static const struct lin_epoch_ent *declared(const struct lin_validator *v, uint16_t proc,
-					    uint64_t epoch)
+/* What a join may end on: a declared epoch (its requests) or a begun request (itself).
+ * Use it where it is: req may point into it. */
+struct target { const uint64_t *req; uint32_t nreq; uint64_t one; };
+
+static bool declared(const struct lin_validator *v, uint16_t proc, uint64_t id, struct target *t)
 {
-	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, epoch, lin_k1(proc, 0));
-	return (e && (e->flags & (LIN_EP_DECLARED | LIN_EP_REQUEST))) ? e : NULL;
+	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, id, lin_k1(proc, 0));
+	if (e && (e->flags & LIN_EP_DECLARED)) {
+		if (t)
+			t->req = lin_v_epoch_reqs(v, e, &t->nreq);
+		return true;
+	}
+	if (!lin_vtab_find(&v->requests, id, lin_k1(proc, 0)))
+		return false;
+	if (t) {
+		t->one = id;
+		t->req = &t->one;
+		t->nreq = 1;
+	}
+	return true;
 }
 
 /* A join reaches the request level when its target names one request or more. */
-static enum lin_level target_level(const struct lin_epoch_ent *e)
+static enum lin_level target_level(const struct target *t)
 {
-	return e->nreq ? LIN_LEVEL_REQUEST : LIN_LEVEL_EPOCH;
+	return t->nreq ? LIN_LEVEL_REQUEST : LIN_LEVEL_EPOCH;
 }
 
 /* Node origin: clone -> original -> graph_node(epoch) -> declared epoch. */
 static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, uint64_t *epoch)
 {
-	const uint64_t *orig = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
-	const struct lin_node_ent *n = lin_vtab_find(&v->nodes, orig ? *orig : g->node,
+	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
+	const struct lin_node_ent *n = lin_vtab_find(&v->nodes, cl ? cl->original : g->node,
 						     lin_k1(g->proc, 0));
-	if (!n || !n->has_epoch || !declared(v, g->proc, n->epoch))
+	if (!n || !n->has_epoch || !declared(v, g->proc, n->epoch, NULL))
 		return false;
 	*epoch = n->epoch;
 	return true;
@@ -111,7 +125,7 @@ static enum lin_cause lost_cause(const struct lin_validator *v, const struct lin
 	if (p->dropped_host || p->dropped_cupti)
 		return LIN_CAUSE_DROPPED_RECORDS;
 	if (bf == LIN_BF_UNCLOSED)
-		return LIN_CAUSE_LAUNCH_BRACKET_UNCLOSED;
+		return LIN_CAUSE_BRACKET_END_UNKNOWN;
 	if (bf == LIN_BF_NO_CLOCK)
 		return LIN_CAUSE_NO_CLOCK_RECORD;
 	if (node_ok || node_missing)
@@ -127,10 +141,43 @@ static enum lin_level partial_level(const struct lin_corr_ent *c, enum lin_brack
 	return bf == LIN_BF_FOUND ? LIN_LEVEL_OP : LIN_LEVEL_API_CALL;
 }
 
+/*
+ * Could the API call of @c have launched @g? A graph launch makes only graph records, a
+ * kernel, memcpy or memset launch only its own kind of record and never a graph one, and
+ * a graph record's clone belongs to the exec its replay epoch replayed.
+ */
+static bool mismatched(const struct lin_validator *v, const struct lin_gpu *g,
+		       const struct lin_corr_ent *c)
+{
+	if (!c || !(c->flags & LIN_C_API) || !c->lkind)
+		return false;
+	bool graph = g->flags & LIN_G_GRAPH;
+	if (c->lkind == LIN_LAUNCH_GRAPH) {
+		if (!graph)
+			return true;
+	} else {
+		static const uint8_t kind_of[] = { [LIN_LAUNCH_KERNEL] = LIN_REC_KERNEL,
+						   [LIN_LAUNCH_MEMCPY] = LIN_REC_MEMCPY,
+						   [LIN_LAUNCH_MEMSET] = LIN_REC_MEMSET };
+		return graph || kind_of[c->lkind] != g->kind;
+	}
+	if (!g->node || !(c->flags & LIN_C_EXT))
+		return false;
+	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
+	const uint64_t *x = lin_vtab_find(&v->replays, c->epoch, lin_k1(g->proc, 0));
+	return cl && x && cl->exec != LIN_NIL && cl->exec != *x;
+}
+
 static struct verdict classify(const struct lin_validator *v, const struct lin_gpu *g,
 			       const struct lin_corr_ent *c, bool final)
 {
 	struct verdict r = { CLS_PENDING, 0, LIN_NIL, LIN_NIL, LIN_LEVEL_NONE };
+	if (c && (c->flags & LIN_C_API) && mismatched(v, g, c)) {
+		r.cls = CLS_LOST;
+		r.why = LIN_CAUSE_CORRELATION_MISMATCH;
+		r.level = LIN_LEVEL_API_CALL;
+		return r;
+	}
 	uint64_t ne;
 	bool node_ok = g->node && node_origin(v, g, &ne);
 	if (node_ok)
@@ -143,11 +190,11 @@ static struct verdict classify(const struct lin_validator *v, const struct lin_g
 		r.level = api ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE;
 		return r;
 	}
-	const struct lin_epoch_ent *e = ext ? declared(v, g->proc, c->epoch) : NULL;
-	if (e && (final || settled)) {
+	struct target t;
+	if (ext && declared(v, g->proc, c->epoch, &t) && (final || settled)) {
 		r.cls = CLS_OBSERVED;
 		r.epoch = c->epoch;
-		r.level = target_level(e);
+		r.level = target_level(&t);
 		return r;
 	}
 	if (!final)
@@ -156,13 +203,11 @@ static struct verdict classify(const struct lin_validator *v, const struct lin_g
 	 * joins only through the launch bracket around its graph launch, if any. */
 	const struct lin_bracket *b = NULL;
 	enum lin_bracket_find bf = ext ? LIN_BF_NONE : containment(v, g, c, &b);
-	const struct lin_epoch_ent *be = bf == LIN_BF_FOUND && b->epoch != LIN_NIL
-						 ? declared(v, g->proc, b->epoch) : NULL;
-	if (be) {
+	if (bf == LIN_BF_FOUND && b->epoch != LIN_NIL && declared(v, g->proc, b->epoch, &t)) {
 		r.cls = CLS_INFERRED;
 		r.why = LIN_RULE_TIME_CONTAINMENT;
 		r.epoch = b->epoch;
-		r.level = target_level(be);
+		r.level = target_level(&t);
 		return r;
 	}
 	r.cls = CLS_LOST;
@@ -199,8 +244,10 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 	t->seen = 1;
 	if (r->cls != CLS_OBSERVED && r->cls != CLS_INFERRED)
 		return;
-	uint32_t n;
-	const uint64_t *got = lin_v_epoch_reqs(v, declared(v, g->proc, r->epoch), &n);
+	struct target tg = { NULL, 0, 0 };
+	declared(v, g->proc, r->epoch, &tg);
+	uint32_t n = tg.nreq;
+	const uint64_t *got = tg.req;
 	const uint64_t *want = lin_vec_at(&v->truthpool, (size_t)t->req);
 	if (same_set(got, n, want, t->nreq)) {
 		v->sum.matched++;
@@ -484,12 +531,23 @@ static void finish_empty(struct lin_validator *v)
 void lin_v_resolve_all(struct lin_validator *v)
 {
 	lin_v_brackets_finish(v);
+	lin_v_xcheck_finish(v);
 	for (size_t i = 0; i < v->pending.n; i++) {
 		const struct lin_gpu *g = lin_vec_at(&v->pending, i);
 		struct lin_corr_ent *c =
 			g->corr ? lin_vtab_find(&v->corrs, g->corr, lin_k1(g->proc, 0)) : NULL;
-		if (c && !(g->flags & LIN_G_COUNTED) && c->ngpu < 255)
-			c->ngpu++;              /* it arrived before its API record */
+		if (c && !(g->flags & LIN_G_COUNTED)) {
+			/* It arrived before its API record: count it now, and a second non-graph
+			 * record of one correlation is the same finding as at arrival. */
+			if (c->ngpu && !(g->flags & LIN_G_GRAPH)) {
+				static const char *const n[] = { "correlation" };
+				v->sum.structural++;
+				lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
+					      g->index, 1, n, &g->corr);
+			}
+			if (c->ngpu < 255)
+				c->ngpu++;
+		}
 		struct verdict r = classify(v, g, c, true);
 		account(v, g, &r);
 	}

@@ -35,7 +35,7 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_LAUNCH, "launch", "uuoooooo|o",
 	  "host_ns", "tid", "epoch", "version", "ext_id", "name_sid", "api", "correlation",
 	  "depth"),
-	S(LIN_REC_LAUNCH_END, "launch_end", "uuu", "host_ns", "tid", "depth"),
+	S(LIN_REC_LAUNCH_END, "launch_end", "ouu", "host_ns", "tid", "depth"),
 	S(LIN_REC_STRING, "string", "us", "sid", "text"),
 	S(LIN_REC_REQUEST_LINK, "request_link", "uuuuuuun",
 	  "host_ns", "tid", "request", "trace_hi", "trace_lo", "parent_span", "trace_flags", "lin"),

@@ -35,8 +35,9 @@
 	X(NO_ENCLOSING_OP, "no_enclosing_op") \
 	X(NO_OP_LAYER, "no_op_layer") \
 	X(REPLAY_OUTSIDE_LINEAGE, "replay_outside_lineage") \
-	X(LAUNCH_BRACKET_UNCLOSED, "launch_bracket_unclosed") \
-	X(NO_CLOCK_RECORD, "no_clock_record")
+	X(BRACKET_END_UNKNOWN, "bracket_end_unknown") \
+	X(NO_CLOCK_RECORD, "no_clock_record") \
+	X(CORRELATION_MISMATCH, "correlation_mismatch")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };
@@ -73,6 +74,8 @@ struct lin_vsummary {
 	uint64_t duplicates;       /* GPU records read twice (not classified again) */
 	uint64_t captured_launches; /* launch APIs made while a stream capture was open, with no
 				     * GPU record: not held to one (they may have been captured) */
+	uint64_t bracket_checked;   /* API calls under a pushed id found inside its bracket */
+	uint64_t bracket_unchecked; /* ... that could not be checked (docs/validator.md) */
 	uint64_t structural, notes, findings;
 	uint64_t dropped;          /* events and CUPTI records reported lost by dropped records */
 	uint64_t truth_records, matched;

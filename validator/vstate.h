@@ -32,10 +32,11 @@ struct lin_vproc {
 	uint64_t min_api_corr;      /* UINT64_MAX: no API record */
 	uint64_t api_records, gpu_records, launches;
 	uint64_t unpushed;          /* launch brackets that pushed nothing */
-	uint32_t file;              /* the first trace file of this process */
-	bool traced;                /* a trace file's header gave the fields above */
+	uint32_t file;              /* the first file of this process */
 	bool dropped_host, dropped_cupti;
 	bool runtime_api;           /* an api record of the runtime domain was read */
+	bool host_clock;            /* header device_clock "host": device time is host time */
+	bool traced;                /* a trace file (not only a truth file) named it */
 	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */
 	struct lin_vec capwin;      /* struct lin_capture: stream-capture windows */
 };
@@ -72,9 +73,10 @@ struct lin_gpu {
 #define LIN_G_COUNTED 8             /* counted in its correlation's ngpu */
 
 /*
- * A declared epoch, or a request (requests are joinable ids too: an external id that names
- * one joins straight to it). pushed/ext_n: launch brackets that pushed this id, and ext
- * correlation records naming it (docs/validator.md, "Launch accounting").
+ * A declared epoch (or an id that was pushed or named by ext records before, or without,
+ * its declaration). pushed/ext_n: launch brackets that pushed this id, and ext correlation
+ * records naming it (docs/validator.md, "Launch accounting"). Begun requests are a set of
+ * their own (lin_validator.requests): an external id that names one joins straight to it.
  */
 struct lin_epoch_ent {
 	uint64_t req;
@@ -82,11 +84,10 @@ struct lin_epoch_ent {
 	uint16_t flags;
 	uint16_t pad;
 	uint32_t pushed, ext_n;
-	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it */
-	uint32_t bracket_file, pad2;
+	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it (its
+						* process's file) */
 };
 #define LIN_EP_DECLARED 1
-#define LIN_EP_REQUEST 2
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
@@ -94,7 +95,8 @@ struct lin_corr_ent {
 	uint32_t api_tid, api_file;
 	uint16_t flags;
 	uint8_t domain, ngpu;
-	uint32_t pad;
+	uint8_t lkind;              /* enum lin_launch_kind of the API (LIN_LAUNCH_NONE: not one) */
+	uint8_t pad[3];
 };
 #define LIN_C_EXT 1
 #define LIN_C_AMBIG 2
@@ -103,18 +105,22 @@ struct lin_corr_ent {
 
 struct lin_cand { uint64_t epoch; uint32_t corr; uint32_t proc; };
 struct lin_node_ent { uint64_t epoch; uint32_t has_epoch; uint32_t pad; };
+/* A clone made at instantiation: its original node and the exec it belongs to (or LIN_NIL). */
+struct lin_clone_ent { uint64_t original, exec; };
 struct lin_ref_ent { uint64_t offset, index; uint32_t file; uint32_t pad; };
 struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /* corr: LIN_NIL unknown */
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
 /* A launch bracket that pushed no external id (the only ones time containment uses). */
 struct lin_bracket {
-	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet) */
+	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet); LIN_END_UNTIMED */
 	uint64_t epoch;             /* LIN_NIL: launched outside any epoch */
 	uint64_t offset, index;
 	uint32_t tid, file;
 	uint16_t proc;
 	uint16_t depth;             /* 0: unknown (format 1.1) */
 };
+/* A launch_end without a time (LIN_RT_LEAN_TIMESTAMPS): closed, end unknown. */
+#define LIN_END_UNTIMED (UINT64_MAX - 1)
 /* Per thread: the bracket open at each depth (index + 1; LIN_OPEN_PUSHED: a pushed one,
  * not stored). */
 #define LIN_OPEN_DEPTH 16
@@ -122,9 +128,32 @@ struct lin_bracket {
 struct lin_open_ent {
 	uint32_t idx[LIN_OPEN_DEPTH];
 	uint64_t offset[LIN_OPEN_DEPTH], index[LIN_OPEN_DEPTH];   /* of a pushed one */
+	uint64_t pseq[LIN_OPEN_DEPTH];     /* a pushed one's place in its thread's store */
 	uint32_t file;
 	uint32_t pad;
 };
+/*
+ * Pushed brackets of one thread, in begin order, for the bracket check (xcheck.c): every
+ * API call made under a pushed id lies inside a bracket that pushed it. Bounded: past
+ * LIN_PBR_CAP the older half is dropped and calls before `horizon` go unchecked.
+ */
+struct lin_pbr { uint64_t begin, end, ext, offset, index; uint32_t apis, file; uint16_t depth,
+		 pad[3]; };
+/* An API call whose bracket may not have arrived yet. */
+struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
+		    pad[3]; };
+struct lin_pthread {
+	struct lin_pbr *b;
+	uint64_t base;              /* sequence number of b[0] */
+	uint64_t horizon;           /* calls before it may lie in a dropped bracket; 0: none */
+	uint32_t n, cap;
+	struct lin_xdefer *d;       /* its calls waiting for a bracket that begins after them */
+	uint32_t nd, capd;
+};
+#define LIN_PBR_CAP 65536
+#define LIN_PBR_KEEP 1024
+#define LIN_XDEFER_CAP (1u << 20)
+
 /* One version of one epoch: the latest launch made under it and when it stopped being
  * current (re-issued or retired). */
 struct lin_vers_ent {
@@ -143,8 +172,9 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, open, vers, grids, gmemops;
+		truth, open, vers, grids, gmemops, pthreads, replays, requests;
 	struct lin_vec reqpool, truthpool, cands, pending, adopts, brackets;
+	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
 	struct lin_rec rec;
@@ -161,7 +191,7 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set);
 uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
 			     bool create);
-int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file);
+int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
 /* brackets.c */
 void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
@@ -178,6 +208,18 @@ enum lin_bracket_find { LIN_BF_NONE, LIN_BF_FOUND, LIN_BF_UNCLOSED, LIN_BF_NO_CL
 enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
 					 const struct lin_corr_ent *c,
 					 const struct lin_bracket **out);
+/* xcheck.c */
+/* A pushed bracket opened (returns its sequence number on the thread) or closed. */
+uint64_t lin_v_pbr_open(struct lin_validator *v, uint16_t proc, uint32_t file,
+			const struct lin_rec *r);
+void lin_v_pbr_close(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
+		     uint64_t end);
+/* Correlation @corr now has both its API record and its ext record: check the bracket. */
+void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
+		  const struct lin_corr_ent *c);
+/* Deferred checks, and the pushed brackets that held no API call. */
+void lin_v_xcheck_finish(struct lin_validator *v);
+void lin_v_xcheck_free(struct lin_validator *v);
 /* resolve.c */
 void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g);
 void lin_v_resolve_all(struct lin_validator *v);

@@ -69,7 +69,7 @@ int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **o
 	s->rt = rt;
 	/* Device timestamps look like CUPTI's (CLOCK_REALTIME ns) but are the host clock
 	 * shifted by a constant, so the trace's clock record is exact. */
-	s->clock_off = realtime_ns() - lin_sim_mono_ns();
+	s->clock_off = s->o.host_clock ? 0 : realtime_ns() - lin_sim_mono_ns();
 	atomic_init(&s->next_corr, 1);
 	atomic_init(&s->next_grid, 1);
 	atomic_init(&s->next_node, 1);
@@ -230,6 +230,7 @@ void lin_sim_backend_ops(lin_sim *s, struct lin_backend_ops *ops)
 	ops->push = be_push;
 	ops->pop = be_pop;
 	ops->ctx = s;
+	ops->flags = s->o.host_clock ? LIN_BACKEND_F_HOST_CLOCK : 0;
 }
 
 bool lin_sim_last_call_dropped(lin_sim *s)

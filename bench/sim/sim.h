@@ -28,6 +28,9 @@ struct lin_sim_opts {
 	uint32_t drop_permille;   /* API calls whose ext+API records are dropped (0..1000) */
 	uint32_t buffer_bytes;    /* activity buffer size; 0 = 4096 */
 	uint32_t ext_kind;        /* the kind lin_sim_backend_ops pushes; 0 = CUSTOM2 */
+	bool host_clock;          /* device timestamps are the runtime's host clock itself, as
+				   * with a CUPTI timestamp callback (LIN_BACKEND_F_HOST_CLOCK);
+				   * false: that clock plus CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
 /* Observable counters (what the simulator emitted). */

@@ -55,44 +55,30 @@ static int fwrite_cb(void *data, const char *buf, size_t len)
 
 /*
  * The trace file. Attach mode has no call that pairs the host and device clocks, so the
- * write callback puts one clock record right after the header (the first object the
- * runtime writes), at an object boundary. The simulator's device clock is the runtime's
- * host clock plus a constant, so the pair is exact (docs/simulator.md).
+ * write callback puts one clock record before the first bytes the runtime hands over
+ * once it exists (the header is written inside lin_runtime_create; the runtime writes
+ * whole records, so that is an object boundary), read on the runtime's own clock. The
+ * simulator's device clock is that clock itself (docs/simulator.md), so the pair is exact.
  */
 struct trace_out {
 	FILE *f;
+	lin_runtime *const *rt;     /* the run's runtime, NULL until lin_runtime_create returns */
 	uint64_t clock_off;
 	bool clock_done;
 	bool failed;
 };
 
-static int write_clock_after_header(struct trace_out *o, const char *buf, size_t len)
-{
-	size_t off = 0;
-	msgpack_unpacked u;
-	msgpack_unpacked_init(&u);
-	bool whole = msgpack_unpack_next(&u, buf, len, &off) == MSGPACK_UNPACK_SUCCESS;
-	msgpack_unpacked_destroy(&u);
-	if (!whole)
-		return fwrite(buf, 1, len, o->f) == len ? 0 : -EIO; /* header split: try later */
-	msgpack_packer pk;
-	msgpack_packer_init(&pk, o->f, fwrite_cb);
-	if (fwrite(buf, 1, off, o->f) != off)
-		return -EIO;
-	uint64_t h = mono_ns();
-	lin_tf_clock(&pk, h, h + o->clock_off);
-	o->clock_done = true;
-	return fwrite(buf + off, 1, len - off, o->f) == len - off ? 0 : -EIO;
-}
-
 static int trace_write(const void *buf, size_t len, void *user)
 {
 	struct trace_out *o = user;
-	int r;
-	if (!o->clock_done)
-		r = write_clock_after_header(o, buf, len);
-	else
-		r = fwrite(buf, 1, len, o->f) == len ? 0 : -EIO;
+	if (!o->clock_done && *o->rt) {
+		msgpack_packer pk;
+		msgpack_packer_init(&pk, o->f, fwrite_cb);
+		uint64_t h = lin_runtime_now_ns(*o->rt);
+		lin_tf_clock(&pk, h, h + o->clock_off);
+		o->clock_done = true;
+	}
+	int r = fwrite(buf, 1, len, o->f) == len ? 0 : -EIO;
 	if (r)
 		o->failed = true;
 	return r;
@@ -286,8 +272,9 @@ int synth_run_process(const struct synth_opts *o, const struct synth_scenario *s
 	calibrate(&ns_tick, &empty);
 	for (uint32_t l = 0; l < n; l++)
 		init_lane(&lanes[l], o, l, ns_tick, empty);
-	struct lin_sim_opts so = { .sz = sizeof(so), .seed = o->seed, .drop_permille = drop_permille };
-	struct trace_out out = { .f = fopen(trace, "wb") };
+	struct lin_sim_opts so = { .sz = sizeof(so), .seed = o->seed, .drop_permille = drop_permille,
+				   .host_clock = true };
+	struct trace_out out = { .f = fopen(trace, "wb"), .rt = &sx->rt };
 	int rc = 0;
 	if (!out.f) {
 		fprintf(stderr, "lineage-synth: cannot open trace %s: %s\n", trace, strerror(errno));

@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		n += 4;
 		for (int i = 0; i < nprev; i++) {           /* last request's CUPTI records */
 			struct pending_gpu *g = &prev[i];
-			struct lin_tf_api a = { 1, 211, g->corr, g->t, g->t + 500, 777, g->tid, 0 };
+			struct lin_tf_api a = { 1, g->memcpy ? 41 : 211, g->corr, g->t, g->t + 500, 777,
+						g->tid, 0 };
 			lin_tf_ext_correlation(&pk, 5, g->epoch, g->corr);
 			lin_tf_api(&pk, &a);
 			if (g->memcpy) {

@@ -58,7 +58,16 @@ struct lin_backend_ops {
 	int (*push)(void *ctx, uint32_t ext_kind, uint64_t id);
 	int (*pop)(void *ctx, uint32_t ext_kind, uint64_t *id);
 	void *ctx;
+	uint32_t flags;             /* LIN_BACKEND_F_* (since 0.3; an older, smaller sz: 0) */
 };
+
+/*
+ * The device timestamps of the activity records this backend's runtime receives are the
+ * runtime's own host clock (lin_runtime_now_ns), as when CUPTI's timestamps come from a
+ * callback (cuptiActivityRegisterTimestampCallback). The trace header then says
+ * device_clock "host", and lineage-validate compares device and host times exactly.
+ */
+#define LIN_BACKEND_F_HOST_CLOCK 1u
 
 enum lin_backend_kind {
 	LIN_BACKEND_NONE = 0,   /* host-side lineage only; nothing is pushed */
@@ -85,9 +94,10 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
 /* Flags for lin_runtime_opts.flags. */
 #define LIN_RT_NO_WRITER_THREAD  (1u << 0) /* events are encoded only by lin_runtime_flush */
 #define LIN_RT_NO_CAPTURE_EVENTS (1u << 1) /* lin_token_capture writes no token_capture record */
-/* token_capture and scope_close records carry no host time (nil): one TSC read less on
- * each (~10 ns on a VM); adopts and launches keep theirs. The validator then cannot check
- * that an adopt came after its capture. */
+/* token_capture, scope_close and launch_end records carry no host time (nil): one TSC
+ * read less on each (~10 ns on a VM); adopts and launch begins keep theirs. The validator
+ * then cannot check that an adopt came after its capture, nor place an API call inside a
+ * launch bracket by time (time containment and the bracket check are not made). */
 #define LIN_RT_LEAN_TIMESTAMPS   (1u << 2)
 #define LIN_RT_FLAGS_ALL \
 	(LIN_RT_NO_WRITER_THREAD | LIN_RT_NO_CAPTURE_EVENTS | LIN_RT_LEAN_TIMESTAMPS)

@@ -101,6 +101,27 @@ Test(launch, brackets_record_their_depth_and_their_end)
 	rtfix_fini(&f);
 }
 
+/* Lean timestamps: the end is recorded (the bracket closes) without a clock read. */
+Test(launch, lean_timestamps_write_an_untimed_end)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD | LIN_RT_LEAN_TIMESTAMPS, NULL);
+	lin_scope rs, es;
+	rtfix_epoch(&f, &rs, &es);
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(f.rt, "k", &l), 0);
+	cr_assert_eq(lin_launch_end(f.rt, &l), 0);
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *e = trace_nth(t, LIN_REC_LAUNCH_END, 0);
+	cr_assert_not_null(e);
+	cr_assert(rec_nil(e, 1), "no time under lean timestamps");
+	cr_assert_eq(rec_u(e, 3), 1);
+	cr_assert(!rec_nil(trace_nth(t, LIN_REC_LAUNCH, 0), 1), "the begin keeps its time");
+	rtfix_fini(&f);
+}
+
 /* A begin refused for depth opens no bracket: it gets no end, and its record says so. */
 Test(launch, a_refused_bracket_has_no_depth_and_no_end)
 {

@@ -79,11 +79,16 @@ static void handoff(uint32_t from, uint32_t to, uint64_t ep, uint64_t seq, uint6
 	want.spans++;
 }
 
-static void api(uint64_t corr, uint32_t tid)
+static void api_cbid(uint32_t cbid, uint64_t corr, uint32_t tid)
 {
-	struct lin_tf_api a = {LIN_API_RUNTIME, 211, corr, DEV0 + 3000 + corr * 100,
+	struct lin_tf_api a = {LIN_API_RUNTIME, cbid, corr, DEV0 + 3000 + corr * 100,
 			       DEV0 + 3010 + corr * 100, 1, tid, 0};
 	lin_tf_api(&pk, &a);
+}
+
+static void api(uint64_t corr, uint32_t tid)
+{
+	api_cbid(211, corr, tid);                 /* cudaLaunchKernel */
 }
 
 static void kernel(uint64_t corr, uint64_t node, bool cross)
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
 	lin_tf_graph_launch(&pk, 2100, 21, 8, 12, 1, 11, 1, NIL);
 	epoch(12, 2100, &r10, 1, 11);
 	lin_tf_ext_correlation(&pk, EXT, 12, 2);
-	api(2, 21);
+	api_cbid(311, 2, 21);                     /* cudaGraphLaunch */
 	kernel(2, 51, true);
 	/* fan-in: epoch 13 serves requests 10 and 14; a memcpy */
 	request(14, 1510, 0);
@@ -176,7 +181,7 @@ int main(int argc, char **argv)
 	lin_tf_launch(&pk, 2300, 10, 13, 1, 13, 0, 3, NIL, 1);
 	lin_tf_launch_end(&pk, 2300, 10, 1);
 	lin_tf_ext_correlation(&pk, EXT, 13, 4);
-	api(4, 10);
+	api_cbid(41, 4, 10);                      /* cudaMemcpyAsync */
 	struct lin_tf_memop mc = {4, DEV0 + 3500, DEV0 + 3600, 1, 1, 7, 4096, 1, 0, 0};
 	lin_tf_memcpy(&pk, &mc);
 	want.spans++;

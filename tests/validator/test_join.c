@@ -28,11 +28,17 @@ static void begin(uint64_t pid, const char *fmt)
 	begin_kind(pid, fmt, 5);
 }
 
-static void ext_api(uint64_t epoch, uint64_t corr)
+static void ext_api_cbid(uint64_t epoch, uint64_t corr, uint32_t cbid)
 {
-	struct lin_tf_api a = { 1, 211, corr, 1000 * corr, 1000 * corr + 10, 1, 100, 0 };
+	struct lin_tf_api a = { 1, cbid, corr, 1000 * corr, 1000 * corr + 10, 1, 100, 0 };
 	lin_tf_ext_correlation(&pk, 5, epoch, corr);
 	lin_tf_api(&pk, &a);
+}
+
+/* A cudaLaunchKernel call under @epoch. */
+static void ext_api(uint64_t epoch, uint64_t corr)
+{
+	ext_api_cbid(epoch, corr, 211);
 }
 
 static void kernel(uint64_t corr, uint64_t grid)
@@ -231,7 +237,7 @@ Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 	declare(20, &r2, 1);
 	lin_tf_graph_launch(&pk, 2, 100, 6, 30, 1, 20, 1, NIL);
 	lin_tf_epoch_declare(&pk, 2, 100, 30, 1, &r2, 1, 20, 0);
-	ext_api(30, 11);
+	ext_api_cbid(30, 11, 311);                    /* cudaGraphLaunch */
 	struct lin_tf_kernel k = { 11, 11050, 11060, 0, 1, 1, 1, 5, 150, 0, 0, 0, false };
 	lin_tf_kernel(&pk, &k);
 	k.correlation = 12;                           /* replay without ext and API */

@@ -22,15 +22,20 @@ static msgpack_packer pk;
 static struct lin_validator *v;
 static const struct lin_vsummary *s;
 
-static void begin(const char *backend)
+static void begin_clock(const char *backend, const char *device_clock)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, backend,
-				   "ok" };
+				   "ok", device_clock };
 	lin_tf_header(&pk, &h);
 	v = lin_validator_create(NULL);
 	cr_assert_not_null(v);
+}
+
+static void begin(const char *backend)
+{
+	begin_clock(backend, NULL);
 }
 
 static void finish(void)
@@ -128,6 +133,21 @@ Test(launches, device_time_maps_through_the_nearest_clock_record)
 	kernel_at(1, 1, 102000);
 	finish();
 	cr_assert_eq(s->inferred, 1, "mapped through the pair before it, not the first one");
+	done();
+}
+
+Test(launches, device_time_is_interpolated_between_clock_records)
+{
+	begin("none");
+	/* Host runs 1000 ns slower than device over 100 us: halfway, 500 ns apart. */
+	lin_tf_clock(&pk, 0, 0);
+	lin_tf_clock(&pk, 100000, 101000);
+	request(1, 2);
+	bracket(50400, 50600, 2, 1);
+	api_at(1, 211, 1, 51000, 51010, 0);   /* host 50495..50505 interpolated; 51000 by either pair */
+	kernel_at(1, 1, 52000);
+	finish();
+	cr_assert_eq(s->inferred, 1);
 	done();
 }
 
@@ -300,5 +320,187 @@ Test(launches, a_request_id_declared_again_as_an_epoch_is_a_finding)
 	kernel_at(1, 1, 300);
 	finish();
 	cr_assert(finding("duplicate_epoch_id"));
+	done();
+}
+
+/* ---------------------------------------------------------------- the bracket check */
+
+/* A pushed bracket of epoch @ep on TID around [b, e]. */
+static void pushed(uint64_t b, uint64_t e, uint64_t ep, uint64_t depth)
+{
+	lin_tf_launch(&pk, b, TID, ep, 1, ep, 0, 0, NIL, depth);
+	lin_tf_launch_end(&pk, e, TID, depth);
+}
+
+static void tagged_call(uint64_t ep, uint64_t corr, uint64_t s0, uint64_t s1, uint64_t grid)
+{
+	lin_tf_ext_correlation(&pk, 5, ep, corr);
+	api_at(1, 211, corr, s0, s1, 0);
+	kernel_at(corr, grid, s1 + 100);
+}
+
+Test(launches, with_host_clock_times_every_tagged_call_lies_in_its_bracket)
+{
+	begin_clock("custom", "host");
+	request(1, 2);
+	request(3, 4);
+	pushed(100, 300, 2, 1);
+	pushed(400, 600, 4, 1);
+	tagged_call(2, 1, 150, 250, 1);
+	tagged_call(4, 2, 450, 550, 2);
+	finish();
+	cr_assert_eq(s->bracket_checked, 2);
+	cr_assert_eq(s->bracket_unchecked, 0);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+}
+
+Test(launches, a_tagged_call_inside_another_epochs_bracket_is_found)
+{
+	/* Cross-wired: the call in epoch 2's bracket carries epoch 4's id. */
+	begin_clock("custom", "host");
+	request(1, 2);
+	request(3, 4);
+	pushed(100, 300, 2, 1);
+	pushed(400, 600, 4, 1);
+	tagged_call(4, 1, 150, 250, 1);
+	tagged_call(4, 2, 450, 550, 2);
+	finish();
+	cr_assert(finding("ext_outside_bracket"));
+	cr_assert(finding("launch_without_api_record"), "epoch 2's bracket now holds no call");
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	done();
+}
+
+Test(launches, a_tagged_call_with_no_bracket_left_is_found)
+{
+	/* Epoch 2 had two brackets; one was removed with both its records. */
+	begin_clock("custom", "host");
+	request(1, 2);
+	pushed(100, 300, 2, 1);
+	tagged_call(2, 1, 150, 250, 1);
+	tagged_call(2, 2, 450, 550, 2);
+	pushed(700, 800, 2, 1);
+	tagged_call(2, 3, 710, 790, 3);
+	finish();
+	cr_assert(finding("ext_outside_bracket"));
+	cr_assert_eq(s->bracket_checked, 2);
+	done();
+	/* The same trace without host-clock device times is not checked, and says so. */
+	begin("custom");
+	request(1, 2);
+	pushed(100, 300, 2, 1);
+	tagged_call(2, 1, 150, 250, 1);
+	tagged_call(2, 2, 450, 550, 2);
+	finish();
+	cr_assert(!finding("ext_outside_bracket"));
+	cr_assert_eq(s->bracket_unchecked, 2);
+	done();
+}
+
+Test(launches, a_tagged_call_before_its_bracket_arrives_waits_for_it)
+{
+	/* CUPTI's records first, the bracket after (another buffer was drained later). */
+	begin_clock("custom", "host");
+	request(1, 2);
+	tagged_call(2, 1, 150, 250, 1);
+	pushed(100, 300, 2, 1);
+	finish();
+	cr_assert_eq(s->bracket_checked, 1);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+}
+
+Test(launches, nested_pushed_brackets_tag_the_innermost)
+{
+	begin_clock("custom", "host");
+	request(1, 2);
+	request(3, 4);
+	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 200, TID, 4, 1, 4, 0, 0, NIL, 2);
+	tagged_call(4, 1, 210, 250, 1);              /* top of CUPTI's stack: 4 */
+	lin_tf_launch_end(&pk, 300, TID, 2);
+	tagged_call(2, 2, 350, 380, 2);              /* back in 2 */
+	lin_tf_launch_end(&pk, 400, TID, 1);
+	finish();
+	cr_assert_eq(s->bracket_checked, 2);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+}
+
+Test(launches, a_truth_file_read_first_does_not_hide_the_trace_header)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header th = { LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
+				    NULL };
+	lin_tf_header(&pk, &th);
+	uint64_t r = 1;
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+	struct lin_validator *tv = lin_validator_create(NULL);
+	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	begin_clock("custom", "host");
+	lin_validator_free(v);
+	v = tv;
+	request(1, 2);
+	pushed(100, 300, 2, 1);
+	tagged_call(2, 1, 150, 250, 1);
+	finish();
+	cr_assert_eq(s->bracket_checked, 1, "the trace's device_clock, not the truth's");
+	cr_assert_eq(s->matched, 1);
+	done();
+}
+
+/* ---------------------------------------------------------------- API and record agree */
+
+Test(launches, a_graph_kernel_whose_clone_belongs_to_another_exec_is_not_joined)
+{
+	for (int wrong = 0; wrong < 2; wrong++) {
+		begin("cupti");
+		request(1, 2);
+		lin_tf_graph_node_clone(&pk, 70, 170, 7, 8);         /* clone 170 is exec 8's */
+		lin_tf_graph_launch(&pk, 20, TID, wrong ? 9 : 8, 3, 1, 2, 1, NIL);
+		uint64_t r = 1;
+		lin_tf_epoch_declare(&pk, 20, TID, 3, 1, &r, 1, 2, 0);
+		lin_tf_ext_correlation(&pk, 5, 3, 1);
+		api_at(1, 311, 1, 100, 200, 0);                      /* cudaGraphLaunch */
+		struct lin_tf_kernel k = { 1, 300, 310, 0, 1, 1, 1, 7, 170, 0, 0, 0, false };
+		lin_tf_kernel(&pk, &k);
+		finish();
+		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CORRELATION_MISMATCH], (uint64_t)wrong);
+		cr_assert_eq(s->observed, (uint64_t)!wrong);
+		done();
+	}
+}
+
+Test(launches, a_plain_kernel_on_a_graph_launch_is_not_joined)
+{
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 311, 1, 100, 200, 0);                  /* cudaGraphLaunch, but ... */
+	kernel_at(1, 1, 300);                            /* ... a kernel of no graph */
+	finish();
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CORRELATION_MISMATCH], 1);
+	done();
+}
+
+Test(launches, a_late_call_into_a_dropped_bracket_is_unchecked_not_a_false_alarm)
+{
+	begin_clock("custom", "host");
+	request(1, 2);
+	/* 1,200 brackets, each followed by its tagged call: the checked ones get dropped. */
+	for (uint64_t i = 0; i < 1200; i++) {
+		pushed(1000 * i + 100, 1000 * i + 300, 2, 1);
+		tagged_call(2, i + 1, 1000 * i + 150, 1000 * i + 250, i + 1);
+	}
+	pushed(2000000, 2000100, 2, 1);
+	/* A second call into the first bracket arrives last (another CUPTI buffer). */
+	tagged_call(2, 5000, 160, 240, 5000);
+	finish();
+	cr_assert(!finding("ext_outside_bracket"), "the first bracket was dropped, not absent");
+	cr_assert_eq(s->bracket_unchecked, 1);
+	cr_assert_eq(s->bracket_checked, 1200);
 	done();
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# run.sh SYNTH MUTATE WORKDIR PER-CLASS [SEEDS...] - the mutation test: valid traces of
+# several scenarios and seeds from lineage-synth (epoch strategy, and the cuda-only
+# strategy where it is valid: no handoff), each damaged PER-CLASS times per damage class
+# by lin-mutate. Prints lin-mutate's SUMMARY lines; exit status is lin-mutate's.
+set -euo pipefail
+synth=$1 mutate=$2 work=$3 per=$4
+shift 4
+seeds=("$@")
+[ ${#seeds[@]} -gt 0 ] || seeds=(3 11)
+mkdir -p "$work"
+args=()
+for seed in "${seeds[@]}"; do
+  for sc in direct pool-handoff chain-handoff graph-replay batching fanout-streams mixed; do
+    base="$work/$sc.$seed.epoch"
+    "$synth" --scenario "$sc" --strategy epoch --seed "$seed" --threads 4 --requests 12 \
+      --hops 3 --replays 3 --batch 4 --streams 3 -o "$base.lt" --truth "$base.truth" >/dev/null
+    args+=("$base.lt" "$base.truth")
+  done
+  base="$work/direct.$seed.cuda-only"
+  "$synth" --scenario direct --strategy cuda-only --seed "$seed" --threads 4 --requests 12 \
+    -o "$base.lt" --truth "$base.truth" >/dev/null
+  args+=("$base.lt" "$base.truth")
+done
+exec "$mutate" --per-class "$per" --seed "${seeds[0]}" "${args[@]}"
