@@ -133,7 +133,7 @@ jq -rs '
   (["scenario","strategy","GPU","API call","op/range","right req","wrong req","lost","B/GPU","host ns/launch","why lost"]),
   (.[] | [.scenario, .strategy, .gpu_records, .api_call, .op_or_range, .right, .wrong, .lost,
           (.bytes_per_gpu_record*10|round/10), .host_ns_per_launch, why])
-  | @tsv' "$results" | column -t -s $'\t'
+  | @tsv' "$results" | column -t -s $'\t' | sed 's/ *$//'
 echo
 # Honest verdicts: where CUDA/graph correlation plus a tool's own propagation already reach
 # the right request for every record, the launch epoch is redundant; say so.
