@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c - the lineage-validate command line. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lineage/version.h"
 #include "validate.h"
@@ -12,6 +14,8 @@
 #include "export/otlp.h"
 
 #define EXIT_USAGE 64
+#define EXIT_BAD_FILE 2
+#define DEFAULT_MAX_FINDINGS 20
 
 static const char usage_text[] =
 "NAME\n"
@@ -19,7 +23,7 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] [--allow-empty] TRACE...\n"
-"    lineage-validate --from kineto|nsys [--json] [--export-perfetto OUT.json] FILE...\n"
+"    lineage-validate [--from kineto|nsys] [--json] [--export-perfetto OUT.json] FILE|DIR...\n"
 "    lineage-validate --export-otlp OUT.json [--json] [--max-findings N] TRACE...\n"
 "    lineage-validate --help | --version\n"
 "\n"
@@ -31,18 +35,23 @@ static const char usage_text[] =
 "    ambiguous (candidates listed). It also checks token and scope discipline, time\n"
 "    order where known, duplicate and undefined ids, and reused correlation ids.\n"
 "    Several files are one run; ids are keyed by the (host, pid) of each file's header.\n"
+"    Each file's kind is read from its first bytes: a lineage trace (MessagePack), a\n"
+"    PyTorch profiler / Kineto trace-event JSON file (.json or .json.gz) or an Nsight\n"
+"    Systems SQLite export (docs/importers.md). A directory stands for every trace in\n"
+"    it (one file per rank, as PyTorch writes them), read as one run.\n"
 "\n"
 "OPTIONS\n"
 "    --json              print one JSON object on stdout (schema: docs/validator.md)\n"
 "    --expect TRUTH      compare the joins with a truth file (may be repeated, one per\n"
 "                        process); adds truth_records and matched to the report\n"
-"    --max-findings N    list at most N findings (default 100; all are counted)\n"
+"    --max-findings N    list at most N findings (default 20; all are counted, and the\n"
+"                        report says how many more there are)\n"
 "    --allow-empty       let a run without any GPU record exit 0 when nothing else is\n"
 "                        wrong (by default it is the finding no_gpu_records, exit 1:\n"
 "                        an empty trace proves no join)\n"
-"    --from FMT          read foreign traces instead: kineto (PyTorch profiler JSON,\n"
-"                        .json or .json.gz) or nsys (Nsight Systems SQLite export);\n"
-"                        same report and exit status (docs/importers.md)\n"
+"    --from FMT          read every file as FMT, not by its content: kineto (PyTorch\n"
+"                        profiler JSON, .json or .json.gz) or nsys (Nsight Systems\n"
+"                        SQLite export); same report and exit status\n"
 "    --export-perfetto OUT.json\n"
 "                        also write the last trace as Chrome/Perfetto JSON with flow\n"
 "                        arrows request -> handoff -> launch -> kernel (with --from:\n"
@@ -59,14 +68,17 @@ static const char usage_text[] =
 "        inferred), every launch is accounted for, nothing is incorrect and there are no\n"
 "        structural findings\n"
 "    1   lost, ambiguous or incorrect joins, or structural findings\n"
-"    2   a file is unreadable, malformed, truncated or of an unsupported version (the\n"
-"        message names the file, the byte offset and what was expected)\n"
+"    2   a file is missing, unreadable, malformed, truncated, of an unsupported version\n"
+"        or (imported) holds no event of a category the importer reads (the message\n"
+"        names the file, the byte offset and what was expected)\n"
 "    64  usage error\n"
 "\n"
 "EXAMPLES\n"
 "    lineage-validate rank0.lt rank1.lt\n"
 "    lineage-validate --json --max-findings 10 run.lt | jq .lost_by_cause\n"
-"    lineage-validate --expect run.truth run.lt\n";
+"    lineage-validate --expect run.truth run.lt\n"
+"    lineage-validate worker0.pt.trace.json.gz report.sqlite\n"
+"    lineage-validate --export-perfetto lineage.json ./profiler_traces/\n";
 
 /* --export-otlp: write the export and its counts (stderr). Return 0 or -1. */
 static int export_otlp(const char *out, char **files, int n)
@@ -93,6 +105,238 @@ static int usage_error(const char *msg)
 	return EXIT_USAGE;
 }
 
+/* The files a run reads: each argument, a directory's entries in name order. */
+struct inputs {
+	char **path;
+	int *fmt;                   /* enum lin_imp_fmt */
+	int n, cap;
+};
+
+static int inputs_add(struct inputs *in, const char *path, int fmt)
+{
+	if (in->n == in->cap) {
+		int nc = in->cap ? in->cap * 2 : 16;
+		char **p = realloc(in->path, (size_t)nc * sizeof(*p));
+		if (!p)
+			return -1;
+		in->path = p;
+		int *f = realloc(in->fmt, (size_t)nc * sizeof(*f));
+		if (!f)
+			return -1;
+		in->fmt = f;
+		in->cap = nc;
+	}
+	in->path[in->n] = strdup(path);
+	if (!in->path[in->n])
+		return -1;
+	in->fmt[in->n++] = fmt;
+	return 0;
+}
+
+static void inputs_free(struct inputs *in)
+{
+	for (int i = 0; i < in->n; i++)
+		free(in->path[i]);
+	free(in->path);
+	free(in->fmt);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular, non-hidden file of @dir whose content is a trace, in name order; others
+ * are named on stderr and skipped. Return 0, or 2 (reported) when none is a trace. */
+static int add_dir(struct inputs *in, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "lineage-validate: %s: cannot open: %s\n", dir, strerror(errno));
+		return EXIT_BAD_FILE;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(d)) && !rc) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **p = realloc(names, cap * sizeof(*p));
+			rc = p ? 0 : -1;
+			names = p ? p : names;
+		}
+		if (!rc && !(names[n++] = strdup(de->d_name)))
+			rc = -1;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name);
+	int found = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char path[4096], err[256];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		int f = lin_imp_detect(path, err, sizeof(err));
+		if (f < 0 || f == LIN_FMT_UNKNOWN) {
+			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
+				f < 0 ? err : "not a lineage trace, trace-event JSON or SQLite file");
+			continue;
+		}
+		rc = inputs_add(in, path, f);
+		found++;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc) {
+		fprintf(stderr, "lineage-validate: out of memory\n");
+		return EXIT_BAD_FILE;
+	}
+	if (!found) {
+		fprintf(stderr, "lineage-validate: %s: no trace file in this directory\n", dir);
+		return EXIT_BAD_FILE;
+	}
+	return 0;
+}
+
+/* Each argument: a file (its kind from its content) or a directory. A file that cannot be
+ * opened is one error, before any report (no report of zeros). Return 0 or 2. */
+static int collect(struct inputs *in, char **args, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		char err[256];
+		if (stat(args[i], &st) != 0) {
+			fprintf(stderr, "lineage-validate: %s: cannot open: %s\n", args[i],
+				strerror(errno));
+			return EXIT_BAD_FILE;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int rc = add_dir(in, args[i]);
+			if (rc)
+				return rc;
+			continue;
+		}
+		int f = lin_imp_detect(args[i], err, sizeof(err));
+		if (f < 0) {
+			fprintf(stderr, "lineage-validate: %s: %s\n", args[i], err);
+			return EXIT_BAD_FILE;
+		}
+		if (inputs_add(in, args[i], f)) {
+			fprintf(stderr, "lineage-validate: out of memory\n");
+			return EXIT_BAD_FILE;
+		}
+	}
+	return 0;
+}
+
+/* The importer of each input (--from for all, else by content); NULL: lineage traces.
+ * Return 0, or 64 when lineage traces and imported ones are mixed. */
+static int choose(const struct inputs *in, const char *from, const char **fmts, bool *import)
+{
+	int lineage = 0;
+	for (int i = 0; i < in->n; i++) {
+		fmts[i] = from ? from : lin_imp_fmt_name((enum lin_imp_fmt)in->fmt[i]);
+		lineage += fmts[i] == NULL;
+	}
+	*import = lineage == 0;
+	if (lineage && lineage != in->n)
+		return usage_error("lineage traces and imported traces (Kineto JSON, Nsight "
+				   "SQLite) cannot be validated in one run");
+	return 0;
+}
+
+static int check_import_opts(const char *fmt, int ntruth, const char *otlp)
+{
+	const char *lacks = NULL;
+	if (!lin_imp_have(fmt, &lacks)) {
+		fprintf(stderr, "lineage-validate: %s traces: this build lacks %s\n", fmt, lacks);
+		return EXIT_USAGE;
+	}
+	if (ntruth)
+		return usage_error("--expect compares joins with the truth file of a lineage run "
+				   "(its records carry the keys the truth file labels); an imported "
+				   "trace has no such keys, so there is nothing to compare");
+	if (otlp)
+		return usage_error("--export-otlp reads lineage traces, not imported ones");
+	return 0;
+}
+
+/* The report, and on exit 2 the first file error on stderr: FILE: byte N: MESSAGE (an
+ * SQLite file's message names its table and rowid instead). */
+static void report(struct lin_validator *v, bool json, const struct inputs *in,
+		   const char *const *fmts)
+{
+	if (json)
+		lin_validator_report_json(v, stdout);
+	else
+		lin_validator_report_text(v, stdout);
+	if (lin_validator_exit_code(v) != 2)
+		return;
+	uint64_t off = 0;
+	const char *file = "";
+	const char *msg = lin_validator_error(v, &off, &file);
+	bool sqlite = false;
+	for (int i = 0; i < in->n && !sqlite; i++)
+		sqlite = fmts[i] && !strcmp(fmts[i], "nsys") && !strcmp(in->path[i], file);
+	if (msg[0] && sqlite)
+		fprintf(stderr, "lineage-validate: %s: %s\n", file, msg);
+	else if (msg[0])
+		fprintf(stderr, "lineage-validate: %s: byte %llu: %s\n", file,
+			(unsigned long long)off, msg);
+	else
+		fprintf(stderr, "lineage-validate: out of memory\n");
+}
+
+/* Validate the collected inputs: lineage traces, or imported ones. Return the exit code. */
+static int run(const struct lin_vopts *opts, const struct inputs *in, const char *from,
+	       const char **truths, int ntruth, bool json, const char *perfetto, const char *otlp)
+{
+	const char **fmts = calloc((size_t)in->n + 1, sizeof(*fmts));
+	if (!fmts) {
+		fprintf(stderr, "lineage-validate: out of memory\n");
+		return EXIT_BAD_FILE;
+	}
+	bool import;
+	int rc = choose(in, from, fmts, &import);
+	for (int i = 0; i < in->n && import && !rc; i++)
+		rc = check_import_opts(fmts[i], ntruth, otlp);
+	struct lin_validator *v = rc ? NULL : lin_validator_create(opts);
+	if (!rc && !v) {
+		fprintf(stderr, "lineage-validate: out of memory\n");
+		rc = EXIT_BAD_FILE;
+	}
+	if (rc) {
+		free(fmts);
+		return rc;
+	}
+	for (int i = 0; i < ntruth; i++)
+		lin_validator_add_truth(v, truths[i]);
+	if (import)
+		lin_imp_run(v, fmts, in->path, in->n, perfetto);
+	for (int i = 0; i < in->n && !import; i++)
+		lin_validator_add_file(v, in->path[i]);
+	lin_validator_finish(v);
+	report(v, json, in, fmts);
+	rc = lin_validator_exit_code(v);
+	char perr[300];
+	const char *last = in->path[in->n - 1];
+	if (perfetto && !import && lin_imp_lineage_perfetto(last, perfetto, perr, sizeof(perr))) {
+		fprintf(stderr, "lineage-validate: --export-perfetto: %s: %s\n", last, perr);
+		rc = EXIT_BAD_FILE;
+	}
+	if (otlp && export_otlp(otlp, in->path, in->n) != 0)
+		rc = EXIT_BAD_FILE;
+	lin_validator_free(v);
+	free(fmts);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -108,7 +352,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
-	struct lin_vopts opts = { 100 };
+	struct lin_vopts opts = { DEFAULT_MAX_FINDINGS };
 	const char *truths[64];
 	int ntruth = 0, c;
 	const char *from = NULL, *perfetto = NULL;
@@ -146,55 +390,12 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("no trace file given");
-	struct lin_validator *v = lin_validator_create(&opts);
-	if (!v) {
-		fprintf(stderr, "lineage-validate: out of memory\n");
-		return 2;
-	}
-	for (int i = 0; i < ntruth; i++)
-		lin_validator_add_truth(v, truths[i]);
-	const char *lacks = NULL;
-	if (from && strcmp(from, "kineto") && strcmp(from, "nsys")) {
-		lin_validator_free(v);
+	if (from && strcmp(from, "kineto") && strcmp(from, "nsys"))
 		return usage_error("--from takes kineto or nsys");
-	}
-	if (from && !lin_imp_have(from, &lacks)) {
-		lin_validator_free(v);
-		fprintf(stderr, "lineage-validate: --from %s: this build lacks %s\n", from, lacks);
-		return EXIT_USAGE;
-	}
-	if (otlp && from) {
-		lin_validator_free(v);
-		return usage_error("--export-otlp reads lineage traces, not --from");
-	}
-	if (from)
-		lin_imp_run(v, from, argv + optind, argc - optind, perfetto);
-	for (int i = optind; i < argc && !from; i++)
-		lin_validator_add_file(v, argv[i]);
-	lin_validator_finish(v);
-	if (json)
-		lin_validator_report_json(v, stdout);
-	else
-		lin_validator_report_text(v, stdout);
-	int rc = lin_validator_exit_code(v);
-	if (rc == 2) {
-		uint64_t off = 0;
-		const char *file = "";
-		const char *msg = lin_validator_error(v, &off, &file);
-		if (msg[0])
-			fprintf(stderr, "lineage-validate: %s: byte %llu: %s\n", file,
-				(unsigned long long)off, msg);
-		else
-			fprintf(stderr, "lineage-validate: out of memory\n");
-	}
-	char perr[300];
-	if (perfetto && !from &&
-	    lin_imp_lineage_perfetto(argv[argc - 1], perfetto, perr, sizeof(perr)) != 0) {
-		fprintf(stderr, "lineage-validate: --export-perfetto: %s: %s\n", argv[argc - 1], perr);
-		rc = 2;
-	}
-	if (otlp && export_otlp(otlp, argv + optind, argc - optind) != 0)
-		rc = 2;
-	lin_validator_free(v);
+	struct inputs in = { NULL, NULL, 0, 0 };
+	int rc = collect(&in, argv + optind, argc - optind);
+	if (!rc)
+		rc = run(&opts, &in, from, truths, ntruth, json, perfetto, otlp);
+	inputs_free(&in);
 	return rc;
 }

@@ -190,5 +190,8 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 		fprintf(out, "findings (first %zu of %" PRIu64 "):\n", v->findings.n, s->findings);
 	for (size_t i = 0; i < v->findings.n; i++)
 		text_finding(v, lin_vec_at(&v->findings, i), out);
+	if (s->findings > v->findings.n)
+		fprintf(out, "  ... %" PRIu64 " more finding(s) not listed (--max-findings %" PRIu64
+			" lists them all)\n", s->findings - (uint64_t)v->findings.n, s->findings);
 	fprintf(out, "exit status %d\n", lin_validator_exit_code(v));
 }

@@ -22,7 +22,9 @@ struct verdict {
 
 #define CAUSE_NAME(e, s) s,
 static const char *const cause_names[] = { LIN_CAUSES(CAUSE_NAME) };
-static const char *const rule_names[] = { "same_thread_time_containment" };
+static const char *const rule_names[] = { "same_thread_time_containment",
+					   "external_id_is_correlation_fallback",
+					   "graph_launch_enclosing_op" };
 #define LEVEL_NAME(e, s) s,
 static const char *const level_names[] = { LIN_LEVELS(LEVEL_NAME) };
 #define AMBIGUOUS_CAUSE "multiple_epochs"
@@ -477,6 +479,10 @@ static void finish_strings_truth(struct lin_validator *v)
 static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, char *buf,
 		      size_t n)
 {
+	if (!p && v->empty_why[0]) {        /* an importer knows why */
+		snprintf(buf, n, "%s", v->empty_why);
+		return;
+	}
 	if (!p && v->nprocs)
 		p = &v->procs[0];
 	if (!p) {

@@ -43,9 +43,11 @@
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };
 #undef LIN_CAUSE_ENUM
 
-/* Inference rules (docs/validator.md, "Inference rules"). Graph node origin is
- * provenance, never a join on its own: it has no rule. */
-enum lin_rule { LIN_RULE_TIME_CONTAINMENT, LIN_RULE_N };
+/* Inference rules (docs/validator.md, "Inference rules"; the last two are the importers',
+ * docs/importers.md). Graph node origin is provenance, never a join on its own: it has no
+ * rule. */
+enum lin_rule { LIN_RULE_TIME_CONTAINMENT, LIN_RULE_EXTERNAL_ID_IS_CORRELATION,
+		LIN_RULE_GRAPH_LAUNCH_ENCLOSING_OP, LIN_RULE_N };
 
 /*
  * How far a GPU record's chain reaches (docs/validator.md, "Join levels"): none (no API

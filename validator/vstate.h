@@ -177,6 +177,8 @@ struct lin_validator {
 	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
+	char empty_why[192];               /* why the run has no GPU record, when an importer
+					    * knows ("": the generic reason) */
 	struct lin_rec rec;
 };
 

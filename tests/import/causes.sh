@@ -7,15 +7,42 @@ BIN=$1 DATA=$2 MKSQLITE=$3 TMP=$4
 
 j=$("$BIN" --from kineto --json "$DATA/causes.json")
 expect_eq "causes.json exit" $? 1
-expect_keys causes.json "$j" records=29 gpu_records=13 joined_observed=2 joined_inferred=2 \
-	same_thread_time_containment=2 lost=6 ambiguous=3 before_trace_start=1 no_api_record=1 \
-	no_correlation=1 graph_replay=2 no_enclosing_op=1 launches=9
+expect_keys causes.json "$j" records=37 gpu_records=16 joined_observed=4 joined_inferred=4 \
+	same_thread_time_containment=2 external_id_is_correlation_fallback=1 \
+	graph_launch_enclosing_op=1 lost=5 ambiguous=3 before_trace_start=1 no_api_record=1 \
+	no_correlation=1 graph_replay=1 no_enclosing_op=1 launches=12 notes=2 \
+	none=3 api_call=5 op=8 epoch=0 request=0
 for c in external_id_other_thread external_id_outside_launch external_id_is_correlation; do
 	expect_eq "causes.json ambiguous $c" "$(count_cause "$j" ambiguous $c)" 1
 done
-t=$("$BIN" --from kineto "$DATA/causes.json")
+# k30: External id = correlation 30 names op E, which holds the launch as well as F (the
+# innermost): ambiguous. k14: it names D, which does not hold the launch: the fallback.
+expect_eq "causes.json k30 is the ambiguous external_id_is_correlation" \
+	"$(printf '%s' "$j" | grep -c '"cause":"external_id_is_correlation","file":"[^"]*","offset":[0-9]*,"record":[0-9]*,"ids":{"correlation":30,')" 1
+# graph launches: 17 carries External id 1 (op A holds it, observed), 20 none (op B holds
+# it, inferred), 19 none and no op holds it (lost): one note for each joined launch
+expect_eq "causes.json graph notes" "$(count_cause "$j" note graph_node_unknown)" 2
+expect_eq "causes.json graph note says what is unknown" \
+	"$(printf '%s' "$j" | grep -c '"detail":"joined to the step, not to an op inside the graph (rule graph_launch_enclosing_op): op .B."')" 1
+expect_eq "causes.json graph note (observed)" \
+	"$(printf '%s' "$j" | grep -c '"detail":"joined to the step, not to an op inside the graph (observed, the launch.s External id): op .A."')" 1
+t=$("$BIN" --from kineto --max-findings 100 "$DATA/causes.json")
 expect_eq "causes.json text names graph_replay" \
-	"$(printf '%s\n' "$t" | grep -c 'lost graph_replay correlation=17 pid=100 tid=1')" 2
+	"$(printf '%s\n' "$t" | grep -c 'lost graph_replay correlation=19 pid=100 tid=1')" 1
+expect_eq "causes.json text join levels" \
+	"$(printf '%s\n' "$t" | grep -c 'join level reached  *request 0, epoch 0, op 8, api_call 5, none 3')" 1
+
+# Exact times: op A is [1700000000000000.000, +0.100] us; one launch starts 1 ns before its
+# end, one 1 ns after. Read through a double (ulp 0.25 us here) both would sit at A's
+# start; read as decimals, the second lies outside A.
+j=$("$BIN" --json "$DATA/exact_ns.json")
+expect_keys "exact_ns.json" "$j" gpu_records=2 joined_inferred=1 same_thread_time_containment=1 \
+	lost=1 no_enclosing_op=1
+expect_eq "exact_ns.json: the launch 1 ns after A's end is the lost one" \
+	"$(printf '%s' "$j" | grep -c '"cause":"no_enclosing_op","file":"[^"]*","offset":[0-9]*,"record":4,"ids":{"correlation":2,')" 1
+"$BIN" --export-perfetto "$TMP/exact.perfetto.json" "$DATA/exact_ns.json" >/dev/null
+expect_eq "exact_ns.json: the export keeps every ns" \
+	"$(grep -c '"name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1700000000000000.101,"dur":0.001' "$TMP/exact.perfetto.json")" 1
 
 j=$("$BIN" --from kineto --json "$DATA/noops.json")
 expect_keys "noops.json (bare event array)" "$j" exit_code=1 gpu_records=1 lost=1 no_op_layer=1
@@ -27,17 +54,21 @@ expect_eq "collide.json correlation_collision" "$(count_cause "$j" ambiguous cor
 if [ -n "$MKSQLITE" ]; then
 	"$MKSQLITE" "$DATA/nsys_new.sql" "$TMP/nsys_new.sqlite" || fails=$((fails + 1))
 	j=$("$BIN" --from nsys --json "$TMP/nsys_new.sqlite")
-	expect_keys nsys_new "$j" exit_code=1 gpu_records=7 joined_inferred=2 lost=5 \
-		no_op_layer=1 no_enclosing_op=1 graph_replay=1 before_trace_start=1 no_api_record=1 \
-		notes=1 ambiguous=0 launches=6
+	# the graph launch (correlation 7) lies inside the NVTX range "step": joined to it
+	expect_keys nsys_new "$j" exit_code=1 gpu_records=7 joined_inferred=3 lost=4 \
+		same_thread_time_containment=2 graph_launch_enclosing_op=1 \
+		no_op_layer=1 no_enclosing_op=1 before_trace_start=1 no_api_record=1 \
+		notes=2 ambiguous=0 launches=6 none=2 api_call=2 op=3
+	expect_eq "nsys_new graph note" "$(count_cause "$j" note graph_node_unknown)" 1
 	# correlation 5 is used by pid 10 and pid 20: reported, joined within each process only
 	expect_eq "nsys_new collision note" "$(count_cause "$j" note correlation_collision)" 1
 	expect_eq "nsys_new pid 20 kernel not joined to pid 10" \
 		"$(printf '%s' "$j" | grep -c '"cause":"no_op_layer","file":"[^"]*","offset":2,"record":[0-9]*,"ids":{"correlation":5,"pid":20')" 1
 	"$MKSQLITE" "$DATA/nsys_old.sql" "$TMP/nsys_old.sqlite" || fails=$((fails + 1))
 	j=$("$BIN" --from nsys --json "$TMP/nsys_old.sqlite")
+	# the graph launch (name column 'cudaGraphLaunch') lies outside the NVTX range
 	expect_keys "nsys_old (name column, no memcpy/memset)" "$j" gpu_records=2 \
-		joined_inferred=1 lost=1 graph_replay=1
+		joined_inferred=1 lost=1 graph_replay=1 graph_launch_enclosing_op=0 notes=0
 else
 	echo "SKIP: nsys hand-made inputs (this build has no SQLite)"
 fi

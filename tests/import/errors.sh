@@ -9,9 +9,12 @@ bad() { # bad LABEL FMT FILE MESSAGE-SUBSTRING
 	out=$("$BIN" --from "$2" "$3" 2>&1 >/dev/null)
 	rc=$?
 	expect_eq "$1 exit" $rc 2
+	want="$3: byte *$4"
+	[ "$2" = nsys ] && want="$3: $4"     # SQLite messages name the table and rowid
+	# shellcheck disable=SC2254
 	case $out in
-	*"$3: byte "*"$4"*) echo "ok: $1 message: $out" ;;
-	*) echo "FAIL: $1 message: '$out' lacks '$3: byte ...$4'"; fails=$((fails + 1)) ;;
+	*$want*) echo "ok: $1 message: $out" ;;
+	*) echo "FAIL: $1 message: '$out' lacks '$want'"; fails=$((fails + 1)) ;;
 	esac
 }
 
@@ -23,27 +26,63 @@ gzip -c "$DATA/causes.json" > "$TMP/whole.json.gz"
 head -c 600 "$TMP/whole.json.gz" > "$TMP/truncated.json.gz"
 bad "truncated gzip" kineto "$TMP/truncated.json.gz" "truncated gzip"
 j=$("$BIN" --from kineto --json "$TMP/whole.json.gz")
-expect_keys "gzip of causes.json" "$j" exit_code=1 gpu_records=13 joined_observed=2
+expect_keys "gzip of causes.json" "$j" exit_code=1 gpu_records=16 joined_observed=4
 printf '{"other": 1}' > "$TMP/noevents.json"
 bad "no traceEvents" kineto "$TMP/noevents.json" "no traceEvents"
 i=0; s=""; while [ $i -lt 100 ]; do s="$s["; i=$((i + 1)); done
 printf '{"traceEvents": %s' "$s" > "$TMP/deep.json"
 bad "deep nesting" kineto "$TMP/deep.json" "nesting deeper"
-bad "missing file" kineto "$TMP/does-not-exist.json" "cannot open"
+bad "unknown categories only" kineto "$DATA/unknown_cats.json" \
+	"no GPU activity among categories: mtia_runtime (1), mtia_ccp_events (1), python_function (1); 1 events without a category"
+bad "empty event array" kineto "$DATA/empty_events.json" "no GPU activity among categories: none"
+bad "ts that does not fit 64-bit ns" kineto "$DATA/bad_time.json" "ts or dur is not a time"
+"$BIN" --from kineto --json --allow-empty "$DATA/unknown_cats.json" >/dev/null 2>&1
+expect_eq "unknown categories with --allow-empty still exit" $? 2
+
+# A missing file: one error line on stderr, no report (of zeros) on stdout.
+for f in "--from kineto" "--from nsys" "" "--json"; do
+	# shellcheck disable=SC2086
+	out=$("$BIN" $f "$TMP/does-not-exist.json" 2>"$TMP/err.txt")
+	expect_eq "missing file ($f) exit" $? 2
+	expect_eq "missing file ($f) prints no report" "$out" ""
+	expect_eq "missing file ($f) one error line" "$(wc -l < "$TMP/err.txt" | tr -d ' ')" 1
+	expect_eq "missing file ($f) message" "$(cat "$TMP/err.txt")" \
+		"lineage-validate: $TMP/does-not-exist.json: cannot open: No such file or directory"
+done
 
 printf 'this is not a database, just text that is long enough to have a header....\n' > "$TMP/text.sqlite"
 bad "non-SQLite file" nsys "$TMP/text.sqlite" "not an SQLite database"
 : > "$TMP/empty.sqlite"
 bad "empty file as SQLite" nsys "$TMP/empty.sqlite" "not an Nsight Systems export"
 if [ -n "$MKSQLITE" ]; then
-	"$MKSQLITE" "$DATA/nsys_bad.sql" "$TMP/nsys_bad.sqlite" || fails=$((fails + 1))
-	bad "text in a time column" nsys "$TMP/nsys_bad.sqlite" "rowid 2"
+	sq() { # sq NAME LABEL MESSAGE: build data/NAME.sql, expect exit 2 with MESSAGE
+		"$MKSQLITE" "$DATA/$1.sql" "$TMP/$1.sqlite" || fails=$((fails + 1))
+		bad "$2" nsys "$TMP/$1.sqlite" "$3"
+	}
+	sq nsys_bad "text in a time column" \
+		"table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 2: column start is text, not an integer"
+	sq nsys_no_correlation_col "wrong schema (no correlationId)" \
+		"table CUPTI_ACTIVITY_KIND_KERNEL: no start or correlationId column"
+	sq nsys_no_tables "missing tables" "not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_KERNEL"
+	sq nsys_nulls_kernel "NULL in every column (kernel)" "table CUPTI_ACTIVITY_KIND_KERNEL, rowid 2: column start is NULL, not an integer (a start time is required)"
+	sq nsys_nulls_runtime "NULL in every column (runtime)" "table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 2: column start is NULL"
+	sq nsys_nulls_nvtx "NULL in every column (NVTX)" "table NVTX_EVENTS, rowid 1: column start is NULL"
+	sq nsys_huge_name "a 20 MiB name" "table CUPTI_ACTIVITY_KIND_KERNEL: a value longer than 16 MiB"
+	sq nsys_huge_time "a 1 MiB text in a time column" "table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 1: column start is text"
+	sq nsys_real_time "a real number in a correlation column" \
+		"table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 1: column correlationId is a real number"
+	# the same reader stays silent on a well-formed file of the same shape
+	"$MKSQLITE" "$DATA/nsys_new.sql" "$TMP/nsys_new.sqlite" || fails=$((fails + 1))
+	"$BIN" --from nsys "$TMP/nsys_new.sqlite" >/dev/null 2>&1
+	expect_eq "well-formed nsys file is no file error" $? 1
 fi
 
 "$BIN" --from nope "$DATA/causes.json" >/dev/null 2>&1
 expect_eq "unknown --from" $? 64
+rm -f "$TMP/x.json"
 "$BIN" --export-perfetto "$TMP/x.json" "$DATA/causes.json" >/dev/null 2>&1
-expect_eq "--export-perfetto of JSON given as a lineage trace" $? 2
+expect_eq "--export-perfetto of a JSON file without --from (read as Kineto)" $? 1
+expect_eq "--export-perfetto without --from wrote the export" "$(test -s "$TMP/x.json" && echo yes)" yes
 "$BIN" --from kineto --export-perfetto "$TMP/no-such-dir/x.json" "$DATA/causes.json" >/dev/null 2>&1
 expect_eq "--export-perfetto to an unwritable path" $? 2
 finish

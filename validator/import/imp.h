@@ -3,11 +3,11 @@
  * imp.h - importers of foreign profiler traces (Kineto JSON, Nsight Systems SQLite) into
  * lineage-validate: a compact event model, the joins, and the Perfetto export.
  *
- * Use: lin_imp_run(v, "kineto"|"nsys", paths, n, perfetto_out_or_NULL) after
+ * Use: lin_imp_run(v, formats, paths, n, perfetto_out_or_NULL) after
  * lin_validator_create(); it fills the validator's summary and findings (so the normal
  * reports print them) and records file errors there (exit 2).
- * Context: single-threaded; memory grows with the events kept (about 64 B each, names
- * interned once), never with the size of the JSON text.
+ * Context: single-threaded; memory grows with the events kept (80 B each, names interned
+ * once), never with the size of the JSON text.
  */
 #ifndef LIN_VALIDATOR_IMP_H
 #define LIN_VALIDATOR_IMP_H
@@ -39,6 +39,23 @@ struct lin_imp_ev {
 	uint8_t kind, flags;
 };
 
+/* Categories seen in a trace-event file, for the messages about what was (not) read. */
+#define LIN_IMP_CATS 24
+#define LIN_IMP_CAT_LEN 32
+struct lin_imp_cat {
+	char name[LIN_IMP_CAT_LEN];     /* truncated; "" when the table is full */
+	uint64_t n;
+	int kind;                       /* enum lin_imp_kind, or -1: not read */
+};
+
+/* A process or thread name (trace-event "M" metadata; nsys PROCESSES / ThreadNames). */
+struct lin_imp_meta {
+	uint64_t proc, tid;             /* tid LIN_NIL: the process's name */
+	uint32_t name;
+	uint32_t pad;                   /* the order written (ties: the last one wins) */
+};
+#define LIN_IMP_META_MAX (1u << 16)     /* names kept per file; more are ignored */
+
 /* All events of one imported file, plus interned names. */
 struct lin_imp {
 	struct lin_imp_ev *ev;
@@ -47,9 +64,18 @@ struct lin_imp {
 	size_t pool_n, pool_cap;
 	uint32_t *hash;             /* open addressing over name offsets + 1 */
 	size_t hash_cap, hash_n;
+	struct lin_imp_meta *meta;
+	size_t nmeta, meta_cap;
+	bool meta_sorted;
 	bool gpu_proc_is_file;      /* Kineto: GPU records carry a device, not a host pid */
 	uint64_t collisions;        /* nsys: correlation ids seen in several processes */
 	uint64_t records;           /* events (JSON) or rows (SQLite) read, kept or not */
+	/* Kineto: every category seen (events without one in uncategorised) */
+	struct lin_imp_cat cats[LIN_IMP_CATS];
+	unsigned ncats;
+	uint64_t cats_other, uncategorised, profiler_ranges;
+	/* nsys: GPU activity tables (kernel, memcpy, memset): 0 absent, 1 present */
+	bool gpu_tables[3];
 };
 
 /* Append an event (copied); return NULL on ENOMEM. */
@@ -58,9 +84,24 @@ struct lin_imp_ev *lin_imp_push(struct lin_imp *m);
 uint32_t lin_imp_name(struct lin_imp *m, const char *s, size_t len);
 const char *lin_imp_str(const struct lin_imp *m, uint32_t name);
 void lin_imp_free(struct lin_imp *m);
+/* Remember a process (tid == LIN_NIL) or thread name; false on ENOMEM (the cap is not an
+ * error: names past LIN_IMP_META_MAX are dropped). */
+bool lin_imp_meta_add(struct lin_imp *m, uint64_t proc, uint64_t tid, const char *s, size_t len);
+/* Sort the names for lin_imp_meta_name() (after the last lin_imp_meta_add()). */
+void lin_imp_meta_sort(struct lin_imp *m);
+/* The name of a process or thread (tid LIN_NIL: of the process), or NULL; NULL also before
+ * lin_imp_meta_sort(). */
+const char *lin_imp_meta_name(const struct lin_imp *m, uint64_t proc, uint64_t tid);
+
+/* Decimal microseconds (JSON number text, len bytes) to integer nanoseconds, exactly:
+ * rounded to the nearest ns, halves away from zero. false: not a number, or it does not
+ * fit an int64 of ns. */
+bool lin_imp_us_to_ns(const char *s, size_t len, int64_t *out);
 
 /* Readers: 0, -1 on a file error (message in f->err, offset in f->err_off). */
 int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_vfile *f);
+/* The same reader on @n bytes of uncompressed JSON in memory (the fuzz harness). */
+int lin_imp_kineto_mem(struct lin_imp *m, const void *data, size_t n, struct lin_vfile *f);
 int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f);
 /* Which readers this build has (false: the library was absent at build time). */
 bool lin_imp_have(const char *fmt, const char **lacks);
@@ -75,10 +116,24 @@ int lin_imp_perfetto(const struct lin_imp *m, const char *out_path);
  * with lin_imp_perfetto(). 0, or -1 with a message in err. */
 int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err, size_t n);
 
-/* The CLI entry: import each path with fmt, join, report into v; export when
- * perfetto != NULL (the last file's model). Return 0, 64 (fmt unknown or not built),
+/* The CLI entry: import each path with its format fmts[i] ("kineto" or "nsys"), join,
+ * report into v (with the reason when a file or the run has no GPU record); export when
+ * perfetto != NULL (the last file's model). Return 0, 64 (a format unknown or not built),
  * or -1 on a file error (recorded in v). */
-int lin_imp_run(struct lin_validator *v, const char *fmt, char *const *paths, int n,
+int lin_imp_run(struct lin_validator *v, const char *const *fmts, char *const *paths, int n,
 		const char *perfetto);
+
+/* What a file holds, from its first bytes (detect.c). */
+enum lin_imp_fmt {
+	LIN_FMT_LINEAGE,            /* a MessagePack map first: a lineage trace or truth file */
+	LIN_FMT_JSON,               /* '{' or '[' first (after white space), or gzip */
+	LIN_FMT_SQLITE,             /* the SQLite header string */
+	LIN_FMT_UNKNOWN,            /* none of these (read as a lineage trace: its reader says
+				     * what is wrong) */
+};
+/* Return the format, or -1 when the file cannot be opened or read (message in err). */
+int lin_imp_detect(const char *path, char *err, size_t n);
+/* The importer name of a format ("kineto", "nsys"), or NULL for lineage traces. */
+const char *lin_imp_fmt_name(enum lin_imp_fmt f);
 
 #endif

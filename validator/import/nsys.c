@@ -17,6 +17,7 @@
 
 #define NVTX_PUSHPOP 59
 #define NVTX_STARTEND 60
+#define VALUE_MAX (16 << 20)            /* longest string or blob read (bounded memory) */
 
 struct nctx {
 	sqlite3 *db;
@@ -59,17 +60,18 @@ static const char *col_or_null(struct nctx *c, const char *t, const char *col, c
 	return has_col(c, t, col) == 1 ? expr : "NULL";
 }
 
-static bool int_col(sqlite3_stmt *st, int i, uint64_t *out, bool required)
+/* 0: the cell holds an integer (or NULL when not @required); else what it holds. */
+static const char *int_col(sqlite3_stmt *st, int i, uint64_t *out, bool required)
 {
 	int t = sqlite3_column_type(st, i);
-	if (t == SQLITE_NULL) {
-		*out = 0;
-		return !required;
+	*out = 0;
+	if (t == SQLITE_NULL)
+		return required ? "NULL" : NULL;
+	if (t == SQLITE_INTEGER) {
+		*out = (uint64_t)sqlite3_column_int64(st, i);
+		return NULL;
 	}
-	if (t != SQLITE_INTEGER)
-		return false;
-	*out = (uint64_t)sqlite3_column_int64(st, i);
-	return true;
+	return t == SQLITE_FLOAT ? "a real number" : t == SQLITE_TEXT ? "text" : "a blob";
 }
 
 /* Columns of every query: start, end, thread-or-pid, correlation, name, rowid, dev, stream */
@@ -80,18 +82,21 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 		return fail(c->f, 0, "table %s: %s", table, sqlite3_errmsg(c->db));
 	int r;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t start, end, who, corr, row = (uint64_t)sqlite3_column_int64(st, 5), dev, str;
+		uint64_t v[8], row = (uint64_t)sqlite3_column_int64(st, 5);
+		static const char *const col[8] = { "start", "end", "globalTid/globalPid",
+						    "correlationId", "", "", "deviceId", "streamId" };
 		bool has_corr = sqlite3_column_type(st, 3) != SQLITE_NULL;
-		if (!int_col(st, 0, &start, true) || !int_col(st, 1, &end, false) ||
-		    !int_col(st, 2, &who, false) || !int_col(st, 3, &corr, false) ||
-		    !int_col(st, 6, &dev, false) || !int_col(st, 7, &str, false)) {
-			char rb[32];
-			snprintf(rb, sizeof(rb), "%llu", (unsigned long long)row);
+		for (int i = 0; i < 8; i++) {
+			const char *bad = i == 4 || i == 5 ? NULL : int_col(st, i, &v[i], i == 0);
+			if (!bad)
+				continue;
+			char msg[160];
+			snprintf(msg, sizeof(msg), "rowid %llu: column %s is %s, not an integer%s",
+				 (unsigned long long)row, col[i], bad, i ? "" : " (a start time is required)");
 			sqlite3_finalize(st);
-			c->f->err_off = row;
-			return fail(c->f, row, "table %s, rowid %s: a time, id or correlation column "
-				    "is not an integer", table, rb);
+			return fail(c->f, row, "table %s, %s", table, msg);
 		}
+		uint64_t start = v[0], end = v[1], who = v[2], corr = v[3], dev = v[6], str = v[7];
 		c->m->records++;
 		if (kind == LIN_IMP_LAUNCH && !has_corr)
 			continue;
@@ -118,7 +123,10 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 		}
 	}
 	int rc = 0;
-	if (r != SQLITE_DONE)
+	if (r == SQLITE_TOOBIG)
+		rc = fail(c->f, 0, "table %s: a value longer than 16 MiB (%s)", table,
+			  sqlite3_errmsg(c->db));
+	else if (r != SQLITE_DONE)
 		rc = fail(c->f, 0, "table %s: %s", table, sqlite3_errmsg(c->db));
 	sqlite3_finalize(st);
 	return rc;
@@ -129,6 +137,7 @@ static int read_gpu(struct nctx *c, const char *table, int kind, bool strings)
 	int h = has_col(c, table, "start");
 	if (h == -1)
 		return 0;             /* optional table */
+	c->m->gpu_tables[kind - LIN_IMP_KERNEL] = true;
 	if (h < 1 || has_col(c, table, "correlationId") != 1)
 		return fail(c->f, 0, "table %s: %s", table, "no start or correlationId column");
 	char sql[768];
@@ -180,6 +189,33 @@ static int read_nvtx(struct nctx *c, bool strings)
 	return read_rows(c, sql, "NVTX_EVENTS", LIN_IMP_OP);
 }
 
+/* Process and thread names for the Perfetto export; best effort (they join nothing, so a
+ * table that is absent or odd is skipped, not an error). */
+static void read_names(struct nctx *c, bool strings)
+{
+	static const char *const q[] = {
+		"SELECT globalPid, NULL, name FROM PROCESSES",
+		"SELECT globalTid, 1, (SELECT value FROM StringIds WHERE id = t.nameId) "
+		"FROM ThreadNames t",
+	};
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt *st;
+		if ((i == 1 && !strings) || sqlite3_prepare_v2(c->db, q[i], -1, &st, NULL) != SQLITE_OK)
+			continue;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const unsigned char *name = sqlite3_column_text(st, 2);
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || !name)
+				continue;
+			uint64_t g = (uint64_t)sqlite3_column_int64(st, 0);
+			uint64_t proc = (g >> 24) & 0xffffff, tid = i ? g & 0xffffff : LIN_NIL;
+			if (!lin_imp_meta_add(c->m, proc, tid, (const char *)name,
+					      strlen((const char *)name)))
+				break;
+		}
+		sqlite3_finalize(st);
+	}
+}
+
 int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 {
 	struct stat sb;
@@ -192,6 +228,7 @@ int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 		fail(f, 0, "cannot open as SQLite: %s%s", c.db ? sqlite3_errmsg(c.db) : "", "");
 		goto out;
 	}
+	sqlite3_limit(c.db, SQLITE_LIMIT_LENGTH, VALUE_MAX);
 	int k = has_col(&c, "CUPTI_ACTIVITY_KIND_KERNEL", "start");
 	if (k == -2) {
 		fail(f, 0, "not an SQLite database: %s%s", sqlite3_errmsg(c.db), "");
@@ -209,6 +246,7 @@ int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 	    read_gpu(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", LIN_IMP_MEMCPY, strings) ||
 	    read_gpu(&c, "CUPTI_ACTIVITY_KIND_MEMSET", LIN_IMP_MEMSET, strings))
 		goto out;
+	read_names(&c, strings);
 	rc = 0;
 out:
 	sqlite3_close(c.db);

@@ -32,3 +32,9 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
   (1060, 1070, 0, 1, NULL, 7, 8, 167772160, 5, 5, NULL, NULL),
   (990, 995, 0, 1, NULL, 7, 2, 167772160, 5, 5, NULL, NULL),
   (1080, 1090, 0, 1, NULL, 7, 100, 167772160, 5, 5, NULL, NULL);
+-- Names for the Perfetto export: process 10 and its thread 11 (pid 20 has none).
+CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
+INSERT INTO PROCESSES VALUES (167772160, 10, 'python');
+CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+INSERT INTO StringIds VALUES (6, 'pt_main_thread');
+INSERT INTO ThreadNames VALUES (6, 0, 167772171);

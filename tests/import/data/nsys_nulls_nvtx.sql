@@ -1,0 +1,7 @@
+-- NULL in every column of an NVTX row whose end is set (a range with no start).
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, "end" INTEGER, globalTid INTEGER,
+  correlationId INTEGER, nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 167772171, 1, NULL);
+CREATE TABLE NVTX_EVENTS (start INTEGER, "end" INTEGER, eventType INTEGER, globalTid INTEGER,
+  text TEXT);
+INSERT INTO NVTX_EVENTS VALUES (NULL, 5, 59, NULL, NULL);

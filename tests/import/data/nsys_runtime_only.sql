@@ -1,0 +1,6 @@
+-- Nsight Systems export with CUDA API rows and no GPU activity table (GPU tracing off).
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+  globalTid INTEGER, correlationId INTEGER, nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 120, 167772171, 5, 1), (130, 140, 167772171, 6, 1);
