@@ -571,14 +571,19 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 	int err = copy_opts(&o, sizeof(o), opts);
 	if (err)
 		return err;
-	if (o.n_requests && !o.requests)
+	if ((o.n_requests && !o.requests) || (o.flags & ~LIN_EPOCH_FLAGS_ALL))
+		return -EINVAL;
+	bool none = o.flags & LIN_EPOCH_NO_REQUESTS;
+	if (none && (o.n_requests || o.requests))
 		return -EINVAL;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (!ts)
 		return -ENOMEM;
 	uint64_t one = 0, parent = o.parent, *req = (uint64_t *)o.requests;
 	size_t n = o.n_requests;
-	if (!n) {
+	if (none) {
+		req = NULL;
+	} else if (!n) {
 		uint64_t cur_parent = 0;
 		err = current_requests(rt, ts, &req, &n, &cur_parent, &one);
 		if (err)

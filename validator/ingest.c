@@ -182,6 +182,8 @@ static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uin
 	p->ext_kind = h->ext_kind;
 	p->minor = h->minor;
 	p->host_clock = h->device_clock_host;
+	p->pushes = !strcmp(h->backend, "cupti") || !strcmp(h->backend, "custom") ||
+		    !strcmp(h->backend, "attach");
 	p->file = file;
 	p->traced = true;
 }

@@ -76,6 +76,15 @@ static void json_files(const struct lin_validator *v, FILE *out)
 	fputs("],", out);
 }
 
+/* "KEY":{"none":N,...,"request":N}, and a comma. */
+static void json_levels(FILE *out, const char *key, const uint64_t *by_level)
+{
+	fprintf(out, "\"%s\":{", key);
+	for (int i = 0; i < LIN_LEVEL_N; i++)
+		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_level_name(i), by_level[i]);
+	fputs("},", out);
+}
+
 void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 {
 	const struct lin_vsummary *s = &v->sum;
@@ -107,9 +116,12 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 		",\"notes\":%" PRIu64 ",\"file_errors\":%u,\"bytes\":%" PRIu64 ",\"launches\":%" PRIu64
 		",\"bytes_per_launch\":%.2f,", s->ambiguous, s->incorrect, s->structural, s->notes,
 		s->file_errors, s->bytes, s->launches, bytes_per_launch(s));
-	if (s->have_truth)
+	if (s->have_truth) {
 		fprintf(out, "\"truth_records\":%" PRIu64 ",\"matched\":%" PRIu64 ",",
 			s->truth_records, s->matched);
+		json_levels(out, "matched_by_level", s->matched_by_level);
+		json_levels(out, "incorrect_by_level", s->incorrect_by_level);
+	}
 	fprintf(out, "\"findings_total\":%" PRIu64 ",\"findings\":[", s->findings);
 	for (size_t i = 0; i < v->findings.n; i++) {
 		if (i)

@@ -257,9 +257,11 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 	const uint64_t *want = lin_vec_at(&v->truthpool, (size_t)t->req);
 	if (same_set(got, n, want, t->nreq)) {
 		v->sum.matched++;
+		v->sum.matched_by_level[r->level]++;
 		return;
 	}
 	v->sum.incorrect++;
+	v->sum.incorrect_by_level[r->level]++;
 	static const char *const nm[] = { "key", "epoch", "joined_request", "true_request" };
 	uint64_t ids[] = { g->key, r->epoch, n ? got[0] : LIN_NIL, t->nreq ? want[0] : LIN_NIL };
 	lin_v_finding(v, "incorrect", "request_mismatch", g->file, g->offset, g->index, 4, nm, ids);

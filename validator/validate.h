@@ -71,6 +71,9 @@ struct lin_vsummary {
 	uint64_t lost_by_cause[LIN_CAUSE_N];
 	uint64_t inferred_by_rule[LIN_RULE_N];
 	uint64_t joined_by_level[LIN_LEVEL_N];
+	/* With truth: the matched and the incorrect joins, by the level each reached (an
+	 * epoch that names no request never matches a label: it is incorrect at "epoch"). */
+	uint64_t matched_by_level[LIN_LEVEL_N], incorrect_by_level[LIN_LEVEL_N];
 	uint64_t duplicates;       /* GPU records read twice (not classified again) */
 	uint64_t captured_launches; /* launch APIs made while a stream capture was open, with no
 				     * GPU record: not held to one (they may have been captured) */

@@ -41,6 +41,8 @@ struct lin_vproc {
 	bool dropped_host, dropped_cupti;
 	bool runtime_api;           /* an api record of the runtime domain was read */
 	bool host_clock;            /* header device_clock "host": device time is host time */
+	bool pushes;                /* its runtime pushed the ids (backend cupti, custom, attach):
+				     * an ext record of its kind comes from a lineage bracket */
 	bool traced;                /* a trace file (not only a truth file) named it */
 	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */
 	struct lin_vec capwin;      /* struct lin_capture: stream-capture windows */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * graph.c - stream capture, instantiation and graph launch under each strategy. Only the
- * epoch strategy tells lineage's graph tracker (node origins, clone map, replay epochs):
- * today's profilers see graphNodeId and correlationId and nothing else.
+ * epoch strategy tells lineage's graph tracker (node origins, clone map, replay epochs).
+ * The others see graphNodeId and correlationId, and put around the graph launch what they
+ * put around any GPU call (synth_call_begin): every kernel of a replay shares the graph
+ * launch's correlationId, so it joins whatever the replay site joins.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +52,10 @@ uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *c
 		check(lin_graph_capture_begin(sx->gt, &cap), "lin_graph_capture_begin");
 	check(lin_sim_capture_begin(sx->sim, t->stream), "capture begin");
 	for (size_t i = 0; i < n; i++) {
-		lin_launch l;
-		(void)lin_launch_begin(sx->rt, names[i], &l);
+		struct synth_call c;
+		synth_call_begin(sx, t, names[i], &c, false);
 		(void)lin_sim_launch_kernel(sx->sim, t->stream, names[i]); /* becomes a node */
-		check(lin_launch_end(sx->rt, &l), "lin_launch_end");
+		synth_call_end(sx, t, &c);
 	}
 	uint64_t nodes[MAX_NODES];
 	size_t nn = 0;
@@ -79,34 +81,32 @@ void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec)
 {
 	int64_t grids[MAX_NODES];
 	size_t n;
-	uint64_t t0 = ticks(), t1, t2;
 	if (sx->o.strategy == SYNTH_EPOCH) {
 		lin_graph_launch gl;
+		uint64_t t0 = ticks();
 		(void)lin_graph_launch_begin(sx->gt, exec, "cudaGraphLaunch", &gl);
-		t1 = ticks();
+		uint64_t t1 = ticks();
 		n = lin_sim_graph_launch(sx->sim, exec, t->stream, grids, MAX_NODES);
-		t2 = ticks();
+		uint64_t t2 = ticks();
 		check(lin_graph_launch_end(sx->gt, &gl), "lin_graph_launch_end");
+		uint64_t t3 = ticks();
+		atomic_fetch_add_explicit(&sx->strategy_ticks, (t1 - t0) + (t3 - t2),
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&sx->measures, 2, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sx->launches, 1, memory_order_relaxed);
+		t->cost_ticks += (t1 - t0) + (t3 - t2);
+		t->cost_measures += 2;
+		t->cost_launches++;
 	} else {
-		lin_launch l;
-		(void)lin_launch_begin(sx->rt, "cudaGraphLaunch", &l);
-		t1 = ticks();
+		struct synth_call c;
+		synth_call_begin(sx, t, "cudaGraphLaunch", &c, true);
 		n = lin_sim_graph_launch(sx->sim, exec, t->stream, grids, MAX_NODES);
-		t2 = ticks();
-		check(lin_launch_end(sx->rt, &l), "lin_launch_end");
+		synth_call_end(sx, t, &c);
 	}
-	uint64_t t3 = ticks();
-	atomic_fetch_add_explicit(&sx->strategy_ticks, (t1 - t0) + (t3 - t2), memory_order_relaxed);
-	atomic_fetch_add_explicit(&sx->measures, 2, memory_order_relaxed);
-	atomic_fetch_add_explicit(&sx->launches, 1, memory_order_relaxed);
-	t->cost_ticks += (t1 - t0) + (t3 - t2);
-	t->cost_measures += 2;
-	t->cost_launches++;
 	bool dropped = lin_sim_last_call_dropped(sx->sim);
 	pthread_mutex_lock(&sx->truth_mu);
 	for (size_t i = 0; i < n && i < MAX_NODES; i++)
 		synth_truth_add(&sx->truth, LIN_REC_KERNEL, (uint64_t)grids[i], t->req, t->nreq);
 	pthread_mutex_unlock(&sx->truth_mu);
-	if (dropped)
-		atomic_fetch_add(&sx->expect_dropped, n);
+	synth_count(sx, t, n, dropped);
 }

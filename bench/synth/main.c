@@ -19,7 +19,7 @@ static const char usage_text[] =
 "    lineage-synth - synthetic GPU handoff workloads with ground truth\n"
 "\n"
 "SYNOPSIS\n"
-"    lineage-synth --scenario NAME --strategy epoch|thread-local|cuda-only --seed N\n"
+"    lineage-synth --scenario NAME --strategy STRATEGY --seed N\n"
 "                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
 "                  [--streams S] [--lanes L] [--otlp FILE] [--cupti sim|layer]\n"
 "                  [--driver-records none|distinct|shared] -o TRACE --truth TRUTH\n"
@@ -36,30 +36,38 @@ static const char usage_text[] =
 "    the workload's own bookkeeping) goes to TRUTH. Check one against the other with\n"
 "        lineage-validate --expect TRUTH TRACE\n"
 "\n"
-"    The same scenario and seed give the same work, ids and joins under every strategy:\n"
-"      epoch         lineage: tokens captured on the declaring thread, adopted by the\n"
-"                    worker, the epoch pushed on the thread that launches.\n"
-"      thread-local  today's profilers: an external id pushed on the declaring thread\n"
-"                    only; handoffs carry nothing.\n"
-"      cuda-only     no external ids: correlationId plus same-thread time containment.\n"
+"    The same scenario and seed give the same work under every strategy; each writes,\n"
+"    in lineage's trace vocabulary, what one tool knows (docs/comparison.md):\n"
+"      epoch      lineage: tokens captured on the declaring thread, adopted by the\n"
+"                 worker, the epoch pushed on the thread that launches; graph tracker.\n"
+"      kineto     PyTorch profiler + Kineto: an op id (CUSTOM0) pushed around every GPU\n"
+"                 call on the thread that runs it; the op names the request only where\n"
+"                 the request's annotation is open on that thread.\n"
+"      nvtx       Nsight Systems: the NVTX ranges open on the launching thread (the\n"
+"                 request's range where it is open, else an op's), joined by time.\n"
+"      cuda-only  correlationId plus same-thread time containment in the request's host\n"
+"                 range; nothing on other threads.\n"
+"      manual     the request id carried in the task and pushed before each GPU call\n"
+"                 (one id per call: a batch gets its first request's).\n"
 "\n"
 "    One line is printed on stdout per process:\n"
 "      SYNTH scenario= strategy= seed= pid= launches= gpu_records= truth_labels=\n"
 "            host_ns_per_launch= host_ns_per_launch_mean= expect_stale=\n"
-"            expect_dropped= trace= truth= cupti=\n"
+"            expect_dropped= open_records= batched_records= trace= truth= cupti=\n"
 "    host_ns_per_launch is the host time the strategy's own calls took per launch\n"
 "    (median over tasks; _mean: over all launches). expect_stale and expect_dropped are\n"
 "    the GPU records the workload knows must be lost with cause stale_token or\n"
-"    dropped_records.\n"
+"    dropped_records. Of the other GPU records, batched_records serve several requests\n"
+"    and open_records serve one and were launched on a thread where it was open.\n"
 "\n"
 "OPTIONS\n"
 "    --scenario NAME    the workload (see --list-scenarios)\n"
-"    --strategy S       epoch, thread-local or cuda-only\n"
+"    --strategy S       epoch, kineto, nvtx, cuda-only or manual\n"
 "    --seed N           seeds every choice (threads, order, buffer delivery, drops)\n"
 "    --threads T        pool threads, 2..64 (default 4): half submit, half work\n"
 "    --requests R       requests (default 48)\n"
 "    --hops K           chain-handoff hops (default 3)\n"
-"    --replays P        graph-replay replays per captured graph (default 4)\n"
+"    --replays P        graph-* replays per captured graph (default 4)\n"
 "    --batch B          requests per batched launch, 1..64 (default 4)\n"
 "    --streams S        fanout-streams streams, 1..16 (default 4)\n"
 "    --lanes L          run L (1..4) copies of the workload at once, each on its own\n"
@@ -111,9 +119,8 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 
 static int parse_strategy(const char *s, enum synth_strategy *out)
 {
-	static const char *const names[] = { "epoch", "thread-local", "cuda-only" };
-	for (int i = 0; i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
+	for (int i = 0; i < SYNTH_N_STRATEGIES; i++)
+		if (strcmp(s, synth_strategy_names[i]) == 0) {
 			*out = (enum synth_strategy)i;
 			return 0;
 		}
@@ -168,7 +175,12 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bo
 		int bad = 0;
 		switch (c) {
 		case O_SCEN: o->scenario = optarg; break;
-		case O_STRAT: bad = parse_strategy(optarg, &o->strategy); break;
+		case O_STRAT:
+			if (strcmp(optarg, "thread-local") == 0)
+				return usage_error("strategy '%s' was removed: it modelled no real tool "
+						   "(see kineto, nvtx, cuda-only, manual)", optarg);
+			bad = parse_strategy(optarg, &o->strategy);
+			break;
 		case O_SEED: {
 			char *end;
 			errno = 0;

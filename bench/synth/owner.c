@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * owner.c - lineage-synth --cupti layer, strategies thread-local and cuda-only: the
+ * owner.c - lineage-synth --cupti layer, every strategy but epoch: the
  * workload itself is the CUPTI client, as a profiler would be, and hands every completed
  * buffer to lin_cupti_attach_decode (attach mode, docs/cupti.md). The epoch strategy
  * needs none of this: its runtime's live binding owns CUPTI.

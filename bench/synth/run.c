@@ -14,8 +14,6 @@
 #include "synth.h"
 #include "tracefmt.h"
 
-static const char *const strategy_names[] = { "epoch", "thread-local", "cuda-only" };
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -97,14 +95,18 @@ static int open_runtime(struct synth *sx, struct trace_out *out)
 		.sz = sizeof(ro),
 		.trace_write = trace_write,
 		.trace_user = out,
-		.backend = !epoch ? LIN_BACKEND_NONE : layer ? LIN_BACKEND_CUPTI : LIN_BACKEND_CUSTOM,
-		.backend_ops = epoch && !layer ? &ops : NULL,
 		.observer = lin_sim_observer,
 		.observer_user = sx->sim,
 		.otlp_path = sx->o.otlp,
 	};
-	/* The live binding pairs the clocks itself (a clock record with every buffer). */
-	out->clock_done = epoch && layer;
+	synth_strategy_runtime(sx, &ro, &ops);
+	if (epoch && layer) {
+		/* Through the test CUPTI layer the live binding owns CUPTI, and pairs the
+		 * clocks itself (a clock record with every buffer). */
+		ro.backend = LIN_BACKEND_CUPTI;
+		ro.backend_ops = NULL;
+		out->clock_done = true;
+	}
 	int r = lin_runtime_create(&ro, &sx->rt);
 	if (r) {
 		fprintf(stderr, "lineage-synth: lin_runtime_create: %s\n", strerror(-r));
@@ -139,12 +141,15 @@ static void report(struct synth *sx, const char *trace, const char *truth, doubl
 	double med = sx->n_samples ? sx->samples[sx->n_samples / 2] : 0;
 	printf("SYNTH scenario=%s strategy=%s seed=%llu pid=%d launches=%llu gpu_records=%llu "
 	       "truth_labels=%zu host_ns_per_launch=%.1f host_ns_per_launch_mean=%.1f "
-	       "expect_stale=%llu expect_dropped=%llu trace=%s truth=%s cupti=%s\n",
-	       sx->o.scenario, strategy_names[sx->o.strategy], (unsigned long long)sx->o.seed,
+	       "expect_stale=%llu expect_dropped=%llu open_records=%llu batched_records=%llu "
+	       "trace=%s truth=%s cupti=%s\n",
+	       sx->o.scenario, synth_strategy_names[sx->o.strategy], (unsigned long long)sx->o.seed,
 	       (int)getpid(), (unsigned long long)launches,
 	       (unsigned long long)(st.kernels + st.memcpys + st.memsets), sx->truth.n, med, mean,
 	       (unsigned long long)atomic_load(&sx->expect_stale),
-	       (unsigned long long)atomic_load(&sx->expect_dropped), trace, truth,
+	       (unsigned long long)atomic_load(&sx->expect_dropped),
+	       (unsigned long long)atomic_load(&sx->open_records),
+	       (unsigned long long)atomic_load(&sx->batched_records), trace, truth,
 	       sx->o.cupti == LIN_SIM_LAYER ? "layer" : "sim");
 	fflush(stdout);
 }
@@ -181,6 +186,8 @@ static void merge_lane(struct synth *to, struct synth *from)
 	atomic_fetch_add(&to->launches, atomic_load(&from->launches));
 	atomic_fetch_add(&to->expect_stale, atomic_load(&from->expect_stale));
 	atomic_fetch_add(&to->expect_dropped, atomic_load(&from->expect_dropped));
+	atomic_fetch_add(&to->open_records, atomic_load(&from->open_records));
+	atomic_fetch_add(&to->batched_records, atomic_load(&from->batched_records));
 	if (from->n_samples) {
 		double *v = realloc(to->samples, (to->n_samples + from->n_samples) * sizeof(*v));
 		if (!v) {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * synth.h - lineage-synth: synthetic handoff workloads on the CUPTI-semantics simulator,
- * each runnable under three correlation strategies, with ground truth from the workload's
- * own bookkeeping. Internal to bench/synth/.
+ * each runnable under lineage's epochs and under models of what today's tools do
+ * (docs/comparison.md), with ground truth from the workload's own bookkeeping. Internal
+ * to bench/synth/.
  */
 #ifndef LIN_SYNTH_H
 #define LIN_SYNTH_H
@@ -17,7 +18,16 @@
 #include "lineage/runtime.h"
 #include "sim.h"
 
-enum synth_strategy { SYNTH_EPOCH = 0, SYNTH_THREAD_LOCAL = 1, SYNTH_CUDA_ONLY = 2 };
+/* The correlation strategies (strategy.c; docs/comparison.md cites what each models). */
+enum synth_strategy {
+	SYNTH_EPOCH,        /* lineage: tokens, epochs pushed at launch, the graph tracker */
+	SYNTH_KINETO,       /* PyTorch profiler + Kineto: op ids (CUSTOM0) on every thread */
+	SYNTH_NVTX,         /* Nsight Systems: NVTX ranges of the launching thread */
+	SYNTH_CUDA_ONLY,    /* correlationId + same-thread time containment */
+	SYNTH_MANUAL,       /* the request id re-pushed by hand before each launch */
+	SYNTH_N_STRATEGIES
+};
+extern const char *const synth_strategy_names[SYNTH_N_STRATEGIES];
 
 #define SYNTH_MAX_BATCH 64
 #define SYNTH_MAX_THREADS 64
@@ -74,7 +84,9 @@ struct synth_task {
 	lin_token tok;                   /* epoch strategy: carried across the handoff */
 	lin_scope op;                    /* the declaring thread's op scope */
 	lin_scope adopted;               /* the worker's scope (epoch strategy) */
+	const struct synth_task *outer;  /* the request open on this thread before this one */
 	uint32_t stream;
+	bool declared;                   /* t->epoch was declared (epoch, nvtx, cuda-only) */
 	bool stale;                      /* the scenario retired the epoch before the handoff */
 	uint64_t cost_ticks;             /* host-side strategy cost spent on this task */
 	uint32_t cost_measures, cost_launches;
@@ -93,7 +105,10 @@ struct synth {
 	atomic_uint_fast64_t launches;
 	atomic_uint_fast64_t expect_stale;    /* GPU records the workload knows are stale */
 	atomic_uint_fast64_t expect_dropped;  /* ... whose API records the simulator dropped */
-	bool kineto;                          /* also push CUSTOM0 (another profiler) on ops */
+	/* Of the GPU records not dropped: those that serve several requests (a batch), and
+	 * those of one request launched on a thread where it was open (synth_op_begin). */
+	atomic_uint_fast64_t open_records, batched_records;
+	bool other_profiler;                  /* another profiler's CUSTOM0 ids on every op */
 	uint32_t stream_base;                 /* this lane's streams: base .. base + 15 */
 	double ns_per_tick, empty_ticks;      /* TSC calibration; cost of an empty interval */
 	double *samples;                      /* per task: strategy ns per launch */
@@ -107,8 +122,9 @@ uint32_t synth_pick(struct synth *sx, uint32_t lo, uint32_t hi); /* [lo, hi) */
 
 /* Declaring thread: begin a request (returns its id). */
 uint64_t synth_request(struct synth *sx);
-/* Declaring thread: declare @t's epoch for t->req and open the op region (scope, and the
- * thread-local strategy's ext push). */
+/* Declaring thread: open the region where the application handles @t's requests (the
+ * request is "open" on this thread until synth_op_end): what each strategy marks there,
+ * e.g. the epoch and its scope, Kineto's record_function, the request's NVTX range. */
 void synth_op_begin(struct synth *sx, struct synth_task *t);
 /* Epoch strategy: capture the token for the handoff (others: nothing). */
 void synth_handoff(struct synth *sx, struct synth_task *t);
@@ -121,9 +137,32 @@ void synth_kernel(struct synth *sx, struct synth_task *t, const char *name);
 void synth_memcpy(struct synth *sx, struct synth_task *t, uint64_t bytes);
 void synth_memset(struct synth *sx, struct synth_task *t, uint64_t bytes);
 void synth_retire(struct synth *sx, struct synth_task *t);
+/* The workload's bookkeeping of @n GPU records @t caused with the call just made on this
+ * thread (@dropped: the simulator dropped its API records): expect_stale, expect_dropped,
+ * open_records, batched_records. */
+void synth_count(struct synth *sx, const struct synth_task *t, uint64_t n, bool dropped);
 /* The task is over: its strategy cost per launch becomes one sample (synth_retire does
  * this; call it for a task that declares no epoch). */
 void synth_task_done(struct synth *sx, struct synth_task *t);
+
+/* What a strategy puts around one GPU API call of @t on the calling thread (its op, range,
+ * pushed id or launch bracket). @launch: a launch (timed and counted) rather than a call
+ * captured into a graph. */
+struct synth_call {
+	lin_launch l;
+	lin_scope range;
+	uint64_t op;                     /* op or range declared for the call, or 0 */
+	uint32_t kind;                   /* external-correlation kind pushed, or 0 */
+	bool bracket, ranged, launch;
+};
+void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
+		      struct synth_call *c, bool launch);
+void synth_call_end(struct synth *sx, struct synth_task *t, struct synth_call *c);
+
+/* The runtime options the strategy runs under: backend (@sim_ops for epoch) and the
+ * external-correlation kind its trace header names. */
+void synth_strategy_runtime(const struct synth *sx, struct lin_runtime_opts *ro,
+			    const struct lin_backend_ops *sim_ops);
 
 /* Graphs: capture @n kernels under @t on the calling thread and instantiate: returns the
  * exec id. Launch it as @t's work on the calling thread. */
@@ -147,12 +186,12 @@ const struct synth_scenario *synth_find_scenario(const char *name);
 void synth_run_direct(struct synth *sx, uint32_t n);
 void synth_run_pool(struct synth *sx, uint32_t n);
 void synth_run_chain(struct synth *sx, uint32_t n);
-void synth_run_graph(struct synth *sx, uint32_t n);
+void synth_run_graph(struct synth *sx, uint32_t n, bool on_worker);
 void synth_run_batching(struct synth *sx, uint32_t n);
 void synth_run_fanout(struct synth *sx, uint32_t n);
 void synth_run_stale(struct synth *sx, uint32_t n);
 
-/* --cupti layer, thread-local and cuda-only (owner.c): the workload is the CUPTI client
+/* --cupti layer, every strategy but epoch (owner.c): the workload is the CUPTI client
  * and hands its buffers to lin_cupti_attach_decode. Return 0 or -1. */
 int synth_owner_start(lin_runtime *rt, size_t buffer_bytes);
 int synth_owner_stop(void);

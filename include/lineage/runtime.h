@@ -246,21 +246,30 @@ LIN_API int lin_request_end(lin_runtime *rt, uint64_t id);
 
 /* ------------------------------------------------------------------ epochs */
 
+/* lin_epoch_opts.flags (since 0.3) */
+#define LIN_EPOCH_NO_REQUESTS (1u << 0) /* serves no request: see lin_epoch_declare */
+#define LIN_EPOCH_FLAGS_ALL LIN_EPOCH_NO_REQUESTS
+
 struct lin_epoch_opts {
 	size_t sz;
 	const uint64_t *requests; /* requests this launch serves: 1, or several (fan-in) */
 	size_t n_requests;        /* 0: take them from the current context */
 	uint64_t parent;          /* parent epoch, or 0 (with n_requests 0: the current epoch) */
 	const char *name;         /* copied; may be NULL */
+	uint32_t flags;           /* LIN_EPOCH_*; since 0.3 */
 };
 
 /*
  * lin_epoch_declare - mint the identity of one logical GPU launch before any thread
  * launches it. With no requests given, the epoch serves the current context's requests: the
  * current request, or the current epoch's requests (that epoch becoming the parent).
+ * With LIN_EPOCH_NO_REQUESTS the epoch serves no request and the current context is not
+ * consulted: an op whose request is not known where it is declared. Its kernels join the
+ * epoch and no request (lineage-validate counts them at the level "epoch").
  * Return: 0 with *@id set (version 1); -LIN_ENOCONTEXT (no requests given and none current);
- * -LIN_ENOTFOUND (a named request or parent is not live); -EINVAL; -ENOMEM.
- * Context: any thread; may allocate. Since: 0.1
+ * -LIN_ENOTFOUND (a named request or parent is not live); -EINVAL (also: an unknown flag,
+ * or LIN_EPOCH_NO_REQUESTS with requests); -ENOMEM.
+ * Context: any thread; may allocate. Since: 0.1 (flags: 0.3)
  */
 LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts, uint64_t *id);
 

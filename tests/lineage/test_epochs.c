@@ -49,6 +49,40 @@ Test(epochs, declare_without_context_fails)
 	rtfix_fini(&f);
 }
 
+Test(epochs, declare_with_no_requests)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
+	struct lin_epoch_opts o = {.sz = sizeof(o), .flags = LIN_EPOCH_NO_REQUESTS, .name = "op"};
+	uint64_t a = 0, b = 0, c = 0;
+	cr_assert_eq(lin_epoch_declare(f.rt, &o, &a), 0, "no context needed");
+	lin_scope s;
+	uint64_t req = rtfix_request(&f, &s);
+	cr_assert_eq(lin_epoch_declare(f.rt, &o, &b), 0);
+	struct lin_entity_info info = {.sz = sizeof(info)};
+	cr_assert_eq(lin_lookup(f.rt, b, &info, NULL, 0), 0);
+	cr_assert_eq(info.n_requests, 0, "the current request is not consulted");
+	cr_assert_eq(info.parent, 0);
+	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &c), 0);
+	cr_assert_eq(lin_lookup(f.rt, c, &info, NULL, 0), 0);
+	cr_assert_eq(info.n_requests, 1, "without the flag: the current request");
+	o.requests = &req;
+	o.n_requests = 1;
+	cr_assert_eq(lin_epoch_declare(f.rt, &o, &c), -EINVAL, "no requests, and a request");
+	o = (struct lin_epoch_opts){.sz = sizeof(o), .flags = 1u << 7};
+	cr_assert_eq(lin_epoch_declare(f.rt, &o, &c), -EINVAL, "unknown flag");
+	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *r = trace_nth(t, LIN_REC_EPOCH_DECLARE, 0);
+	cr_assert_not_null(r);
+	cr_assert_eq(rec_u(r, 3), a);
+	const msgpack_object *reqs = rec_f(r, 5);
+	cr_assert_eq(reqs->type, MSGPACK_OBJECT_ARRAY);
+	cr_assert_eq(reqs->via.array.size, 0);
+	rtfix_fini(&f);
+	LIN_TEST_CHECK_LEAKS();
+}
+
 Test(epochs, fan_in_one_epoch_serves_several_requests)
 {
 	struct rtfix f;

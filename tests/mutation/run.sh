@@ -12,7 +12,7 @@ seeds=("$@")
 mkdir -p "$work"
 args=()
 for seed in "${seeds[@]}"; do
-  for sc in direct pool-handoff chain-handoff graph-replay batching fanout-streams mixed; do
+  for sc in direct pool-handoff chain-handoff graph-worker batching fanout-streams mixed; do
     base="$work/$sc.$seed.epoch"
     "$synth" --scenario "$sc" --strategy epoch --seed "$seed" --threads 4 --requests 12 \
       --hops 3 --replays 3 --batch 4 --streams 3 -o "$base.lt" --truth "$base.truth" >/dev/null

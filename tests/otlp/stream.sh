@@ -25,7 +25,7 @@ cat >"$W/spans.jq" <<'JQ'
    (.parentSpanId // ""), .name, $a["lineage.span"], ($a["lineage.join"] // "")] | @tsv
 JQ
 fail=0
-for sc in mixed graph-replay batching chain-handoff stale-token dropped-records multi-process; do
+for sc in mixed graph-worker graph-same-thread batching chain-handoff stale-token dropped-records multi-process; do
 	d="$W/$sc"
 	mkdir -p "$d"
 	if ! "$S" --scenario "$sc" --strategy epoch --seed 7 --requests 96 -o "$d/t.lt" \

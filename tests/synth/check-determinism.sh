@@ -12,7 +12,7 @@ run() { # SCENARIO STRATEGY SEED TAG
   "$canon" "$b.lt" | sort > "$b.lt.canon"
   "$canon" "$b.truth" | sort > "$b.truth.canon"
 }
-for cell in mixed/epoch mixed/thread-local mixed/cuda-only stale-token/epoch dropped-records/epoch; do
+for cell in mixed/epoch mixed/kineto mixed/nvtx mixed/cuda-only mixed/manual stale-token/epoch dropped-records/epoch; do
   sc=${cell%/*} st=${cell#*/}
   {
     run "$sc" "$st" 11 a; run "$sc" "$st" 11 b; run "$sc" "$st" 12 c

@@ -13,12 +13,18 @@ expect() { # STATUS ARGS...
 ok=(--scenario direct --strategy epoch --seed 1 -o "$t/x.lt" --truth "$t/x.truth")
 expect 0 --help;                 grep -q '^SYNOPSIS' "$t/out" || { echo "FAIL: --help" >&2; exit 1; }
 expect 0 --list-scenarios;       [ "$(wc -l < "$t/out")" -ge 10 ] || { echo "FAIL: --list-scenarios" >&2; exit 1; }
-for sc in direct pool-handoff chain-handoff graph-replay batching fanout-streams stale-token dropped-records multi-process mixed; do
+for sc in direct pool-handoff chain-handoff graph-same-thread graph-worker batching fanout-streams stale-token dropped-records multi-process mixed; do
   grep -q "^$sc " "$t/out" || { echo "FAIL: scenario $sc not listed" >&2; exit 1; }
 done
 expect 64
 expect 64 --scenario nope --strategy epoch --seed 1 -o "$t/x.lt" --truth "$t/x.truth"
 expect 64 --scenario direct --strategy nope --seed 1 -o "$t/x.lt" --truth "$t/x.truth"
+expect 64 --scenario direct --strategy thread-local --seed 1 -o "$t/x.lt" --truth "$t/x.truth"
+grep -q "removed" "$t/err" || { echo "FAIL: thread-local must say it was removed" >&2; exit 1; }
+for st in epoch kineto nvtx cuda-only manual; do
+  expect 0 --scenario direct --strategy "$st" --seed 1 --requests 2 -o "$t/x.lt" --truth "$t/x.truth"
+  grep -q "strategy=$st " "$t/out" || { echo "FAIL: strategy $st not reported" >&2; exit 1; }
+done
 expect 64 --scenario direct --seed 1 -o "$t/x.lt" --truth "$t/x.truth"
 expect 64 --scenario direct --strategy epoch -o "$t/x.lt" --truth "$t/x.truth"
 expect 64 --scenario direct --strategy epoch --seed 1 --truth "$t/x.truth"

@@ -15,12 +15,17 @@
 static msgpack_sbuffer sb;
 static msgpack_packer pk;
 
-static void begin(uint64_t pid, const char *fmt)
+static void begin_kind(uint64_t pid, const char *fmt, uint32_t ext_kind)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header h = { fmt, "t", "h", pid, 0, "tsc", 1e9, 5, "cupti", "ok" };
+	struct lin_tf_header h = { fmt, "t", "h", pid, 0, "tsc", 1e9, ext_kind, "cupti", "ok" };
 	lin_tf_header(&pk, &h);
+}
+
+static void begin(uint64_t pid, const char *fmt)
+{
+	begin_kind(pid, fmt, 5);
 }
 
 static void ext_api_cbid(uint64_t epoch, uint64_t corr, uint32_t cbid)
@@ -150,6 +155,77 @@ Test(join, fan_in_set_must_match_truth_exactly)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+/* A join is matched or incorrect at the level it reached: a wrong request set at
+ * "request", an epoch that names no request at "epoch". */
+Test(join, truth_is_counted_by_join_level)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r1 = 1, r2 = 2;
+	begin(1, LIN_TRUTH_FORMAT_NAME);
+	for (uint64_t g = 1; g <= 4; g++)
+		lin_tf_truth(&pk, LIN_REC_KERNEL, g, &r1, 1, NIL);
+	add(v, true);
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(10, &r1, 1);
+	declare(20, &r2, 1);
+	declare(30, NULL, 0);             /* an op that names no request */
+	ext_api(10, 11);
+	kernel(11, 1);                    /* right request */
+	ext_api(20, 12);
+	kernel(12, 2);                    /* wrong request */
+	ext_api(30, 13);
+	kernel(13, 3);                    /* an op only */
+	kernel(14, 4);                    /* lost: neither */
+	add(v, false);
+	lin_validator_finish(v);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	cr_assert_eq(s->matched, 1);
+	cr_assert_eq(s->incorrect, 2);
+	cr_assert_eq(s->lost, 1);
+	for (int l = 0; l < LIN_LEVEL_N; l++) {
+		cr_assert_eq(s->matched_by_level[l], l == LIN_LEVEL_REQUEST, "matched at %d", l);
+		cr_assert_eq(s->incorrect_by_level[l], l == LIN_LEVEL_REQUEST || l == LIN_LEVEL_EPOCH,
+			     "incorrect at %d", l);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	lin_validator_report_json(v, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert(strstr(buf, "\"matched_by_level\":{\"none\":0,\"api_call\":0,\"op\":0,"
+			      "\"epoch\":0,\"request\":1}"), "%s", buf);
+	cr_assert(strstr(buf, "\"incorrect_by_level\":{\"none\":0,\"api_call\":0,\"op\":0,"
+			      "\"epoch\":1,\"request\":1}"), "%s", buf);
+	free(buf);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(join, truth_by_level_is_absent_without_truth)
+{
+	struct lin_validator *v = lin_validator_create(NULL);
+	uint64_t r = 1;
+	begin(1, LIN_TRACE_FORMAT_NAME);
+	declare(10, &r, 1);
+	ext_api(10, 11);
+	kernel(11, 1);
+	add(v, false);
+	lin_validator_finish(v);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	lin_validator_report_json(v, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_null(strstr(buf, "matched_by_level"), "%s", buf);
+	cr_assert_null(strstr(buf, "incorrect_by_level"), "%s", buf);
+	cr_assert_eq(lin_validator_summary(v)->matched_by_level[LIN_LEVEL_REQUEST], 0);
+	free(buf);
+	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
 Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 {
 	struct lin_validator *v = lin_validator_create(NULL);
@@ -198,6 +274,33 @@ Test(join, other_ext_kinds_are_ignored)
 	cr_assert_eq(s->observed, 0);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], 1);
 	lin_validator_free(v);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* The truth file is read first and names the process too: the ext kind (and backend)
+ * still come from the trace's header. */
+Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
+{
+	for (uint32_t kind = 3; kind <= 5; kind += 2) {
+		struct lin_validator *v = lin_validator_create(NULL);
+		uint64_t r = 1;
+		begin(1, LIN_TRUTH_FORMAT_NAME);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+		add(v, true);
+		begin_kind(1, LIN_TRACE_FORMAT_NAME, kind);
+		declare(2, &r, 1);
+		lin_tf_ext_correlation(&pk, 3, 2, 11);      /* CUSTOM0 */
+		struct lin_tf_api a = { 1, 211, 11, 11000, 11010, 1, 100, 0 };
+		lin_tf_api(&pk, &a);
+		kernel(11, 1);
+		add(v, false);
+		lin_validator_finish(v);
+		const struct lin_vsummary *s = lin_validator_summary(v);
+		cr_assert_eq(s->observed, kind == 3, "kind %u", kind);
+		cr_assert_eq(s->matched, kind == 3, "kind %u", kind);
+		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], kind != 3);
+		lin_validator_free(v);
+	}
 	LIN_TEST_CHECK_LEAKS();
 }
 

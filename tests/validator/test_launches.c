@@ -583,3 +583,17 @@ Test(launches, containment_needs_the_call_clear_of_the_edges_by_the_clock_error)
 		done();
 	}
 }
+
+Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
+{
+	/* backend none: the ext records of the trace's kind are a tool's or the application's
+	 * own pushes (the manual and kineto strategies), not lineage brackets'. */
+	for (int lineage = 0; lineage < 2; lineage++) {
+		begin_clock(lineage ? "custom" : "none", "host");
+		request(1, 2);
+		tagged_call(2, 1, 150, 250, 1);          /* no bracket around it */
+		finish();
+		cr_assert_eq(finding("ext_outside_bracket"), lineage);
+		done();
+	}
+}
