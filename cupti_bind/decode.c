@@ -73,7 +73,13 @@ _Static_assert((int)LIN_CUPTI_LAUNCH_KERNEL == (int)LIN_LAUNCH_KERNEL &&
 
 LIN_API int lin_cupti_launch_api(uint32_t domain, uint32_t cbid)
 {
-	return (int)lin_launch_kind_of(domain, cbid);
+	enum lin_launch_kind k = lin_launch_kind_of(domain, cbid);
+	/* The public enum names what is launched, not how many records it makes. */
+	if (k == LIN_LAUNCH_KERNEL_MULTI)
+		return LIN_CUPTI_LAUNCH_KERNEL;
+	if (k == LIN_LAUNCH_MEMCPY_BATCH)
+		return LIN_CUPTI_LAUNCH_MEMCPY;
+	return (int)k;
 }
 
 static void decode_ext(const struct lin_cupti_decoder *d, const CUpti_Activity *r,

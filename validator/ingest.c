@@ -40,6 +40,7 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->clones, sizeof(struct lin_clone_ent));
 	lin_vtab_init(&v->replays, sizeof(uint64_t));
 	lin_vtab_init(&v->requests, 0);
+	lin_vtab_init(&v->apiring, sizeof(struct lin_apiring));
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -83,7 +84,7 @@ void lin_validator_free(struct lin_validator *v)
 	lin_v_bthreads_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
 				    &v->undef, &v->stale, &v->truth, &v->vers,
-				    &v->gmemops, &v->replays, &v->requests };
+				    &v->gmemops, &v->replays, &v->requests, &v->apiring };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
@@ -427,16 +428,18 @@ static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
 	       (e->domain == LIN_API_DRIVER && d == LIN_API_RUNTIME);
 }
 
-/* A stream capture opened (@begin) or closed on @tid by API call @corr. A close without an
- * open (the capture began before the trace) opens at 0; an open never closed stays open. */
+/* A stream capture opened (@begin) or closed on @tid by API call @corr. A close pairs with
+ * the last capture opened on its thread, else with the last one open anywhere (relaxed
+ * mode lets another thread end it); a close without an open (the capture began before the
+ * trace) opens at 0; an open never closed stays open. */
 static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr,
 			bool begin)
 {
 	struct lin_vec *w = &v->procs[proc].capwin;
-	if (!begin) {
+	for (int pass = 0; !begin && pass < 2; pass++) {
 		for (size_t i = w->n; i-- > 0;) {
 			struct lin_capture *c = lin_vec_at(w, i);
-			if (c->tid == tid && c->end == LIN_NIL) {
+			if ((pass || c->tid == tid) && c->end == LIN_NIL) {
 				c->end = corr;
 				return;
 			}
@@ -450,6 +453,41 @@ static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, ui
 	*c = (struct lin_capture){ begin ? corr : 0, begin ? LIN_NIL : corr, (uint32_t)tid, 0 };
 }
 
+/*
+ * A runtime launch and the driver launch it makes inside it, on one thread with distinct
+ * correlation ids, are one launch: its GPU record carries one of the two ids (CUPTI does
+ * not say which), so the pair owes one record between them. Each launch record looks for
+ * its partner among its thread's last LIN_APIRING launch records.
+ */
+static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr,
+			struct lin_corr_ent *e)
+{
+	bool fresh;
+	struct lin_apiring *ring = lin_vtab_get(&v->apiring, e->api_tid, lin_k1(proc, 0), &fresh);
+	if (!ring) {
+		v->oom = true;
+		return;
+	}
+	for (uint32_t i = 0; i < ring->n && !e->partner && e->api_start != LIN_NIL; i++) {
+		const struct lin_apirec *o = &ring->r[i];
+		bool inside = (o->start <= e->api_start && e->api_end <= o->end) ||
+			      (e->api_start <= o->start && o->end <= e->api_end);
+		if (o->domain == e->domain || o->corr == (uint32_t)corr || !inside)
+			continue;
+		e->partner = o->corr;
+		struct lin_corr_ent *oc = lin_vtab_find(&v->corrs, o->corr, lin_k1(proc, 0));
+		if (oc && !oc->partner)
+			oc->partner = (uint32_t)corr;
+	}
+	ring->r[ring->head].start = e->api_start;
+	ring->r[ring->head].end = e->api_end;
+	ring->r[ring->head].corr = (uint32_t)corr;
+	ring->r[ring->head].domain = e->domain;
+	ring->head = (ring->head + 1) % LIN_APIRING;
+	if (ring->n < LIN_APIRING)
+		ring->n++;
+}
+
 static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (NIL(r, 2))
@@ -459,7 +497,7 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	p->api_records++;
 	p->runtime_api |= r->f[0] == LIN_API_RUNTIME;
 	int cap = NIL(r, 1) ? -1 : lin_capture_api_of((unsigned)r->f[0], r->f[1]);
-	if (cap >= 0)
+	if (cap >= 0 && r->f[7] == 0)       /* a capture that failed to begin or end is none */
 		capture_api(v, proc, r->f[6], corr, cap == 1);
 	if (corr < p->min_api_corr)
 		p->min_api_corr = corr;
@@ -499,6 +537,8 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		uint64_t ids[] = { corr, e->api_start, e->api_end };
 		structural(v, "time_order", file, r, 3, n, ids);
 	}
+	if (e->lkind)
+		pair_nested(v, proc, corr, e);
 	if ((e->flags & LIN_C_EXT) && !second) /* the call was checked with its first record */
 		lin_v_xcheck(v, proc, corr, e);
 }

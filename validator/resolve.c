@@ -149,6 +149,14 @@ static enum lin_level partial_level(const struct lin_corr_ent *c, enum lin_brack
  * kernel, memcpy or memset launch only its own kind of record and never a graph one, and
  * a graph record's clone belongs to the exec its replay epoch replayed.
  */
+/* May the API call of @c make several GPU records (a graph, a multi-device launch, a batch of
+ * copies)? Then a second one is no reuse, and its join stays open for the others. */
+static bool many(const struct lin_gpu *g, const struct lin_corr_ent *c)
+{
+	return (g->flags & LIN_G_GRAPH) ||
+	       (c && (c->lkind == LIN_LAUNCH_KERNEL_MULTI || c->lkind == LIN_LAUNCH_MEMCPY_BATCH));
+}
+
 static bool mismatched(const struct lin_validator *v, const struct lin_gpu *g,
 		       const struct lin_corr_ent *c)
 {
@@ -161,8 +169,10 @@ static bool mismatched(const struct lin_validator *v, const struct lin_gpu *g,
 	} else {
 		static const uint8_t kind_of[] = { [LIN_LAUNCH_KERNEL] = LIN_REC_KERNEL,
 						   [LIN_LAUNCH_MEMCPY] = LIN_REC_MEMCPY,
-						   [LIN_LAUNCH_MEMSET] = LIN_REC_MEMSET };
-		return graph || kind_of[c->lkind] != g->kind;
+						   [LIN_LAUNCH_MEMSET] = LIN_REC_MEMSET,
+						   [LIN_LAUNCH_KERNEL_MULTI] = LIN_REC_KERNEL,
+						   [LIN_LAUNCH_MEMCPY_BATCH] = LIN_REC_MEMCPY };
+		return graph || c->lkind > LIN_LAUNCH_MEMCPY_BATCH || kind_of[c->lkind] != g->kind;
 	}
 	if (!g->node || !(c->flags & LIN_C_EXT))
 		return false;
@@ -354,7 +364,7 @@ void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
 			account(v, g, &r);
 			return;
 		}
-		if (c && c->ngpu && !(g->flags & LIN_G_GRAPH)) {
+		if (c && c->ngpu && !many(g, c)) {
 			static const char *const n[] = { "correlation" };
 			v->sum.structural++;
 			lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
@@ -376,7 +386,7 @@ void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
 		return;
 	}
 	account(v, g, &r);
-	if (r.cls == CLS_OBSERVED && !(g->flags & LIN_G_GRAPH) && c) {
+	if (r.cls == CLS_OBSERVED && !many(g, c) && c) {
 		lin_v_closed(v, g->proc, g->corr, true);
 		lin_vtab_del(&v->corrs, c);
 	}
@@ -409,21 +419,66 @@ static void finish_adopts(struct lin_validator *v)
 static bool missing_gpu(const struct lin_validator *v, uint16_t proc, uint64_t corr)
 {
 	const struct lin_corr_ent *c = lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0));
-	return c && (c->flags & LIN_C_LAUNCH) && !c->ngpu &&
-	       (c->domain == LIN_API_RUNTIME || !v->procs[proc].runtime_api);
+	if (!c || !(c->flags & LIN_C_LAUNCH) || c->ngpu)
+		return false;
+	if (!c->partner)
+		return true;
+	/* Its nested partner got the record: joined and evicted, or still open with one. */
+	const struct lin_corr_ent *p = lin_vtab_find(&v->corrs, c->partner, lin_k1(proc, 0));
+	return p ? !p->ngpu : !lin_v_closed((struct lin_validator *)v, proc, c->partner, false);
 }
 
-/* Was @corr called while a stream capture was open in its process? Then it may have been
- * captured into a graph rather than run, and owes no GPU record. */
-static bool in_capture(const struct lin_validator *v, uint16_t proc, uint64_t corr)
+static int capture_cmp(const void *a, const void *b)
+{
+	const struct lin_capture *x = a, *y = b;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Sort each process's capture windows, an open one ending at the end of the run. */
+static void sort_captures(struct lin_validator *v)
+{
+	for (unsigned i = 0; i < v->nprocs; i++) {
+		struct lin_vec *w = &v->procs[i].capwin;
+		for (size_t k = 0; k < w->n; k++) {
+			struct lin_capture *c = lin_vec_at(w, k);
+			if (c->end == LIN_NIL)
+				c->end = UINT64_MAX;
+		}
+		if (w->n > 1)
+			qsort(w->data, w->n, w->esz, capture_cmp);
+	}
+}
+
+/*
+ * Was @corr (on @tid) called while a stream capture was open in its process? A launch on
+ * the capturing thread may have been captured into a graph rather than run, and owes no
+ * GPU record (1). One on another thread may have been captured too (relaxed capture lets
+ * any thread launch into the capturing stream) or lost: the trace cannot tell (2).
+ */
+static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t corr, uint32_t tid)
 {
 	const struct lin_vec *w = &v->procs[proc].capwin;
-	for (size_t i = 0; i < w->n; i++) {
-		const struct lin_capture *c = lin_vec_at(w, i);
-		if (c->begin < corr && (c->end == LIN_NIL || corr < c->end))
-			return true;
+	size_t lo = 0, hi = w->n;                    /* windows opened before corr */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (((const struct lin_capture *)lin_vec_at(w, mid))->begin < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	int found = 0;
+	for (size_t i = lo; i-- > 0 && found < 1;) {
+		const struct lin_capture *c = lin_vec_at(w, i);
+		if (corr < c->end)
+			found = c->tid == tid ? 1 : 2;
+	}
+	if (found == 2)      /* a same-thread window further back may still hold it */
+		for (size_t i = lo; i-- > 0;) {
+			const struct lin_capture *c = lin_vec_at(w, i);
+			if (corr < c->end && c->tid == tid)
+				return 1;
+		}
+	return found;
 }
 
 /* Launch accounting: every launch API that returned success is owed a GPU record. */
@@ -437,12 +492,13 @@ static void finish_launches(struct lin_validator *v)
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		if (!missing_gpu(v, proc, k.k0))
 			continue;
-		if (in_capture(v, proc, k.k0)) {
+		int cap = in_capture(v, proc, k.k0, c->api_tid);
+		if (cap == 1) {
 			v->sum.captured_launches++;
 			continue;
 		}
 		enum lin_cause cause = v->procs[proc].dropped_cupti ? LIN_CAUSE_DROPPED_RECORDS
-								    : LIN_CAUSE_NO_GPU_RECORD;
+				       : cap ? LIN_CAUSE_MAYBE_CAPTURED : LIN_CAUSE_NO_GPU_RECORD;
 		uint64_t ids[] = { k.k0, v->procs[proc].pid, c->api_tid };
 		v->sum.lost++;
 		v->sum.lost_by_cause[cause]++;
@@ -470,7 +526,9 @@ static void finish_strings_truth(struct lin_validator *v)
 			continue;
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		/* A label tied to a launch already counted as no_gpu_record is that loss. */
-		if (t->corr != LIN_NIL && missing_gpu(v, proc, t->corr) && !in_capture(v, proc, t->corr))
+		const struct lin_corr_ent *tc = t->corr == LIN_NIL ? NULL
+			: lin_vtab_find(&v->corrs, t->corr, lin_k1(proc, 0));
+		if (tc && missing_gpu(v, proc, t->corr) && in_capture(v, proc, t->corr, tc->api_tid) != 1)
 			continue;
 		uint64_t ids[] = { k.k1 & 0xffffffffu, k.k0, v->procs[proc].pid };
 		v->sum.lost++;
@@ -549,7 +607,7 @@ void lin_v_resolve_all(struct lin_validator *v)
 		if (c && !(g->flags & LIN_G_COUNTED)) {
 			/* It arrived before its API record: count it now, and a second non-graph
 			 * record of one correlation is the same finding as at arrival. */
-			if (c->ngpu && !(g->flags & LIN_G_GRAPH)) {
+			if (c->ngpu && !many(g, c)) {
 				static const char *const n[] = { "correlation" };
 				v->sum.structural++;
 				lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
@@ -562,6 +620,7 @@ void lin_v_resolve_all(struct lin_validator *v)
 		account(v, g, &r);
 	}
 	lin_v_accounting_finish(v);
+	sort_captures(v);
 	finish_launches(v);
 	finish_adopts(v);
 	finish_strings_truth(v);

@@ -38,7 +38,8 @@
 	X(BRACKET_END_UNKNOWN, "bracket_end_unknown") \
 	X(NO_CLOCK_RECORD, "no_clock_record") \
 	X(CLOCK_UNCERTAINTY, "clock_uncertainty") \
-	X(CORRELATION_MISMATCH, "correlation_mismatch")
+	X(CORRELATION_MISMATCH, "correlation_mismatch") \
+	X(MAYBE_CAPTURED, "maybe_captured")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };

@@ -50,7 +50,7 @@ struct lin_vproc {
 
 /* Correlations [begin, end] of a stream capture opened and closed on one thread; every API
  * call in between was made while it was open (correlation ids follow call order). */
-struct lin_capture { uint64_t begin, end; uint32_t tid, pad; };
+struct lin_capture { uint64_t begin, end; uint32_t tid, pad; };   /* end LIN_NIL: never closed */
 
 struct lin_clock_pair { uint64_t host_ns, device_ns; };
 
@@ -104,6 +104,16 @@ struct lin_corr_ent {
 	uint8_t domain, ngpu;
 	uint8_t lkind;              /* enum lin_launch_kind of the API (LIN_LAUNCH_NONE: not one) */
 	uint8_t pad[3];
+	uint32_t partner;           /* the launch of the other domain nested with it (0: none) */
+	uint32_t pad2;
+};
+/* The last launch API records of a thread, to pair a runtime launch with the driver launch
+ * nested in it (whichever record comes first). */
+#define LIN_APIRING 16
+struct lin_apirec { uint64_t start, end; uint32_t corr; uint8_t domain, pad[3]; };
+struct lin_apiring {
+	struct lin_apirec r[LIN_APIRING];
+	uint32_t n, head;
 };
 #define LIN_C_EXT 1
 #define LIN_C_AMBIG 2
@@ -171,7 +181,7 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, vers, grids, gmemops, bthreads, replays, requests;
+		truth, vers, grids, gmemops, bthreads, replays, requests, apiring;
 	struct lin_vec reqpool, truthpool, cands, pending, adopts;
 	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];

@@ -246,12 +246,10 @@ Test(layer_coexist, nested_driver_calls_sharing_the_id_join)
 /*
  * Kernels that carry the nested driver call's id (the traces the project tests on show the
  * runtime call's; CUPTI's header allows either): they still join, through the driver
- * call's ext record. But launch accounting holds the runtime launch to a GPU record of its
- * own id and reports it no_gpu_record: a false loss, known, until the accounting pairs a
- * runtime launch with the driver launch nested in it. This test says what happens today;
- * when that pairing is made it must expect exit 0.
+ * call's ext record, and launch accounting pairs the runtime launch with the driver launch
+ * nested in it, so the pair owes one GPU record between them and has it: exit 0.
  */
-Test(layer_coexist, kernels_carrying_the_driver_id_join_but_the_runtime_call_is_unpaired)
+Test(layer_coexist, kernels_carrying_the_driver_id_join_and_the_runtime_call_is_paired)
 {
 	struct lin_cl_config c = { .sz = sizeof(c), .kernel_driver_corr = true };
 	lin_scope sc;
@@ -266,7 +264,8 @@ Test(layer_coexist, kernels_carrying_the_driver_id_join_but_the_runtime_call_is_
 	lf_validate(&vd);
 	cr_assert_eq(vd.s.gpu_records, 1);
 	cr_assert_eq(vd.s.observed, 1, "the kernel joins: %s", vd.text);
-	cr_assert_eq(vd.s.lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1, "%s", vd.text);
+	cr_assert_eq(vd.s.lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 0, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
 }
 
 /* Without DRIVER records (an owner that enables RUNTIME only, or DRIVER refused), a memcpy

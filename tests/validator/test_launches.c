@@ -597,3 +597,61 @@ Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
 		done();
 	}
 }
+
+/* ---------------------------------------------------------------- captures, nested calls */
+
+/* One thread, or two: API records of begin/end capture and a launch between them whose
+ * kernel is missing. */
+static void capture_case(uint32_t begin_tid, int64_t begin_ret, uint32_t end_tid,
+			 uint32_t launch_tid)
+{
+	int64_t end_ret = begin_ret;          /* ending a capture that never began fails too */
+	begin("cupti");
+	request(1, 2);
+	struct lin_tf_api b = { 1, 315, 1, 100, 110, 1, begin_tid, begin_ret };
+	lin_tf_api(&pk, &b);
+	lin_tf_ext_correlation(&pk, 5, 2, 2);
+	struct lin_tf_api l = { 1, 211, 2, 200, 210, 1, launch_tid, 0 };
+	lin_tf_api(&pk, &l);
+	struct lin_tf_api e = { 1, 319, 3, 300, 310, 1, end_tid, end_ret };
+	lin_tf_api(&pk, &e);
+	lin_tf_ext_correlation(&pk, 5, 2, 4);
+	api_at(1, 211, 4, 400, 410, 0);      /* after the capture: its kernel is owed */
+	kernel_at(4, 1, 500);
+	finish();
+}
+
+Test(launches, capture_windows_exempt_only_what_they_may_have_captured)
+{
+	capture_case(TID, 0, TID, TID);              /* captured on its own thread */
+	cr_assert_eq(s->captured_launches, 1);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	capture_case(TID, 900, TID, TID);            /* the begin failed: no capture */
+	cr_assert_eq(s->captured_launches, 0);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
+	done();
+	capture_case(TID, 0, TID + 1, TID);          /* ended on another thread (relaxed) */
+	cr_assert_eq(s->captured_launches, 1, "the window still closes");
+	done();
+	capture_case(TID + 1, 0, TID + 1, TID);      /* another thread's capture */
+	cr_assert_eq(s->captured_launches, 0);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_MAYBE_CAPTURED], 1, "captured or lost: unknown");
+	done();
+}
+
+Test(launches, a_driver_launch_of_its_own_owes_its_record_beside_runtime_calls)
+{
+	/* PyTorch plus Triton: runtime calls, and cuLaunchKernel called directly. */
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 41, 1, 100, 200, 0);               /* cudaMemcpyAsync */
+	struct lin_tf_memop m = { 1, 300, 310, 0, 1, 1, 64, 1, 0, 0 };
+	lin_tf_memcpy(&pk, &m);
+	lin_tf_ext_correlation(&pk, 5, 2, 2);
+	api_at(2, 307, 2, 400, 450, 0);              /* cuLaunchKernel, nested in nothing */
+	finish();
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
+	done();
+}
