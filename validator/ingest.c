@@ -13,8 +13,8 @@
 #include "lineage/trace_format.h"
 #include "vstate.h"
 
-#define CLOSED_PAGE_BITS 15                       /* 4 KiB bitmap pages */
-#define CAPTURE_PAGE_SHIFT 9                      /* 512 host_ns per page */
+#define CLOSED_PAGE_BITS 9                        /* 64-byte bitmap pages: a hostile file of sparse ids costs ~4x its size */
+#define CAPTURE_PAGE_SHIFT 3                      /* 8 host_ns per page (64 B), for the same reason */
 
 static const char *const misuse_causes[] = {
 	"stale_token", "bad_token", "foreign_token", "scope_order", "scope_thread",
@@ -577,11 +577,12 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 {
 	bool dup = false;
 	uint64_t key = LIN_NIL;
+	bool graph = r->type == LIN_REC_GRAPH_TRACE || !NIL(r, gid) || !NIL(r, gid + 1);
 	if (r->type == LIN_REC_KERNEL && !NIL(r, 6)) {
 		key = r->f[6];
 		dup = page_bit(v, &v->grids, lin_k1(proc, r->f[4]), key, true);
-	} else if (r->type != LIN_REC_KERNEL && !NIL(r, 0) && !NIL(r, 1) &&
-		   (!NIL(r, gid) || !NIL(r, gid + 1))) {
+	} else if (graph && !NIL(r, 0) && !NIL(r, 1)) {
+		/* A graph record without a grid id: its replay's correlation and its start. */
 		bool fresh;
 		key = r->f[1];
 		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, r->f[0]), &fresh))
@@ -603,19 +604,23 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	struct lin_gpu g = { 0 };
 	v->sum.gpu_records++;
 	v->procs[proc].gpu_records++;
-	int gid = r->type == LIN_REC_KERNEL ? 7 : 8;
+	/* Graph id and node id fields; a graph_trace record (a whole replay, when graph-level
+	 * tracing is on) has a graph id and no node. */
+	int gid = r->type == LIN_REC_KERNEL ? 7 : r->type == LIN_REC_GRAPH_TRACE ? 6 : 8;
 	if (duplicate(v, proc, file, r, gid))
 		return;
 	gpu_times(v, file, r, &g.t0);
 	g.corr = NIL(r, 0) ? 0 : r->f[0];
+	v->procs[proc].gpu_called += g.corr != 0;
 	g.kind = (uint8_t)r->type;
 	g.proc = proc;
 	g.file = file;
 	g.offset = r->offset;
 	g.index = r->index;
-	if (!NIL(r, gid) || !NIL(r, gid + 1))
+	bool whole = r->type == LIN_REC_GRAPH_TRACE;
+	if (whole || !NIL(r, gid) || !NIL(r, gid + 1))
 		g.flags |= LIN_G_GRAPH;
-	g.node = NIL(r, gid + 1) ? 0 : r->f[gid + 1];
+	g.node = whole || NIL(r, gid + 1) ? 0 : r->f[gid + 1];
 	if (r->type == LIN_REC_KERNEL) {
 		if (r->f[12])
 			g.flags |= LIN_G_DEVLAUNCH;
@@ -740,7 +745,9 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_STRING: on_string(v, proc, file, r); break;
 	case LIN_REC_EXT_CORRELATION: on_ext(v, proc, file, r); break;
 	case LIN_REC_API: on_api(v, proc, file, r); break;
-	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET: on_gpu(v, proc, file, r); break;
+	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET: case LIN_REC_GRAPH_TRACE:
+		on_gpu(v, proc, file, r);
+		break;
 	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_CLONE: case LIN_REC_GRAPH_NODE_UPDATE:
 		on_graph(v, proc, file, r);
 		break;
@@ -857,8 +864,37 @@ int lin_validator_add_mem(struct lin_validator *v, const char *name, const void 
 	return ingest(v, lin_reader_open_mem(name, data, n), name, false);
 }
 
+/*
+ * A truth file after a trace is a caller's mistake: labels are compared as GPU records
+ * resolve, so the records already read would be judged without them. The file is refused
+ * and recorded as a file error (exit 2), nothing read from it.
+ */
+static int truth_too_late(struct lin_validator *v, const char *name)
+{
+	for (unsigned i = 0; i < v->nfiles; i++) {
+		if (v->files[i].truth)
+			continue;
+		int fi = new_file(v, name, true);
+		if (fi < 0) {
+			v->oom = true;
+			return -2;
+		}
+		struct lin_vfile *f = &v->files[fi];
+		v->sum.files++;
+		f->failed = true;
+		snprintf(f->err, sizeof(f->err), "truth file added after the trace %s: truth files "
+			 "must come before the traces they describe", v->files[i].name);
+		v->sum.file_errors++;
+		return -1;
+	}
+	return 0;
+}
+
 int lin_validator_add_truth(struct lin_validator *v, const char *path)
 {
+	int late = truth_too_late(v, path);
+	if (late)
+		return late;
 	v->sum.have_truth = true;
 	return ingest(v, lin_reader_open(path), path, true);
 }
@@ -866,6 +902,9 @@ int lin_validator_add_truth(struct lin_validator *v, const char *path)
 int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data,
 				size_t n)
 {
+	int late = truth_too_late(v, name);
+	if (late)
+		return late;
 	v->sum.have_truth = true;
 	return ingest(v, lin_reader_open_mem(name, data, n), name, true);
 }

@@ -471,7 +471,7 @@ static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 		h->device_clock_host = v.type == LIN_MP_STR && v.len == 4 && !memcmp(v.p, "host", 4);
 		return hdr_str(r, &v, keys[idx], NULL, 0, true);
 	default:
-		if (v.type == LIN_MP_NIL || v.type == LIN_MP_UINT)
+		if (v.type == LIN_MP_NIL || (v.type == LIN_MP_UINT && v.v.u > 0))
 			return LIN_MP_OK;
 		if (v.type != LIN_MP_FLOAT || !isfinite(v.v.f) || v.v.f <= 0)
 			return fail(r, r->cur_off, "header at byte %" PRIu64 ": key 'tsc_hz': expected"

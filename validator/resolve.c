@@ -585,15 +585,32 @@ static void empty_finding(struct lin_validator *v, const struct lin_vproc *p)
  * proves nothing about its joins (unless the caller allows an empty run). */
 static void finish_empty(struct lin_validator *v)
 {
-	if (v->opts.allow_empty || v->sum.file_errors)
+	if (v->sum.file_errors)
 		return;
 	if (!v->sum.gpu_records) {
-		empty_finding(v, NULL);
+		if (!v->opts.allow_empty)
+			empty_finding(v, NULL);
 		return;
 	}
-	for (unsigned i = 0; i < v->nprocs; i++)
-		if (v->procs[i].launches && !v->procs[i].gpu_records)
-			empty_finding(v, &v->procs[i]);
+	/* A run with GPU records: --allow-empty says nothing of a process in it. */
+	static const char *const n[] = { "pid", "gpu_records" };
+	for (unsigned i = 0; i < v->nprocs; i++) {
+		struct lin_vproc *p = &v->procs[i];
+		if (p->launches && !p->gpu_records)
+			empty_finding(v, p);
+		if (!p->gpu_called || p->api_records)
+			continue;
+		/* GPU records and no API record: launches cannot be accounted for. */
+		uint64_t ids[] = { p->pid, p->gpu_records };
+		size_t before = v->findings.n;
+		v->sum.structural++;
+		lin_v_finding(v, "structural", "no_api_records", p->file, 0, 0, 2, n, ids);
+		if (v->findings.n > before)
+			snprintf(((struct lin_finding *)lin_vec_at(&v->findings, before))->detail,
+				 sizeof(((struct lin_finding *)NULL)->detail),
+				 "GPU records but no runtime or driver API record: API activity was "
+				 "not collected, so no launch can be accounted for");
+	}
 }
 
 void lin_v_resolve_all(struct lin_validator *v)

@@ -126,6 +126,8 @@ void lin_validator_free(struct lin_validator *v);
  * -2 on ENOMEM. */
 int lin_validator_add_file(struct lin_validator *v, const char *path);
 int lin_validator_add_mem(struct lin_validator *v, const char *name, const void *data, size_t n);
+/* Truth files come before every trace: one added after a trace is refused (-1, recorded as
+ * a file error, exit 2). */
 int lin_validator_add_truth(struct lin_validator *v, const char *path);
 int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data,
 				size_t n);

@@ -31,6 +31,7 @@ struct lin_vproc {
 	uint64_t minor;             /* the trace's format minor version */
 	uint64_t min_api_corr;      /* UINT64_MAX: no API record */
 	uint64_t api_records, gpu_records, launches;
+	uint64_t gpu_called;        /* GPU records that name an API call (a correlation) */
 	uint64_t unpushed;          /* launch brackets that pushed nothing */
 	uint64_t ext_records;       /* ext correlation records of its ext kind */
 	uint64_t clock_err;         /* device->host mapping error bound, ns; LIN_NIL: unknown */

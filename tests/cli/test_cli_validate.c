@@ -130,6 +130,7 @@ static const struct expect cases[] = {
 	  "\"launch_without_api_record\"" },
 	{ "lost_correlation_mismatch.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
 	  "\"correlation_mismatch\":1" },
+	{ "good_graph_trace.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
 	{ "bad_unpaired_launch_end.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"unpaired_launch_end\"" },
 	{ "bad_duplicate_gpu_record.lt", 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 1, -1, "\"duplicates\":1" },
 	{ "bad_stale_launch.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"stale_launch\"" },

@@ -3,7 +3,8 @@
 # run.sh SYNTH MUTATE WORKDIR PER-CLASS [SEEDS...] - the mutation test: valid traces of
 # several scenarios and seeds from lineage-synth (epoch strategy, and the cuda-only
 # strategy where it is valid: no handoff), each damaged PER-CLASS times per damage class
-# by lin-mutate. Prints lin-mutate's SUMMARY lines; exit status is lin-mutate's.
+# by lin-mutate, once as written and once read as CUPTI-clock traces. Prints lin-mutate's
+# SUMMARY lines; fails when either run does.
 set -euo pipefail
 synth=$1 mutate=$2 work=$3 per=$4
 shift 4
@@ -23,4 +24,7 @@ for seed in "${seeds[@]}"; do
     -o "$base.lt" --truth "$base.truth" >/dev/null
   args+=("$base.lt" "$base.truth")
 done
-exec "$mutate" --per-class "$per" --seed "${seeds[0]}" "${args[@]}"
+echo "== device times on the runtime's clock (device_clock host)"
+"$mutate" --per-class "$per" --seed "${seeds[0]}" "${args[@]}"
+echo "== the same traces read as CUPTI's clock, through exact clock pairs"
+"$mutate" --per-class "$per" --seed "${seeds[0]}" --cupti-clock exact "${args[@]}"

@@ -655,3 +655,66 @@ Test(launches, a_driver_launch_of_its_own_owes_its_record_beside_runtime_calls)
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
 	done();
 }
+
+/* ---------------------------------------------------------------- the API's contract */
+
+Test(launches, a_truth_file_after_a_trace_is_refused_and_recorded)
+{
+	begin("cupti");
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);
+	kernel_at(1, 1, 300);
+	lin_tf_trace_end(&pk, 10000000, 0);
+	cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header th = { LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
+				    NULL };
+	lin_tf_header(&pk, &th);
+	uint64_t r = 1;
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+	cr_assert_eq(lin_validator_add_truth_mem(v, "late-truth", sb.data, sb.size), -1);
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(v);
+	s = lin_validator_summary(v);
+	cr_assert_eq(lin_validator_exit_code(v), 2);
+	cr_assert_eq(s->truth_records, 0, "nothing read from it");
+	uint64_t off;
+	const char *file;
+	cr_assert(strstr(lin_validator_error(v, &off, &file), "truth files must come before"));
+	cr_assert_str_eq(file, "late-truth");
+	done();
+}
+
+Test(launches, allow_empty_passes_only_an_empty_run)
+{
+	/* One process with its GPU record, one that launched and got none: --allow-empty does
+	 * not excuse the second. */
+	struct lin_vopts o = { .max_findings = 100, .allow_empty = true };
+	struct lin_validator *av = lin_validator_create(&o);
+	for (int p = 0; p < 2; p++) {
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", (uint64_t)(10 + p), 0,
+					   "tsc", 1e9, 5, "cupti", "ok" };
+		lin_tf_header(&pk, &h);
+		request(1, 2);
+		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
+		lin_tf_launch_end(&pk, 300, TID, 1);
+		if (!p) {
+			lin_tf_ext_correlation(&pk, 5, 2, 1);
+			api_at(1, 211, 1, 150, 250, 0);
+			kernel_at(1, 1, 400);
+		}
+		lin_tf_trace_end(&pk, 10000000, 0);
+		cr_assert_eq(lin_validator_add_mem(av, "trace", sb.data, sb.size), 0);
+		msgpack_sbuffer_destroy(&sb);
+	}
+	lin_validator_finish(av);
+	v = av;
+	cr_assert(finding("no_gpu_records"));
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	done();
+}

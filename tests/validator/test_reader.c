@@ -272,6 +272,37 @@ Test(reader, fields_appended_by_a_later_minor_version_may_be_absent)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+/* tsc_hz must be positive: 0 as an integer is refused like 0.0. */
+Test(reader, a_zero_tsc_hz_is_refused_in_any_encoding)
+{
+	for (int enc = 0; enc < 2; enc++) {
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		msgpack_pack_map(&pk, 5);
+		const char *k[] = { "format", "version", "host", "pid", "tsc_hz" };
+		msgpack_pack_str_with_body(&pk, k[0], 6);
+		msgpack_pack_str_with_body(&pk, LIN_TRACE_FORMAT_NAME, strlen(LIN_TRACE_FORMAT_NAME));
+		msgpack_pack_str_with_body(&pk, k[1], 7);
+		msgpack_pack_array(&pk, 2);
+		msgpack_pack_uint32(&pk, 1);
+		msgpack_pack_uint32(&pk, 2);
+		msgpack_pack_str_with_body(&pk, k[2], 4);
+		msgpack_pack_str_with_body(&pk, "h", 1);
+		msgpack_pack_str_with_body(&pk, k[3], 3);
+		msgpack_pack_uint32(&pk, 1);
+		msgpack_pack_str_with_body(&pk, k[4], 6);
+		if (enc)
+			msgpack_pack_double(&pk, 0.0);
+		else
+			msgpack_pack_uint32(&pk, 0);
+		char err[512];
+		uint64_t recs;
+		cr_assert_eq(finish(err, &recs), LIN_READ_ERROR, "encoding %d", enc);
+		cr_assert(strstr(err, "tsc_hz"), "%s", err);
+	}
+	LIN_TEST_CHECK_LEAKS();
+}
+
 static int header_only(void (*fn)(void), char *err)
 {
 	uint64_t recs;
