@@ -411,6 +411,63 @@ static const char *owner_status(const struct lin_cupti_layouts *l, const char *t
 	return g_open_status;
 }
 
+/*
+ * CUPTI's timestamps on the owner's host clock. The callback is process-wide, has no user
+ * pointer and cannot be unregistered, so it reads a copy of the current owner's clock
+ * (each runtime calibrates its own), published under a sequence lock: never a freed
+ * runtime, never a torn copy.
+ */
+static _Atomic uint64_t g_ts_seq, g_ts_npt, g_ts_tsc0, g_ts_ns0, g_ts_tsc;
+static _Atomic int g_ts_registered;
+
+static uint64_t CUPTIAPI host_timestamp(void)
+{
+	struct lin_rt_clock c;
+	uint64_t s0, npt;
+	do {
+		s0 = atomic_load_explicit(&g_ts_seq, memory_order_acquire);
+		npt = atomic_load_explicit(&g_ts_npt, memory_order_relaxed);
+		c.tsc0 = atomic_load_explicit(&g_ts_tsc0, memory_order_relaxed);
+		c.ns0 = atomic_load_explicit(&g_ts_ns0, memory_order_relaxed);
+		c.use_tsc = atomic_load_explicit(&g_ts_tsc, memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+	} while ((s0 & 1) || s0 != atomic_load_explicit(&g_ts_seq, memory_order_relaxed));
+	memcpy(&c.ns_per_tick, &npt, sizeof(npt));
+	return lin_rt_clock_ns(&c);
+}
+
+static void publish_clock(lin_runtime *rt)
+{
+	struct lin_rt_clock c;
+	uint64_t npt;
+	lin_rt_clock_get(rt, &c);
+	memcpy(&npt, &c.ns_per_tick, sizeof(npt));
+	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_relaxed);      /* odd: writing */
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&g_ts_npt, npt, memory_order_relaxed);
+	atomic_store_explicit(&g_ts_tsc0, c.tsc0, memory_order_relaxed);
+	atomic_store_explicit(&g_ts_ns0, c.ns0, memory_order_relaxed);
+	atomic_store_explicit(&g_ts_tsc, c.use_tsc, memory_order_relaxed);
+	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_release);      /* even: done */
+}
+
+/* Put CUPTI's timestamps on @rt's clock (registered once per process; CUPTI keeps it).
+ * true: CUPTI's records are on this runtime's clock. */
+static bool host_clock(lin_runtime *rt)
+{
+	publish_clock(rt);
+	if (atomic_load(&g_ts_registered))
+		return true;
+	CUptiResult r = cuptiActivityRegisterTimestampCallback(host_timestamp);
+	if (r != CUPTI_SUCCESS) {
+		lin_rt_log(rt, LIN_LOG_WARN, "cupti: timestamp callback refused (%s): device times "
+			   "stay on CUPTI's clock", result_name(r));
+		return false;
+	}
+	atomic_store(&g_ts_registered, 1);
+	return true;
+}
+
 /* Own CUPTI's activity collection: callbacks, kinds, thread ids, flush period. */
 static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
 		      struct lin_backend_ops *ops, const char **status)
@@ -436,6 +493,15 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
 	    (r = cuptiActivityEnableLatencyTimestamps(1)) != CUPTI_SUCCESS)
 		lin_rt_log(rt, LIN_LOG_WARN, "cupti: latency timestamps unavailable (%s): queued and "
 			   "submitted stay unknown", result_name(r));
+	/* "Before any of the CUPTI activity kinds are enabled." Once registered the callback
+	 * cannot be taken back, so a later owner asking for CUPTI's clock still gets its own
+	 * host clock, and is told. */
+	if (atomic_load(&g_ts_registered) && (o->cupti_flags & LIN_CUPTI_OWN_CLOCK))
+		lin_rt_log(rt, LIN_LOG_WARN, "cupti: LIN_CUPTI_OWN_CLOCK ignored: an earlier runtime "
+			   "in this process registered the timestamp callback");
+	if ((!(o->cupti_flags & LIN_CUPTI_OWN_CLOCK) || atomic_load(&g_ts_registered)) &&
+	    host_clock(rt))
+		lin_rt_set_device_clock_host(rt);
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		snprintf(g_open_status, sizeof(g_open_status),

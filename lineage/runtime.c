@@ -63,6 +63,24 @@ uint64_t lin_rt_now_ns(const lin_runtime *rt)
 	return lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock));
 }
 
+void lin_rt_clock_get(const lin_runtime *rt, struct lin_rt_clock *c)
+{
+	*c = (struct lin_rt_clock){ rt->clock.ns_per_tick, rt->clock.tsc0, rt->clock.ns0,
+				    rt->clock.use_tsc };
+}
+
+uint64_t lin_rt_clock_ns(const struct lin_rt_clock *c)
+{
+	struct lin_clock k = { .use_tsc = c->use_tsc, .ns_per_tick = c->ns_per_tick,
+			       .tsc0 = c->tsc0, .ns0 = c->ns0 };
+	return lin_clock_ticks_to_ns(&k, lin_clock_ticks(&k));
+}
+
+void lin_rt_set_device_clock_host(lin_runtime *rt)
+{
+	rt->device_clock_host = true;
+}
+
 LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt)
 {
 	return rt ? lin_rt_now_ns(rt) : 0;

@@ -128,6 +128,7 @@ uint32_t lin_cl_thread_id_type(void);
 bool lin_cl_latency_enabled(void);
 uint32_t lin_cl_flush_period(void);
 bool lin_cl_subscribed(void);     /* whether a cuptiSubscribe is in effect */
+bool lin_cl_timestamp_callback_registered(void); /* cuptiActivityRegisterTimestampCallback */
 /* Whether the registered buffer callbacks are these two. */
 bool lin_cl_callbacks_are(CUpti_BuffersCallbackRequestFunc request,
 			  CUpti_BuffersCallbackCompleteFunc complete);

@@ -187,6 +187,15 @@ CL_API CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_Timesta
 	return CUPTI_SUCCESS;
 }
 
+bool lin_cl_timestamp_callback_registered(void)
+{
+	cl_init();
+	pthread_mutex_lock(&cl.mu);
+	bool r = cl.ts_cb != NULL;
+	pthread_mutex_unlock(&cl.mu);
+	return r;
+}
+
 CL_API CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *timestamp)
 {
 	cl_init();
@@ -365,8 +374,12 @@ struct lin_cl_corr lin_cl_api(const struct lin_cl_call *c)
 
 	cl_init();
 	if (!start) {
+		/* The call as the caller made it: from now to the record's return, at least
+		 * 2 ns so that a nested driver call fits inside. */
 		start = cl_now();
-		end = start + 1000;
+		end = cl_now();
+		if (end < start + 2)
+			end = start + 2;
 	}
 	pthread_mutex_lock(&cl.mu);
 	struct cl_thread *t = cl_thread_self();

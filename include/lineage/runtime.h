@@ -110,7 +110,17 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
  * runtime first. Costs CUPTI time per launch (measured in docs/cupti.md where known).
  */
 #define LIN_CUPTI_LATENCY_TIMESTAMPS (1u << 0)
-#define LIN_CUPTI_FLAGS_ALL (LIN_CUPTI_LATENCY_TIMESTAMPS)
+/*
+ * LIN_CUPTI_OWN_CLOCK: leave CUPTI's timestamps on CUPTI's own clock (CLOCK_REALTIME on
+ * Linux). By default, when the binding takes CUPTI, it registers a timestamp callback
+ * (cuptiActivityRegisterTimestampCallback) that returns this runtime's host clock, so
+ * device and host times compare exactly (header device_clock "host") and lineage-validate
+ * can place every API call inside its launch bracket. The callback is process-wide and
+ * stays after the runtime is freed: a CUPTI client that starts later gets lineage's clock.
+ * Since: 0.3
+ */
+#define LIN_CUPTI_OWN_CLOCK (1u << 1)
+#define LIN_CUPTI_FLAGS_ALL (LIN_CUPTI_LATENCY_TIMESTAMPS | LIN_CUPTI_OWN_CLOCK)
 
 /*
  * struct lin_runtime_opts - creation options; pass NULL for all defaults. Set sz to

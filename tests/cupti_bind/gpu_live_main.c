@@ -180,8 +180,12 @@ static void check_trace(const struct tr_sink *sink)
 		fail("the header's cupti status is not ok", cupti);
 	for (size_t i = 0; i < tr.n; i++)
 		queued += tr_type(&tr, i) == LIN_REC_KERNEL && !tr_is_nil(&tr, i, 11);
-	printf("gpu_live: header cupti \"%s\"; %zu kernel records, %zu with queued set "
-	       "(latency timestamps requested)\n", cupti, tr_count(&tr, LIN_REC_KERNEL), queued);
+	char clk[32] = "";
+	if (!tr_header_str(&tr, "device_clock", clk, sizeof(clk)) || strcmp(clk, "host") != 0)
+		fail("the header's device_clock is not \"host\" (timestamp callback)", clk);
+	printf("gpu_live: header cupti \"%s\", device_clock \"%s\"; %zu kernel records, %zu "
+	       "with queued set (latency timestamps requested)\n", cupti, clk,
+	       tr_count(&tr, LIN_REC_KERNEL), queued);
 	tr_free(&tr);
 	if (!v || lin_validator_add_mem(v, "gpu_live", sink->data, sink->len)) {
 		fail("the trace cannot be read", NULL);
@@ -193,6 +197,10 @@ static void check_trace(const struct tr_sink *sink)
 	printf("gpu_live: lineage-validate: %llu GPU records, %llu observed, %llu lost, exit %d\n",
 	       (unsigned long long)s->gpu_records, (unsigned long long)s->observed,
 	       (unsigned long long)s->lost, lin_validator_exit_code(v));
+	printf("gpu_live: %llu API calls checked inside their launch brackets\n",
+	       (unsigned long long)s->bracket_checked);
+	if (s->bracket_checked < N_KERNELS)
+		fail("CUPTI's API records were not checked against their brackets", NULL);
 	if (s->gpu_records < N_KERNELS + 1 || s->observed != s->gpu_records ||
 	    lin_validator_exit_code(v) != 0) {
 		lin_validator_report_text(v, stderr);

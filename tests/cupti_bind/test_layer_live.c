@@ -38,12 +38,89 @@ Test(layer_live, collects_through_the_layer)
 	size_t e = tr_find(lf_tr, LIN_REC_EXT_CORRELATION, 0);
 	cr_assert_neq(e, SIZE_MAX);
 	cr_assert_eq(tr_u(lf_tr, e, 2), ep);
+	char clk[32];
+	cr_assert(tr_header_str(lf_tr, "device_clock", clk, sizeof(clk)));
+	cr_assert_str_eq(clk, "host", "CUPTI's timestamps are on lineage's clock");
 	lf_validate(&vd);
 	cr_assert_eq(vd.s.gpu_records, 5);
 	cr_assert_eq(vd.s.observed, 5, "%s", vd.text);
+	cr_assert_eq(vd.s.bracket_checked, 10, "each launch's runtime and driver call placed in its bracket: %llu\n%s",
+		     (unsigned long long)vd.s.bracket_checked, vd.text);
 	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
 	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
 		      "the kinds lineage enabled are disabled at close");
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* An API record stamped before its launch bracket opened, on the shared host clock: the
+ * bracket check fires (ext_outside_bracket); the same launch stamped inside stays silent
+ * (collects_through_the_layer). */
+Test(layer_live, api_call_outside_its_bracket_is_caught)
+{
+	lin_scope sc;
+	struct lf_verdict vd;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	/* CUPTI stamps the call two milliseconds before lineage's bracket opened (as a
+	 * clock that is not lineage's would). */
+	uint64_t t = 0;
+	cr_assert_eq(cuptiGetTimestamp(&t), CUPTI_SUCCESS);
+	struct timespec d = { 0, 2000000 };
+	nanosleep(&d, NULL);
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(rt, "k", &l), 0);
+	struct lin_cl_call c = { .cbid = LF_RT_LAUNCH, .driver_cbid = LF_DRV_LAUNCH,
+				 .start = t, .end = t + 100 };
+	struct lin_cl_corr corr = lin_cl_api(&c);
+	cr_assert_eq(lin_launch_end(rt, &l), 0);
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = t + 2000;
+	k.end = t + 3000;
+	k.contextId = 1;
+	k.streamId = 7;
+	k.gridId = 1;
+	k.name = "k_layer";
+	lin_cl_gpu(&k, sizeof(k), corr);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+
+	lf_load();
+	lf_validate(&vd);
+	cr_assert_eq(vd.exit_code, 1, "%s", vd.text);
+	cr_assert(strstr(vd.text, "ext_outside_bracket"), "%s", vd.text);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* LIN_CUPTI_OWN_CLOCK leaves CUPTI's timestamps alone: no callback, header device_clock
+ * "cupti", the joins still hold. */
+Test(layer_live, own_clock_keeps_cuptis_timestamps)
+{
+	char clk[32];
+	lin_scope sc;
+	struct lf_verdict vd;
+	struct lin_runtime_opts o;
+
+	lf_layer(NULL);
+	memset(&o, 0, sizeof(o));
+	o.cupti_flags = LIN_CUPTI_OWN_CLOCK;
+	lin_runtime *rt = lf_runtime_opts(&o);
+	lf_epoch(rt, &sc);
+	for (int i = 1; i <= 3; i++)
+		lf_kernel(rt, i);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+
+	cr_assert_not(lin_cl_timestamp_callback_registered());
+	lf_load();
+	cr_assert(tr_header_str(lf_tr, "device_clock", clk, sizeof(clk)));
+	cr_assert_str_eq(clk, "cupti");
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.observed, 3, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
 	LIN_TEST_CHECK_LEAKS();
 }
 
