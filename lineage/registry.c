@@ -100,7 +100,8 @@ void lin_registry_fini(struct lin_registry *reg, bool forked_child)
 					 free_entity_rcu);
 	}
 	urcu_bp_read_unlock();
-	/* Wait for the frees above; outside any read-side section (see DEPS-NOTES 1.4/1.5). */
+	/* Wait for the frees above, then destroy the empty table, both outside any read-side
+	 * section (docs/architecture.md, "What the registry relies on in liburcu 0.13"). */
 	urcu_bp_barrier();
 	cds_lfht_destroy(reg->ht, NULL);
 	reg->ht = NULL;

@@ -93,7 +93,8 @@ uint32_t lin_rt_ext_kind(const lin_runtime *rt)
 
 /* ---------------------------------------------------------------- options */
 
-/* Bytes of @o past what this library knows must be zero (ABI growth, STYLE.md). */
+/* Bytes of @o past what this library knows must be zero (docs/architecture.md, "Options and
+ * ABI growth"). */
 static int check_opts_tail(const void *o, size_t sz, size_t known)
 {
 	if (sz < sizeof(size_t))
@@ -242,7 +243,8 @@ static void fork_handlers_once(void)
 	 * a read-side section may be waiting for (taking it first deadlocks the fork). */
 	pthread_atfork(fork_prepare, fork_unlock_all, fork_child);
 	/* liburcu-bp registers no fork handlers; without them a child of a process with a
-	 * reader inside a read-side section hangs in synchronize_rcu (DEPS-NOTES 1.7). */
+	 * reader inside a read-side section hangs in synchronize_rcu (docs/architecture.md,
+	 * "What the registry relies on in liburcu 0.13"). */
 	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
 	pthread_atfork(urcu_bp_call_rcu_before_fork, urcu_bp_call_rcu_after_fork_parent,
 		       urcu_bp_call_rcu_after_fork_child);

@@ -198,7 +198,8 @@ void lin_sim_put(lin_sim *s, struct sim_buf *b, const void *rec, size_t len, boo
 			pthread_mutex_unlock(&s->mu);
 	}
 	if (!b->data) {
-		/* CUPTI asks for a fresh 8-aligned buffer each time (CUPTI-NOTES §6). */
+		/* A fresh 8-aligned buffer per request, as CUPTI needs (docs/simulator.md,
+		 * row 15). */
 		b->data = aligned_alloc(8, s->o.buffer_bytes);
 		if (!b->data)
 			oom("activity buffer");

@@ -66,7 +66,7 @@ int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name)
 	pthread_mutex_lock(&s->mu);
 	struct sim_graph *g = capture_graph(s, stream);
 	if (g) {
-		/* Captured, not run: the launch becomes a node (CUPTI-NOTES §4). */
+		/* Captured, not run: the launch becomes a node (docs/simulator.md, row 10). */
 		if (g->n < SIM_NODES) {
 			g->node[g->n] = atomic_fetch_add(&s->next_node, 1);
 			g->name[g->n++] = name;
@@ -196,7 +196,8 @@ uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_no
 		x->id = id = (uint32_t)s->n_execs;
 		x->graph = graph;
 		*n = g->n;
-		/* Instantiation clones every node: fresh ids (GRAPHNODE_CLONED, CUPTI-NOTES §4). */
+		/* Instantiation clones every node: fresh ids, as GRAPHNODE_CLONED reports
+		 * (docs/simulator.md, row 11). */
 		for (size_t i = 0; i < g->n; i++) {
 			x->clone[i] = atomic_fetch_add(&s->next_node, 1);
 			if (i < cap)
@@ -218,7 +219,8 @@ size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t 
 	if (exec >= 1 && exec <= s->n_execs) {
 		const struct sim_exec *x = &s->execs[exec - 1];
 		const struct sim_graph *g = &s->graphs[x->graph - 1];
-		/* One correlationId for the whole launch; graphNodeId = the clone (§4). */
+		/* One correlationId for the whole launch; graphNodeId = the clone
+		 * (docs/simulator.md, rows 11-12). */
 		for (; n < g->n; n++) {
 			int64_t grid = atomic_fetch_add(&s->next_grid, 1);
 			put_kernel(s, stream, corr, api_start, g->name[n], grid, x->clone[n], g->id);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run lineage-validate --from kineto|nsys on every real trace of ../shared/realtraces and
+# Run lineage-validate --from kineto|nsys on every trace of the real-trace directory beside
+# the clone (../shared/realtraces, passed as REALTRACES_DIR) and
 # check the counts derived by reading the traces independently (tests/import/reference.py,
 # Python's json/gzip/sqlite3 and brute-force joins; see docs/importers.md), plus counts
 # any reader gets from the files directly (event and row counts, noted per trace).
