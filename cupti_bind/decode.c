@@ -55,6 +55,10 @@ _Static_assert(offsetof(CUpti_ActivityMemcpy6, graphNodeId) == 64, "memcpy.node@
 _Static_assert(offsetof(CUpti_ActivityMemcpy6, graphId) == 72, "memcpy.graph@72");
 _Static_assert(offsetof(CUpti_ActivityMemcpy6, correlationId) == 44, "memcpy.corr@44");
 _Static_assert(offsetof(CUpti_ActivityMemcpy6, runtimeCorrelationId) == 48, "memcpy.rtcorr@48");
+_Static_assert(sizeof(CUpti_ActivityMemcpyPtoP4) == 96, "MemcpyPtoP4 size");
+_Static_assert(offsetof(CUpti_ActivityMemcpyPtoP4, correlationId) == 60, "p2p.corr@60");
+_Static_assert(offsetof(CUpti_ActivityMemcpyPtoP4, graphNodeId) == 72, "p2p.node@72");
+_Static_assert(offsetof(CUpti_ActivityMemcpyPtoP4, graphId) == 80, "p2p.graph@80");
 _Static_assert(sizeof(CUpti_ActivityMemset4) == 88, "Memset4 size");
 _Static_assert(sizeof(CUpti_ActivityGraphTrace2) == 56, "GraphTrace2 size");
 _Static_assert(offsetof(CUpti_ActivityGraphTrace2, correlationId) == 4, "gt.corr@4");
@@ -182,6 +186,31 @@ static void decode_memcpy(const struct lin_cupti_decoder *d, const CUpti_Activit
 	st->memcpy++;
 }
 
+/* A peer-to-peer copy (kind MEMCPY2, cupti_activity.h: "For peer to peer memory copy, use
+ * the kind CUPTI_ACTIVITY_KIND_MEMCPY2"): a memcpy record of copy kind PTOP. It has one
+ * correlation id, the call's (the validator pairs a nested driver call's id with its
+ * runtime call). The source and destination devices are not kept. */
+static void decode_memcpy_ptop(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
+			       struct lin_cupti_decode_stats *st)
+{
+	const CUpti_ActivityMemcpyPtoP4 *m = (const void *)r;
+	struct lin_tf_memop out = {
+		.correlation = m->correlationId,
+		.start_dev = m->start,
+		.end_dev = m->end,
+		.device = m->deviceId,
+		.context = m->contextId,
+		.stream = m->streamId,
+		.bytes = m->bytes,
+		.kind_or_value = m->copyKind,
+		.graph_id = m->graphId,
+		.graph_node_id = m->graphNodeId,
+	};
+
+	lin_tf_memcpy(d->pk, &out);
+	st->memcpy++;
+}
+
 static void decode_memset(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
 			  struct lin_cupti_decode_stats *st)
 {
@@ -232,6 +261,9 @@ static bool decode_one(const struct lin_cupti_decoder *d, const CUpti_Activity *
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 		decode_memcpy(d, r, st);
 		return true;
+	case CUPTI_ACTIVITY_KIND_MEMCPY2:
+		decode_memcpy_ptop(d, r, st);
+		return true;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
 		decode_memset(d, r, st);
 		return true;
@@ -256,6 +288,7 @@ static const struct { uint32_t kind; uint16_t size; } decoded_kinds[] = {
 	{ CUPTI_ACTIVITY_KIND_KERNEL, sizeof(CUpti_ActivityKernel10) },
 	{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, sizeof(CUpti_ActivityKernel10) },
 	{ CUPTI_ACTIVITY_KIND_MEMCPY, sizeof(CUpti_ActivityMemcpy6) },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY2, sizeof(CUpti_ActivityMemcpyPtoP4) },
 	{ CUPTI_ACTIVITY_KIND_MEMSET, sizeof(CUpti_ActivityMemset4) },
 	{ CUPTI_ACTIVITY_KIND_GRAPH_TRACE, sizeof(CUpti_ActivityGraphTrace2) },
 };

@@ -36,10 +36,11 @@ static lin_runtime *g_owner;
 static struct lin_cupti_pool g_pool;  /* buffers are lent under g_cb_lock's read side */
 static int g_pool_alive;
 static struct lin_cupti_decode_stats g_stats; /* under the runtime's output lock */
-static CUpti_ActivityKind g_enabled[8];       /* what lineage enabled, to disable at close */
+static CUpti_ActivityKind g_enabled[16];      /* what lineage enabled, to disable at close */
 static size_t g_n_enabled;
 static char g_open_status[256];
-static atomic_int g_warned_loss;
+static atomic_int g_warned_loss, g_warned_foreign;
+static int g_forked; /* this process is a fork child of one whose lineage owned CUPTI */
 static pthread_once_t g_hooks_once = PTHREAD_ONCE_INIT;
 
 static const char *result_name(CUptiResult r)
@@ -214,9 +215,15 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 			lin_rt_count_dropped(g_owner, LIN_DROP_CUPTI_RECORDS, dropped);
 	}
 	/* Zeroed before it is lent again: a record CUPTI leaves incomplete in a later use
-	 * must not show this use's bytes (docs/cupti.md, "Buffers"). */
-	if (g_pool_alive)
-		lin_cupti_pool_put_used(&g_pool, buf, valid);
+	 * must not show this use's bytes (docs/cupti.md, "Buffers"). A buffer lineage never
+	 * lent (a client that registered CUPTI's callbacks before lineage had it in flight)
+	 * is decoded above and left alone: never pooled, lent again or freed. */
+	bool foreign = !g_pool_alive || !lin_cupti_pool_put_used(&g_pool, buf, valid);
+	if (foreign && g_owner && !atomic_exchange(&g_warned_foreign, 1))
+		lin_rt_log(g_owner, LIN_LOG_WARN,
+			   "cupti: CUPTI completed a buffer lineage did not lend (another client "
+			   "registered activity callbacks before lineage); its records are in the "
+			   "trace, the buffer is left to its owner");
 	pthread_rwlock_unlock(&g_cb_lock);
 }
 
@@ -274,6 +281,7 @@ static int enable_kinds(lin_runtime *rt, const char **status)
 		  "cannot join" },
 		{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 1, NULL },
 		{ CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 0, "no memcpy records" },
+		{ CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", 0, "no peer-to-peer copy records" },
 		{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0, "no memset records" },
 		{ CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, "INTERNAL_LAUNCH_API", 0,
 		  "kernels of internal launches have no API record" },
@@ -526,6 +534,7 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
 			   "cupti: periodic flush unavailable; buffers are decoded when full and at close");
 	pthread_once(&g_hooks_once, hooks_once);
 	atomic_store(&g_warned_loss, 0);
+	atomic_store(&g_warned_foreign, 0);
 	fill_ops(ops, "cupti");
 	*status = owner_status(l, tid_note);
 	return 0;
@@ -541,6 +550,12 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 
 	if (!status)
 		status = &st;
+	if (g_forked) {
+		*status = "unavailable: this process is a fork child of a process whose lineage "
+			  "owned CUPTI; CUPTI's threads and buffers do not survive fork (create the "
+			  "runtime after exec)";
+		return -LIN_ENOCUPTI;
+	}
 	if (!ops || !o || !valid_kind(kind)) {
 		*status = "unavailable: invalid external correlation kind";
 		return -EINVAL;
@@ -571,18 +586,43 @@ static void flush_both(void)
 	(void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+/*
+ * Buffers CUPTI still holds once the runtime stops owning it: their records, if any, reach
+ * no trace. Written as a loss (dropped source 7, one per buffer: how many records each held
+ * is unknown), never only logged, so the validator cannot pass the trace.
+ */
+static void report_undelivered(lin_runtime *rt, bool beside)
+{
+	size_t lent = lin_cupti_pool_lent(&g_pool);
+	char why[160];
+	msgpack_packer *pk;
+
+	if (!lent)
+		return;
+	snprintf(why, sizeof(why), "undelivered_at_close: %zu activity buffers still held by "
+		 "CUPTI%s", lent, beside ? " (no forced flush: another CUPTI client is present)" : "");
+	lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s; their records are reported lost", why);
+	pk = lin_rt_out_lock(rt);
+	if (!pk)
+		return;
+	lin_tf_dropped(pk, LIN_DROP_CUPTI_UNDELIVERED, lent, LIN_TF_NIL, why);
+	lin_rt_out_unlock(rt);
+}
+
 void lin_cupti_backend_close(lin_runtime *rt)
 {
 	CUptiResult why;
-	size_t lent;
 
+	if (g_forked) /* a fork child's runtimes never own CUPTI; its locks are not touched */
+		return;
 	pthread_mutex_lock(&g_owner_mu);
 	if (!rt || g_owner != rt) { /* attached, or never owned */
 		pthread_mutex_unlock(&g_owner_mu);
 		return;
 	}
 	/* Completion callbacks run during the flushes: g_cb_lock must not be held here. */
-	if (another_client(&why)) {
+	bool beside = another_client(&why);
+	if (beside) {
 		/* A client came after lineage: its kinds, flush period and buffers are not
 		 * lineage's to end. A normal flush hands over what is complete, no more. */
 		(void)cuptiActivityFlushAll(0);
@@ -596,8 +636,13 @@ void lin_cupti_backend_close(lin_runtime *rt)
 	}
 	write_clock(rt);
 	pthread_rwlock_wrlock(&g_cb_lock);
+	/* Drops CUPTI counted since the last delivered buffer (reset on read). */
+	size_t dropped = 0;
+	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped > 0)
+		lin_rt_count_dropped(rt, LIN_DROP_CUPTI_RECORDS, dropped);
 	g_owner = NULL;
 	pthread_rwlock_unlock(&g_cb_lock);
+	report_undelivered(rt, beside);
 	if (g_stats.invalid || g_stats.skipped || g_stats.undecodable || g_stats.unsupported)
 		lin_rt_log(rt, LIN_LOG_INFO,
 			   "cupti: %llu records decoded, %llu of kinds not traced, %llu stepped over, "
@@ -606,10 +651,8 @@ void lin_cupti_backend_close(lin_runtime *rt)
 			   (unsigned long long)g_stats.undecodable,
 			   (unsigned long long)g_stats.unsupported, (unsigned long long)g_stats.invalid);
 	/* The pool itself stays: CUPTI keeps the callbacks registered, and buffers it still
-	 * holds come back later. Only idle buffers are freed. */
-	lent = lin_cupti_pool_trim(&g_pool);
-	if (lent)
-		lin_rt_log(rt, LIN_LOG_WARN, "cupti: %zu activity buffers not returned at close", lent);
+	 * holds come back later (decoded into no trace). Only idle buffers are freed. */
+	(void)lin_cupti_pool_trim(&g_pool);
 	pthread_mutex_unlock(&g_owner_mu);
 }
 
@@ -638,9 +681,16 @@ static void at_exit(void)
 	pthread_mutex_unlock(&g_owner_mu);
 }
 
-/* A forked child owns nothing: its runtimes are detached copies (docs/architecture.md). */
+/*
+ * A forked child owns nothing: its runtimes are detached copies (docs/architecture.md).
+ * Its copies of the binding's locks may be held by threads that do not exist in it (CUPTI's
+ * thread decoding a buffer), and CUPTI's own threads and state do not survive a fork, so
+ * the child never touches them: a CUPTI runtime created in it is refused with a status
+ * that says why (docs/cupti.md, "fork").
+ */
 static void at_fork_child(void)
 {
+	g_forked = 1;
 	g_owner = NULL;
 	g_n_enabled = 0;
 }

@@ -10,6 +10,7 @@
 #define LIN_CUPTI_POOL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,8 @@ struct lin_cupti_pool {
 	pthread_mutex_t mu;
 	uint8_t **free_list;      /* capacity max_bufs, so put never allocates */
 	size_t n_free;
+	uint8_t **owned;          /* every buffer that exists (free or lent), capacity max_bufs */
+	size_t n_owned;
 	size_t buf_size;
 	size_t max_bufs;
 	size_t allocated;         /* buffers that exist (free or lent) */
@@ -38,16 +41,25 @@ int lin_cupti_pool_init(struct lin_cupti_pool *p, size_t buf_size, size_t max_bu
  */
 uint8_t *lin_cupti_pool_get(struct lin_cupti_pool *p);
 
-/* lin_cupti_pool_put - give a buffer from lin_cupti_pool_get back. NULL is ignored. */
-void lin_cupti_pool_put(struct lin_cupti_pool *p, uint8_t *buf);
+/*
+ * lin_cupti_pool_put - give a buffer from lin_cupti_pool_get back. NULL is ignored.
+ * Return: true if the pool took it; false for a buffer it never lent (another CUPTI
+ * client's, handed to lineage's completion callback), which is left alone: neither kept,
+ * zeroed, lent again nor freed.
+ */
+bool lin_cupti_pool_put(struct lin_cupti_pool *p, uint8_t *buf);
+
+/* lin_cupti_pool_owns - whether @buf is one of the pool's buffers (free or lent). */
+bool lin_cupti_pool_owns(struct lin_cupti_pool *p, const uint8_t *buf);
 
 /*
  * lin_cupti_pool_put_used - zero the first @used bytes of @buf, then give it back: every
  * buffer the pool lends is all zero (new ones come from calloc), so a record CUPTI leaves
- * unfinished never shows the bytes of an earlier use.
+ * unfinished never shows the bytes of an earlier use. A buffer the pool never lent is not
+ * touched. Return: as lin_cupti_pool_put.
  * Context: any thread (CUPTI's completion callback); the memset runs outside the mutex.
  */
-void lin_cupti_pool_put_used(struct lin_cupti_pool *p, uint8_t *buf, size_t used);
+bool lin_cupti_pool_put_used(struct lin_cupti_pool *p, uint8_t *buf, size_t used);
 
 /* lin_cupti_pool_lent - buffers currently lent out. */
 size_t lin_cupti_pool_lent(struct lin_cupti_pool *p);

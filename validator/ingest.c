@@ -646,8 +646,17 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
 	uint64_t ids[] = { r->f[0], r->f[1], r->f[2] };
 	v->sum.dropped += r->f[1];
 	v->sum.structural++;
+	size_t before = v->findings.n;
 	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index, NIL(r, 2) ? 2 : 3, n,
 		      ids);
+	/* The writer's reason, as the detail (printable ASCII only: it is the trace's text). */
+	if (v->findings.n > before && r->str && !NIL(r, 3)) {
+		struct lin_finding *f = lin_vec_at(&v->findings, before);
+		size_t k = r->str_len < sizeof(f->detail) - 1 ? r->str_len : sizeof(f->detail) - 1;
+		for (size_t i = 0; i < k; i++)
+			f->detail[i] = r->str[i] >= 0x20 && r->str[i] < 0x7f ? r->str[i] : '?';
+		f->detail[k] = 0;
+	}
 	if (r->f[0] == LIN_DROP_HOST_EVENTS)
 		v->procs[proc].dropped_host = true;
 	else

@@ -96,7 +96,8 @@ struct lin_cl_corr lin_cl_api(const struct lin_cl_call *c);
 
 /*
  * lin_cl_gpu - a device record of the work call @corr launched: a CUpti_ActivityKernel10
- * (kind KERNEL or CONCURRENT_KERNEL), CUpti_ActivityMemcpy6 or CUpti_ActivityMemset4, of
+ * (kind KERNEL or CONCURRENT_KERNEL), CUpti_ActivityMemcpy6, CUpti_ActivityMemcpyPtoP4
+ * (kind MEMCPY2: peer copies) or CUpti_ActivityMemset4, of
  * @len bytes. The layer sets its correlation fields from @corr (see above), clears queued/submitted
  * without latency timestamps, and drops it when its kind is not enabled. Any thread.
  */

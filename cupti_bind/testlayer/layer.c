@@ -422,6 +422,11 @@ void lin_cl_gpu(const void *rec, size_t len, struct lin_cl_corr corr)
 		CUpti_ActivityMemcpy6 *m = (CUpti_ActivityMemcpy6 *)r;
 		m->correlationId = main_corr;
 		m->runtimeCorrelationId = corr.runtime;
+	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
+		/* A peer copy has one id, "identical to the correlation ID in the driver and
+		 * runtime API activity record": the driver call's when there is one (the case
+		 * that needs the validator's runtime/driver pairing). */
+		((CUpti_ActivityMemcpyPtoP4 *)r)->correlationId = main_corr;
 	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
 		/* The header says the driver call's; the traces the project tests on show a
 		 * cudaMemsetAsync's memset carrying the runtime call's (cupti_layer.h). */

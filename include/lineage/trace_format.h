@@ -264,6 +264,7 @@ enum lin_drop_source {
 	LIN_DROP_CUPTI_UNDECODABLE = 4, /* records stepped over undecoded (truncated, incomplete) */
 	LIN_DROP_CUPTI_REST = 5,        /* the rest of a buffer after a record nothing can step over */
 	LIN_DROP_CUPTI_LAYOUT = 6,      /* records whose layout this build does not read */
+	LIN_DROP_CUPTI_UNDELIVERED = 7, /* buffers CUPTI still held when the runtime closed */
 };
 
 /* Default CUPTI external-correlation kind: CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2. */

@@ -553,11 +553,11 @@ Test(cupti_layouts, a_different_stride_refuses_that_kind)
 Test(cupti_layouts, another_major_version_refuses_every_kind)
 {
 	lin_cupti_layouts_eval(&fake, 120000 + 900, fake_stride, NULL);
-	cr_assert_eq(fake.n_refused, 9);
+	cr_assert_eq(fake.n_refused, 10);
 	lin_cupti_layouts_eval(&fake, 28, fake_stride, NULL); /* CUDA 12.9's API version */
-	cr_assert_eq(fake.n_refused, 9);
+	cr_assert_eq(fake.n_refused, 10);
 	lin_cupti_layouts_eval(&fake, 0, fake_stride, NULL);  /* cuptiGetVersion failed */
-	cr_assert_eq(fake.n_refused, 9);
+	cr_assert_eq(fake.n_refused, 10);
 	lin_cupti_layouts_eval(&fake, 130000, fake_stride, NULL);
 	cr_assert_eq(fake.n_refused, 0, "13.0 and 13.0 Update 1 lay records out alike");
 }
