@@ -161,26 +161,26 @@ static void decode_kernel(const struct lin_cupti_decoder *d, const CUpti_Activit
 		st->device_launched++;
 }
 
+/* The fields every memory-operation record shares, read from @m (Memcpy6, MemcpyPtoP4 or
+ * Memset4: the same names), with its correlation and copy kind or value. */
+#define MEMOP_OF(m, corr, kv)                                                             \
+	((struct lin_tf_memop){ .correlation = (corr), .start_dev = (m)->start,            \
+				.end_dev = (m)->end, .device = (m)->deviceId,                \
+				.context = (m)->contextId, .stream = (m)->streamId,          \
+				.bytes = (m)->bytes, .kind_or_value = (kv),                  \
+				.graph_id = (m)->graphId, .graph_node_id = (m)->graphNodeId })
+
 static void decode_memcpy(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
 			  struct lin_cupti_decode_stats *st)
 {
 	const CUpti_ActivityMemcpy6 *m = (const void *)r;
-	struct lin_tf_memop out = {
-		/* correlationId is the driver call's, runtimeCorrelationId the runtime call's
-		 * (cupti_activity.h, CUpti_ActivityMemcpy6): the runtime one names the call the
-		 * application made (and RUNTIME records are always enabled); a copy made through
-		 * the driver API alone has none. docs/cupti.md, "Correlation ids". */
-		.correlation = m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId,
-		.start_dev = m->start,
-		.end_dev = m->end,
-		.device = m->deviceId,
-		.context = m->contextId,
-		.stream = m->streamId,
-		.bytes = m->bytes,
-		.kind_or_value = m->copyKind,
-		.graph_id = m->graphId,
-		.graph_node_id = m->graphNodeId,
-	};
+	/* correlationId is the driver call's, runtimeCorrelationId the runtime call's
+	 * (cupti_activity.h, CUpti_ActivityMemcpy6): the runtime one names the call the
+	 * application made (and RUNTIME records are always enabled); a copy made through
+	 * the driver API alone has none. docs/cupti.md, "Correlation ids". */
+	struct lin_tf_memop out = MEMOP_OF(m, m->runtimeCorrelationId ? m->runtimeCorrelationId
+								     : m->correlationId,
+					   m->copyKind);
 
 	lin_tf_memcpy(d->pk, &out);
 	st->memcpy++;
@@ -194,18 +194,7 @@ static void decode_memcpy_ptop(const struct lin_cupti_decoder *d, const CUpti_Ac
 			       struct lin_cupti_decode_stats *st)
 {
 	const CUpti_ActivityMemcpyPtoP4 *m = (const void *)r;
-	struct lin_tf_memop out = {
-		.correlation = m->correlationId,
-		.start_dev = m->start,
-		.end_dev = m->end,
-		.device = m->deviceId,
-		.context = m->contextId,
-		.stream = m->streamId,
-		.bytes = m->bytes,
-		.kind_or_value = m->copyKind,
-		.graph_id = m->graphId,
-		.graph_node_id = m->graphNodeId,
-	};
+	struct lin_tf_memop out = MEMOP_OF(m, m->correlationId, m->copyKind);
 
 	lin_tf_memcpy(d->pk, &out);
 	st->memcpy++;
@@ -215,18 +204,7 @@ static void decode_memset(const struct lin_cupti_decoder *d, const CUpti_Activit
 			  struct lin_cupti_decode_stats *st)
 {
 	const CUpti_ActivityMemset4 *m = (const void *)r;
-	struct lin_tf_memop out = {
-		.correlation = m->correlationId,
-		.start_dev = m->start,
-		.end_dev = m->end,
-		.device = m->deviceId,
-		.context = m->contextId,
-		.stream = m->streamId,
-		.bytes = m->bytes,
-		.kind_or_value = m->value,
-		.graph_id = m->graphId,
-		.graph_node_id = m->graphNodeId,
-	};
+	struct lin_tf_memop out = MEMOP_OF(m, m->correlationId, m->value);
 
 	lin_tf_memset(d->pk, &out);
 	st->memset++;
