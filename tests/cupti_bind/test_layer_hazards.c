@@ -284,7 +284,8 @@ static void *fk_flusher(void *a)
 /* The child of a fork made while CUPTI's thread decodes a buffer creates a CUPTI runtime:
  * it returns at once, refused with a status that says why (host-side lineage only). Before,
  * it waited forever for the callback lock a thread of the parent held. */
-Test(layer_hazards, a_fork_child_is_refused_cupti_never_hangs)
+Test(layer_hazards, a_fork_child_is_refused_cupti_never_hangs,
+     .disabled = LIN_TEST_UNDER_TSAN) /* a child after a multi-threaded fork: lin_test.h */
 {
 	lin_scope sc;
 	struct lin_runtime_opts o;
