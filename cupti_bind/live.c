@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti.h>
 
@@ -40,6 +42,13 @@ static CUpti_ActivityKind g_enabled[16];      /* what lineage enabled, to disabl
 static size_t g_n_enabled;
 static char g_open_status[256];
 static atomic_int g_warned_loss, g_warned_foreign;
+static int g_closing;            /* close has begun: buffer requests are declined (g_cb_lock) */
+static atomic_uint g_early_bufs; /* buffers completed before the owner's trace was open */
+/* lineage's own flush thread: CUPTI's periodic flush returns only full buffers. */
+static pthread_mutex_t g_fl_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_fl_cv = PTHREAD_COND_INITIALIZER;
+static pthread_t g_flusher;
+static bool g_fl_running, g_fl_stop;
 static int g_forked; /* this process is a fork child of one whose lineage owned CUPTI */
 static pthread_once_t g_hooks_once = PTHREAD_ONCE_INIT;
 
@@ -149,7 +158,7 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 
 	*max_records = 0; /* fill the buffer */
 	pthread_rwlock_rdlock(&g_cb_lock);
-	b = g_pool_alive ? lin_cupti_pool_get(&g_pool) : NULL;
+	b = g_pool_alive && !g_closing ? lin_cupti_pool_get(&g_pool) : NULL;
 	*buffer = b;
 	*size = b ? g_pool.buf_size : 0;
 	if (!b && g_owner)
@@ -196,6 +205,31 @@ static int decode_into(lin_runtime *rt, const uint8_t *buf, size_t valid, bool c
 	return err;
 }
 
+/*
+ * Buffers CUPTI completed between the owner's enabling of the kinds and the opening of its
+ * trace (CUDA was already busy when the runtime was created) could be decoded into nothing:
+ * their records are a loss of unknown size, written once the trace is open (dropped source
+ * 7), never silently recycled.
+ */
+static void report_early(lin_runtime *rt)
+{
+	unsigned n = atomic_exchange(&g_early_bufs, 0);
+	msgpack_packer *pk;
+
+	if (!n)
+		return;
+	pk = lin_rt_out_lock(rt);
+	if (!pk) {
+		atomic_fetch_add(&g_early_bufs, n);
+		return;
+	}
+	char why[128];
+	snprintf(why, sizeof(why), "completed_before_trace_open: %u activity buffers completed "
+		 "before the trace was open", n);
+	lin_tf_dropped(pk, LIN_DROP_CUPTI_UNDELIVERED, n, LIN_TF_NIL, why);
+	lin_rt_out_unlock(rt);
+}
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
 				      size_t valid)
 {
@@ -204,8 +238,13 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	(void)size;
 	pthread_rwlock_rdlock(&g_cb_lock);
 	if (g_owner) {
-		if (decode_into(g_owner, buf, valid, true, &g_stats) == -LIN_EBACKEND &&
-		    !atomic_exchange(&g_warned_loss, 1))
+		int err = decode_into(g_owner, buf, valid, true, &g_stats);
+
+		if (err == -LIN_ETRACE) /* the owner's trace is not open yet */
+			atomic_fetch_add(&g_early_bufs, 1);
+		else
+			report_early(g_owner);
+		if (err == -LIN_EBACKEND && !atomic_exchange(&g_warned_loss, 1))
 			lin_rt_log(g_owner, LIN_LOG_WARN,
 				   "cupti: an activity buffer held records that could not be decoded; "
 				   "the loss is in the trace as dropped records (sources 4-6)");
@@ -476,8 +515,64 @@ static bool host_clock(lin_runtime *rt)
 	return true;
 }
 
+/*
+ * lineage's flush thread. CUPTI's periodic flush (cuptiActivityFlushPeriod) returns only
+ * buffers that are full and complete, and a per-thread buffer of 1 MiB may take a long run
+ * to fill; a normal flush (cuptiActivityFlushAll(0)) returns every buffer whose records are
+ * complete, full or not, and may be called "at a regular interval in a separate thread"
+ * (cupti_activity.h). So GPU records reach the trace every LIN_CUPTI_FLUSH_MS while the
+ * program runs, not only at close, and a killed process loses one period at most.
+ */
+static void *flusher(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&g_fl_mu);
+	while (!g_fl_stop) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += LIN_CUPTI_FLUSH_MS / 1000;
+		ts.tv_nsec += (long)(LIN_CUPTI_FLUSH_MS % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&g_fl_cv, &g_fl_mu, &ts) != ETIMEDOUT || g_fl_stop)
+			continue;
+		pthread_mutex_unlock(&g_fl_mu);
+		(void)cuptiActivityFlushAll(0);
+		pthread_mutex_lock(&g_fl_mu);
+	}
+	pthread_mutex_unlock(&g_fl_mu);
+	return NULL;
+}
+
+static void flusher_start(lin_runtime *rt)
+{
+	pthread_mutex_lock(&g_fl_mu);
+	g_fl_stop = false;
+	g_fl_running = lin_thread_start(&g_flusher, flusher, NULL) == 0;
+	pthread_mutex_unlock(&g_fl_mu);
+	if (!g_fl_running)
+		lin_rt_log(rt, LIN_LOG_WARN, "cupti: no flush thread; buffers reach the trace when "
+			   "full and at close");
+}
+
+/* Stop the flush thread; it is never inside a callback lineage holds a lock for. */
+static void flusher_stop(void)
+{
+	pthread_mutex_lock(&g_fl_mu);
+	bool join = g_fl_running;
+	g_fl_running = false;
+	g_fl_stop = true;
+	pthread_cond_broadcast(&g_fl_cv);
+	pthread_mutex_unlock(&g_fl_mu);
+	if (join)
+		pthread_join(g_flusher, NULL);
+}
+
 /* Own CUPTI's activity collection: callbacks, kinds, thread ids, flush period. */
-static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
+static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiResult latency,
 		      struct lin_backend_ops *ops, const char **status)
 {
 	const struct lin_cupti_layouts *l = lin_cupti_layouts();
@@ -496,11 +591,9 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
 	(void)thread_ids_system(true, tid_note, sizeof(tid_note));
 	if (tid_note[0])
 		lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s", tid_note);
-	/* "Needs to be called before initialization of CUDA": lineage starts before CUDA. */
-	if ((o->cupti_flags & LIN_CUPTI_LATENCY_TIMESTAMPS) &&
-	    (r = cuptiActivityEnableLatencyTimestamps(1)) != CUPTI_SUCCESS)
+	if (latency != CUPTI_SUCCESS)
 		lin_rt_log(rt, LIN_LOG_WARN, "cupti: latency timestamps unavailable (%s): queued and "
-			   "submitted stay unknown", result_name(r));
+			   "submitted stay unknown", result_name(latency));
 	/* "Before any of the CUPTI activity kinds are enabled." Once registered the callback
 	 * cannot be taken back, so a later owner asking for CUPTI's clock still gets its own
 	 * host clock, and is told. */
@@ -510,6 +603,14 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
 	if ((!(o->cupti_flags & LIN_CUPTI_OWN_CLOCK) || atomic_load(&g_ts_registered)) &&
 	    host_clock(rt))
 		lin_rt_set_device_clock_host(rt);
+	/* The pool lends zeroed buffers (pool.c): CUPTI need not zero each one on the thread
+	 * that asked for it, inside a CUDA call. */
+	uint8_t zeroed = 1;
+	size_t zsz = sizeof(zeroed);
+	if ((r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zsz,
+					   &zeroed)) != CUPTI_SUCCESS)
+		lin_rt_log(rt, LIN_LOG_INFO, "cupti: zeroed-buffer attribute not set (%s): CUPTI "
+			   "zeroes each buffer itself", result_name(r));
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		snprintf(g_open_status, sizeof(g_open_status),
@@ -520,6 +621,7 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
 	pthread_rwlock_wrlock(&g_cb_lock);
 	memset(&g_stats, 0, sizeof(g_stats));
 	g_stats.sz = sizeof(g_stats);
+	g_closing = 0;
 	g_owner = rt;
 	pthread_rwlock_unlock(&g_cb_lock);
 	err = enable_kinds(rt, status);
@@ -533,6 +635,7 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o,
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: periodic flush unavailable; buffers are decoded when full and at close");
 	pthread_once(&g_hooks_once, hooks_once);
+	flusher_start(rt);
 	atomic_store(&g_warned_loss, 0);
 	atomic_store(&g_warned_foreign, 0);
 	fill_ops(ops, "cupti");
@@ -560,6 +663,12 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 		*status = "unavailable: invalid external correlation kind";
 		return -EINVAL;
 	}
+	/* "Needs to be called before initialization of CUDA": so before any other CUPTI call
+	 * of lineage's (the probe's push initialises CUPTI). Beside another client it turns
+	 * the timestamps on for that client's kernel records too (docs/cupti.md). */
+	CUptiResult latency = CUPTI_SUCCESS;
+	if (o->cupti_flags & LIN_CUPTI_LATENCY_TIMESTAMPS)
+		latency = cuptiActivityEnableLatencyTimestamps(1);
 	err = probe(kind, status);
 	if (err)
 		return err;
@@ -573,7 +682,7 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 		if (why != CUPTI_SUCCESS)
 			lin_rt_log(rt, LIN_LOG_INFO, "cupti: cuptiSubscribe: %s; taking CUPTI as if "
 				   "no other client were present", result_name(why));
-		err = open_owner(rt, o, ops, status);
+		err = open_owner(rt, o, latency, ops, status);
 	}
 	pthread_mutex_unlock(&g_owner_mu);
 	return err;
@@ -621,6 +730,7 @@ void lin_cupti_backend_close(lin_runtime *rt)
 		return;
 	}
 	/* Completion callbacks run during the flushes: g_cb_lock must not be held here. */
+	flusher_stop();
 	bool beside = another_client(&why);
 	if (beside) {
 		/* A client came after lineage: its kinds, flush period and buffers are not
@@ -630,10 +740,18 @@ void lin_cupti_backend_close(lin_runtime *rt)
 			   "activity kinds stay enabled, no forced flush");
 		g_n_enabled = 0;
 	} else {
+		/* End the session, then flush (as cupti_activity.h suggests, and as Kineto's
+		 * stop does): disabling first means no thread still making CUDA calls can fill a
+		 * buffer after the final flush; requests from here on are declined (CUPTI counts
+		 * what it then drops, read below). */
 		(void)cuptiActivityFlushPeriod(0);
-		flush_both();
 		disable_ours();
+		pthread_rwlock_wrlock(&g_cb_lock);
+		g_closing = 1;
+		pthread_rwlock_unlock(&g_cb_lock);
+		flush_both();
 	}
+	report_early(rt);
 	write_clock(rt);
 	pthread_rwlock_wrlock(&g_cb_lock);
 	/* Drops CUPTI counted since the last delivered buffer (reset on read). */
@@ -671,6 +789,7 @@ static void at_exit(void)
 		return;
 	rt = g_owner;
 	if (rt) {
+		flusher_stop();
 		if (another_client(&why))
 			(void)cuptiActivityFlushAll(0);
 		else
@@ -691,6 +810,7 @@ static void at_exit(void)
 static void at_fork_child(void)
 {
 	g_forked = 1;
+	g_fl_running = false; /* the flush thread does not exist in the child */
 	g_owner = NULL;
 	g_n_enabled = 0;
 }

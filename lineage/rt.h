@@ -129,6 +129,7 @@ struct lin_tstate {
 	uint32_t nlaunch;
 	struct lin_scope_ent scopes[LIN_MAX_SCOPES];
 	uint64_t launches[LIN_MAX_LAUNCHES];
+	uint64_t launch_ext[LIN_MAX_LAUNCHES]; /* the id each open bracket pushed; 0: none */
 	_Atomic uint64_t pub_head;
 	_Atomic uint64_t dropped;
 	/* consumer side: the writer */
@@ -140,6 +141,7 @@ struct lin_tstate {
 };
 
 struct lin_tstate *lin_tstate_slow(lin_runtime *rt);
+void lin_launch_pop_open(lin_runtime *rt, struct lin_tstate *ts);
 void lin_tstate_free(struct lin_tstate *ts);
 void lin_tstate_key_dtor(void *p);
 void lin_event_drop_owned(struct lin_event *e);

@@ -387,6 +387,8 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	/* No more exit destructors against this runtime. */
 	pthread_key_delete(rt->key);
 	lin_writer_stop(rt);
+	if (lin_tls.rt == rt && lin_tls.gen == rt->gen && lin_tls.ts)
+		lin_launch_pop_open(rt, lin_tls.ts);
 	if (rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
 		lin_cupti_backend_close(rt);
 	/* Scopes still open on live threads are reported before the states go. */

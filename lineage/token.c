@@ -245,6 +245,7 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 	}
 	if (LIN_LIKELY(ret != -LIN_ELAUNCH_DEPTH)) {
 		l->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
+		ts->launch_ext[ts->nlaunch] = l->ext_id;
 		ts->launches[ts->nlaunch++] = l->cookie;
 	} else {
 		l->cookie = LAUNCH_NOTHING_OPEN;
@@ -265,6 +266,9 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 	return ret;
 }
 
+static int backend_pop(lin_runtime *rt, struct lin_tstate *ts, uint64_t ext_id);
+static int launch_end_out_of_order(lin_runtime *rt, struct lin_tstate *ts, lin_launch *l);
+
 LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 {
 	if (LIN_UNLIKELY(!rt || !l))
@@ -277,24 +281,76 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 		l->cookie = 0; /* begin refused it (-LIN_ELAUNCH_DEPTH): nothing to close */
 		return 0;
 	}
-	if (LIN_UNLIKELY(!l->cookie || !ts->nlaunch || ts->launches[ts->nlaunch - 1] != l->cookie)) {
-		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
-		return -LIN_ELAUNCH_ORDER;
-	}
+	if (LIN_UNLIKELY(!l->cookie || !ts->nlaunch || ts->launches[ts->nlaunch - 1] != l->cookie))
+		return launch_end_out_of_order(rt, ts, l);
 	lin_event_put(ts, LIN_REC_LAUNCH_END, 0, (uint16_t)ts->nlaunch--, 0, lean_ticks(rt), LIN_NIL,
 		      0);
-	if (l->ext_id) {
-		uint64_t popped = 0;
-		if (LIN_UNLIKELY(rt->be.pop(rt->be.ctx, rt->ext_kind, &popped) != 0 ||
-				 popped != l->ext_id)) {
-			lin_record_misuse(rt, ts, LIN_MISUSE_BACKEND_POP, LIN_TARGET_EPOCH, l->ext_id, 0,
-					  popped);
-			ret = -LIN_EBACKEND;
-		}
-	}
+	if (l->ext_id && LIN_UNLIKELY(backend_pop(rt, ts, l->ext_id) != 0))
+		ret = -LIN_EBACKEND;
 	l->cookie = 0;
 	l->ext_id = 0;
 	return ret;
+}
+
+/* Pop the id the ending bracket pushed. When the top of the stack is not ours (another
+ * tool pushed onto the same kind and has not popped), take ours out from under it and put
+ * the other's back, so no later call on this thread carries an id lineage has closed; the
+ * misuse is recorded either way. 0, or -LIN_EBACKEND. */
+static int backend_pop(lin_runtime *rt, struct lin_tstate *ts, uint64_t ext_id)
+{
+	uint64_t popped = 0, under = 0;
+
+	if (LIN_LIKELY(rt->be.pop(rt->be.ctx, rt->ext_kind, &popped) == 0 && popped == ext_id))
+		return 0;
+	lin_record_misuse(rt, ts, LIN_MISUSE_BACKEND_POP, LIN_TARGET_EPOCH, ext_id, 0, popped);
+	if (popped && popped != ext_id &&
+	    rt->be.pop(rt->be.ctx, rt->ext_kind, &under) == 0) {
+		if (under != ext_id) /* ours is not there either: leave the stack as it was */
+			(void)rt->be.push(rt->be.ctx, rt->ext_kind, under);
+		(void)rt->be.push(rt->be.ctx, rt->ext_kind, popped);
+	}
+	return -LIN_EBACKEND;
+}
+
+/*
+ * lin_launch_end for a bracket that is not the innermost open one. When it is open deeper
+ * down, it and every bracket opened inside it are closed here: their pushed ids come off
+ * the backend's stack (else every later call on this thread would carry them), and the
+ * misuse is recorded; the inner brackets stay without an end in the trace
+ * (launch_bracket_unclosed). A bracket not open at all (ended twice, never begun, begun on
+ * another thread) changes nothing.
+ */
+static int launch_end_out_of_order(lin_runtime *rt, struct lin_tstate *ts, lin_launch *l)
+{
+	uint32_t at = ts->nlaunch;
+
+	lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
+	while (l->cookie && at > 0 && ts->launches[at - 1] != l->cookie)
+		at--;
+	if (!l->cookie || at == 0)
+		return -LIN_ELAUNCH_ORDER;
+	while (ts->nlaunch >= at) {
+		uint64_t ext = ts->launch_ext[ts->nlaunch - 1];
+
+		if (ext)
+			(void)backend_pop(rt, ts, ext);
+		ts->nlaunch--;
+	}
+	l->cookie = 0;
+	l->ext_id = 0;
+	return -LIN_ELAUNCH_ORDER;
+}
+
+/* At lin_runtime_free: the calling thread's open brackets take their ids off the
+ * backend's stack (other threads' stacks can be popped only by those threads). */
+void lin_launch_pop_open(lin_runtime *rt, struct lin_tstate *ts)
+{
+	while (ts->nlaunch > 0) {
+		uint64_t ext = ts->launch_ext[--ts->nlaunch];
+
+		if (ext && rt->have_backend)
+			(void)backend_pop(rt, ts, ext);
+	}
 }
 
 /* ---------------------------------------------------------------- text form */

@@ -14,7 +14,10 @@
  * process (the last registration wins); buffers requested on the thread that needs one,
  * one per thread for API records and one for device records; a buffer is completed when
  * full (delivered by the layer's thread), by cuptiActivityFlushAll (on the caller's thread)
- * or by the period of cuptiActivityFlushPeriod (the layer's thread); records only of
+ * or by the period of cuptiActivityFlushPeriod (the layer's thread; "periodic flush can
+ * return only those activity buffers which are full and have all the activity records
+ * completed"); client buffers zeroed by the layer on request unless
+ * CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER is set; records only of
  * enabled kinds; an EXTERNAL_CORRELATION record before each API record, one per kind whose
  * per-thread stack is non-empty; thread ids as cuptiSetThreadIdType says; queued/submitted
  * only after cuptiActivityEnableLatencyTimestamps(1); declined buffers and injected losses
@@ -120,6 +123,8 @@ struct lin_cl_stats {
 	uint64_t records;            /* records written */
 	uint64_t dropped;            /* records lost (declined buffers, injected) */
 	uint64_t flushes, forced_flushes;
+	uint64_t forced_while_enabled; /* forced flushes made while a kind was still enabled */
+	uint64_t periodic_flushes;   /* periods of cuptiActivityFlushPeriod that went by */
 	uint32_t max_outstanding;    /* most buffers held by the layer at once */
 };
 
@@ -127,6 +132,11 @@ void lin_cl_get_stats(struct lin_cl_stats *st);
 bool lin_cl_enabled(uint32_t kind);
 uint32_t lin_cl_thread_id_type(void);
 bool lin_cl_latency_enabled(void);
+/* Whether cuptiActivityEnableLatencyTimestamps came after another CUPTI call (CUPTI wants it
+ * before CUDA is initialised). */
+bool lin_cl_latency_late(void);
+/* Whether CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER was set non-zero. */
+bool lin_cl_zeroed_attr(void);
 uint32_t lin_cl_flush_period(void);
 bool lin_cl_subscribed(void);     /* whether a cuptiSubscribe is in effect */
 bool lin_cl_timestamp_callback_registered(void); /* cuptiActivityRegisterTimestampCallback */

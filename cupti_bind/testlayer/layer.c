@@ -98,6 +98,7 @@ CL_API CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 	if (!kind_ok(kind))
 		return CUPTI_ERROR_INVALID_KIND;
 	pthread_mutex_lock(&cl.mu);
+	cl.in_use = true;
 	if (cl.cfg.refuse_kinds & (1ull << kind))
 		r = CUPTI_ERROR_NOT_COMPATIBLE;
 	else
@@ -124,6 +125,7 @@ CL_API CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallback
 	if (!req || !done)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	pthread_mutex_lock(&cl.mu);
+	cl.in_use = true;
 	cl.req = req; /* one set per process: the last registration wins */
 	cl.done = done;
 	cl_worker_start();
@@ -135,6 +137,22 @@ CL_API CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 {
 	cl_init();
 	return cl_flush((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0);
+}
+
+CL_API CUptiResult CUPTIAPI cuptiActivitySetAttribute(CUpti_ActivityAttribute attr,
+						      size_t *valueSize, void *value)
+{
+	cl_init();
+	if (!valueSize || !value)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (attr != CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER)
+		return CUPTI_SUCCESS; /* the others change nothing the layer models */
+	if (*valueSize != sizeof(uint8_t))
+		return CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT;
+	pthread_mutex_lock(&cl.mu);
+	cl.zeroed_attr = *(const uint8_t *)value != 0;
+	pthread_mutex_unlock(&cl.mu);
+	return CUPTI_SUCCESS;
 }
 
 CL_API CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t ms)
@@ -168,6 +186,7 @@ CL_API CUptiResult CUPTIAPI cuptiActivityEnableLatencyTimestamps(uint8_t enable)
 
 	cl_init();
 	pthread_mutex_lock(&cl.mu);
+	cl.latency_late |= cl.in_use;
 	if (cl.cfg.latency_fails)
 		r = CUPTI_ERROR_NOT_SUPPORTED;
 	else
@@ -227,6 +246,7 @@ CL_API CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
 	if (!subscriber)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	pthread_mutex_lock(&cl.mu);
+	cl.in_use = true;
 	if (cl.cfg.other_subscriber || cl.subscribed) {
 		r = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
 	} else {
@@ -295,6 +315,7 @@ CL_API CUptiResult CUPTIAPI cuptiActivityPushExternalCorrelationId(CUpti_Externa
 	if (!ext_kind_ok(kind))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	pthread_mutex_lock(&cl.mu);
+	cl.in_use = true;
 	struct cl_thread *t = cl_thread_self();
 	if (t->depth[kind] >= CL_STACK)
 		r = CUPTI_ERROR_OUT_OF_MEMORY;
@@ -494,6 +515,16 @@ bool lin_cl_latency_enabled(void)
 uint32_t lin_cl_flush_period(void)
 {
 	CL_READ(uint32_t, cl.flush_ms);
+}
+
+bool lin_cl_latency_late(void)
+{
+	CL_READ(bool, cl.latency_late);
+}
+
+bool lin_cl_zeroed_attr(void)
+{
+	CL_READ(bool, cl.zeroed_attr);
 }
 
 bool lin_cl_subscribed(void)

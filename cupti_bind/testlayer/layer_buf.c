@@ -139,10 +139,16 @@ static void postprocess(void)
 /* Complete what a flush completes; cl.mu held. */
 static void flush_locked(bool forced)
 {
-	if (forced)
+	if (forced) {
 		cl.st.forced_flushes++;
-	else
+		for (size_t k = 0; k < CL_KINDS; k++)
+			if (cl.enabled[k]) {
+				cl.st.forced_while_enabled++;
+				break;
+			}
+	} else {
 		cl.st.flushes++;
+	}
 	if (!forced)
 		postprocess();
 	for (struct cl_thread *t = cl.threads; t; t = t->next) {
@@ -220,7 +226,11 @@ static void *worker(void *arg)
 			continue;
 		}
 		if (pthread_cond_timedwait(&cl.cv, &cl.mu, &next) == ETIMEDOUT) {
-			flush_locked(false); /* cuptiActivityFlushPeriod: a normal flush */
+			/* cuptiActivityFlushPeriod: "only those activity buffers which are full and
+			 * have all the activity records completed" - records post-processed, full
+			 * buffers whose records are now complete delivered, partial ones kept. */
+			cl.st.periodic_flushes++;
+			postprocess();
 			deadline(&next, period);
 		}
 	}
@@ -269,6 +279,8 @@ static struct cl_buf *request(void)
 		cl.st.declined++;
 		return NULL; /* "CUPTI may drop activity records" */
 	}
+	if (!cl.zeroed_attr) /* CUPTI zeroes it, on the thread that asked */
+		memset(data, 0, size);
 	struct cl_buf *b = calloc(1, sizeof(*b));
 	if (!b)
 		return oom();

@@ -55,6 +55,9 @@ struct cl_state {
 	CUpti_ActivityThreadIdType tid_type;
 	bool subscribed;
 	bool latency;
+	bool latency_late;          /* latency timestamps asked for after CUPTI was in use */
+	bool in_use;                /* a push, subscribe, enable or registration was made */
+	bool zeroed_attr;           /* CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER set */
 	bool hold;
 	uint32_t flush_ms;
 	atomic_uint next_corr;

@@ -285,8 +285,10 @@ Test(layer_live, incomplete_records_are_losses_never_stale_bytes)
 	cr_assert_eq(vd.exit_code, 1, "%s", vd.text);
 }
 
-/* The binding asks CUPTI for a periodic flush: partial buffers reach the trace while the
- * program runs, before any flush of its own. Waits for the period (500 ms), never times. */
+/* Partial buffers reach the trace while the program runs, before any flush of its own:
+ * CUPTI's periodic flush returns only full buffers (the layer models that), so the binding's
+ * own flush thread makes a normal flush every period. Without it this test failed. Waits
+ * for the period (500 ms), never times. */
 Test(layer_live, periodic_flush_delivers_partial_buffers)
 {
 	lin_scope sc;
@@ -415,4 +417,150 @@ Test(layer_live, bad_cupti_options_are_refused)
 	o.cupti_buffer_kib = 2;
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
 	cr_assert_null(rt);
+}
+
+/* CUPTI wants latency timestamps asked for before CUDA is initialised: lineage asks before
+ * any other CUPTI call of its own (it used to ask after its probe's push and its
+ * subscription, when CUPTI was already in use). */
+Test(layer_live, latency_timestamps_asked_before_cupti_is_in_use)
+{
+	struct lin_runtime_opts o;
+
+	lf_layer(NULL);
+	memset(&o, 0, sizeof(o));
+	o.cupti_flags = LIN_CUPTI_LATENCY_TIMESTAMPS;
+	lin_runtime *rt = lf_runtime_opts(&o);
+	cr_assert(lin_cl_latency_enabled());
+	cr_assert_not(lin_cl_latency_late(), "asked after CUPTI was already in use");
+	lin_runtime_free(rt);
+}
+
+/* The pool lends zeroed buffers, so CUPTI is told not to zero each one on the thread that
+ * asked for it (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER); without a runtime nothing
+ * sets it. */
+Test(layer_live, cupti_is_told_the_buffers_come_zeroed)
+{
+	lf_layer(NULL);
+	cr_assert_not(lin_cl_zeroed_attr());
+	lin_runtime *rt = lf_runtime();
+	cr_assert(lin_cl_zeroed_attr());
+	lin_runtime_free(rt);
+}
+
+/* Close ends the session before its final flush: no forced flush is made while a kind
+ * lineage enabled is still on (else a thread still making CUDA calls fills a buffer after
+ * the flush, and close reports it undelivered). A program that closes with the kinds of a
+ * later client still on is test_layer_hazards' (no forced flush at all there). */
+Test(layer_live, close_disables_the_kinds_before_the_final_flush)
+{
+	lin_scope sc;
+	struct lin_cl_stats ls;
+	struct lf_verdict vd;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	for (int i = 1; i <= 5; i++)
+		lf_kernel(rt, i);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+	lin_cl_get_stats(&ls);
+	cr_assert_geq(ls.forced_flushes, 1);
+	cr_assert_eq(ls.forced_while_enabled, 0, "a forced flush while kinds were still enabled");
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.observed, 5, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
+}
+
+/* What CUPTI's stack of lineage's kind holds on this thread: the ids still pushed. */
+static int pushed_left(uint64_t *top)
+{
+	int n = 0;
+	uint64_t v;
+
+	while (cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, &v) == CUPTI_SUCCESS) {
+		if (!n && top)
+			*top = v;
+		n++;
+	}
+	return n;
+}
+
+/* A bracket ended out of order closes the brackets opened inside it: their ids and its
+ * own come off CUPTI's stack (they used to stay, and every later call on the thread, in
+ * no bracket or under another runtime, carried the closed epoch). The misuse is recorded. */
+Test(layer_live, an_out_of_order_end_leaves_no_id_pushed)
+{
+	lin_scope sc;
+	lin_launch outer, inner;
+	struct lf_verdict vd;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	cr_assert_eq(lin_launch_begin(rt, "outer", &outer), 0);
+	cr_assert_eq(lin_launch_begin(rt, "inner", &inner), 0);
+	cr_assert_eq(lin_launch_end(rt, &outer), -LIN_ELAUNCH_ORDER);
+	cr_assert_eq(pushed_left(NULL), 0, "ids left on CUPTI's stack");
+	cr_assert_eq(lin_launch_end(rt, &inner), -LIN_ELAUNCH_ORDER, "already closed with outer");
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+	lf_validate(&vd);
+	cr_assert_eq(vd.exit_code, 1, "the misuse is reported: %s", vd.text);
+}
+
+/* The same in order pops exactly its own ids (silent case). */
+Test(layer_live, in_order_ends_pop_their_ids)
+{
+	lin_scope sc;
+	lin_launch outer, inner;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	cr_assert_eq(cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, 77), CUPTI_SUCCESS);
+	cr_assert_eq(lin_launch_begin(rt, "outer", &outer), 0);
+	cr_assert_eq(lin_launch_begin(rt, "inner", &inner), 0);
+	cr_assert_eq(lin_launch_end(rt, &inner), 0);
+	cr_assert_eq(lin_launch_end(rt, &outer), 0);
+	uint64_t top = 0;
+	cr_assert_eq(pushed_left(&top), 1, "the program's own push stays");
+	cr_assert_eq(top, 77);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+}
+
+/* A bracket still open on the freeing thread when the runtime is freed takes its id off
+ * CUPTI's stack. */
+Test(layer_live, free_pops_the_open_brackets_of_its_thread)
+{
+	lin_scope sc;
+	lin_launch l;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	cr_assert_eq(lin_launch_begin(rt, "left open", &l), 0);
+	lin_runtime_free(rt);
+	cr_assert_eq(pushed_left(NULL), 0, "ids left on CUPTI's stack after free");
+}
+
+/* Another tool pushed onto lineage's kind inside a bracket and did not pop: lineage's id
+ * comes out from under it, the other's stays, and the misuse is recorded. */
+Test(layer_live, a_foreign_push_on_top_keeps_its_place)
+{
+	lin_scope sc;
+	lin_launch l;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	lf_epoch(rt, &sc);
+	cr_assert_eq(lin_launch_begin(rt, "k", &l), 0);
+	cr_assert_eq(cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, 99), CUPTI_SUCCESS);
+	cr_assert_eq(lin_launch_end(rt, &l), -LIN_EBACKEND);
+	uint64_t top = 0;
+	cr_assert_eq(pushed_left(&top), 1);
+	cr_assert_eq(top, 99, "the other tool's id is back on top");
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
 }
