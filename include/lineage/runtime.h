@@ -423,7 +423,12 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l);
 /*
  * lin_launch_end - call right after the CUDA call returns; pops what begin pushed.
  * Return: 0; -LIN_ELAUNCH_ORDER (not the innermost open launch on this thread, or ended
- * twice); -LIN_EBACKEND (pop failed or popped another id). Context: launch path. Since: 0.1
+ * twice: recorded as misuse; a bracket still open deeper down is closed together with the
+ * brackets opened inside it, and every id they pushed is popped, so no later call on the
+ * thread carries a closed epoch); -LIN_EBACKEND (pop failed or popped another id: another
+ * tool's id found on top is put back, lineage's own taken from under it). Brackets still
+ * open on the thread that calls lin_runtime_free are popped there. Context: launch path.
+ * Since: 0.1
  */
 LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l);
 
