@@ -267,7 +267,6 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 }
 
 static int backend_pop(lin_runtime *rt, struct lin_tstate *ts, uint64_t ext_id);
-static int launch_end_out_of_order(lin_runtime *rt, struct lin_tstate *ts, lin_launch *l);
 
 LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 {
@@ -281,8 +280,12 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 		l->cookie = 0; /* begin refused it (-LIN_ELAUNCH_DEPTH): nothing to close */
 		return 0;
 	}
-	if (LIN_UNLIKELY(!l->cookie || !ts->nlaunch || ts->launches[ts->nlaunch - 1] != l->cookie))
-		return launch_end_out_of_order(rt, ts, l);
+	if (LIN_UNLIKELY(!l->cookie || !ts->nlaunch || ts->launches[ts->nlaunch - 1] != l->cookie)) {
+		/* Refused, nothing changed: the caller can still end the inner brackets and
+		 * then this one. What stays open at lin_runtime_free is popped there. */
+		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
+		return -LIN_ELAUNCH_ORDER;
+	}
 	lin_event_put(ts, LIN_REC_LAUNCH_END, 0, (uint16_t)ts->nlaunch--, 0, lean_ticks(rt), LIN_NIL,
 		      0);
 	if (l->ext_id && LIN_UNLIKELY(backend_pop(rt, ts, l->ext_id) != 0))
@@ -310,35 +313,6 @@ static int backend_pop(lin_runtime *rt, struct lin_tstate *ts, uint64_t ext_id)
 		(void)rt->be.push(rt->be.ctx, rt->ext_kind, popped);
 	}
 	return -LIN_EBACKEND;
-}
-
-/*
- * lin_launch_end for a bracket that is not the innermost open one. When it is open deeper
- * down, it and every bracket opened inside it are closed here: their pushed ids come off
- * the backend's stack (else every later call on this thread would carry them), and the
- * misuse is recorded; the inner brackets stay without an end in the trace
- * (launch_bracket_unclosed). A bracket not open at all (ended twice, never begun, begun on
- * another thread) changes nothing.
- */
-static int launch_end_out_of_order(lin_runtime *rt, struct lin_tstate *ts, lin_launch *l)
-{
-	uint32_t at = ts->nlaunch;
-
-	lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
-	while (l->cookie && at > 0 && ts->launches[at - 1] != l->cookie)
-		at--;
-	if (!l->cookie || at == 0)
-		return -LIN_ELAUNCH_ORDER;
-	while (ts->nlaunch >= at) {
-		uint64_t ext = ts->launch_ext[ts->nlaunch - 1];
-
-		if (ext)
-			(void)backend_pop(rt, ts, ext);
-		ts->nlaunch--;
-	}
-	l->cookie = 0;
-	l->ext_id = 0;
-	return -LIN_ELAUNCH_ORDER;
 }
 
 /* At lin_runtime_free: the calling thread's open brackets take their ids off the

@@ -423,9 +423,8 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l);
 /*
  * lin_launch_end - call right after the CUDA call returns; pops what begin pushed.
  * Return: 0; -LIN_ELAUNCH_ORDER (not the innermost open launch on this thread, or ended
- * twice: recorded as misuse; a bracket still open deeper down is closed together with the
- * brackets opened inside it, and every id they pushed is popped, so no later call on the
- * thread carries a closed epoch); -LIN_EBACKEND (pop failed or popped another id: another
+ * twice: recorded as misuse, nothing changes; end the inner brackets, then this one);
+ * -LIN_EBACKEND (pop failed or popped another id: another
  * tool's id found on top is put back, lineage's own taken from under it). Brackets still
  * open on the thread that calls lin_runtime_free are popped there. Context: launch path.
  * Since: 0.1
