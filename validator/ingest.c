@@ -209,6 +209,7 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 		p->ext_kind = h->ext_kind;
 		p->min_api_corr = UINT64_MAX;
 		p->clock_err = LIN_NIL;
+		p->end_dropped = LIN_NIL;
 		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
 		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
 	}
@@ -254,6 +255,27 @@ static void on_string(struct lin_validator *v, uint16_t proc, uint32_t file, con
 		lin_vtab_del(&v->undef, u);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* An id @ids holds twice, or LIN_NIL: the runtime never names a request twice in one
+ * epoch, and a list that does is no set (the truth comparison is by sets). */
+static uint64_t repeated_id(const uint64_t *ids, uint32_t n)
+{
+	uint64_t tmp[LIN_READER_MAX_REQS];
+	if (n < 2 || n > LIN_READER_MAX_REQS)
+		return LIN_NIL;
+	memcpy(tmp, ids, n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), cmp_u64);
+	for (uint32_t i = 1; i < n; i++)
+		if (tmp[i] == tmp[i - 1])
+			return tmp[i];
+	return LIN_NIL;
+}
+
 static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t file,
 			     const struct lin_rec *r)
 {
@@ -269,6 +291,12 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 		return;
 	}
 	e->flags |= LIN_EP_DECLARED;
+	uint64_t dup = repeated_id(r->reqs, r->nreqs);
+	if (dup != LIN_NIL) {
+		static const char *const n[] = { "epoch", "request" };
+		uint64_t ids[] = { r->f[2], dup };
+		structural(v, "duplicate_epoch_request", file, r, 2, n, ids);
+	}
 	e->nreq = r->nreqs;
 	if (r->nreqs == 1) {
 		e->req = r->reqs[0];
@@ -657,8 +685,10 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
 			f->detail[i] = r->str[i] >= 0x20 && r->str[i] < 0x7f ? r->str[i] : '?';
 		f->detail[k] = 0;
 	}
-	if (r->f[0] == LIN_DROP_HOST_EVENTS)
+	if (r->f[0] == LIN_DROP_HOST_EVENTS) {
 		v->procs[proc].dropped_host = true;
+		v->procs[proc].host_dropped += r->f[1];
+	}
 	else
 		v->procs[proc].dropped_cupti = true;
 }
@@ -750,7 +780,15 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_LAUNCH: on_launch(v, proc, file, r); break;
 	case LIN_REC_LAUNCH_END: lin_v_on_launch_end(v, proc, file, r); break;
 	case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
-	case LIN_REC_TRACE_END: v->files[file].ended = true; break;
+	case LIN_REC_TRACE_END:
+		v->files[file].ended = true;
+		if (!NIL(r, 1)) {
+			v->procs[proc].end_dropped = r->f[1];
+			v->procs[proc].end_offset = r->offset;
+			v->procs[proc].end_index = r->index;
+			v->procs[proc].end_file = file;
+		}
+		break;
 	case LIN_REC_STRING: on_string(v, proc, file, r); break;
 	case LIN_REC_EXT_CORRELATION: on_ext(v, proc, file, r); break;
 	case LIN_REC_API: on_api(v, proc, file, r); break;
@@ -778,6 +816,16 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	struct lin_truth_ent *t = lin_vtab_get(&v->truth, r->f[1], lin_k1(proc, r->f[0]), &fresh);
 	if (!t) {
 		v->oom = true;
+		return;
+	}
+	if (!fresh) {
+		/* A second label for the same GPU record (kind and grid id in one process, or
+		 * two truth files that disagree): the truth itself is in doubt, so neither
+		 * label is used for that record. */
+		static const char *const n[] = { "gpu_kind", "key" };
+		uint64_t ids[] = { r->f[0], r->f[1] };
+		structural(v, "duplicate_truth_label", file, r, 2, n, ids);
+		t->conflict = 1;
 		return;
 	}
 	t->nreq = r->nreqs;

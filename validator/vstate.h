@@ -40,6 +40,10 @@ struct lin_vproc {
 	bool xcheck_unmarked;       /* a tagged call could not mark its bracket: count instead */
 	uint32_t file;              /* the first file of this process */
 	bool dropped_host, dropped_cupti;
+	uint64_t host_dropped;      /* events the dropped records of source 1 count */
+	uint64_t end_dropped;       /* events trace_end says were dropped; LIN_NIL: no trace_end */
+	uint64_t end_offset, end_index; /* where that trace_end is */
+	uint32_t end_file;
 	bool runtime_api;           /* an api record of the runtime domain was read */
 	bool host_clock;            /* header device_clock "host": device time is host time */
 	bool pushes;                /* its runtime pushed the ids (backend cupti, custom, attach):
@@ -126,7 +130,8 @@ struct lin_node_ent { uint64_t epoch; uint32_t has_epoch; uint32_t pad; };
 /* A clone made at instantiation: its original node and the exec it belongs to (or LIN_NIL). */
 struct lin_clone_ent { uint64_t original, exec; };
 struct lin_ref_ent { uint64_t offset, index; uint32_t file; uint32_t pad; };
-struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint32_t seen; };   /* corr: LIN_NIL unknown */
+/* corr: LIN_NIL unknown. conflict: labelled twice with different requests (neither is used). */
+struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint16_t seen, conflict; };
 struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
 /*
  * Launch brackets, per thread, in begin order (brackets.c). A thread's records arrive in

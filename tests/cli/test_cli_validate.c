@@ -3,6 +3,7 @@
  * test_cli_validate.c - run the real lineage-validate on every generated fixture and
  * compare exit status and JSON counts with the verdicts in fixtures/README.md.
  */
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,13 @@ static const struct expect cases[] = {
 	{ "bad_scope_misuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"scope_order\"" },
 	{ "bad_time_order.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 2, -1, "\"time_order\"" },
 	{ "bad_duplicate_ids.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 2, -1, "\"duplicate_epoch_id\"" },
+	{ "bad_epoch_request_twice.lt", 0, "bad_epoch_request_twice.truth", 0, 1, 1, 1, 0, 0, 0, 1, 1,
+	  0, "\"duplicate_epoch_request\"" },
+	{ "good_direct.lt", 0, "bad_truth_label_twice.truth", 0, 1, 5, 5, 0, 0, 0, 0, 1, 1,
+	  "\"duplicate_truth_label\"" },
+	{ "lost_trace_end_dropped.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
+	  "trace_end counts more dropped host events" },
+	{ "lost_host_events_counted.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"dropped_records\"" },
 	{ "bad_adopt_without_capture.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"adopt_without_capture\"" },
 	{ "bad_adopt_before_capture.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"adopt_before_capture\"" },
 	{ "bad_correlation_reuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"correlation_reused\"" },
@@ -208,9 +216,13 @@ Test(cli, every_generated_fixture_is_covered)
 	int n = 0;
 	cr_assert_eq(fscanf(p, "%d", &n), 1);
 	pclose(p);
-	size_t covered = 0;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		covered += 1 + (cases[i].trace2 != NULL);
+	size_t covered = 0, ncases = sizeof(cases) / sizeof(cases[0]);
+	for (size_t i = 0; i < ncases; i++) {
+		bool again = false; /* a trace checked once more with another truth file */
+		for (size_t j = 0; j < i && !again; j++)
+			again = strcmp(cases[j].trace, cases[i].trace) == 0;
+		covered += !again + (cases[i].trace2 != NULL);
+	}
 	cr_assert_eq((size_t)n, covered, "%d fixtures generated, %zu with a verdict", n, covered);
 	free(r);
 }
