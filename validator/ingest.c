@@ -600,6 +600,15 @@ static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_r
 
 /* The same GPU record read twice: a kernel's grid id is unique in its context; a graph
  * memcpy or memset shares its correlation with its replay, so (correlation, start) is. */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
 static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 		      const struct lin_rec *r, int gid)
 {
@@ -609,10 +618,15 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 	if (r->type == LIN_REC_KERNEL && !NIL(r, 6)) {
 		key = r->f[6];
 		dup = page_bit(v, &v->grids, lin_k1(proc, r->f[4]), key, true);
-	} else if (graph && !NIL(r, 0) && !NIL(r, 1)) {
-		/* A graph record without a grid id: its replay's correlation and its start. */
+	} else if (!NIL(r, 0) && !NIL(r, 1)) {
+		/* No grid id: a graph record by its replay's correlation and its start; any other
+		 * (a memcpy or memset, possibly one of several of a batched call, which share one
+		 * correlation) by its correlation and everything that places it: start, end,
+		 * device, stream. Two real records never agree on all of them. */
 		bool fresh;
-		key = r->f[1];
+		key = graph ? r->f[1]
+			    : mix64(r->f[1]) ^ mix64(OPT(r, 2) + 0x9e3779b97f4a7c15ull) ^
+				      mix64((r->f[3] << 32) ^ r->f[5] ^ 0xc2b2ae3d27d4eb4full);
 		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, r->f[0]), &fresh))
 			v->oom = true;
 		else
