@@ -525,7 +525,10 @@ static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	p->api_records++;
 	p->runtime_api |= r->f[0] == LIN_API_RUNTIME;
 	int cap = NIL(r, 1) ? -1 : lin_capture_api_of((unsigned)r->f[0], r->f[1]);
-	if (cap >= 0 && r->f[7] == 0)       /* a capture that failed to begin or end is none */
+	/* A capture that failed to begin is none; an end that returned
+	 * cudaErrorStreamCaptureInvalidated (901, driver and runtime alike) ended it all the
+	 * same; one that failed otherwise left it open (maybe_captured after it). */
+	if (cap >= 0 && (r->f[7] == 0 || (cap == 0 && r->f[7] == 901)))
 		capture_api(v, proc, r->f[6], corr, cap == 1);
 	if (corr < p->min_api_corr)
 		p->min_api_corr = corr;

@@ -449,8 +449,10 @@ static void sort_captures(struct lin_validator *v)
 		struct lin_vec *w = &v->procs[i].capwin;
 		for (size_t k = 0; k < w->n; k++) {
 			struct lin_capture *c = lin_vec_at(w, k);
-			if (c->end == LIN_NIL)
+			if (c->end == LIN_NIL) {
 				c->end = UINT64_MAX;
+				c->open = 1;
+			}
 		}
 		if (w->n > 1)
 			qsort(w->data, w->n, w->esz, capture_cmp);
@@ -477,13 +479,14 @@ static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t cor
 	int found = 0;
 	for (size_t i = lo; i-- > 0 && found < 1;) {
 		const struct lin_capture *c = lin_vec_at(w, i);
+		/* A window that never closed in the trace holds nothing for sure. */
 		if (corr < c->end)
-			found = c->tid == tid ? 1 : 2;
+			found = c->tid == tid && !c->open ? 1 : 2;
 	}
 	if (found == 2)      /* a same-thread window further back may still hold it */
 		for (size_t i = lo; i-- > 0;) {
 			const struct lin_capture *c = lin_vec_at(w, i);
-			if (corr < c->end && c->tid == tid)
+			if (corr < c->end && c->tid == tid && !c->open)
 				return 1;
 		}
 	return found;

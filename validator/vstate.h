@@ -55,7 +55,8 @@ struct lin_vproc {
 
 /* Correlations [begin, end] of a stream capture opened and closed on one thread; every API
  * call in between was made while it was open (correlation ids follow call order). */
-struct lin_capture { uint64_t begin, end; uint32_t tid, pad; };   /* end LIN_NIL: never closed */
+/* end LIN_NIL: never closed (at the end: UINT64_MAX and open set) */
+struct lin_capture { uint64_t begin, end; uint32_t tid, open; };
 
 struct lin_clock_pair { uint64_t host_ns, device_ns; };
 
