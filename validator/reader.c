@@ -45,6 +45,11 @@ static int fail(struct lin_reader *r, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
+	/* The message may quote the input (a header key or value): never hand its control
+	 * bytes (terminal escapes) or other non-ASCII bytes to the terminal. */
+	for (char *c = r->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
 	r->err_off = off;
 	return LIN_MP_BAD;
 }

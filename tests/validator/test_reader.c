@@ -335,6 +335,34 @@ static void hdr_nopid(void) { msgpack_pack_map(&pk, 3); base_keys(); }
 static void hdr_pidstr(void) { msgpack_pack_map(&pk, 4); base_keys(); key("pid"); key("1"); }
 static void hdr_ok(void) { msgpack_pack_map(&pk, 5); base_keys(); key("pid"); msgpack_pack_uint32(&pk, 1); key("later"); msgpack_pack_map(&pk, 0); }
 
+static void hdr_escape(void)
+{
+	msgpack_pack_map(&pk, 4);
+	key("format");
+	key("lineage\x1b[31mtrace\x85");
+	key("version");
+	msgpack_pack_array(&pk, 2);
+	msgpack_pack_uint32(&pk, 1);
+	msgpack_pack_uint32(&pk, 0);
+	key("host");
+	key("h");
+	key("pid");
+	msgpack_pack_uint32(&pk, 1);
+}
+
+/* An error that quotes the input never passes its control or non-ASCII bytes on (a
+ * terminal escape in a header would reach the user's terminal); a plain quote keeps its
+ * text (header_checks). */
+Test(reader, errors_quote_input_bytes_safely)
+{
+	char err[512];
+	cr_assert_eq(header_only(hdr_escape, err), LIN_READ_ERROR);
+	cr_assert(strstr(err, "format 'lineage?[31mtrace?'"), "%s", err);
+	for (const char *c = err; *c; c++)
+		cr_assert((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f, "byte %02x", *c);
+	LIN_TEST_CHECK_LEAKS();
+}
+
 Test(reader, header_checks)
 {
 	char err[512];
