@@ -225,6 +225,7 @@ static const char *code_name(char c)
 	switch (c) {
 	case 'u': return "uint";
 	case 'o': return "uint or nil";
+	case 'c': return "32-bit uint or nil";
 	case 'i': return "int";
 	case 'b': return "bool";
 	case 's': return "str";
@@ -270,7 +271,7 @@ static int read_field(struct lin_reader *r, const uint8_t **pp, const uint8_t *e
 	if (rc != LIN_MP_OK)
 		return rc;
 	rec->f[i] = 0;
-	if (v.type == LIN_MP_NIL && (code == 'o' || code == 'n')) {
+	if (v.type == LIN_MP_NIL && (code == 'o' || code == 'c' || code == 'n')) {
 		rec->nil |= 1u << i;
 		return LIN_MP_OK;
 	}
@@ -278,6 +279,16 @@ static int read_field(struct lin_reader *r, const uint8_t **pp, const uint8_t *e
 	case 'u': case 'o':
 		if (v.type != LIN_MP_UINT)
 			return field_err(r, rec->type, i, code_name(code), &v);
+		rec->f[i] = v.v.u;
+		return LIN_MP_OK;
+	case 'c': /* CUPTI's correlation ids are 32-bit; the tables keep them so */
+		if (v.type != LIN_MP_UINT)
+			return field_err(r, rec->type, i, code_name(code), &v);
+		if (v.v.u > UINT32_MAX)
+			return fail(r, r->cur_off, "record #%" PRIu64 " (%s) at byte %" PRIu64
+				    ": field '%s': %" PRIu64 " is not a 32-bit correlation id",
+				    r->records, lin_rec_name(rec->type), r->cur_off,
+				    lin_rec_field_name(rec->type, i), v.v.u);
 		rec->f[i] = v.v.u;
 		return LIN_MP_OK;
 	case 'i':

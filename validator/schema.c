@@ -2,7 +2,8 @@
 /*
  * schema.c - field layout of every record type of trace format 1.2 (docs/trace-format.md).
  *
- * Type codes: u uint, o uint or nil, i int (any sign), b bool, s str, n str or nil,
+ * Type codes: u uint, o uint or nil, c a CUPTI correlation id (32-bit uint) or nil,
+ * i int (any sign), b bool, s str, n str or nil,
  * a array of uint (at most LIN_READER_MAX_REQS). A '|' marks where the fields a later
  * minor version appended begin: a record written by an older writer may end there, and
  * the fields it lacks read as nil.
@@ -32,35 +33,35 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	  "host_ns", "tid", "target_kind", "target", "depth"),
 	S(LIN_REC_MISUSE, "misuse", "uusoooo",
 	  "host_ns", "tid", "cause", "target_kind", "target", "version", "detail"),
-	S(LIN_REC_LAUNCH, "launch", "uuoooooo|o",
+	S(LIN_REC_LAUNCH, "launch", "uuoooooc|o",
 	  "host_ns", "tid", "epoch", "version", "ext_id", "name_sid", "api", "correlation",
 	  "depth"),
 	S(LIN_REC_LAUNCH_END, "launch_end", "ouu", "host_ns", "tid", "depth"),
 	S(LIN_REC_STRING, "string", "us", "sid", "text"),
 	S(LIN_REC_REQUEST_LINK, "request_link", "uuuuuuun",
 	  "host_ns", "tid", "request", "trace_hi", "trace_lo", "parent_span", "trace_flags", "lin"),
-	S(LIN_REC_EXT_CORRELATION, "ext_correlation", "uuo",
+	S(LIN_REC_EXT_CORRELATION, "ext_correlation", "uuc",
 	  "ext_kind", "external_id", "correlation"),
-	S(LIN_REC_API, "api", "uoooouui",
+	S(LIN_REC_API, "api", "uocoouui",
 	  "domain", "cbid", "correlation", "start_dev", "end_dev", "pid", "tid", "return_value"),
-	S(LIN_REC_KERNEL, "kernel", "ooouuuoooooob",
+	S(LIN_REC_KERNEL, "kernel", "coouuuoooooob",
 	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "grid_id",
 	  "graph_id", "graph_node_id", "name_sid", "queued_dev", "submitted_dev",
 	  "device_launched"),
-	S(LIN_REC_MEMCPY, "memcpy", "ooouuuuuoo",
+	S(LIN_REC_MEMCPY, "memcpy", "coouuuuuoo",
 	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "bytes",
 	  "copy_kind", "graph_id", "graph_node_id"),
-	S(LIN_REC_MEMSET, "memset", "ooouuuuuoo",
+	S(LIN_REC_MEMSET, "memset", "coouuuuuoo",
 	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "bytes",
 	  "value", "graph_id", "graph_node_id"),
-	S(LIN_REC_GRAPH_TRACE, "graph_trace", "ooouuuu",
+	S(LIN_REC_GRAPH_TRACE, "graph_trace", "coouuuu",
 	  "correlation", "start_dev", "end_dev", "device", "context", "stream", "graph_id"),
 	S(LIN_REC_GRAPH_NODE, "graph_node", "oouuoou",
 	  "host_ns", "tid", "graph_id", "node_id", "epoch", "version", "origin"),
 	S(LIN_REC_GRAPH_NODE_CLONE, "graph_node_clone", "uuoo",
 	  "original_node_id", "clone_node_id", "graph_id", "exec_id"),
 	S(LIN_REC_GRAPH_EXEC, "graph_exec", "oouu", "host_ns", "tid", "graph_id", "exec_id"),
-	S(LIN_REC_GRAPH_LAUNCH, "graph_launch", "uuuuuooo",
+	S(LIN_REC_GRAPH_LAUNCH, "graph_launch", "uuuuuooc",
 	  "host_ns", "tid", "exec_id", "replay_epoch", "replay_ordinal", "epoch", "version",
 	  "correlation"),
 	S(LIN_REC_DROPPED, "dropped", "uuon", "source", "count", "tid", "reason"),
@@ -68,7 +69,7 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_GRAPH_NODE_UPDATE, "graph_node_update", "oouoo",
 	  "host_ns", "tid", "node_id", "epoch", "version"),
 	S(LIN_REC_TRACE_END, "trace_end", "uu", "host_ns", "events_dropped"),
-	S(LIN_REC_TRUTH, "truth", "uuao|o", "gpu_kind", "key", "requests", "epoch", "correlation"),
+	S(LIN_REC_TRUTH, "truth", "uuao|c", "gpu_kind", "key", "requests", "epoch", "correlation"),
 };
 
 const struct lin_schema *lin_schema_get(uint64_t type)

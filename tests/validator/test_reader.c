@@ -149,7 +149,7 @@ Test(reader, deep_nesting_is_bounded)
 static void pack_valid(char code)
 {
 	switch (code) {
-	case 'u': case 'o': case 'i': msgpack_pack_uint32(&pk, 1); break;
+	case 'u': case 'o': case 'c': case 'i': msgpack_pack_uint32(&pk, 1); break;
 	case 'b': msgpack_pack_false(&pk); break;
 	case 's': case 'n': msgpack_pack_str_with_body(&pk, "s", 1); break;
 	default: msgpack_pack_array(&pk, 1); msgpack_pack_uint32(&pk, 1); break;
@@ -160,6 +160,7 @@ static void pack_wrong(char code)
 {
 	switch (code) {
 	case 'u': case 'o': case 'i': msgpack_pack_str_with_body(&pk, "x", 1); break;
+	case 'c': msgpack_pack_uint64(&pk, 1ull << 32); break; /* past 32 bits */
 	case 'b': msgpack_pack_uint32(&pk, 1); break;
 	case 's': case 'n': msgpack_pack_true(&pk); break;
 	default: msgpack_pack_uint32(&pk, 1); break;
