@@ -51,6 +51,14 @@ j=$("$BIN" --from kineto --json "$DATA/collide.json")
 expect_keys collide.json "$j" exit_code=1 gpu_records=1 ambiguous=1 joined_inferred=0
 expect_eq "collide.json correlation_collision" "$(count_cause "$j" ambiguous correlation_collision)" 1
 
+# k5: the launch says External id 7 (opA), the kernel 8 (opB): ambiguous, never observed.
+# k6 (both 7) and k9 (only the launch's): observed to opA.
+j=$("$BIN" --from kineto --json "$DATA/ext_conflict.json")
+expect_keys ext_conflict.json "$j" exit_code=1 gpu_records=3 joined_observed=2 ambiguous=1 \
+	api_call=1 op=2
+expect_eq "ext_conflict.json external_id_conflict" \
+	"$(printf '%s' "$j" | grep -c '"kind":"ambiguous","cause":"external_id_conflict","file":"[^"]*","offset":[0-9]*,"record":3,"ids":{"correlation":5,"pid":1,"tid":1,"external_id":8,.*"detail":"the launch.s External id is 7, the GPU record.s 8"')" 1
+
 if [ -n "$MKSQLITE" ]; then
 	"$MKSQLITE" "$DATA/nsys_new.sql" "$TMP/nsys_new.sqlite" || fails=$((fails + 1))
 	j=$("$BIN" --from nsys --json "$TMP/nsys_new.sqlite")

@@ -68,6 +68,8 @@ def classify(gpus, launches, ops, per_file):
         graph = l['graph'] and g.get('ext') is None
         if l['proc'] not in ops_procs:
             res('lost:no_op_layer', 'api_call'); continue
+        if l['ext'] is not None and g.get('ext') is not None and l['ext'] != g['ext']:
+            res('ambiguous:external_id_conflict', 'api_call'); continue
         cont = enclosing(ops_by_thread[(l['proc'], l['tid'])], l)
         ext = l['ext'] if l['ext'] is not None else g.get('ext')
         x = ext_op.get((l['proc'], ext)) if ext is not None else None

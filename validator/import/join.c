@@ -331,6 +331,18 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 		lost(j, g, LIN_CAUSE_NO_OP_LAYER, l);
 		return;
 	}
+	if ((l->flags & LIN_IMP_HAS_EXT) && (g->flags & LIN_IMP_HAS_EXT) && l->ext != g->ext) {
+		/* The launch and its GPU record name different ops: neither is trusted. */
+		size_t before = j->v->findings.n;
+		ambiguous(j, g, "external_id_conflict", l, g->ext, NULL);
+		if (j->v->findings.n > before) {
+			struct lin_finding *f = lin_vec_at(&j->v->findings, before);
+			snprintf(f->detail, sizeof(f->detail), "the launch's External id is %llu, "
+				 "the GPU record's %llu", (unsigned long long)l->ext,
+				 (unsigned long long)g->ext);
+		}
+		return;
+	}
 	const struct lin_imp_ev *cont = enclosing(j, l->proc, l->tid, l->ts);
 	bool has_ext = l->flags & LIN_IMP_HAS_EXT;
 	uint64_t ext = has_ext ? l->ext : g->ext;
