@@ -59,6 +59,14 @@ expect_keys ext_conflict.json "$j" exit_code=1 gpu_records=3 joined_observed=2 a
 expect_eq "ext_conflict.json external_id_conflict" \
 	"$(printf '%s' "$j" | grep -c '"kind":"ambiguous","cause":"external_id_conflict","file":"[^"]*","offset":[0-9]*,"record":3,"ids":{"correlation":5,"pid":1,"tid":1,"external_id":8,.*"detail":"the launch.s External id is 7, the GPU record.s 8"')" 1
 
+# Correlation 5 on launches of threads 1 and 2 of one pid: which launched k5 is unknown.
+# Correlation 6: a runtime call and its nested driver call on one thread, one call.
+j=$("$BIN" --from kineto --json "$DATA/dup_corr.json")
+expect_keys dup_corr.json "$j" exit_code=1 gpu_records=2 ambiguous=1 joined_inferred=1 \
+	same_thread_time_containment=1 none=1 op=1
+expect_eq "dup_corr.json correlation_on_two_threads" \
+	"$(printf '%s' "$j" | grep -c '"kind":"ambiguous","cause":"correlation_on_two_threads","file":"[^"]*","offset":[0-9]*,"record":4,')" 1
+
 if [ -n "$MKSQLITE" ]; then
 	"$MKSQLITE" "$DATA/nsys_new.sql" "$TMP/nsys_new.sqlite" || fails=$((fails + 1))
 	j=$("$BIN" --from nsys --json "$TMP/nsys_new.sqlite")
@@ -77,6 +85,12 @@ if [ -n "$MKSQLITE" ]; then
 	# the graph launch (name column 'cudaGraphLaunch') lies outside the NVTX range
 	expect_keys "nsys_old (name column, no memcpy/memset)" "$j" gpu_records=2 \
 		joined_inferred=1 lost=1 graph_replay=1 graph_launch_enclosing_op=0 notes=0
+	"$MKSQLITE" "$DATA/nsys_dup_corr.sql" "$TMP/nsys_dup_corr.sqlite" || fails=$((fails + 1))
+	j=$("$BIN" --from nsys --json "$TMP/nsys_dup_corr.sqlite")
+	expect_keys "nsys_dup_corr (one correlation on two threads)" "$j" exit_code=1 \
+		gpu_records=2 ambiguous=1 joined_inferred=1 same_thread_time_containment=1
+	expect_eq "nsys_dup_corr correlation_on_two_threads" \
+		"$(count_cause "$j" ambiguous correlation_on_two_threads)" 1
 else
 	echo "SKIP: nsys hand-made inputs (this build has no SQLite)"
 fi

@@ -64,6 +64,8 @@ def classify(gpus, launches, ops, per_file):
             continue
         if len({l['proc'] for l in cands}) > 1:
             res('ambiguous:correlation_collision', 'none'); continue
+        if len({l['tid'] for l in cands}) > 1:
+            res('ambiguous:correlation_on_two_threads', 'none'); continue
         l = min(cands, key=lambda x: (x['ts'], x['i']))
         graph = l['graph'] and g.get('ext') is None
         if l['proc'] not in ops_procs:

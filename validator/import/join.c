@@ -206,9 +206,10 @@ static const struct lin_imp_ev *op_by_ext(const struct jctx *j, uint64_t proc, u
 }
 
 /* The launch for a GPU record: first of its correlation in its process (Kineto: in the
- * file; *nproc counts the processes holding that correlation). */
+ * file; *nproc counts the processes holding that correlation; *threads is set when the
+ * launches of the first process with it lie on more than one thread). */
 static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin_imp_ev *g,
-					  unsigned *nproc)
+					  unsigned *nproc, bool *threads)
 {
 	const struct lin_imp_ev *ev = j->m->ev;
 	size_t lo = 0, hi = j->nl;
@@ -224,6 +225,7 @@ static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin
 			hi = mid;
 	}
 	*nproc = 0;
+	*threads = false;
 	const struct lin_imp_ev *first = NULL;
 	uint64_t last_proc = 0;
 	for (size_t i = lo; i < j->nl; i++) {
@@ -234,6 +236,8 @@ static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin
 			(*nproc)++;
 		if (!first)
 			first = e;
+		else if (e->proc == first->proc && e->tid != first->tid)
+			*threads = true;        /* a nested driver call shares its runtime call's */
 		last_proc = e->proc;
 	}
 	return first;
@@ -272,7 +276,9 @@ static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *ca
 		      const struct lin_imp_ev *l, uint64_t ext, const struct lin_imp_ev *op)
 {
 	j->v->sum.ambiguous++;
-	level(j, l && strcmp(cause, "correlation_collision") ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
+	bool no_launch = !strcmp(cause, "correlation_collision") ||
+			 !strcmp(cause, "correlation_on_two_threads");
+	level(j, l && !no_launch ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
 	report(j, g, "ambiguous", cause, l, ext, op);
 }
 
@@ -387,7 +393,8 @@ static void classify(struct jctx *j, struct lin_imp_ev *g)
 		return;
 	}
 	unsigned np;
-	const struct lin_imp_ev *l = launch_of(j, g, &np);
+	bool threads;
+	const struct lin_imp_ev *l = launch_of(j, g, &np, &threads);
 	if (!l) {
 		const struct pinfo *p = j->np ? (j->m->gpu_proc_is_file ? &j->procs[0]
 						 : proc_info(j, g->proc)) : NULL;
@@ -397,6 +404,10 @@ static void classify(struct jctx *j, struct lin_imp_ev *g)
 	}
 	if (np > 1) {                       /* Kineto file holding several processes */
 		ambiguous(j, g, "correlation_collision", l, LIN_NIL, NULL);
+		return;
+	}
+	if (threads) {                      /* which of the calls launched it is unknown */
+		ambiguous(j, g, "correlation_on_two_threads", l, LIN_NIL, NULL);
 		return;
 	}
 	g->link = (uint32_t)(l - j->m->ev) + 1;
