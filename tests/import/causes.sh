@@ -59,6 +59,13 @@ expect_keys ext_conflict.json "$j" exit_code=1 gpu_records=3 joined_observed=2 a
 expect_eq "ext_conflict.json external_id_conflict" \
 	"$(printf '%s' "$j" | grep -c '"kind":"ambiguous","cause":"external_id_conflict","file":"[^"]*","offset":[0-9]*,"record":3,"ids":{"correlation":5,"pid":1,"tid":1,"external_id":8,.*"detail":"the launch.s External id is 7, the GPU record.s 8"')" 1
 
+# Times written as decimal strings are read as numbers: the op's "dur":"50" makes it
+# [100, 150] us, which holds the launch (read as 0 it held nothing: lost). Host events
+# other than "X" are not read, whatever their ts.
+j=$("$BIN" --from kineto --json "$DATA/time_strings.json")
+expect_keys time_strings.json "$j" exit_code=0 gpu_records=1 joined_inferred=1 \
+	same_thread_time_containment=1 lost=0
+
 # Correlation 5 on launches of threads 1 and 2 of one pid: which launched k5 is unknown.
 # Correlation 6: a runtime call and its nested driver call on one thread, one call.
 j=$("$BIN" --from kineto --json "$DATA/dup_corr.json")
