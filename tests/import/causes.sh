@@ -66,6 +66,20 @@ j=$("$BIN" --from kineto --json "$DATA/time_strings.json")
 expect_keys time_strings.json "$j" exit_code=0 gpu_records=1 joined_inferred=1 \
 	same_thread_time_containment=1 lost=0
 
+# Graph replays are joined at step level whatever External id the kernels carry: a1/a2
+# carry the launch's (7, stepA: observed), b1 the correlation (old Kineto: by time under
+# graph_launch_enclosing_op, stepB), c1 the id of the op that captured it (aten::mm, which
+# the replay does not run under: stepC, by time). One note per graph launch; d1 (a plain
+# launch with the same id as its kernel) is observed with no note.
+j=$("$BIN" --from kineto --json "$DATA/graph_ext.json")
+expect_keys graph_ext.json "$j" exit_code=0 gpu_records=5 joined_observed=3 joined_inferred=2 \
+	graph_launch_enclosing_op=2 same_thread_time_containment=0 ambiguous=0 notes=3 op=5
+expect_eq "graph_ext.json graph notes" "$(count_cause "$j" note graph_node_unknown)" 3
+for s in "observed, the launch.s External id): op .stepA." \
+	"rule graph_launch_enclosing_op): op .stepB." "rule graph_launch_enclosing_op): op .stepC."; do
+	expect_eq "graph_ext.json note $s" "$(printf '%s' "$j" | grep -c "not to an op inside the graph ($s\"")" 1
+done
+
 # Correlation 5 on launches of threads 1 and 2 of one pid: which launched k5 is unknown.
 # Correlation 6: a runtime call and its nested driver call on one thread, one call.
 j=$("$BIN" --from kineto --json "$DATA/dup_corr.json")

@@ -323,15 +323,16 @@ static void graph_joined(struct jctx *j, const struct lin_imp_ev *l, const struc
 
 /*
  * After the launch is known: the op, through the External id or by time
- * (docs/importers.md, "Joins"). A GPU record of a graph launch with no External id of its
- * own is a replayed node: it joins the op that launched the graph (the launch's External
- * id, or by time under graph_launch_enclosing_op), which names the step that replayed the
- * graph, not the op inside the graph that captured the node; the node level stays
- * unknown and one note per graph launch says so.
+ * (docs/importers.md, "Joins"). A GPU record of a graph launch is a replayed node, with
+ * or without an External id of its own: it joins the op that launched the graph (the
+ * launch's External id, or by time under graph_launch_enclosing_op, also when that id is
+ * the correlation), which names the step that replayed the graph, not the op inside the
+ * graph that captured the node; the node level stays unknown and one note per graph
+ * launch says so.
  */
 static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct lin_imp_ev *l)
 {
-	bool graph = (l->flags & LIN_IMP_GRAPH) && !(g->flags & LIN_IMP_HAS_EXT);
+	bool graph = l->flags & LIN_IMP_GRAPH;
 	const struct pinfo *p = proc_info(j, l->proc);
 	if (!p || !p->ops) {
 		lost(j, g, LIN_CAUSE_NO_OP_LAYER, l);
@@ -350,9 +351,12 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 		return;
 	}
 	const struct lin_imp_ev *cont = enclosing(j, l->proc, l->tid, l->ts);
+	/* A graph launch's GPU record: only the launch's External id names the op (a copy on
+	 * the record, as CUDA Kineto writes, is the same id; any other would name an op inside
+	 * the graph, which a replay does not run under). */
 	bool has_ext = l->flags & LIN_IMP_HAS_EXT;
 	uint64_t ext = has_ext ? l->ext : g->ext;
-	has_ext = has_ext || (g->flags & LIN_IMP_HAS_EXT);
+	has_ext = has_ext || (!graph && (g->flags & LIN_IMP_HAS_EXT));
 	const struct lin_imp_ev *x = has_ext ? op_by_ext(j, l->proc, ext) : NULL;
 	int time_rule = graph ? LIN_RULE_GRAPH_LAUNCH_ENCLOSING_OP : LIN_RULE_TIME_CONTAINMENT;
 	if (has_ext && ext == g->corr) {
@@ -363,7 +367,7 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 			ambiguous(j, g, "external_id_is_correlation", l, ext, x);
 			return;
 		}
-		if (x && x != cont && cont)
+		if (x && x != cont && cont && !graph)
 			time_rule = LIN_RULE_EXTERNAL_ID_IS_CORRELATION;
 		x = NULL;
 	}
