@@ -112,6 +112,10 @@ if [ -n "$MKSQLITE" ]; then
 		gpu_records=2 ambiguous=1 joined_inferred=1 same_thread_time_containment=1
 	expect_eq "nsys_dup_corr correlation_on_two_threads" \
 		"$(count_cause "$j" ambiguous correlation_on_two_threads)" 1
+	"$MKSQLITE" "$DATA/nsys_null_pids.sql" "$TMP/nsys_null_pids.sqlite" || fails=$((fails + 1))
+	j=$("$BIN" --from nsys --json "$TMP/nsys_null_pids.sqlite")
+	expect_keys "nsys_null_pids (NULL globalPid/globalTid join nothing)" "$j" exit_code=1 \
+		gpu_records=2 lost=1 no_pid=1 joined_inferred=1 same_thread_time_containment=1
 else
 	echo "SKIP: nsys hand-made inputs (this build has no SQLite)"
 fi

@@ -94,6 +94,8 @@ if [ -n "$MKSQLITE" ]; then
 	sq nsys_huge_time "a 1 MiB text in a time column" "table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 1: column start is text"
 	sq nsys_real_time "a real number in a correlation column" \
 		"table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 1: column correlationId is a real number"
+	sq nsys_view "a VIEW as the kernel table (an endless query)" \
+		"CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table"
 	# the same reader stays silent on a well-formed file of the same shape
 	"$MKSQLITE" "$DATA/nsys_new.sql" "$TMP/nsys_new.sqlite" || fails=$((fails + 1))
 	"$BIN" --from nsys "$TMP/nsys_new.sqlite" >/dev/null 2>&1

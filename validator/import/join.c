@@ -392,6 +392,10 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 static void classify(struct jctx *j, struct lin_imp_ev *g)
 {
 	j->v->sum.gpu_records++;
+	if (g->flags & LIN_IMP_NO_PROC) {   /* no process: joins nothing, not even pid 0 */
+		lost(j, g, LIN_CAUSE_NO_PID, NULL);
+		return;
+	}
 	if (!(g->flags & LIN_IMP_HAS_CORR)) {
 		lost(j, g, LIN_CAUSE_NO_CORRELATION, NULL);
 		return;
