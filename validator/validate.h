@@ -39,7 +39,8 @@
 	X(NO_CLOCK_RECORD, "no_clock_record") \
 	X(CLOCK_UNCERTAINTY, "clock_uncertainty") \
 	X(CORRELATION_MISMATCH, "correlation_mismatch") \
-	X(MAYBE_CAPTURED, "maybe_captured")
+	X(MAYBE_CAPTURED, "maybe_captured") \
+	X(NO_PID, "no_pid")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };

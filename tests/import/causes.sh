@@ -51,6 +51,43 @@ j=$("$BIN" --from kineto --json "$DATA/collide.json")
 expect_keys collide.json "$j" exit_code=1 gpu_records=1 ambiguous=1 joined_inferred=0
 expect_eq "collide.json correlation_collision" "$(count_cause "$j" ambiguous correlation_collision)" 1
 
+# k5: the launch says External id 7 (opA), the kernel 8 (opB): ambiguous, never observed.
+# k6 (both 7) and k9 (only the launch's): observed to opA.
+j=$("$BIN" --from kineto --json "$DATA/ext_conflict.json")
+expect_keys ext_conflict.json "$j" exit_code=1 gpu_records=3 joined_observed=2 ambiguous=1 \
+	api_call=1 op=2
+expect_eq "ext_conflict.json external_id_conflict" \
+	"$(printf '%s' "$j" | grep -c '"kind":"ambiguous","cause":"external_id_conflict","file":"[^"]*","offset":[0-9]*,"record":3,"ids":{"correlation":5,"pid":1,"tid":1,"external_id":8,.*"detail":"the launch.s External id is 7, the GPU record.s 8"')" 1
+
+# Times written as decimal strings are read as numbers: the op's "dur":"50" makes it
+# [100, 150] us, which holds the launch (read as 0 it held nothing: lost). Host events
+# other than "X" are not read, whatever their ts.
+j=$("$BIN" --from kineto --json "$DATA/time_strings.json")
+expect_keys time_strings.json "$j" exit_code=0 gpu_records=1 joined_inferred=1 \
+	same_thread_time_containment=1 lost=0
+
+# Graph replays are joined at step level whatever External id the kernels carry: a1/a2
+# carry the launch's (7, stepA: observed), b1 the correlation (old Kineto: by time under
+# graph_launch_enclosing_op, stepB), c1 the id of the op that captured it (aten::mm, which
+# the replay does not run under: stepC, by time). One note per graph launch; d1 (a plain
+# launch with the same id as its kernel) is observed with no note.
+j=$("$BIN" --from kineto --json "$DATA/graph_ext.json")
+expect_keys graph_ext.json "$j" exit_code=0 gpu_records=5 joined_observed=3 joined_inferred=2 \
+	graph_launch_enclosing_op=2 same_thread_time_containment=0 ambiguous=0 notes=3 op=5
+expect_eq "graph_ext.json graph notes" "$(count_cause "$j" note graph_node_unknown)" 3
+for s in "observed, the launch.s External id): op .stepA." \
+	"rule graph_launch_enclosing_op): op .stepB." "rule graph_launch_enclosing_op): op .stepC."; do
+	expect_eq "graph_ext.json note $s" "$(printf '%s' "$j" | grep -c "not to an op inside the graph ($s\"")" 1
+done
+
+# Correlation 5 on launches of threads 1 and 2 of one pid: which launched k5 is unknown.
+# Correlation 6: a runtime call and its nested driver call on one thread, one call.
+j=$("$BIN" --from kineto --json "$DATA/dup_corr.json")
+expect_keys dup_corr.json "$j" exit_code=1 gpu_records=2 ambiguous=1 joined_inferred=1 \
+	same_thread_time_containment=1 none=1 op=1
+expect_eq "dup_corr.json correlation_on_two_threads" \
+	"$(printf '%s' "$j" | grep -c '"kind":"ambiguous","cause":"correlation_on_two_threads","file":"[^"]*","offset":[0-9]*,"record":4,')" 1
+
 if [ -n "$MKSQLITE" ]; then
 	"$MKSQLITE" "$DATA/nsys_new.sql" "$TMP/nsys_new.sqlite" || fails=$((fails + 1))
 	j=$("$BIN" --from nsys --json "$TMP/nsys_new.sqlite")
@@ -69,6 +106,16 @@ if [ -n "$MKSQLITE" ]; then
 	# the graph launch (name column 'cudaGraphLaunch') lies outside the NVTX range
 	expect_keys "nsys_old (name column, no memcpy/memset)" "$j" gpu_records=2 \
 		joined_inferred=1 lost=1 graph_replay=1 graph_launch_enclosing_op=0 notes=0
+	"$MKSQLITE" "$DATA/nsys_dup_corr.sql" "$TMP/nsys_dup_corr.sqlite" || fails=$((fails + 1))
+	j=$("$BIN" --from nsys --json "$TMP/nsys_dup_corr.sqlite")
+	expect_keys "nsys_dup_corr (one correlation on two threads)" "$j" exit_code=1 \
+		gpu_records=2 ambiguous=1 joined_inferred=1 same_thread_time_containment=1
+	expect_eq "nsys_dup_corr correlation_on_two_threads" \
+		"$(count_cause "$j" ambiguous correlation_on_two_threads)" 1
+	"$MKSQLITE" "$DATA/nsys_null_pids.sql" "$TMP/nsys_null_pids.sqlite" || fails=$((fails + 1))
+	j=$("$BIN" --from nsys --json "$TMP/nsys_null_pids.sqlite")
+	expect_keys "nsys_null_pids (NULL globalPid/globalTid join nothing)" "$j" exit_code=1 \
+		gpu_records=2 lost=1 no_pid=1 joined_inferred=1 same_thread_time_containment=1
 else
 	echo "SKIP: nsys hand-made inputs (this build has no SQLite)"
 fi

@@ -20,6 +20,27 @@ expect_eq "launches only: why" "$(detail "$j")" \
 "$BIN" --json --allow-empty "$DATA/launches_only.json" >/dev/null
 expect_eq "launches only with --allow-empty: exit" $? 0
 
+# More categories than the table of names holds (24) before the ones read: the file is
+# read by the events of read categories it holds, not by the table; with only unknown
+# categories it is still refused, the overflow counted in the message.
+cats() { # cats N -> N events of distinct unknown categories, comma-separated
+	i=0; while [ $i -lt "$1" ]; do
+		[ $i -gt 0 ] && printf ','
+		printf '{"ph":"X","cat":"other%d","name":"x","pid":1,"tid":1,"ts":1,"dur":1}' $i
+		i=$((i + 1))
+	done
+}
+printf '{"traceEvents": [%s,{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":100,"dur":50},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":5,"args":{"correlation":5}},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":120,"dur":10,"args":{"correlation":5,"device":0,"stream":7}}]}' \
+	"$(cats 30)" > "$TMP/many_cats.json"
+j=$("$BIN" --json "$TMP/many_cats.json")
+expect_eq "30 unknown categories first: exit" $? 0
+expect_keys "30 unknown categories first" "$j" gpu_records=1 joined_inferred=1 file_errors=0
+printf '{"traceEvents": [%s]}' "$(cats 30)" > "$TMP/only_many_cats.json"
+out=$("$BIN" --json "$TMP/only_many_cats.json" 2>&1 >/dev/null)
+expect_eq "30 unknown categories only: exit" $? 2
+expect_eq "30 unknown categories only: message" \
+	"$(printf '%s' "$out" | grep -c 'no GPU activity among categories: other0 (1), .*other23 (1), 6 more events in other categories')" 1
+
 j=$("$BIN" --json "$DATA/cpu_only.json")
 expect_eq "CPU-only trace: exit" $? 1
 expect_eq "CPU-only trace: why" "$(detail "$j")" \

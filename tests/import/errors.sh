@@ -36,6 +36,29 @@ bad "unknown categories only" kineto "$DATA/unknown_cats.json" \
 	"no GPU activity among categories: mtia_runtime (1), mtia_ccp_events (1), python_function (1); 1 events without a category"
 bad "empty event array" kineto "$DATA/empty_events.json" "no GPU activity among categories: none"
 bad "ts that does not fit 64-bit ns" kineto "$DATA/bad_time.json" "ts or dur is not a time"
+# GPU events that cannot be placed in time, and host times of the wrong type: exit 2
+# naming the event, never dropped or read as 0.
+L='{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":5,"args":{"correlation":5}}'
+K='"cat":"kernel","name":"k","pid":0,"tid":7,"args":{"correlation":5,"device":0,"stream":7}'
+gpu_bad() { # gpu_bad NAME KERNEL-FIELDS MESSAGE
+	printf '{"traceEvents": [%s, {%s, %s}]}' "$L" "$K" "$2" > "$TMP/$1.json"
+	bad "kernel $1" kineto "$TMP/$1.json" "$3"
+}
+gpu_bad ts_null '"ph":"X","ts":null,"dur":10' 'event #1 (cat kernel): ts or dur is null'
+gpu_bad ts_word '"ph":"X","ts":"soon","dur":10' 'event #1 (cat kernel): ts or dur is a string that is not'
+gpu_bad ts_array '"ph":"X","ts":[120],"dur":10' 'event #1 (cat kernel): ts or dur is an array'
+gpu_bad no_ts '"ph":"X","dur":10' 'event #1 (cat kernel): a GPU event without "ts"'
+gpu_bad ph_B '"ph":"B","ts":120' 'event #1 (cat kernel): a GPU event with "ph": "B"'
+gpu_bad no_ph '"ts":120,"dur":10' 'event #1 (cat kernel): a GPU event with no "ph"'
+out=$("$BIN" --from kineto "$TMP/ph_B.json" 2>&1 >/dev/null)
+expect_eq "kernel ph_B: the offset is the event's" "${out#*: byte }" \
+	"$(($(printf '{"traceEvents": [%s, ' "$L" | wc -c))): event #1 (cat kernel): a GPU event with \"ph\": \"B\"; only complete events (\"ph\": \"X\") are read"
+printf '{"traceEvents": [{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":100,"dur":"fifty"}, %s, {"ph":"X",%s,"ts":120,"dur":10}]}' \
+	"$L" "$K" > "$TMP/op_dur_word.json"
+bad "op dur a word" kineto "$TMP/op_dur_word.json" 'event #0 (cat cpu_op): ts or dur is a string'
+printf '{"traceEvents": [{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":true,"dur":50}, %s, {"ph":"X",%s,"ts":120,"dur":10}]}' \
+	"$L" "$K" > "$TMP/op_ts_bool.json"
+bad "op ts a boolean" kineto "$TMP/op_ts_bool.json" 'event #0 (cat cpu_op): ts or dur is a boolean'
 "$BIN" --from kineto --json --allow-empty "$DATA/unknown_cats.json" >/dev/null 2>&1
 expect_eq "unknown categories with --allow-empty still exit" $? 2
 
@@ -71,6 +94,8 @@ if [ -n "$MKSQLITE" ]; then
 	sq nsys_huge_time "a 1 MiB text in a time column" "table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 1: column start is text"
 	sq nsys_real_time "a real number in a correlation column" \
 		"table CUPTI_ACTIVITY_KIND_RUNTIME, rowid 1: column correlationId is a real number"
+	sq nsys_view "a VIEW as the kernel table (an endless query)" \
+		"CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table"
 	# the same reader stays silent on a well-formed file of the same shape
 	"$MKSQLITE" "$DATA/nsys_new.sql" "$TMP/nsys_new.sqlite" || fails=$((fails + 1))
 	"$BIN" --from nsys "$TMP/nsys_new.sqlite" >/dev/null 2>&1

@@ -64,18 +64,22 @@ def classify(gpus, launches, ops, per_file):
             continue
         if len({l['proc'] for l in cands}) > 1:
             res('ambiguous:correlation_collision', 'none'); continue
+        if len({l['tid'] for l in cands}) > 1:
+            res('ambiguous:correlation_on_two_threads', 'none'); continue
         l = min(cands, key=lambda x: (x['ts'], x['i']))
-        graph = l['graph'] and g.get('ext') is None
+        graph = l['graph']
         if l['proc'] not in ops_procs:
             res('lost:no_op_layer', 'api_call'); continue
+        if l['ext'] is not None and g.get('ext') is not None and l['ext'] != g['ext']:
+            res('ambiguous:external_id_conflict', 'api_call'); continue
         cont = enclosing(ops_by_thread[(l['proc'], l['tid'])], l)
-        ext = l['ext'] if l['ext'] is not None else g.get('ext')
+        ext = l['ext'] if l['ext'] is not None or graph else g.get('ext')
         x = ext_op.get((l['proc'], ext)) if ext is not None else None
         rule = 'graph_launch_enclosing_op' if graph else 'same_thread_time_containment'
         if ext is not None and ext == g['corr']:
             if x is not None and x is not cont and holds(x, l):
                 res('ambiguous:external_id_is_correlation', 'api_call'); continue
-            if x is not None and x is not cont and cont is not None:
+            if x is not None and x is not cont and cont is not None and not graph:
                 rule = 'external_id_is_correlation_fallback'
             x = None
         if x is not None and x['tid'] != l['tid']:

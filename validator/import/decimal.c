@@ -9,15 +9,6 @@
 
 #include "imp.h"
 
-#define SIG_MAX 19                  /* significant digits kept; UINT64_MAX has 20 */
-
-static const uint64_t pow10_tab[20] = {
-	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-};
-
 /* The exponent part after 'e'/'E': clamped to +-1000 (beyond that any non-zero value
  * overflows or rounds to 0). false on a malformed exponent. */
 static bool read_exp(const char *s, size_t len, size_t i, int *out)
@@ -38,82 +29,62 @@ static bool read_exp(const char *s, size_t len, size_t i, int *out)
 	return true;
 }
 
-/* mant * 10^exp rounded to the nearest integer, halves away from zero (digits dropped past
- * SIG_MAX cannot change that decision: see docs). false when it exceeds INT64_MAX. */
-static bool scale(uint64_t mant, int exp, uint64_t *out)
-{
-	if (mant == 0) {
-		*out = 0;
-		return true;
-	}
-	if (exp >= 0) {
-		if (exp > 19)
-			return false;
-		uint64_t p = pow10_tab[exp];
-		if (mant > (uint64_t)INT64_MAX / p)
-			return false;
-		*out = mant * p;
-		return true;
-	}
-	if (exp < -19) {
-		*out = 0;
-		return true;
-	}
-	uint64_t p = pow10_tab[-exp], q = mant / p, r = mant % p;
-	/* p is even, so 2r >= p decides the half whatever digits were dropped */
-	if (r >= p - r)
-		q++;
-	if (q > (uint64_t)INT64_MAX)
-		return false;
-	*out = q;
-	return true;
-}
-
+/*
+ * Exact: digit j of the number (j = 0 the first, leading zeros included) weighs
+ * 10^(top - j) ns, top = (integer digits - 1) + 3 + exponent. Digits of weight >= 1 ns form
+ * the integer (refused past INT64_MAX); the digit of weight 0.1 ns alone decides the
+ * rounding, halves away from zero: the rest of the fraction is below 0.1 ns, so with that
+ * digit >= 5 the fraction is >= 0.5 and with it <= 4 the fraction is < 0.5, whatever
+ * follows. No digit is dropped before that decision, however many there are.
+ */
 bool lin_imp_us_to_ns(const char *s, size_t len, int64_t *out)
 {
-	size_t i = 0;
-	bool neg = false, digits = false;
+	size_t i = 0, ndig = 0, nint = 0;
+	bool neg = false, frac = false;
 	if (i < len && s[i] == '-') {
 		neg = true;
 		i++;
 	}
-	uint64_t mant = 0;
-	int nsig = 0, exp = 3;              /* microseconds: value * 10^3 nanoseconds */
-	bool frac = false;
+	size_t start = i;
 	for (; i < len; i++) {
-		char c = s[i];
-		if (c == '.' && !frac) {
+		if (s[i] == '.' && !frac) {
 			frac = true;
 			continue;
 		}
-		if (c < '0' || c > '9')
+		if (s[i] < '0' || s[i] > '9')
 			break;
-		digits = true;
-		if (mant == 0 && c == '0') {
-			if (frac)
-				exp--;          /* leading zero after the point */
+		ndig++;
+		nint += !frac;
+	}
+	if (!ndig)
+		return false;
+	size_t end = i;
+	int e = 0;
+	if (i < len && ((s[i] != 'e' && s[i] != 'E') || !read_exp(s, len, i + 1, &e)))
+		return false;
+	int64_t k = (int64_t)nint - 1 + 3 + e;      /* weight (power of ten, ns) of the digit */
+	uint64_t acc = 0;
+	int round = 0;
+	for (size_t p = start; p < end && k >= -1; p++) {
+		if (s[p] == '.')
 			continue;
+		unsigned d = (unsigned)(s[p] - '0');
+		if (k >= 0) {
+			if (acc > ((uint64_t)INT64_MAX - d) / 10)
+				return false;
+			acc = acc * 10 + d;
+		} else {
+			round = (int)d;
 		}
-		if (nsig < SIG_MAX) {
-			mant = mant * 10 + (uint64_t)(c - '0');
-			nsig++;
-			if (frac)
-				exp--;
-		} else if (!frac) {
-			exp++;                  /* an integer digit past the kept ones */
-		}
+		k--;
 	}
-	if (!digits)
-		return false;
-	if (i < len) {
-		int e;
-		if ((s[i] != 'e' && s[i] != 'E') || !read_exp(s, len, i + 1, &e))
+	for (; k >= 0 && acc; k--) {                /* zeros after the last digit (exponent) */
+		if (acc > (uint64_t)INT64_MAX / 10)
 			return false;
-		exp += e;
+		acc *= 10;
 	}
-	uint64_t v;
-	if (!scale(mant, exp, &v))
+	if (round >= 5 && ++acc > (uint64_t)INT64_MAX)
 		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
+	*out = neg ? -(int64_t)acc : (int64_t)acc;
 	return true;
 }

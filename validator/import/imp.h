@@ -25,6 +25,7 @@ enum lin_imp_kind { LIN_IMP_OP, LIN_IMP_LAUNCH, LIN_IMP_REQUEST, LIN_IMP_HANDOFF
 #define LIN_IMP_HAS_EXT 1u
 #define LIN_IMP_HAS_CORR 2u
 #define LIN_IMP_GRAPH 4u            /* launch: a graph launch API */
+#define LIN_IMP_NO_PROC 8u          /* nsys GPU record whose globalPid is NULL */
 
 struct lin_imp_ev {
 	uint64_t proc;              /* host pid (launch, op; nsys GPU records too) */

@@ -206,9 +206,10 @@ static const struct lin_imp_ev *op_by_ext(const struct jctx *j, uint64_t proc, u
 }
 
 /* The launch for a GPU record: first of its correlation in its process (Kineto: in the
- * file; *nproc counts the processes holding that correlation). */
+ * file; *nproc counts the processes holding that correlation; *threads is set when the
+ * launches of the first process with it lie on more than one thread). */
 static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin_imp_ev *g,
-					  unsigned *nproc)
+					  unsigned *nproc, bool *threads)
 {
 	const struct lin_imp_ev *ev = j->m->ev;
 	size_t lo = 0, hi = j->nl;
@@ -224,6 +225,7 @@ static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin
 			hi = mid;
 	}
 	*nproc = 0;
+	*threads = false;
 	const struct lin_imp_ev *first = NULL;
 	uint64_t last_proc = 0;
 	for (size_t i = lo; i < j->nl; i++) {
@@ -234,6 +236,8 @@ static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin
 			(*nproc)++;
 		if (!first)
 			first = e;
+		else if (e->proc == first->proc && e->tid != first->tid)
+			*threads = true;        /* a nested driver call shares its runtime call's */
 		last_proc = e->proc;
 	}
 	return first;
@@ -272,7 +276,9 @@ static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *ca
 		      const struct lin_imp_ev *l, uint64_t ext, const struct lin_imp_ev *op)
 {
 	j->v->sum.ambiguous++;
-	level(j, l && strcmp(cause, "correlation_collision") ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
+	bool no_launch = !strcmp(cause, "correlation_collision") ||
+			 !strcmp(cause, "correlation_on_two_threads");
+	level(j, l && !no_launch ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
 	report(j, g, "ambiguous", cause, l, ext, op);
 }
 
@@ -317,24 +323,40 @@ static void graph_joined(struct jctx *j, const struct lin_imp_ev *l, const struc
 
 /*
  * After the launch is known: the op, through the External id or by time
- * (docs/importers.md, "Joins"). A GPU record of a graph launch with no External id of its
- * own is a replayed node: it joins the op that launched the graph (the launch's External
- * id, or by time under graph_launch_enclosing_op), which names the step that replayed the
- * graph, not the op inside the graph that captured the node; the node level stays
- * unknown and one note per graph launch says so.
+ * (docs/importers.md, "Joins"). A GPU record of a graph launch is a replayed node, with
+ * or without an External id of its own: it joins the op that launched the graph (the
+ * launch's External id, or by time under graph_launch_enclosing_op, also when that id is
+ * the correlation), which names the step that replayed the graph, not the op inside the
+ * graph that captured the node; the node level stays unknown and one note per graph
+ * launch says so.
  */
 static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct lin_imp_ev *l)
 {
-	bool graph = (l->flags & LIN_IMP_GRAPH) && !(g->flags & LIN_IMP_HAS_EXT);
+	bool graph = l->flags & LIN_IMP_GRAPH;
 	const struct pinfo *p = proc_info(j, l->proc);
 	if (!p || !p->ops) {
 		lost(j, g, LIN_CAUSE_NO_OP_LAYER, l);
 		return;
 	}
+	if ((l->flags & LIN_IMP_HAS_EXT) && (g->flags & LIN_IMP_HAS_EXT) && l->ext != g->ext) {
+		/* The launch and its GPU record name different ops: neither is trusted. */
+		size_t before = j->v->findings.n;
+		ambiguous(j, g, "external_id_conflict", l, g->ext, NULL);
+		if (j->v->findings.n > before) {
+			struct lin_finding *f = lin_vec_at(&j->v->findings, before);
+			snprintf(f->detail, sizeof(f->detail), "the launch's External id is %llu, "
+				 "the GPU record's %llu", (unsigned long long)l->ext,
+				 (unsigned long long)g->ext);
+		}
+		return;
+	}
 	const struct lin_imp_ev *cont = enclosing(j, l->proc, l->tid, l->ts);
+	/* A graph launch's GPU record: only the launch's External id names the op (a copy on
+	 * the record, as CUDA Kineto writes, is the same id; any other would name an op inside
+	 * the graph, which a replay does not run under). */
 	bool has_ext = l->flags & LIN_IMP_HAS_EXT;
 	uint64_t ext = has_ext ? l->ext : g->ext;
-	has_ext = has_ext || (g->flags & LIN_IMP_HAS_EXT);
+	has_ext = has_ext || (!graph && (g->flags & LIN_IMP_HAS_EXT));
 	const struct lin_imp_ev *x = has_ext ? op_by_ext(j, l->proc, ext) : NULL;
 	int time_rule = graph ? LIN_RULE_GRAPH_LAUNCH_ENCLOSING_OP : LIN_RULE_TIME_CONTAINMENT;
 	if (has_ext && ext == g->corr) {
@@ -345,7 +367,7 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 			ambiguous(j, g, "external_id_is_correlation", l, ext, x);
 			return;
 		}
-		if (x && x != cont && cont)
+		if (x && x != cont && cont && !graph)
 			time_rule = LIN_RULE_EXTERNAL_ID_IS_CORRELATION;
 		x = NULL;
 	}
@@ -370,12 +392,17 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 static void classify(struct jctx *j, struct lin_imp_ev *g)
 {
 	j->v->sum.gpu_records++;
+	if (g->flags & LIN_IMP_NO_PROC) {   /* no process: joins nothing, not even pid 0 */
+		lost(j, g, LIN_CAUSE_NO_PID, NULL);
+		return;
+	}
 	if (!(g->flags & LIN_IMP_HAS_CORR)) {
 		lost(j, g, LIN_CAUSE_NO_CORRELATION, NULL);
 		return;
 	}
 	unsigned np;
-	const struct lin_imp_ev *l = launch_of(j, g, &np);
+	bool threads;
+	const struct lin_imp_ev *l = launch_of(j, g, &np, &threads);
 	if (!l) {
 		const struct pinfo *p = j->np ? (j->m->gpu_proc_is_file ? &j->procs[0]
 						 : proc_info(j, g->proc)) : NULL;
@@ -385,6 +412,10 @@ static void classify(struct jctx *j, struct lin_imp_ev *g)
 	}
 	if (np > 1) {                       /* Kineto file holding several processes */
 		ambiguous(j, g, "correlation_collision", l, LIN_NIL, NULL);
+		return;
+	}
+	if (threads) {                      /* which of the calls launched it is unknown */
+		ambiguous(j, g, "correlation_on_two_threads", l, LIN_NIL, NULL);
 		return;
 	}
 	g->link = (uint32_t)(l - j->m->ev) + 1;

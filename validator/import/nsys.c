@@ -24,6 +24,7 @@ struct nctx {
 	struct lin_imp *m;
 	struct lin_vfile *f;
 	uint64_t index;
+	uint64_t ticks, max_ticks;      /* progress-handler calls, and the bound */
 };
 
 static int fail(struct lin_vfile *f, uint64_t row, const char *fmt, const char *a,
@@ -33,6 +34,40 @@ static int fail(struct lin_vfile *f, uint64_t row, const char *fmt, const char *
 	f->err_off = row;
 	return -1;
 }
+
+#define TICK 10000                      /* VM instructions per progress-handler call */
+
+/* Every query together may run max_ticks * TICK VM instructions (in proportion to the file
+ * size): a file crafted to make a query run unbounded is refused, not followed. */
+static int progress(void *arg)
+{
+	struct nctx *c = arg;
+	return ++c->ticks > c->max_ticks;
+}
+
+/* The tables read must be tables: a VIEW (or any other object) under one of their names
+ * is refused, since a view can compute rows without bound. 0, or -1 with the message. */
+static int only_tables(struct nctx *c)
+{
+	static const char sql[] = "SELECT name, type FROM sqlite_master WHERE type <> 'table' "
+		"AND lower(name) IN ('cupti_activity_kind_kernel', 'cupti_activity_kind_memcpy', "
+		"'cupti_activity_kind_memset', 'cupti_activity_kind_runtime', "
+		"'cupti_activity_kind_driver', 'nvtx_events', 'stringids', 'processes', "
+		"'threadnames')";
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(c->f, 0, "not an SQLite database: %s%s", sqlite3_errmsg(c->db), "");
+	int rc = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		char msg[200];
+		snprintf(msg, sizeof(msg), "%s is a %s, not a table (refused: only tables are read)",
+			 (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+		rc = fail(c->f, 0, "%s%s", msg, "");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 
 /* 1: table has the column, 0: not, -1: no such table, -2: error (not a database...). */
 static int has_col(struct nctx *c, const char *table, const char *col)
@@ -97,9 +132,12 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 			return fail(c->f, row, "table %s, %s", table, msg);
 		}
 		uint64_t start = v[0], end = v[1], who = v[2], corr = v[3], dev = v[6], str = v[7];
+		bool no_who = sqlite3_column_type(st, 2) == SQLITE_NULL;
 		c->m->records++;
 		if (kind == LIN_IMP_LAUNCH && !has_corr)
 			continue;
+		if (no_who && kind < LIN_IMP_KERNEL)
+			continue;       /* an API row or range of no process joins nothing */
 		struct lin_imp_ev *e = lin_imp_push(c->m);
 		if (!e) {
 			sqlite3_finalize(st);
@@ -111,7 +149,7 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 		e->ts = (int64_t)start;
 		e->end = (int64_t)(end >= start ? end : start);
 		e->corr = corr;
-		e->flags = has_corr ? LIN_IMP_HAS_CORR : 0;
+		e->flags = (uint8_t)((has_corr ? LIN_IMP_HAS_CORR : 0) | (no_who ? LIN_IMP_NO_PROC : 0));
 		e->proc = (who >> 24) & 0xffffff;       /* globalPid / globalTid encode the pid */
 		e->tid = kind >= LIN_IMP_KERNEL ? str : who & 0xffffff;
 		e->dev = (uint16_t)dev;
@@ -123,7 +161,10 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 		}
 	}
 	int rc = 0;
-	if (r == SQLITE_TOOBIG)
+	if (r == SQLITE_INTERRUPT && c->ticks > c->max_ticks)
+		rc = fail(c->f, 0, "table %s: the queries ran past their bound (%s); refused",
+			  table, "proportional to the file size");
+	else if (r == SQLITE_TOOBIG)
 		rc = fail(c->f, 0, "table %s: a value longer than 16 MiB (%s)", table,
 			  sqlite3_errmsg(c->db));
 	else if (r != SQLITE_DONE)
@@ -222,7 +263,10 @@ int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return fail(f, 0, "%s%s", "cannot open: not a readable regular file", "");
 	f->size = (uint64_t)sb.st_size;
-	struct nctx c = { NULL, m, f, 0 };
+	struct nctx c = { NULL, m, f, 0, 0, 0 };
+	/* ~1000 VM instructions per byte of file, at least 10^9: far more than reading every
+	 * row of a real export takes */
+	c.max_ticks = ((uint64_t)sb.st_size * 1000 + 1000000000ull) / TICK;
 	int rc = -1;
 	if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		fail(f, 0, "cannot open as SQLite: %s%s", c.db ? sqlite3_errmsg(c.db) : "", "");
@@ -234,6 +278,9 @@ int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 		fail(f, 0, "not an SQLite database: %s%s", sqlite3_errmsg(c.db), "");
 		goto out;
 	}
+	if (only_tables(&c))
+		goto out;
+	sqlite3_progress_handler(c.db, TICK, progress, &c);
 	bool strings = has_col(&c, "StringIds", "value") == 1;
 	if (k == -1 && has_col(&c, "CUPTI_ACTIVITY_KIND_RUNTIME", "start") == -1) {
 		fail(f, 0, "%s%s", "not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_KERNEL or "
