@@ -90,6 +90,7 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, struct lin_bthr
 	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
 	if (!e)
 		return;
+	e->flags |= LIN_EP_PUSHED;
 	if (!e->pushed++) {
 		e->bracket_off = r->offset;
 		e->bracket_index = r->index;
@@ -449,8 +450,32 @@ static void accounting_unpushed(struct lin_validator *v)
 	}
 }
 
+/*
+ * In a process whose runtime pushed the ids, an ext record of its kind that names a
+ * declared epoch comes from a bracket that pushed that epoch, or is the replay epoch of a
+ * graph_launch record (the graph launch pushed it). An epoch named by ext records that
+ * neither pushed is a missing bracket, whatever the clocks say.
+ */
+static void ext_without_bracket(struct lin_validator *v)
+{
+	static const char *const n[] = { "epoch", "ext_records" };
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_epoch_ent *e;
+	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		if (!p->pushes || !e->ext_n || !(e->flags & LIN_EP_DECLARED) ||
+		    (e->flags & LIN_EP_PUSHED) || lin_vtab_find(&v->replays, k.k0, lin_k1(proc, 0)))
+			continue;
+		uint64_t ids[] = { k.k0, e->ext_n };
+		structural(v, "ext_without_bracket", p->file, 0, 0, 2, n, ids);
+	}
+}
+
 void lin_v_accounting_finish(struct lin_validator *v)
 {
+	ext_without_bracket(v);
 	accounting_by_count(v);
 	accounting_unpushed(v);
 }

@@ -141,6 +141,9 @@ static const struct expect cases[] = {
 	  "\"request\":1}" },
 	{ "lost_replay_outside_lineage.lt", 0, "lost_replay_outside_lineage.truth", 0, 1, 2, 0, 0, 2, 0, 0,
 	  0, 0, "\"replay_outside_lineage\":2" },
+	/* Review 13 (fixtures_launch.c, bracket_reviews). */
+	{ "bad_ext_without_bracket.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 1, -1, "\"ext_without_bracket\"" },
+	{ "good_epoch_two_brackets.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "err_truncated.lt", 0, 0, 0, 2, 1, 1, 0, 1, 0, 0, 0, -1, "\"truncated\":true" },
 	{ "err_unclosed.lt", 0, 0, 0, 2, 5, 5, 0, 0, 0, 0, 0, -1, "no trace_end record" },
 	{ "err_wrong_version.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "unsupported format version" },
