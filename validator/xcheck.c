@@ -125,9 +125,11 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	if (h.later || (h.unclosed && !final))
 		return false;           /* a bracket may still arrive, or still end */
 	if (h.unclosed || h.ambiguous) {
-		/* Not decided; every bracket that may hold it has held a call. */
+		/* Not decided; every bracket that may hold it has held a call. That credit is
+		 * a guess: its process is also held to launch accounting by count. */
 		lin_v_holders(t, s, e, u, true, true, true, &h);
 		v->sum.bracket_unchecked++;
+		v->procs[d->proc].xcheck_unmarked = true;
 		return true;
 	}
 	if (h.inner && h.inner->id == d->ext) {
@@ -195,12 +197,38 @@ void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t 
 	t->nd = k;
 }
 
+/*
+ * CUPTI writes one ext record immediately before each API record made under a pushed id:
+ * a correlation with an ext record of the trace's kind and no API record lost its API
+ * record (its GPU record, if any, still joins by the ext record). Not where API activity
+ * was not collected (no_api_records) or CUPTI dropped records (the drop is the finding).
+ * Before the final joins: a correlation is only evicted once it has both records.
+ */
+static void ext_without_api(struct lin_validator *v)
+{
+	static const char *const n[] = { "correlation", "epoch" };
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_corr_ent *c;
+	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		if (!(c->flags & LIN_C_EXT) || (c->flags & LIN_C_API) || !p->api_records ||
+		    p->dropped_cupti)
+			continue;
+		uint64_t ids[] = { k.k0, c->epoch };
+		v->sum.structural++;
+		lin_v_finding(v, "structural", "ext_without_api_record", p->file, 0, 0, 2, n, ids);
+	}
+}
+
 void lin_v_xcheck_finish(struct lin_validator *v)
 {
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	size_t it = 0;
 	struct lin_vkey k;
 	struct lin_bthread *t;
+	ext_without_api(v);
 	while ((t = lin_vtab_next(&v->bthreads, &it, NULL))) {
 		for (uint32_t i = 0; i < t->nd; i++)
 			decide(v, &t->d[i], true);

@@ -144,6 +144,10 @@ static const struct expect cases[] = {
 	/* Review 13 (fixtures_launch.c, bracket_reviews). */
 	{ "bad_ext_without_bracket.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 1, -1, "\"ext_without_bracket\"" },
 	{ "good_epoch_two_brackets.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
+	{ "bad_ext_without_api_record.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 1, -1, "\"ext_without_api_record\"" },
+	{ "bad_nil_correlation.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 2, -1, "\"nil_correlation\"" },
+	{ "bad_uncertain_bracket_empty.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"launch_without_api_record\"" },
+	{ "good_uncertain_brackets.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "err_truncated.lt", 0, 0, 0, 2, 1, 1, 0, 1, 0, 0, 0, -1, "\"truncated\":true" },
 	{ "err_unclosed.lt", 0, 0, 0, 2, 5, 5, 0, 0, 0, 0, 0, -1, "no trace_end record" },
 	{ "err_wrong_version.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "unsupported format version" },
