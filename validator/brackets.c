@@ -454,7 +454,9 @@ static void accounting_unpushed(struct lin_validator *v)
  * In a process whose runtime pushed the ids, an ext record of its kind that names a
  * declared epoch comes from a bracket that pushed that epoch, or is the replay epoch of a
  * graph_launch record (the graph launch pushed it). An epoch named by ext records that
- * neither pushed is a missing bracket, whatever the clocks say.
+ * neither pushed is a missing bracket, whatever the clocks say. Only in a process that
+ * wrote launch records at all: a trace without any (hand-built, or imported) says nothing
+ * of brackets.
  */
 static void ext_without_bracket(struct lin_validator *v)
 {
@@ -465,7 +467,7 @@ static void ext_without_bracket(struct lin_validator *v)
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
-		if (!p->pushes || !e->ext_n || !(e->flags & LIN_EP_DECLARED) ||
+		if (!p->pushes || !p->launches || !e->ext_n || !(e->flags & LIN_EP_DECLARED) ||
 		    (e->flags & LIN_EP_PUSHED) || lin_vtab_find(&v->replays, k.k0, lin_k1(proc, 0)))
 			continue;
 		uint64_t ids[] = { k.k0, e->ext_n };
