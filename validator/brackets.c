@@ -409,9 +409,11 @@ static void accounting_by_count(struct lin_validator *v)
 
 /*
  * Brackets that pushed nothing, in a process where nothing was pushed (backend none): an
- * API call inside them marks them; one that holds none is a finding. Needs the API calls
- * still in the table (none was evicted: with no ext record, none joined by observation)
- * and a bounded clock mapping.
+ * API call inside them marks them; one that holds none is a finding. Decided by the
+ * process's backend, not by whether another tool's ext records are present: a call that
+ * carried one (and may have been joined and evicted) marked its brackets when it had both
+ * records (xcheck.c, decide_unpushed); where one could not wait for that, the process is
+ * not checked. Needs a bounded clock mapping.
  */
 static void accounting_unpushed(struct lin_validator *v)
 {
@@ -422,7 +424,7 @@ static void accounting_unpushed(struct lin_validator *v)
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
 		uint64_t s, e;
-		if (!(c->flags & LIN_C_API) || p->ext_records || !p->unpushed ||
+		if (!(c->flags & LIN_C_API) || p->pushes || !p->unpushed ||
 		    (!p->host_clock && !p->clock_err_known) ||
 		    !lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
 			continue;
@@ -437,7 +439,7 @@ static void accounting_unpushed(struct lin_validator *v)
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
-		if (p->ext_records || !p->api_records || t->unordered ||
+		if (p->pushes || p->xcheck_unmarked || !p->api_records || t->unordered ||
 		    (!p->host_clock && !p->clock_err_known))
 			continue;
 		for (uint32_t i = 0; i < t->n; i++) {

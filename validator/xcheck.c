@@ -94,10 +94,46 @@ static void mark(struct lin_bthread *t, struct lin_br *b)
 	}
 }
 
+/*
+ * A process where lineage pushed nothing (backend none), at the end of the run: the call
+ * tagged by another tool's id marks the brackets that hold it (launch accounting of
+ * brackets that pushed nothing, brackets.c), and an id that names a declared epoch other
+ * than the epoch of the closed bracket that holds the call for certain is a conflict.
+ */
+static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
+{
+	const struct lin_vproc *p = &v->procs[d->proc];
+	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
+	uint64_t s = d->s, e = d->e, u = p->host_clock ? 0 : p->clock_err;
+	if (!t || t->unordered || (!p->host_clock && (!lin_v_to_host(v, d->proc, d->s, &s) ||
+						       !lin_v_to_host(v, d->proc, d->e, &e))))
+		return;
+	struct lin_hold h;
+	lin_v_holders(t, s, e, u, false, true, true, &h);
+	const struct lin_br *b = h.inner;
+	if (!b || b->pushed || b->id == LIN_NIL || b->id == d->ext || h.ambiguous || h.unclosed)
+		return;
+	const struct lin_epoch_ent *ep = lin_vtab_find(&v->epochs, d->ext, lin_k1(d->proc, 0));
+	if (!ep || !(ep->flags & LIN_EP_DECLARED) ||
+	    lin_vtab_find(&v->requests, d->ext, lin_k1(d->proc, 0)))
+		return;
+	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
+	uint64_t ids[] = { d->corr, d->ext, b->id, d->tid };
+	v->sum.structural++;
+	lin_v_finding(v, "structural", "ext_bracket_conflict", d->file, d->offset, d->index, 4, n,
+		      ids);
+}
+
 /* Decide @d; false: it has to wait. */
 static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final)
 {
 	const struct lin_vproc *p = &v->procs[d->proc];
+	if (!p->pushes) {
+		if (!final)
+			return false;
+		decide_unpushed(v, d);
+		return true;
+	}
 	if (!p->host_clock && (!final || !p->clock_err_known)) {
 		if (!final && p->clock_err_known)
 			return false;           /* the bound is known at the end of the run */
@@ -165,8 +201,18 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		  const struct lin_corr_ent *c)
 {
 	const struct lin_vproc *p = &v->procs[proc];
-	if (!p->pushes)
-		return;                 /* its ext records come from another tool, not brackets */
+	if (!p->pushes) {
+		/* Its ext records come from another tool, not brackets: not checked, but the
+		 * brackets around the call are marked at the end (decide_unpushed). */
+		if (!p->unpushed || (!p->host_clock && !p->clock_err_known) ||
+		    c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG))
+			return;
+		struct lin_xdefer d = { c->api_start, c->api_end, c->epoch, corr, c->api_offset,
+					c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
+		if (!defer(v, &d))
+			v->procs[proc].xcheck_unmarked = true;
+		return;
+	}
 	if ((!p->host_clock && !p->clock_err_known) || c->api_start == LIN_NIL ||
 	    c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG)) {
 		v->sum.bracket_unchecked++;
