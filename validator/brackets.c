@@ -90,6 +90,7 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, struct lin_bthr
 	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
 	if (!e)
 		return;
+	e->flags |= LIN_EP_PUSHED;
 	if (!e->pushed++) {
 		e->bracket_off = r->offset;
 		e->bracket_index = r->index;
@@ -408,9 +409,11 @@ static void accounting_by_count(struct lin_validator *v)
 
 /*
  * Brackets that pushed nothing, in a process where nothing was pushed (backend none): an
- * API call inside them marks them; one that holds none is a finding. Needs the API calls
- * still in the table (none was evicted: with no ext record, none joined by observation)
- * and a bounded clock mapping.
+ * API call inside them marks them; one that holds none is a finding. Decided by the
+ * process's backend, not by whether another tool's ext records are present: a call that
+ * carried one (and may have been joined and evicted) marked its brackets when it had both
+ * records (xcheck.c, decide_unpushed); where one could not wait for that, the process is
+ * not checked. Needs a bounded clock mapping.
  */
 static void accounting_unpushed(struct lin_validator *v)
 {
@@ -421,7 +424,7 @@ static void accounting_unpushed(struct lin_validator *v)
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
 		uint64_t s, e;
-		if (!(c->flags & LIN_C_API) || p->ext_records || !p->unpushed ||
+		if (!(c->flags & LIN_C_API) || p->pushes || !p->unpushed ||
 		    (!p->host_clock && !p->clock_err_known) ||
 		    !lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
 			continue;
@@ -436,7 +439,7 @@ static void accounting_unpushed(struct lin_validator *v)
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
-		if (p->ext_records || !p->api_records || t->unordered ||
+		if (p->pushes || p->xcheck_unmarked || !p->api_records || t->unordered ||
 		    (!p->host_clock && !p->clock_err_known))
 			continue;
 		for (uint32_t i = 0; i < t->n; i++) {
@@ -449,8 +452,34 @@ static void accounting_unpushed(struct lin_validator *v)
 	}
 }
 
+/*
+ * In a process whose runtime pushed the ids, an ext record of its kind that names a
+ * declared epoch comes from a bracket that pushed that epoch, or is the replay epoch of a
+ * graph_launch record (the graph launch pushed it). An epoch named by ext records that
+ * neither pushed is a missing bracket, whatever the clocks say. Only in a process that
+ * wrote launch records at all: a trace without any (hand-built, or imported) says nothing
+ * of brackets.
+ */
+static void ext_without_bracket(struct lin_validator *v)
+{
+	static const char *const n[] = { "epoch", "ext_records" };
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_epoch_ent *e;
+	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		if (!p->pushes || !p->launches || !e->ext_n || !(e->flags & LIN_EP_DECLARED) ||
+		    (e->flags & LIN_EP_PUSHED) || lin_vtab_find(&v->replays, k.k0, lin_k1(proc, 0)))
+			continue;
+		uint64_t ids[] = { k.k0, e->ext_n };
+		structural(v, "ext_without_bracket", p->file, 0, 0, 2, n, ids);
+	}
+}
+
 void lin_v_accounting_finish(struct lin_validator *v)
 {
+	ext_without_bracket(v);
 	accounting_by_count(v);
 	accounting_unpushed(v);
 }

@@ -384,6 +384,14 @@ static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *
 	structural(v, "correlation_reused", file, r, 1, n, &corr);
 }
 
+/* An API or ext record without a correlation id: it can join nothing (brackets.c). */
+static void nil_correlation(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
+{
+	static const char *const n[] = { "record_type" };
+	uint64_t type = r->type;
+	structural(v, "nil_correlation", file, r, 1, n, &type);
+}
+
 /* One more API call made under pushed id @id (launch accounting, brackets.c). */
 static void count_ext(struct lin_validator *v, uint16_t proc, uint64_t id)
 {
@@ -397,8 +405,12 @@ static void count_ext(struct lin_validator *v, uint16_t proc, uint64_t id)
 
 static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	if (r->f[0] != v->procs[proc].ext_kind || NIL(r, 2))
+	if (r->f[0] != v->procs[proc].ext_kind)
 		return;
+	if (NIL(r, 2)) {
+		nil_correlation(v, file, r);
+		return;
+	}
 	v->procs[proc].ext_records++;
 	uint64_t corr = r->f[2], epoch = r->f[1];
 	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
@@ -518,8 +530,10 @@ static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr,
 
 static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	if (NIL(r, 2))
+	if (NIL(r, 2)) {
+		nil_correlation(v, file, r);
 		return;
+	}
 	uint64_t corr = r->f[2];
 	struct lin_vproc *p = &v->procs[proc];
 	p->api_records++;

@@ -101,6 +101,7 @@ struct lin_epoch_ent {
 						* process's file) */
 };
 #define LIN_EP_DECLARED 1
+#define LIN_EP_PUSHED 2              /* a launch bracket pushed it (pushed may drop back to 0) */
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;

@@ -94,10 +94,46 @@ static void mark(struct lin_bthread *t, struct lin_br *b)
 	}
 }
 
+/*
+ * A process where lineage pushed nothing (backend none), at the end of the run: the call
+ * tagged by another tool's id marks the brackets that hold it (launch accounting of
+ * brackets that pushed nothing, brackets.c), and an id that names a declared epoch other
+ * than the epoch of the closed bracket that holds the call for certain is a conflict.
+ */
+static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
+{
+	const struct lin_vproc *p = &v->procs[d->proc];
+	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
+	uint64_t s = d->s, e = d->e, u = p->host_clock ? 0 : p->clock_err;
+	if (!t || t->unordered || (!p->host_clock && (!lin_v_to_host(v, d->proc, d->s, &s) ||
+						       !lin_v_to_host(v, d->proc, d->e, &e))))
+		return;
+	struct lin_hold h;
+	lin_v_holders(t, s, e, u, false, true, true, &h);
+	const struct lin_br *b = h.inner;
+	if (!b || b->pushed || b->id == LIN_NIL || b->id == d->ext || h.ambiguous || h.unclosed)
+		return;
+	const struct lin_epoch_ent *ep = lin_vtab_find(&v->epochs, d->ext, lin_k1(d->proc, 0));
+	if (!ep || !(ep->flags & LIN_EP_DECLARED) ||
+	    lin_vtab_find(&v->requests, d->ext, lin_k1(d->proc, 0)))
+		return;
+	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
+	uint64_t ids[] = { d->corr, d->ext, b->id, d->tid };
+	v->sum.structural++;
+	lin_v_finding(v, "structural", "ext_bracket_conflict", d->file, d->offset, d->index, 4, n,
+		      ids);
+}
+
 /* Decide @d; false: it has to wait. */
 static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final)
 {
 	const struct lin_vproc *p = &v->procs[d->proc];
+	if (!p->pushes) {
+		if (!final)
+			return false;
+		decide_unpushed(v, d);
+		return true;
+	}
 	if (!p->host_clock && (!final || !p->clock_err_known)) {
 		if (!final && p->clock_err_known)
 			return false;           /* the bound is known at the end of the run */
@@ -125,9 +161,11 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	if (h.later || (h.unclosed && !final))
 		return false;           /* a bracket may still arrive, or still end */
 	if (h.unclosed || h.ambiguous) {
-		/* Not decided; every bracket that may hold it has held a call. */
+		/* Not decided; every bracket that may hold it has held a call. That credit is
+		 * a guess: its process is also held to launch accounting by count. */
 		lin_v_holders(t, s, e, u, true, true, true, &h);
 		v->sum.bracket_unchecked++;
+		v->procs[d->proc].xcheck_unmarked = true;
 		return true;
 	}
 	if (h.inner && h.inner->id == d->ext) {
@@ -163,8 +201,18 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		  const struct lin_corr_ent *c)
 {
 	const struct lin_vproc *p = &v->procs[proc];
-	if (!p->pushes)
-		return;                 /* its ext records come from another tool, not brackets */
+	if (!p->pushes) {
+		/* Its ext records come from another tool, not brackets: not checked, but the
+		 * brackets around the call are marked at the end (decide_unpushed). */
+		if (!p->unpushed || (!p->host_clock && !p->clock_err_known) ||
+		    c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG))
+			return;
+		struct lin_xdefer d = { c->api_start, c->api_end, c->epoch, corr, c->api_offset,
+					c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
+		if (!defer(v, &d))
+			v->procs[proc].xcheck_unmarked = true;
+		return;
+	}
 	if ((!p->host_clock && !p->clock_err_known) || c->api_start == LIN_NIL ||
 	    c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG)) {
 		v->sum.bracket_unchecked++;
@@ -195,12 +243,38 @@ void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t 
 	t->nd = k;
 }
 
+/*
+ * CUPTI writes one ext record immediately before each API record made under a pushed id:
+ * a correlation with an ext record of the trace's kind and no API record lost its API
+ * record (its GPU record, if any, still joins by the ext record). Not where API activity
+ * was not collected (no_api_records) or CUPTI dropped records (the drop is the finding).
+ * Before the final joins: a correlation is only evicted once it has both records.
+ */
+static void ext_without_api(struct lin_validator *v)
+{
+	static const char *const n[] = { "correlation", "epoch" };
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_corr_ent *c;
+	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
+		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		const struct lin_vproc *p = &v->procs[proc];
+		if (!(c->flags & LIN_C_EXT) || (c->flags & LIN_C_API) || !p->api_records ||
+		    p->dropped_cupti)
+			continue;
+		uint64_t ids[] = { k.k0, c->epoch };
+		v->sum.structural++;
+		lin_v_finding(v, "structural", "ext_without_api_record", p->file, 0, 0, 2, n, ids);
+	}
+}
+
 void lin_v_xcheck_finish(struct lin_validator *v)
 {
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	size_t it = 0;
 	struct lin_vkey k;
 	struct lin_bthread *t;
+	ext_without_api(v);
 	while ((t = lin_vtab_next(&v->bthreads, &it, NULL))) {
 		for (uint32_t i = 0; i < t->nd; i++)
 			decide(v, &t->d[i], true);
