@@ -65,7 +65,7 @@ if [ -z "$workdir" ]; then
 fi
 mkdir -p "$workdir"
 
-strategies="kineto nvtx cuda-only manual epoch"
+strategies="kineto nvtx cuda-only manual manual-batch epoch"
 scenarios=$("$synth" --list-scenarios | awk '{print $1}')
 results="$workdir/results.jsonl"
 : > "$results"

@@ -3,8 +3,10 @@
  * graph.c - stream capture, instantiation and graph launch under each strategy. Only the
  * epoch strategy tells lineage's graph tracker (node origins, clone map, replay epochs).
  * The others see graphNodeId and correlationId, and put around the graph launch what they
- * put around any GPU call (synth_call_begin): every kernel of a replay shares the graph
- * launch's correlationId, so it joins whatever the replay site joins.
+ * have there (synth_replay_begin): every kernel of a replay shares the graph launch's
+ * correlationId, so it joins whatever the replay site joins. kineto and nvtx have no op
+ * or range of their own around a replay (PyTorch's CUDAGraph::replay makes none): where
+ * no request is open, nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,7 @@ void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec)
 {
 	int64_t grids[MAX_NODES];
 	size_t n;
+	bool open = synth_request_open();
 	if (sx->o.strategy == SYNTH_EPOCH) {
 		lin_graph_launch gl;
 		uint64_t t0 = ticks();
@@ -99,11 +102,13 @@ void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec)
 		t->cost_launches++;
 	} else {
 		struct synth_call c;
-		synth_call_begin(sx, t, "cudaGraphLaunch", &c, true);
+		synth_replay_begin(sx, t, &c);
 		n = lin_sim_graph_launch(sx->sim, exec, t->stream, grids, MAX_NODES);
 		synth_call_end(sx, t, &c);
 	}
 	bool dropped = lin_sim_last_call_dropped(sx->sim);
+	if (!open && !dropped)
+		atomic_fetch_add(&sx->bare_replays, n < MAX_NODES ? n : MAX_NODES);
 	pthread_mutex_lock(&sx->truth_mu);
 	for (size_t i = 0; i < n && i < MAX_NODES; i++)
 		synth_truth_add(&sx->truth, LIN_REC_KERNEL, (uint64_t)grids[i], t->req, t->nreq);

@@ -142,14 +142,15 @@ static void report(struct synth *sx, const char *trace, const char *truth, doubl
 	printf("SYNTH scenario=%s strategy=%s seed=%llu pid=%d launches=%llu gpu_records=%llu "
 	       "truth_labels=%zu host_ns_per_launch=%.1f host_ns_per_launch_mean=%.1f "
 	       "expect_stale=%llu expect_dropped=%llu open_records=%llu batched_records=%llu "
-	       "trace=%s truth=%s cupti=%s\n",
+	       "bare_replays=%llu trace=%s truth=%s cupti=%s\n",
 	       sx->o.scenario, synth_strategy_names[sx->o.strategy], (unsigned long long)sx->o.seed,
 	       (int)getpid(), (unsigned long long)launches,
 	       (unsigned long long)(st.kernels + st.memcpys + st.memsets), sx->truth.n, med, mean,
 	       (unsigned long long)atomic_load(&sx->expect_stale),
 	       (unsigned long long)atomic_load(&sx->expect_dropped),
 	       (unsigned long long)atomic_load(&sx->open_records),
-	       (unsigned long long)atomic_load(&sx->batched_records), trace, truth,
+	       (unsigned long long)atomic_load(&sx->batched_records),
+	       (unsigned long long)atomic_load(&sx->bare_replays), trace, truth,
 	       sx->o.cupti == LIN_SIM_LAYER ? "layer" : "sim");
 	fflush(stdout);
 }
@@ -188,6 +189,7 @@ static void merge_lane(struct synth *to, struct synth *from)
 	atomic_fetch_add(&to->expect_dropped, atomic_load(&from->expect_dropped));
 	atomic_fetch_add(&to->open_records, atomic_load(&from->open_records));
 	atomic_fetch_add(&to->batched_records, atomic_load(&from->batched_records));
+	atomic_fetch_add(&to->bare_replays, atomic_load(&from->bare_replays));
 	if (from->n_samples) {
 		double *v = realloc(to->samples, (to->n_samples + from->n_samples) * sizeof(*v));
 		if (!v) {

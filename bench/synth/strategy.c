@@ -21,6 +21,12 @@
  *   manual     a careful developer without lineage: the request id carried in the task
  *              and pushed as CUSTOM2 before each GPU call, popped after (one id: for a
  *              batch, its first request's).
+ *   manual-batch  the same developer who also logs batches: a batched launch pushes a
+ *              fresh batch id, written with the batch's requests (in lineage's vocabulary
+ *              an epoch declared with those requests).
+ * Graph launches get no op or range of their own in kineto and nvtx: PyTorch's
+ * CUDAGraph::replay makes no RecordFunction, and emit_nvtx ranges come from RecordFunction
+ * (docs/comparison.md).
  *
  * The host-side cost of each strategy's calls on the launch path is timed here (TSC
  * ticks); declaring requests, epochs, ops and ranges is not timed.
@@ -40,6 +46,7 @@
 const char *const synth_strategy_names[SYNTH_N_STRATEGIES] = {
 	[SYNTH_EPOCH] = "epoch", [SYNTH_KINETO] = "kineto", [SYNTH_NVTX] = "nvtx",
 	[SYNTH_CUDA_ONLY] = "cuda-only", [SYNTH_MANUAL] = "manual",
+	[SYNTH_MANUAL_BATCH] = "manual-batch",
 };
 
 /* The request open on this thread (synth_op_begin .. synth_op_end): the annotation,
@@ -237,21 +244,25 @@ void synth_release(struct synth *sx, struct synth_task *t)
 /* Declare what the call runs in before the timed part: Kineto's op (with the open
  * request's requests, or none), or the range of an op that names no request (nvtx, where
  * no request is open on this thread). */
-static void call_declare(struct synth *sx, struct synth_call *c)
+static void call_declare(struct synth *sx, const struct synth_task *t, struct synth_call *c,
+			 bool replay)
 {
 	enum synth_strategy st = sx->o.strategy;
-	if (st == SYNTH_KINETO)
+	if (st == SYNTH_KINETO && !(replay && !open_req))
 		c->op = open_req ? declare(sx, open_req->req, open_req->nreq) : declare(sx, NULL, 0);
-	else if (st == SYNTH_NVTX && !open_req)
+	else if (st == SYNTH_NVTX && !open_req && !replay)
 		c->op = declare(sx, NULL, 0);
+	else if (st == SYNTH_MANUAL_BATCH && t->nreq > 1)
+		c->op = declare(sx, t->req, t->nreq);   /* the batch id and its requests */
 }
 
-void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
-		      struct synth_call *c, bool launch)
+static void call_begin(struct synth *sx, struct synth_task *t, const char *name,
+		       struct synth_call *c, bool launch, bool replay)
 {
 	memset(c, 0, sizeof(*c));
 	c->launch = launch;
-	call_declare(sx, c);
+	call_declare(sx, t, c, replay);
+	bool bare = replay && !open_req; /* a graph launch with no op or range around it */
 	uint64_t t0 = ticks();
 	int r = 0;
 	switch (sx->o.strategy) {
@@ -259,20 +270,23 @@ void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
 		c->bracket = true;
 		break;
 	case SYNTH_KINETO:
+		if (bare)
+			break;
 		c->kind = KIND_CUSTOM0;
 		r = lin_sim_ext_push(sx->sim, c->kind, c->op);
 		break;
 	case SYNTH_NVTX:
 		if (c->op && !(r = lin_scope_enter(sx->rt, c->op, &c->range)))
 			c->ranged = true;
-		c->bracket = true;
+		c->bracket = !bare;
 		break;
 	case SYNTH_CUDA_ONLY:
 		c->bracket = open_req != NULL;
 		break;
 	case SYNTH_MANUAL:
+	case SYNTH_MANUAL_BATCH:
 		c->kind = KIND_CUSTOM2;
-		r = lin_sim_ext_push(sx->sim, c->kind, t->req[0]);
+		r = lin_sim_ext_push(sx->sim, c->kind, c->op ? c->op : t->req[0]);
 		break;
 	default:
 		break;
@@ -285,6 +299,23 @@ void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
 		cost(sx, t, t0, ticks());
 	if (r)
 		fatal("call begin", r);
+}
+
+void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
+		      struct synth_call *c, bool launch)
+{
+	call_begin(sx, t, name, c, launch, false);
+}
+
+bool synth_request_open(void)
+{
+	return open_req != NULL;
+}
+
+bool synth_replay_begin(struct synth *sx, struct synth_task *t, struct synth_call *c)
+{
+	call_begin(sx, t, "cudaGraphLaunch", c, true, true);
+	return open_req != NULL;
 }
 
 void synth_call_end(struct synth *sx, struct synth_task *t, struct synth_call *c)

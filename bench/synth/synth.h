@@ -25,6 +25,7 @@ enum synth_strategy {
 	SYNTH_NVTX,         /* Nsight Systems: NVTX ranges of the launching thread */
 	SYNTH_CUDA_ONLY,    /* correlationId + same-thread time containment */
 	SYNTH_MANUAL,       /* the request id re-pushed by hand before each launch */
+	SYNTH_MANUAL_BATCH, /* manual, and a batch id logged with the batch's requests */
 	SYNTH_N_STRATEGIES
 };
 extern const char *const synth_strategy_names[SYNTH_N_STRATEGIES];
@@ -108,6 +109,9 @@ struct synth {
 	/* Of the GPU records not dropped: those that serve several requests (a batch), and
 	 * those of one request launched on a thread where it was open (synth_op_begin). */
 	atomic_uint_fast64_t open_records, batched_records;
+	/* Graph-replay records launched where no request is open: PyTorch puts no op around
+	 * a replay, so the kineto and nvtx models have nothing there. */
+	atomic_uint_fast64_t bare_replays;
 	bool other_profiler;                  /* another profiler's CUSTOM0 ids on every op */
 	uint32_t stream_base;                 /* this lane's streams: base .. base + 15 */
 	double ns_per_tick, empty_ticks;      /* TSC calibration; cost of an empty interval */
@@ -157,6 +161,11 @@ struct synth_call {
 };
 void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
 		      struct synth_call *c, bool launch);
+/* The same for a graph launch (cudaGraphLaunch): no op or range of its own where no
+ * request is open (kineto, nvtx); returns whether one is open here. */
+bool synth_replay_begin(struct synth *sx, struct synth_task *t, struct synth_call *c);
+/* Whether a request is open on the calling thread (synth_op_begin .. synth_op_end). */
+bool synth_request_open(void);
 void synth_call_end(struct synth *sx, struct synth_task *t, struct synth_call *c);
 
 /* The runtime options the strategy runs under: backend (@sim_ops for epoch) and the

@@ -26,7 +26,7 @@ verdict() { # MODE... -> one JSON line
   rm -f "$base".*
 }
 
-for st in epoch kineto nvtx cuda-only manual; do
+for st in epoch kineto nvtx cuda-only manual manual-batch; do
   want=$(verdict 0 "${modes[0]}")
   [ "$(echo "$want" | jq .gpu_records)" -gt 0 ] || fail "no GPU records"
   for i in 1 2; do

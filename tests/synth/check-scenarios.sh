@@ -7,14 +7,17 @@
 # bookkeeping on the SYNTH line, never from the trace:
 #   open     GPU records launched on a thread where their request was open
 #   batched  GPU records that serve several requests
+#   bare     graph-replay records launched where no request is open (no op around them)
 #   stale, dropped  records the workload knows are lost to a stale token / dropped records
 # and, of the GPU records not dropped:
 #   epoch      right request for all but the stale ones (stale_token); observed; 0 wrong
-#   kineto     right request for the open ones, an op naming no request for the rest;
-#              observed (ext correlation), never inferred
+#   kineto     right request for the open ones, an op naming no request for the rest but
+#              the bare replays, which reach their API call only (PyTorch puts no op
+#              around a graph replay); observed (ext correlation), never inferred
 #   nvtx       as kineto, but inferred (same_thread_time_containment), never observed
 #   cuda-only  right request for the open ones; the rest reach their API call and no op
 #   manual     right request for all but the batched ones, which join a wrong request
+#   manual-batch  right request for all (a batch id logged with its requests)
 # Dropped records are lost with cause dropped_records under every strategy. The scenario
 # itself pins the bookkeeping: no record is open in the pure handoff scenarios, all are in
 # direct and graph-same-thread (where every strategy must reach every request: the cases
@@ -26,7 +29,7 @@ extra=("$@")
 mkdir -p "$work"
 fail() { echo "FAIL [$sc/$st]: $*" >&2; echo "validator JSON: $j" >&2; exit 1; }
 
-for st in epoch kineto nvtx cuda-only manual; do
+for st in epoch kineto nvtx cuda-only manual manual-batch; do
   # Runs with extra options get their own prefix, named after them: "rm -f $base.*" of
   # one run must not match another run's files (ctest runs synth_mixed, synth_concurrent
   # and synth_layer_concurrent at once).
@@ -47,6 +50,7 @@ for st in epoch kineto nvtx cuda-only manual; do
   }
   labels=$(sum truth_labels) gpu=$(sum gpu_records) stale=$(sum expect_stale)
   dropped=$(sum expect_dropped) open=$(sum open_records) batched=$(sum batched_records)
+  bare=$(sum bare_replays)
   kept=$((gpu - dropped))
   eq file_errors "$(q .file_errors)" 0
   eq gpu_records "$(q .gpu_records)" "$gpu"
@@ -68,6 +72,10 @@ for st in epoch kineto nvtx cuda-only manual; do
   case "$sc" in
     batching|mixed) [ "$batched" -gt 0 ] || fail "no batched record" ;;
     *) eq "batched records" "$batched" 0 ;;
+  esac
+  case "$sc" in
+    graph-worker|multi-process|mixed) [ "$bare" -gt 0 ] || fail "no replay off the request's thread" ;;
+    *) eq "bare replays" "$bare" 0 ;;
   esac
   case "$sc" in
     stale-token) [ "$st" != epoch ] || [ "$stale" -gt 0 ] || fail "the workload made no stale handoff" ;;
@@ -98,9 +106,11 @@ for st in epoch kineto nvtx cuda-only manual; do
     kineto|nvtx)
       eq "right request" "$right" "$open"
       eq "wrong request" "$wrong" 0
-      eq "op only" "$op_only" "$((kept - open))"
+      eq "op only" "$op_only" "$((kept - open - bare))"
+      eq "API call only" "$api_only" "$bare"
       eq "lost in a bracket" "$at_op" 0
-      eq causes "$causes" "{$drop_cause}"
+      eq "lost but dropped" "$(q '.lost_by_cause | del(.dropped_records) | [.[]] | add // 0')" "$bare"
+      eq "dropped" "$(q '.lost_by_cause.dropped_records // 0')" "$dropped"
       if [ "$st" = kineto ]; then eq inferred "$inferred" 0; else eq observed "$observed" 0; fi ;;
     cuda-only)
       eq "right request" "$right" "$open"
@@ -117,6 +127,12 @@ for st in epoch kineto nvtx cuda-only manual; do
     manual)
       eq "right request" "$right" "$((kept - batched))"
       eq "wrong request" "$wrong" "$batched"
+      eq "op only" "$op_only" 0
+      eq inferred "$inferred" 0
+      eq causes "$causes" "{$drop_cause}" ;;
+    manual-batch)
+      eq "right request" "$right" "$kept"
+      eq "wrong request" "$wrong" 0
       eq "op only" "$op_only" 0
       eq inferred "$inferred" 0
       eq causes "$causes" "{$drop_cause}" ;;

@@ -21,7 +21,7 @@ expect 64 --scenario nope --strategy epoch --seed 1 -o "$t/x.lt" --truth "$t/x.t
 expect 64 --scenario direct --strategy nope --seed 1 -o "$t/x.lt" --truth "$t/x.truth"
 expect 64 --scenario direct --strategy thread-local --seed 1 -o "$t/x.lt" --truth "$t/x.truth"
 grep -q "removed" "$t/err" || { echo "FAIL: thread-local must say it was removed" >&2; exit 1; }
-for st in epoch kineto nvtx cuda-only manual; do
+for st in epoch kineto nvtx cuda-only manual manual-batch; do
   expect 0 --scenario direct --strategy "$st" --seed 1 --requests 2 -o "$t/x.lt" --truth "$t/x.truth"
   grep -q "strategy=$st " "$t/out" || { echo "FAIL: strategy $st not reported" >&2; exit 1; }
 done
