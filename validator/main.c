@@ -147,7 +147,8 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* Every regular, non-hidden file of @dir whose content is a trace, in name order; others
- * are named on stderr and skipped. Return 0, or 2 (reported) when none is a trace. */
+ * (FIFOs, devices, sockets, subdirectories, dangling links, files of another kind) are
+ * named on stderr and skipped, never opened when not regular. Return 0, or 2 (reported) when none is a trace. */
 static int add_dir(struct inputs *in, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -179,8 +180,21 @@ static int add_dir(struct inputs *in, const char *dir)
 		char path[4096], err[256];
 		struct stat st;
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		if (stat(path, &st) != 0) {
+			int e = errno;
+			struct stat lst;
+			bool dangling = e == ENOENT && lstat(path, &lst) == 0 &&
+					S_ISLNK(lst.st_mode);
+			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
+				dangling ? "a symbolic link to nothing" : strerror(e));
 			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
+				S_ISDIR(st.st_mode) ? "a directory: directories are not read "
+				"recursively" : lin_imp_not_regular(st.st_mode));
+			continue;
+		}
 		int f = lin_imp_detect(path, err, sizeof(err));
 		if (f < 0 || f == LIN_FMT_UNKNOWN) {
 			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
@@ -205,7 +219,8 @@ static int add_dir(struct inputs *in, const char *dir)
 }
 
 /* Each argument: a file (its kind from its content) or a directory. A file that cannot be
- * opened is one error, before any report (no report of zeros). Return 0 or 2. */
+ * opened, or is not a regular file (a FIFO, a device: never opened), is one error, before
+ * any report (no report of zeros). Return 0 or 2. */
 static int collect(struct inputs *in, char **args, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -221,6 +236,11 @@ static int collect(struct inputs *in, char **args, int n)
 			if (rc)
 				return rc;
 			continue;
+		}
+		const char *why = lin_imp_not_regular(st.st_mode);
+		if (why) {                  /* never opened: a FIFO would block the run */
+			fprintf(stderr, "lineage-validate: %s: %s\n", args[i], why);
+			return EXIT_BAD_FILE;
 		}
 		int f = lin_imp_detect(args[i], err, sizeof(err));
 		if (f < 0) {

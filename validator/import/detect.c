@@ -5,8 +5,11 @@
  * "Which reader").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "imp.h"
 
@@ -31,22 +34,55 @@ static int from_bytes(const unsigned char *b, size_t n)
 	return LIN_FMT_UNKNOWN;
 }
 
+const char *lin_imp_not_regular(unsigned mode)
+{
+	if (S_ISREG(mode))
+		return NULL;
+	return S_ISFIFO(mode) ? "not a regular file: a FIFO (named pipe)" :
+	       S_ISSOCK(mode) ? "not a regular file: a socket" :
+	       S_ISCHR(mode) ? "not a regular file: a character device" :
+	       S_ISBLK(mode) ? "not a regular file: a block device" :
+	       S_ISDIR(mode) ? "not a regular file: a directory" : "not a regular file";
+}
+
 int lin_imp_detect(const char *path, char *err, size_t n)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read
+	 * (a FIFO or a device could block, or never end). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
 		snprintf(err, n, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	unsigned char b[PEEK];
-	size_t got = fread(b, 1, sizeof(b), f);
-	int bad = ferror(f);
-	int e = errno;
-	fclose(f);
-	if (bad) {
-		snprintf(err, n, "cannot read: %s", strerror(e ? e : EIO));
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, n, "cannot read: %s", strerror(errno));
+		close(fd);
 		return -1;
 	}
+	const char *why = lin_imp_not_regular(st.st_mode);
+	if (why) {
+		snprintf(err, n, "%s", why);
+		close(fd);
+		return -1;
+	}
+	unsigned char b[PEEK];
+	size_t got = 0;
+	while (got < sizeof(b)) {
+		ssize_t r = read(fd, b + got, sizeof(b) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			snprintf(err, n, "cannot read: %s", strerror(e));
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
 	return from_bytes(b, got);
 }
 
