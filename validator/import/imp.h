@@ -134,8 +134,11 @@ enum lin_imp_fmt {
 };
 /* Return the format, or -1 when the file cannot be opened or read, or is not a regular
  * file (a FIFO, device, socket or directory: message in err; it is never read, so it
- * cannot block). */
-int lin_imp_detect(const char *path, char *err, size_t n);
+ * cannot block). When why_not is not NULL, *why_not is NULL if the file is recognisably a
+ * trace (what a directory reads: an SQLite header; a MessagePack map with a lineage-trace
+ * or lineage-truth header in the first 4 KiB; JSON named *.json, or beginning '{"' or
+ * '[{' or '[]'; gzip named *.json.gz), else why not. */
+int lin_imp_detect(const char *path, char *err, size_t n, const char **why_not);
 /* Why a file of this st_mode is not read ("not a regular file: a FIFO (named pipe)"), or
  * NULL for a regular file. */
 const char *lin_imp_not_regular(unsigned mode);
