@@ -5,6 +5,7 @@
  * See otlp_emit.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,36 +144,61 @@ static int utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void lin_oj_str(struct lin_oj *w, const char *s, size_t n)
+/* Where an encoded string goes: the writer's buffer, or a stdio stream. */
+typedef void (*put_fn)(void *to, const char *s, size_t n);
+
+static void put_oj(void *to, const char *s, size_t n)
+{
+	put(to, s, n);
+}
+
+static void put_file(void *to, const char *s, size_t n)
+{
+	fwrite(s, 1, n, to);
+}
+
+/* The one JSON string encoder (lin_oj_str, lin_oj_fstr). */
+static void json_str(put_fn out, void *to, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	putch(w, '"');
+	out(to, "\"", 1);
 	for (size_t i = 0; i < n;) {
 		size_t run = i; /* plain ASCII goes in one copy */
 		while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\')
 			run++;
-		put(w, s + i, run - i);
+		if (run > i)
+			out(to, s + i, run - i);
 		if ((i = run) >= n)
 			break;
 		unsigned char c = u[i];
 		int len = utf8_len(u + i, n - i);
 		if (len < 0) {
-			PUTS(w, "\\ufffd");
+			out(to, "\\ufffd", 6);
 			i += (size_t)-len;
 			continue;
 		}
 		if (c == '"' || c == '\\') {
 			char e[2] = {'\\', (char)c};
-			put(w, e, 2);
+			out(to, e, 2);
 		} else if (c < 0x20) {
 			char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
-			put(w, e, 6);
+			out(to, e, 6);
 		} else {
-			put(w, s + i, (size_t)len);
+			out(to, s + i, (size_t)len);
 		}
 		i += (size_t)len;
 	}
-	putch(w, '"');
+	out(to, "\"", 1);
+}
+
+void lin_oj_str(struct lin_oj *w, const char *s, size_t n)
+{
+	json_str(put_oj, w, s, n);
+}
+
+void lin_oj_fstr(FILE *out, const char *s, size_t n)
+{
+	json_str(put_file, out, s, n);
 }
 
 static void cstr(struct lin_oj *w, const char *s)

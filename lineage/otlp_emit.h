@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * otlp_emit.h - OTLP/JSON ExportTraceServiceRequest writing, shared by the runtime's OTLP
- * stream (otlp_stream.c) and lineage-validate --export-otlp (validator/export/).
+ * stream (otlp_stream.c) and lineage-validate --export-otlp (validator/export/); its
+ * JSON string encoder also serves lineage-validate's --json report and Perfetto export.
  *
  * A writer builds one document in its own buffer and hands it, newline included, to its
  * sink when the document is closed (JSON Lines: {"resourceSpans":[...]} and a newline).
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LIN_OJ_NIL UINT64_MAX      /* an unknown integer: the attribute is left out */
 #define LIN_OJ_SPANS_PER_DOC 4096  /* spans per document: larger batches are split */
@@ -51,6 +53,9 @@ void lin_oj_free(struct lin_oj *w);
 /* A quoted JSON string: well-formed UTF-8 passes as it is, each maximal ill-formed
  * subsequence becomes \ufffd, '"' and '\\' are escaped, controls become \u00XX. */
 void lin_oj_str(struct lin_oj *w, const char *s, size_t n);
+/* The same encoding written to @out (lineage-validate's --json report and Perfetto
+ * export). */
+void lin_oj_fstr(FILE *out, const char *s, size_t n);
 
 /* Open a span of resource @res (opening a document or resource as needed). @parent 0: a
  * root span. @t1 < @t0 is written as @t0. */

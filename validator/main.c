@@ -37,8 +37,9 @@ static const char usage_text[] =
 "    Several files are one run; ids are keyed by the (host, pid) of each file's header.\n"
 "    Each file's kind is read from its first bytes: a lineage trace (MessagePack), a\n"
 "    PyTorch profiler / Kineto trace-event JSON file (.json or .json.gz) or an Nsight\n"
-"    Systems SQLite export (docs/importers.md). A directory stands for every trace in\n"
-"    it (one file per rank, as PyTorch writes them), read as one run.\n"
+"    Systems SQLite export (docs/importers.md). A directory stands for every file in\n"
+"    it that is recognisably a trace (one file per rank, as PyTorch writes them), read\n"
+"    as one run; other files are named on stderr (skipped).\n"
 "\n"
 "OPTIONS\n"
 "    --json              print one JSON object on stdout (schema: docs/validator.md)\n"
@@ -146,8 +147,10 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every regular, non-hidden file of @dir whose content is a trace, in name order; others
- * are named on stderr and skipped. Return 0, or 2 (reported) when none is a trace. */
+/* Every regular, non-hidden file of @dir that is recognisably a trace (lin_imp_detect), in
+ * name order; others
+ * (FIFOs, devices, sockets, subdirectories, dangling links, files of another kind) are
+ * named on stderr and skipped, never opened when not regular. Return 0, or 2 (reported) when none is a trace. */
 static int add_dir(struct inputs *in, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -179,12 +182,26 @@ static int add_dir(struct inputs *in, const char *dir)
 		char path[4096], err[256];
 		struct stat st;
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		int f = lin_imp_detect(path, err, sizeof(err));
-		if (f < 0 || f == LIN_FMT_UNKNOWN) {
+		if (stat(path, &st) != 0) {
+			int e = errno;
+			struct stat lst;
+			bool dangling = e == ENOENT && lstat(path, &lst) == 0 &&
+					S_ISLNK(lst.st_mode);
 			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
-				f < 0 ? err : "not a lineage trace, trace-event JSON or SQLite file");
+				dangling ? "a symbolic link to nothing" : strerror(e));
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
+				S_ISDIR(st.st_mode) ? "a directory: directories are not read "
+				"recursively" : lin_imp_not_regular(st.st_mode));
+			continue;
+		}
+		const char *why_not = NULL;
+		int f = lin_imp_detect(path, err, sizeof(err), &why_not);
+		if (f < 0 || why_not) {     /* not recognisably a trace: left out, not an error */
+			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
+				f < 0 ? err : why_not);
 			continue;
 		}
 		rc = inputs_add(in, path, f);
@@ -205,7 +222,8 @@ static int add_dir(struct inputs *in, const char *dir)
 }
 
 /* Each argument: a file (its kind from its content) or a directory. A file that cannot be
- * opened is one error, before any report (no report of zeros). Return 0 or 2. */
+ * opened, or is not a regular file (a FIFO, a device: never opened), is one error, before
+ * any report (no report of zeros). Return 0 or 2. */
 static int collect(struct inputs *in, char **args, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -222,7 +240,12 @@ static int collect(struct inputs *in, char **args, int n)
 				return rc;
 			continue;
 		}
-		int f = lin_imp_detect(args[i], err, sizeof(err));
+		const char *why = lin_imp_not_regular(st.st_mode);
+		if (why) {                  /* never opened: a FIFO would block the run */
+			fprintf(stderr, "lineage-validate: %s: %s\n", args[i], why);
+			return EXIT_BAD_FILE;
+		}
+		int f = lin_imp_detect(args[i], err, sizeof(err), NULL);
 		if (f < 0) {
 			fprintf(stderr, "lineage-validate: %s: %s\n", args[i], err);
 			return EXIT_BAD_FILE;

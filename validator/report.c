@@ -2,22 +2,17 @@
 /* report.c - the JSON and human reports of lineage-validate (docs/validator.md). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lineage/version.h"
+#include "otlp_emit.h"
 #include "vstate.h"
 
+/* A JSON string: valid UTF-8 as it is, U+FFFD for each maximal ill-formed subsequence
+ * (the OTLP writer's encoder). */
 static void json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
+	lin_oj_fstr(out, s, strlen(s));
 }
 
 static double bytes_per_launch(const struct lin_vsummary *s)

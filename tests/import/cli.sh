@@ -27,6 +27,30 @@ if [ -n "$FIXTURES" ]; then
 	expect_eq "... says so" "$(grep -c 'cannot be validated in one run' "$TMP/err.txt")" 1
 fi
 
+# A UTF-8 byte order mark before the JSON: detected and read (plain and gzip), with error
+# offsets still those of the file's bytes; only a leading one is skipped.
+printf '\357\273\277' > "$TMP/bom.json"
+cat "$DATA/causes.json" >> "$TMP/bom.json"
+j=$("$BIN" --json "$TMP/bom.json" 2>"$TMP/err.txt")
+expect_eq "BOM: exit" $? 1
+expect_keys "BOM" "$j" gpu_records=16 joined_observed=4 file_errors=0
+gzip -c "$TMP/bom.json" > "$TMP/bom.json.gz"
+j=$("$BIN" --json "$TMP/bom.json.gz" 2>"$TMP/err.txt")
+expect_eq "BOM in gzip: exit" $? 1
+expect_keys "BOM in gzip" "$j" gpu_records=16 joined_observed=4 file_errors=0
+printf '\357\273\277{"traceEvents": [1,, ]}' > "$TMP/bom_bad.json"
+"$BIN" "$TMP/bom_bad.json" >/dev/null 2>"$TMP/err.txt"
+expect_eq "BOM then malformed JSON: exit" $? 2
+printf '{"traceEvents": [1,, ]}' > "$TMP/nobom_bad.json"
+a=$("$BIN" "$TMP/nobom_bad.json" 2>&1 >/dev/null | sed -n 's/.*: byte \([0-9]*\): malformed JSON.*/\1/p')
+b=$(sed -n 's/.*bom_bad.json: byte \([0-9]*\): malformed JSON.*/\1/p' "$TMP/err.txt")
+expect_eq "BOM then malformed JSON: the offset counts the BOM's 3 bytes" "$b" "$((a + 3))"
+printf ' \357\273\277{"traceEvents": []}' > "$TMP/bom_late.json"
+"$BIN" --from kineto "$TMP/bom_late.json" >/dev/null 2>"$TMP/err.txt"
+expect_eq "a BOM after a space is not a BOM: exit" $? 2
+expect_eq "a BOM after a space is not a BOM: malformed" \
+	"$(grep -c "bom_late.json: byte 2: malformed JSON: lexical error: invalid char" "$TMP/err.txt")" 1
+
 # --expect means nothing for an imported trace: refused, with the reason.
 "$BIN" --expect "$DATA/causes.json" "$DATA/causes.json" >/dev/null 2>"$TMP/err.txt"
 expect_eq "--expect with an imported trace: exit" $? 64

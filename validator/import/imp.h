@@ -132,8 +132,16 @@ enum lin_imp_fmt {
 	LIN_FMT_UNKNOWN,            /* none of these (read as a lineage trace: its reader says
 				     * what is wrong) */
 };
-/* Return the format, or -1 when the file cannot be opened or read (message in err). */
-int lin_imp_detect(const char *path, char *err, size_t n);
+/* Return the format, or -1 when the file cannot be opened or read, or is not a regular
+ * file (a FIFO, device, socket or directory: message in err; it is never read, so it
+ * cannot block). When why_not is not NULL, *why_not is NULL if the file is recognisably a
+ * trace (what a directory reads: an SQLite header; a MessagePack map with a lineage-trace
+ * or lineage-truth header in the first 4 KiB; JSON named *.json, or beginning '{"' or
+ * '[{' or '[]'; gzip named *.json.gz), else why not. */
+int lin_imp_detect(const char *path, char *err, size_t n, const char **why_not);
+/* Why a file of this st_mode is not read ("not a regular file: a FIFO (named pipe)"), or
+ * NULL for a regular file. */
+const char *lin_imp_not_regular(unsigned mode);
 /* The importer name of a format ("kineto", "nsys"), or NULL for lineage traces. */
 const char *lin_imp_fmt_name(enum lin_imp_fmt f);
 

@@ -44,6 +44,7 @@ struct kctx {
 	uint64_t base, ev_off, events, callbacks;
 	uint64_t err_at;                /* an error about one event: its offset + 1 */
 	uint64_t read_events;           /* events of a category read (op, launch, GPU) */
+	bool started;                   /* the first bytes were fed (byte order mark checked) */
 	char err[256];
 };
 
@@ -453,6 +454,18 @@ static int feed(struct kctx *k, struct lin_vfile *f, const unsigned char *buf, s
 		unsigned *silent)
 {
 	uint64_t seen = k->callbacks;
+	if (!k->started && n > 0) {
+		/* A leading UTF-8 byte order mark (detection accepts it; yajl does not): skipped,
+		 * and counted in the offsets, which stay those of the file's bytes. */
+		k->started = true;
+		if (n >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf) {
+			buf += 3;
+			n -= 3;
+			k->base += 3;
+			if (n == 0)
+				return 0;
+		}
+	}
 	yajl_status s = n > 0 ? yajl_parse(k->h, buf, n) : yajl_complete_parse(k->h);
 	if (s != yajl_status_ok) {
 		uint64_t off = k->base + (n > 0 ? yajl_get_bytes_consumed(k->h) : 0);

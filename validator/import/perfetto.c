@@ -12,8 +12,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "imp.h"
+#include "otlp_emit.h"
 
 #define GPU_PID_BASE 0x40000000ull      /* device tracks: pid = base + device */
 #define LANE_SHIFT 40                   /* lane k of thread t: tid t + (k << 40) */
@@ -29,18 +31,11 @@ struct pctx {
 	struct lane lanes[MAX_LANES];
 };
 
+/* A JSON string: valid UTF-8 as it is, U+FFFD for each maximal ill-formed subsequence
+ * (the OTLP writer's encoder). */
 static void jstr(FILE *o, const char *s)
 {
-	fputc('"', o);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(o, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(o, "\\u%04x", *p);
-		else
-			fputc(*p, o);
-	}
-	fputc('"', o);
+	lin_oj_fstr(o, s, strlen(s));
 }
 
 static void ts(FILE *o, const char *key, int64_t ns)
