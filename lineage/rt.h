@@ -121,6 +121,7 @@ struct lin_tstate {
 	uint64_t tail_cache;     /* last tail seen; reloaded only when the buffer looks full */
 	struct lin_event *ev;
 	uint32_t mask;
+	uint32_t kick_mask;      /* every (mask + 1) / 4 events the fill is looked at */
 	uint32_t tid;
 	uint32_t serial;
 	uint32_t depth;
@@ -268,6 +269,7 @@ struct lin_runtime {
 	pthread_cond_t wcond;
 	pthread_t writer;
 	bool writer_running;
+	_Atomic int kicked;          /* a producer asked the writer to drain before its period */
 	bool forked_child;           /* this copy lives in a child of fork(): detached */
 	struct lin_runtime *next_rt; /* list of live runtimes, for the fork handlers */
 	bool out_lock_init;
@@ -317,10 +319,16 @@ static inline struct lin_event *lin_event_reserve(struct lin_tstate *ts)
 	return &ts->ev[h & ts->mask];
 }
 
+void lin_writer_kick(struct lin_tstate *ts);
+
+/* Commit; at every quarter of the buffer, wake the writer if it is half full (a thread
+ * launching faster than one writer period can hold: lin_writer_kick). */
 static inline void lin_event_commit(struct lin_tstate *ts)
 {
-	ts->head++;
-	atomic_store_explicit(&ts->pub_head, ts->head, memory_order_release);
+	uint64_t h = ++ts->head;
+	atomic_store_explicit(&ts->pub_head, h, memory_order_release);
+	if (LIN_UNLIKELY((h & ts->kick_mask) == 0))
+		lin_writer_kick(ts);
 }
 
 /* Fill and commit in one call. */

@@ -402,6 +402,27 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 	return err == -LIN_ETRACE ? -EIO : err;
 }
 
+/*
+ * A producer's buffer is half full before the writer's period is up: wake the writer now
+ * (called from lin_event_commit once per quarter buffer of events, so its cost is spread
+ * over thousands of events). At most one wake is pending at a time; the writer clears the
+ * flag before it drains. Without a writer thread (LIN_RT_NO_WRITER_THREAD, a fork child)
+ * nothing is done: the caller's lin_runtime_flush drains.
+ */
+void lin_writer_kick(struct lin_tstate *ts)
+{
+	lin_runtime *rt = ts->rt;
+	uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
+	ts->tail_cache = tail;
+	if (ts->head - tail < ((uint64_t)ts->mask + 1) / 2 || !rt->writer_running || rt->forked_child)
+		return;
+	if (atomic_exchange_explicit(&rt->kicked, 1, memory_order_acq_rel))
+		return;
+	pthread_mutex_lock(&rt->wlock);
+	pthread_cond_signal(&rt->wcond);
+	pthread_mutex_unlock(&rt->wlock);
+}
+
 static void *writer_main(void *arg)
 {
 	lin_runtime *rt = arg;
@@ -412,7 +433,9 @@ static void *writer_main(void *arg)
 		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)rt->flush_ms * 1000000u;
 		ts.tv_sec += (time_t)(ns / 1000000000u);
 		ts.tv_nsec = (long)(ns % 1000000000u);
-		pthread_cond_timedwait(&rt->wcond, &rt->wlock, &ts);
+		if (!atomic_load_explicit(&rt->kicked, memory_order_acquire))
+			pthread_cond_timedwait(&rt->wcond, &rt->wlock, &ts);
+		atomic_store_explicit(&rt->kicked, 0, memory_order_release);
 		if (rt->stop)
 			break;
 		pthread_mutex_unlock(&rt->wlock);

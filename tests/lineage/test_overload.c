@@ -179,3 +179,57 @@ Test(threads, pools_that_grow_and_shrink_leak_nothing, .timeout = 120)
 	rtfix_fini(&f);
 	LIN_TEST_CHECK_LEAKS();
 }
+
+static int count_write(const void *buf, size_t len, void *user)
+{
+	(void)buf;
+	atomic_fetch_add((_Atomic size_t *)user, len);
+	return 0;
+}
+
+/* @launches launches (2 events each) into a 1,024-event buffer, with a writer period of an
+ * hour; then wait up to @wait_ms for the writer to have written something: 1 when it did. */
+static int drained_within(int launches, int wait_ms)
+{
+	_Atomic size_t bytes = 0;
+	lin_runtime *rt = NULL;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = count_write, .trace_user = &bytes,
+				     .thread_buffer_events = 1024, .flush_interval_ms = 3600 * 1000};
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	uint64_t req, ep;
+	lin_scope rs, es;
+	lin_request_begin(rt, NULL, &req);
+	lin_scope_enter(rt, req, &rs);
+	lin_epoch_declare(rt, NULL, &ep);
+	lin_scope_enter(rt, ep, &es);
+	size_t before = atomic_load(&bytes);
+	for (int i = 0; i < launches; i++) {
+		lin_launch l;
+		lin_launch_begin(rt, "k", &l);
+		lin_launch_end(rt, &l);
+	}
+	int ok = 0;
+	for (int t = 0; t <= wait_ms && !ok; t += 10) {
+		ok = atomic_load(&bytes) > before;
+		if (!ok)
+			usleep(10000);
+	}
+	lin_scope_exit(rt, &es);
+	lin_scope_exit(rt, &rs);
+	lin_runtime_free(rt);
+	return ok;
+}
+
+/* A thread that fills half its buffer wakes the writer before its period: at a million
+ * launches a second a 16,384-event buffer fills in milliseconds, and the writer used to
+ * sleep out its 50 ms while the rest was dropped. 600 events here: past 512. */
+Test(overload, a_half_full_buffer_wakes_the_writer)
+{
+	cr_assert(drained_within(300, 20000), "nothing written before the writer's period");
+}
+
+/* Below half nothing wakes it (silent case): 200 events stay until the period. */
+Test(overload, a_quarter_full_buffer_waits_for_the_period)
+{
+	cr_assert_not(drained_within(100, 200), "the writer woke for a buffer below half");
+}
