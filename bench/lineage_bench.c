@@ -116,6 +116,8 @@ static void rcu_bp_first_lock_case(void)
 	report("rcu_bp_thread_registration", 1, summarize(s, N), NULL);
 }
 
+static double floor_miss_ns; /* floor_dram_miss of this run, for the ratios */
+
 static void floor_cases(void)
 {
 	size_t nb = nbatches();
@@ -155,6 +157,7 @@ static void floor_cases(void)
 	free(perm);
 	size_t p = 0, nbm = nb / 10;
 	TIME_BATCHES(nbm, s, p = next[p]);
+	floor_miss_ns = summarize(s, nbm).median;
 	report("floor_dram_miss", 1, summarize(s, nbm), NULL);
 	free(next);
 	free(s);
@@ -331,6 +334,22 @@ static void cold_cases(size_t n, const char *suffix)
 	});
 	snprintf(name, sizeof(name), "adopt_close_cold_%s", suffix);
 	report(name, 1, summarize(s, nb), NULL);
+	/* The latency one worker sees: each adopt's check waits for its slot before anything
+	 * after it starts (lfence: no later load is issued until the earlier ones have their
+	 * data), so the misses do not overlap as in the loop above. The tokens are read in
+	 * order (the prefetcher brings them); the slots are visited at random. */
+	k = 0;
+	TIME_RT(rt, nb, s, {
+		lin_token_adopt(rt, &tok[k], &sc);
+		__builtin_ia32_lfence();
+		lin_scope_exit(rt, &sc);
+		k = k + 1 == n ? 0 : k + 1;
+	});
+	snprintf(name, sizeof(name), "adopt_cold_dependent_%s", suffix);
+	struct result dep = summarize(s, nb);
+	report(name, 1, dep, NULL);
+	if (floor_miss_ns > 0)
+		printf("RATIO %s/floor_dram_miss=%.2f\n", name, dep.median / floor_miss_ns);
 	k = 0;
 	struct lin_entity_info info = {.sz = sizeof(info)};
 	TIME_RT(rt, nb, s, {
@@ -414,6 +433,289 @@ static void thread_cases(int nthreads)
 	lin_runtime_free(rt);
 }
 
+
+/* ------------------------------------------------------------------ what a user pays */
+
+/* A backend shaped like CUPTI's external correlation: a per-thread stack of ids per kind,
+ * pushed and popped on the launching thread (cuptiActivityPush/PopExternalCorrelationId). */
+static __thread uint64_t ext_stack[8][32];
+static __thread uint32_t ext_depth[8];
+
+static int stack_push(void *ctx, uint32_t kind, uint64_t id)
+{
+	(void)ctx;
+	if (kind >= 8 || ext_depth[kind] >= 32)
+		return -1;
+	ext_stack[kind][ext_depth[kind]++] = id;
+	return 0;
+}
+
+static int stack_pop(void *ctx, uint32_t kind, uint64_t *id)
+{
+	(void)ctx;
+	if (kind >= 8 || !ext_depth[kind])
+		return -1;
+	uint64_t v = ext_stack[kind][--ext_depth[kind]];
+	if (id)
+		*id = v;
+	return 0;
+}
+
+static const struct lin_backend_ops stack_ops = {.sz = sizeof(stack_ops), .name = "stack",
+						  .push = stack_push, .pop = stack_pop};
+
+static uint64_t cpu_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct allin_arg {
+	lin_runtime *rt;
+	pthread_barrier_t *bar;
+	size_t chunks;
+	uint64_t thread_ns;          /* out: this thread's CPU in the launch loops */
+};
+
+#define ALLIN_CHUNK 2048          /* launches between flushes: inside the default buffer */
+
+static void *allin_thread(void *arg)
+{
+	struct allin_arg *a = arg;
+	struct ctx c;
+	ctx_open(&c, a->rt);
+	pthread_barrier_wait(a->bar);
+	for (size_t k = 0; k < a->chunks; k++) {
+		uint64_t t0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (int i = 0; i < ALLIN_CHUNK; i++)
+			whole_path_once(&c);
+		a->thread_ns += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		pthread_barrier_wait(a->bar);  /* all threads' chunks done */
+		pthread_barrier_wait(a->bar);  /* ... and encoded (main flushed) */
+	}
+	ctx_close(&c);
+	return NULL;
+}
+
+/*
+ * all_in: what one launch costs the process, on every thread: capture + adopt + launch
+ * bracket (pushing and popping through a CUPTI-shaped per-thread stack) + close on the
+ * launching threads, plus the writer's encoding of their events into msgpack (output
+ * discarded). Process CPU time over the whole run (CLOCK_PROCESS_CPUTIME_ID: the writer
+ * thread and the flushes included) / launches; launch_path_ns is the launching threads'
+ * own CPU in their loops; writer_ns_per_launch the rest. Chunks of ALLIN_CHUNK launches
+ * per thread are flushed between them, so nothing is dropped (dropped= says so).
+ */
+static void allin_case(int nthreads)
+{
+	lin_runtime *rt;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write,
+				     .backend = LIN_BACKEND_CUSTOM, .backend_ops = &stack_ops};
+	if (lin_runtime_create(&o, &rt)) {
+		fprintf(stderr, "lineage-bench: all_in: lin_runtime_create failed\n");
+		return;
+	}
+	size_t chunks = quick ? 16 : 256;
+	pthread_barrier_t bar;
+	pthread_barrier_init(&bar, NULL, (unsigned)nthreads + 1);
+	pthread_t th[8];
+	struct allin_arg a[8];
+	struct lin_runtime_stats st0 = {.sz = sizeof(st0)}, st1 = {.sz = sizeof(st1)};
+	lin_runtime_flush(rt);
+	lin_runtime_get_stats(rt, &st0);
+	for (int i = 0; i < nthreads; i++) {
+		a[i] = (struct allin_arg){rt, &bar, chunks, 0};
+		pthread_create(&th[i], NULL, allin_thread, &a[i]);
+	}
+	pthread_barrier_wait(&bar);
+	uint64_t p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t main0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (size_t k = 0; k < chunks; k++) {
+		pthread_barrier_wait(&bar);
+		lin_runtime_flush(rt);
+		pthread_barrier_wait(&bar);
+	}
+	uint64_t main_idle = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - main0;
+	uint64_t p1 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	lin_runtime_get_stats(rt, &st1);
+	double launches = (double)chunks * ALLIN_CHUNK * nthreads;
+	uint64_t launch_ns = 0;
+	for (int i = 0; i < nthreads; i++)
+		launch_ns += a[i].thread_ns;
+	/* The main thread's own CPU is the flush calls: encoding done on its behalf counts as
+	 * the writer's; the barrier waits of the launching threads outside their loops are
+	 * neither (they sleep). */
+	(void)main_idle;
+	double all = (double)(p1 - p0) / launches, lp = (double)launch_ns / launches;
+	double bytes = (double)(st1.bytes_written - st0.bytes_written) / launches;
+	printf("SUMMARY bench=all_in threads=%d ns_per_launch=%.1f launch_path_ns=%.1f "
+	       "writer_ns_per_launch=%.1f bytes_per_launch=%.1f dropped=%llu\n", nthreads, all, lp,
+	       all - lp, bytes, (unsigned long long)(st1.events_dropped - st0.events_dropped));
+	double ev = (double)(st1.events - st0.events) / launches;
+	printf("SUMMARY bench=writer_encode threads=%d ns_per_event=%.1f events_per_launch=%.2f\n",
+	       nthreads, ev > 0 ? (all - lp) / ev : 0, ev);
+	if (json) {
+		fprintf(json, "%s\n  {\"bench\":\"all_in\",\"threads\":%d,\"ns_per_launch\":%.2f,"
+			"\"launch_path_ns\":%.2f,\"writer_ns_per_launch\":%.2f,\"bytes_per_launch\":%.2f}",
+			json_first ? "" : ",", nthreads, all, lp, all - lp, bytes);
+		json_first = 0;
+	}
+	pthread_barrier_destroy(&bar);
+	lin_runtime_free(rt);
+}
+
+/*
+ * whole_path_cross_thread: the same path split as it runs in a pool: one thread captures
+ * a ring of tokens (each in its own 64-byte slot, 4 MiB in all: out of the caches by the
+ * time they are read), then another adopts each, launches and closes. ns_per_op = both
+ * threads' time / tokens; compare with whole_path (one thread, one hot token).
+ */
+#define XT_RING (1u << 16)
+struct xt_tok { lin_token t; char pad[64 - sizeof(lin_token)]; };
+struct xt_arg {
+	lin_runtime *rt;
+	struct xt_tok *ring;
+	uint64_t ep;
+	pthread_barrier_t *bar;
+	size_t rounds;
+	uint64_t ns;
+};
+
+static void *xt_capture(void *arg)
+{
+	struct xt_arg *a = arg;
+	lin_scope es;
+	lin_scope_enter(a->rt, a->ep, &es);
+	for (size_t r = 0; r < a->rounds; r++) {
+		pthread_barrier_wait(a->bar);
+		uint64_t t0 = now_ns();
+		for (uint32_t i = 0; i < XT_RING; i++)
+			lin_token_capture(a->rt, &a->ring[i].t);
+		a->ns += now_ns() - t0;
+		pthread_barrier_wait(a->bar);
+	}
+	lin_scope_exit(a->rt, &es);
+	return NULL;
+}
+
+static void *xt_launch(void *arg)
+{
+	struct xt_arg *a = arg;
+	for (size_t r = 0; r < a->rounds; r++) {
+		pthread_barrier_wait(a->bar);
+		pthread_barrier_wait(a->bar);  /* the ring is full */
+		uint64_t t0 = now_ns();
+		for (uint32_t i = 0; i < XT_RING; i++) {
+			lin_scope s;
+			lin_launch l;
+			lin_token_adopt(a->rt, &a->ring[i].t, &s);
+			lin_launch_begin(a->rt, "bench_kernel", &l);
+			lin_launch_end(a->rt, &l);
+			lin_scope_exit(a->rt, &s);
+		}
+		a->ns += now_ns() - t0;
+		lin_runtime_flush(a->rt);
+	}
+	return NULL;
+}
+
+static void cross_thread_case(void)
+{
+	lin_runtime *rt = make_rt();
+	uint64_t req, ep;
+	lin_scope rs;
+	lin_request_begin(rt, NULL, &req);
+	lin_scope_enter(rt, req, &rs);
+	lin_epoch_declare(rt, NULL, &ep);
+	lin_scope_exit(rt, &rs);
+	struct xt_tok *ring = aligned_alloc(64, XT_RING * sizeof(*ring));
+	pthread_barrier_t bar;
+	pthread_barrier_init(&bar, NULL, 2);
+	size_t rounds = quick ? 2 : 16;
+	struct xt_arg ca = {rt, ring, ep, &bar, rounds, 0}, la = ca;
+	pthread_t t1, t2;
+	pthread_create(&t1, NULL, xt_capture, &ca);
+	pthread_create(&t2, NULL, xt_launch, &la);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	double ops = (double)rounds * XT_RING;
+	printf("SUMMARY bench=whole_path_cross_thread threads=2 ns_per_op=%.2f capture_ns=%.2f "
+	       "adopt_launch_close_ns=%.2f\n", (double)(ca.ns + la.ns) / ops, (double)ca.ns / ops,
+	       (double)la.ns / ops);
+	pthread_barrier_destroy(&bar);
+	free(ring);
+	lin_runtime_free(rt);
+}
+
+/*
+ * sustained: whole-path launches paced at @rate per thread for @secs seconds on @nthreads
+ * threads, with the runtime's default options (buffers, writer period), the output
+ * discarded. dropped= is what a serving loop at that rate would lose.
+ */
+struct sus_arg {
+	lin_runtime *rt;
+	pthread_barrier_t *bar;
+	double rate, secs;
+	uint64_t done;
+};
+
+static void *sus_thread(void *arg)
+{
+	struct sus_arg *a = arg;
+	struct ctx c;
+	ctx_open(&c, a->rt);
+	pthread_barrier_wait(a->bar);
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(a->secs * 1e9);
+	double gap = 1e9 / a->rate;
+	uint64_t n = 0;
+	for (;;) {
+		uint64_t t = now_ns();
+		if (t >= end)
+			break;
+		uint64_t due = (uint64_t)((double)(t - t0) / gap) + 1;
+		while (n < due) {
+			whole_path_once(&c);
+			n++;
+		}
+	}
+	a->done = n;
+	ctx_close(&c);
+	return NULL;
+}
+
+static void sustained_case(int nthreads, double rate, double secs)
+{
+	lin_runtime *rt;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write};
+	if (lin_runtime_create(&o, &rt))
+		return;
+	pthread_barrier_t bar;
+	pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
+	pthread_t th[8];
+	struct sus_arg a[8];
+	for (int i = 0; i < nthreads; i++) {
+		a[i] = (struct sus_arg){rt, &bar, rate, secs, 0};
+		pthread_create(&th[i], NULL, sus_thread, &a[i]);
+	}
+	uint64_t done = 0;
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(th[i], NULL);
+		done += a[i].done;
+	}
+	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	lin_runtime_flush(rt);
+	lin_runtime_get_stats(rt, &st);
+	printf("SUMMARY bench=sustained threads=%d rate_per_thread=%.0f seconds=%.1f "
+	       "achieved_per_thread=%.0f events=%llu dropped=%llu\n", nthreads, rate, secs,
+	       (double)done / nthreads / secs, (unsigned long long)st.events,
+	       (unsigned long long)st.events_dropped);
+	pthread_barrier_destroy(&bar);
+	lin_runtime_free(rt);
+}
+
 static void usage(FILE *f)
 {
 	fputs("Usage: lineage-bench [--quick] [--json FILE] [--no-cold]\n"
@@ -472,6 +774,11 @@ int main(int argc, char **argv)
 	thread_cases(1);
 	thread_cases(2);
 	thread_cases(8);
+	allin_case(1);
+	allin_case(2);
+	cross_thread_case();
+	sustained_case(1, 1e6, quick ? 1 : 10);
+	sustained_case(2, 5e5, quick ? 1 : 10);
 	if (json) {
 		fputs("\n]\n", json);
 		fclose(json);
