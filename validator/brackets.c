@@ -215,9 +215,12 @@ static int clock_cmp(const void *a, const void *b)
 	return x->device_ns < y->device_ns ? -1 : x->device_ns > y->device_ns;
 }
 
-bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host)
+bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
+		   uint64_t *widen)
 {
 	const struct lin_vproc *p = &v->procs[proc];
+	if (widen)
+		*widen = 0;
 	if (dev == LIN_NIL)
 		return false;
 	if (p->host_clock) {
@@ -236,7 +239,8 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 			hi = mid;
 	}
 	/* Between two pairs: interpolate (the clocks may run at slightly different rates);
-	 * before the first or after the last: the nearest pair's offset. */
+	 * before the first or after the last: the nearest pair's offset, and the clocks may
+	 * have drifted apart by up to LIN_CLOCK_RATE_ERR of the distance to it since. */
 	const struct lin_clock_pair *a = lin_vec_at(cl, lo ? lo - 1 : 0);
 	const struct lin_clock_pair *b = lo && lo < cl->n ? lin_vec_at(cl, lo) : NULL;
 	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
@@ -244,7 +248,27 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 		*host = a->host_ns + (uint64_t)(f * (long double)(b->host_ns - a->host_ns) + 0.5L);
 		return true;
 	}
+	if (widen) {
+		uint64_t dist = dev >= a->device_ns ? dev - a->device_ns : a->device_ns - dev;
+		*widen = dist / LIN_CLOCK_RATE_ERR_DIV + (dist % LIN_CLOCK_RATE_ERR_DIV != 0);
+	}
 	*host = dev - a->device_ns + a->host_ns;
+	return true;
+}
+
+bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
+			uint64_t *s, uint64_t *e, uint64_t *u)
+{
+	const struct lin_vproc *p = &v->procs[proc];
+	uint64_t ws, we;
+	if (!lin_v_to_host(v, proc, ds, s, &ws) || !lin_v_to_host(v, proc, de, e, &we))
+		return false;
+	if (p->host_clock || !p->clock_err_known) {
+		*u = 0;
+		return true;
+	}
+	uint64_t w = ws > we ? ws : we;
+	*u = p->clock_err > UINT64_MAX / 4 - w ? UINT64_MAX / 4 : p->clock_err + w;
 	return true;
 }
 
@@ -319,15 +343,14 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 	struct lin_bthread *t = lin_vtab_find(&v->bthreads, c->api_tid, lin_k1(proc, 0));
 	if (!t || !t->n)
 		return LIN_BF_NONE;
-	uint64_t s, e;
+	uint64_t s, e, u;
 	if (c->api_start == LIN_NIL || c->api_end == LIN_NIL)
 		return LIN_BF_NONE;
-	if (!lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
+	if (!lin_v_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
 		return LIN_BF_NO_CLOCK;
 	if (t->unordered)
 		return LIN_BF_UNCERTAIN;
 	bool bounded = p->host_clock || p->clock_err_known;
-	uint64_t u = p->host_clock || !bounded ? 0 : p->clock_err;
 	struct lin_hold h;
 	lin_v_holders(t, s, e, u, false, true, false, &h);
 	if (h.unclosed)
@@ -423,15 +446,15 @@ static void accounting_unpushed(struct lin_validator *v)
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
-		uint64_t s, e;
+		uint64_t s, e, u;
 		if (!(c->flags & LIN_C_API) || p->pushes || !p->unpushed ||
 		    (!p->host_clock && !p->clock_err_known) ||
-		    !lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
+		    !lin_v_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
 			continue;
 		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
 		struct lin_hold h;
 		if (t && !t->unordered)
-			lin_v_holders(t, s, e, p->host_clock ? 0 : p->clock_err, false, true, true, &h);
+			lin_v_holders(t, s, e, u, false, true, true, &h);
 	}
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	struct lin_bthread *t;

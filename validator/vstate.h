@@ -59,6 +59,11 @@ struct lin_vproc {
 struct lin_capture { uint64_t begin, end; uint32_t tid, open; };
 
 struct lin_clock_pair { uint64_t host_ns, device_ns; };
+/* The largest relative rate error assumed between the host clock and CUPTI's clock outside
+ * the span of the clock pairs: 500 ppm, the most Linux's NTP discipline slews a clock
+ * (CUPTI's default clock is CLOCK_REALTIME-based); docs/validator.md, "Clocks". As a
+ * divisor: the widening is distance / 2000. */
+#define LIN_CLOCK_RATE_ERR_DIV 2000u
 
 struct lin_finding {
 	const char *kind, *cause;
@@ -225,8 +230,17 @@ void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec
 void lin_v_brackets_finish(struct lin_validator *v);
 /* Launch accounting by count and of brackets that pushed nothing (after the lookups). */
 void lin_v_accounting_finish(struct lin_validator *v);
-/* Device time -> host time through the clock records (false: no clock). */
-bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host);
+/* Device time -> host time through the clock records (false: no clock). Outside the span
+ * of the clock pairs the mapping extrapolates the nearest pair's offset, and *widen (when
+ * not NULL) is how far the two clocks may have drifted apart since: the distance to that
+ * pair times LIN_CLOCK_RATE_ERR (0 inside the span, and with device_clock "host"). */
+bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
+		   uint64_t *widen);
+/* A call's device interval [@ds, @de] in host time [*s, *e], and the bound *u on the error
+ * of that placement: the widest pair's width plus the widening of either end (0 with
+ * device_clock "host", or where the process has no bound at all). false: no clock. */
+bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
+			uint64_t *s, uint64_t *e, uint64_t *u);
 struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid,
 				  bool create);
 /* What the brackets of a thread say of a call whose host interval is [s, e] give or take

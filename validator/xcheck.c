@@ -104,9 +104,9 @@ static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
 {
 	const struct lin_vproc *p = &v->procs[d->proc];
 	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
-	uint64_t s = d->s, e = d->e, u = p->host_clock ? 0 : p->clock_err;
-	if (!t || t->unordered || (!p->host_clock && (!lin_v_to_host(v, d->proc, d->s, &s) ||
-						       !lin_v_to_host(v, d->proc, d->e, &e))))
+	uint64_t s, e, u;
+	if (!t || t->unordered || (!p->host_clock && !p->clock_err_known) ||
+	    !lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u))
 		return;
 	struct lin_hold h;
 	lin_v_holders(t, s, e, u, false, true, true, &h);
@@ -141,9 +141,8 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 		return true;
 	}
 	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
-	uint64_t s = d->s, e = d->e, u = p->host_clock ? 0 : p->clock_err;
-	if (!p->host_clock && (!lin_v_to_host(v, d->proc, d->s, &s) ||
-			       !lin_v_to_host(v, d->proc, d->e, &e))) {
+	uint64_t s, e, u;
+	if (!lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u)) {
 		v->sum.bracket_unchecked++;
 		return true;
 	}

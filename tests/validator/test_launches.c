@@ -554,6 +554,7 @@ Test(launches, a_call_within_the_clock_error_of_an_edge_is_unchecked)
 {
 	begin("custom");
 	lin_tf_clock(&pk, 0, 0, 100);                        /* 100 ns of error */
+	lin_tf_clock(&pk, 1000, 1000, 1100);                 /* the calls lie between the pairs */
 	request(1, 2);
 	request(3, 4);
 	pushed(100, 300, 2, 1);
@@ -582,6 +583,46 @@ Test(launches, containment_needs_the_call_clear_of_the_edges_by_the_clock_error)
 		finish();
 		cr_assert_eq(s->inferred, (uint64_t)!err);
 		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CLOCK_UNCERTAINTY], (uint64_t)err);
+		done();
+	}
+}
+
+/* Past the last clock pair the mapping extrapolates its offset, and the clocks may have
+ * drifted apart by 500 ppm of the distance since: 1 ms past it, 500 ns. A call 50 ns clear
+ * of its bracket's edges (pairs 10 ns wide) is then within the error of both; with a pair
+ * after it, it lies in the pairs' span and is clear. */
+Test(launches, past_the_last_clock_pair_the_error_grows_with_the_distance)
+{
+	for (int closing = 0; closing < 2; closing++) {
+		begin("none");
+		lin_tf_clock(&pk, 0, 0, 10);
+		if (closing)
+			lin_tf_clock(&pk, 2000000, 2000000, 2000010);
+		request(1, 2);
+		bracket(1000100, 1000300, 2, 1);
+		api_at(1, 211, 1, 1000150, 1000250, 0);
+		kernel_at(1, 1, 1001000);
+		finish();
+		cr_assert_eq(s->inferred, (uint64_t)closing, "closing pair %d", closing);
+		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CLOCK_UNCERTAINTY], (uint64_t)!closing);
+		done();
+	}
+}
+
+Test(launches, past_the_last_clock_pair_the_bracket_check_is_refused)
+{
+	for (int closing = 0; closing < 2; closing++) {
+		begin("custom");
+		lin_tf_clock(&pk, 0, 0, 10);
+		if (closing)
+			lin_tf_clock(&pk, 2000000, 2000000, 2000010);
+		request(1, 2);
+		pushed(1000100, 1000300, 2, 1);
+		tagged_call(2, 1, 1000150, 1000250, 1);
+		finish();
+		cr_assert_eq(s->bracket_checked, (uint64_t)closing, "closing pair %d", closing);
+		cr_assert_eq(s->bracket_unchecked, (uint64_t)!closing);
+		cr_assert(!finding("ext_outside_bracket"));
 		done();
 	}
 }
