@@ -114,6 +114,11 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	uint64_t depth = NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8];
 	struct lin_bthread *t = lin_v_bthread(v, proc, r->f[1], true);
 	uint64_t parent = t && depth > 1 ? t->open[depth - 2] : LIN_NIL;
+	bool orphan = t && depth > 1 && parent == LIN_NIL;
+	/* No bracket open at the depth above (bracket_without_parent, below): its enclosing
+	 * one is the nearest still open above that, or none. */
+	for (uint64_t d = depth - 1; orphan && d-- > 0 && parent == LIN_NIL;)
+		parent = t->open[d];
 	if (pushed)
 		count_pushed(v, proc, t, r, parent);
 	else
@@ -128,6 +133,14 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		uint64_t ids[] = { r->f[1], r->f[0], t->b[t->n - 1].begin };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
 		t->unordered = true;     /* lookups by time on this thread are refused */
+	}
+	if (orphan && !t->orphan) {
+		/* The runtime opens a bracket at depth d only inside the one open at d - 1.
+		 * Once a thread. */
+		static const char *const n[] = { "tid", "depth" };
+		uint64_t ids[] = { r->f[1], depth };
+		structural(v, "bracket_without_parent", file, r->offset, r->index, 2, n, ids);
+		t->orphan = true;
 	}
 	uint64_t seq = t->base + t->n;
 	t->b[t->n++] = (struct lin_br){ r->f[0], LIN_NIL, pushed ? r->f[4] : (NIL(r, 2) ? LIN_NIL : r->f[2]),
@@ -321,10 +334,11 @@ void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bo
 		 * that is before the call can have ended, only b's ancestors are left. */
 		if (b->depth && (b->begin + u <= e || (b->end != LIN_NIL && b->end < LIN_END_UNTIMED &&
 							  b->end + u < e))) {
-			if (b->depth == 1)
-				return;         /* an outermost bracket has no ancestor */
-			if (b->parent == LIN_NIL)
-				continue;       /* its enclosing one is not known: look at each */
+			/* An outermost bracket has no ancestor; nor has one opened with no bracket
+			 * open above it (bracket_without_parent): every earlier one had ended when
+			 * it began. */
+			if (b->depth == 1 || b->parent == LIN_NIL)
+				return;
 			if (b->parent < t->base)
 				return;
 			i = b->parent - t->base + 1;    /* the loop's i-- lands on it */

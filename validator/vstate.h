@@ -171,6 +171,7 @@ struct lin_bthread {
 	bool unordered;
 	bool unmarked;              /* a tagged call went unchecked without marking its bracket */
 	bool uncheckable;           /* its process has no bound on the clock mapping (yet) */
+	bool orphan;                /* bracket_without_parent was reported on it */
 };
 #define LIN_PBR_CAP 65536           /* brackets kept on a thread of pushed brackets only */
 #define LIN_PBR_KEEP 1024           /* ... past which checked ones are dropped */

@@ -627,6 +627,38 @@ Test(launches, past_the_last_clock_pair_the_bracket_check_is_refused)
 	}
 }
 
+/* A bracket at depth 2 with no bracket open at depth 1 cannot come from the runtime: one
+ * finding per thread, and lookups take it for an outermost one (they used to visit every
+ * earlier bracket for each call: quadratic). Silent where a depth-1 bracket holds it. */
+static size_t findings_of(const char *cause)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < v->findings.n; i++)
+		k += !strcmp(((struct lin_finding *)lin_vec_at(&v->findings, i))->cause, cause);
+	return k;
+}
+
+Test(launches, a_nested_bracket_without_an_open_parent_is_reported_once_a_thread)
+{
+	for (int parent = 0; parent < 2; parent++) {
+		begin_clock("none", "host");
+		request(1, 2);
+		if (parent)
+			lin_tf_launch(&pk, 50, TID, 2, 1, NIL, 0, 0, NIL, 1);
+		for (uint64_t i = 0; i < 3; i++) {
+			bracket(100 + 100 * i, 150 + 100 * i, 2, 2);
+			api_at(1, 211, i + 1, 110 + 100 * i, 120 + 100 * i, 0);
+			kernel_at(i + 1, i + 1, 1000 + 100 * i);
+		}
+		if (parent)
+			lin_tf_launch_end(&pk, 900, TID, 1);
+		finish();
+		cr_assert_eq(findings_of("bracket_without_parent"), (size_t)!parent, "parent %d", parent);
+		cr_assert_eq(s->inferred, 3, "each call still joins its bracket");
+		done();
+	}
+}
+
 Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
 {
 	/* backend none: the ext records of the trace's kind are a tool's or the application's
