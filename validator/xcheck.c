@@ -64,7 +64,7 @@ bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
 		t->horizon = horizon > t->horizon ? horizon : t->horizon;
 		return true;
 	}
-	uint32_t cap = t->cap ? t->cap * 2 : 64;
+	uint32_t cap = t->cap ? t->cap * 2 : 2;    /* memory in proportion to the input */
 	struct lin_br *b = realloc(t->b, cap * sizeof(*b));
 	if (!b) {
 		v->oom = true;
@@ -182,7 +182,7 @@ static bool defer(struct lin_validator *v, const struct lin_xdefer *d)
 	if (!t || v->xdefer >= LIN_XDEFER_CAP)
 		return false;
 	if (t->nd == t->capd) {
-		uint32_t cap = t->capd ? t->capd * 2 : 16;
+		uint32_t cap = t->capd ? t->capd * 2 : 2;
 		struct lin_xdefer *nd = realloc(t->d, cap * sizeof(*nd));
 		if (!nd) {
 			v->oom = true;

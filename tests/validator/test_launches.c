@@ -659,6 +659,25 @@ Test(launches, a_nested_bracket_without_an_open_parent_is_reported_once_a_thread
 	}
 }
 
+/* Memory in proportion to the input: a thread with one bracket holds room for a couple, not
+ * for 64 (a trace of launches each on its own thread took ~170x its size). */
+Test(launches, a_thread_with_one_bracket_holds_little_room)
+{
+	begin_clock("custom", "host");
+	request(1, 2);
+	for (uint32_t i = 0; i < 4; i++) {
+		lin_tf_launch(&pk, 100 + 10 * i, TID + 1 + i, 2, 1, 2, 0, 0, NIL, 1);
+		lin_tf_launch_end(&pk, 105 + 10 * i, TID + 1 + i, 1);
+	}
+	finish();
+	for (uint32_t i = 0; i < 4; i++) {
+		struct lin_bthread *t = lin_v_bthread(v, 0, TID + 1 + i, false);
+		cr_assert(t && t->n == 1 && t->cap <= 2, "tid %u: %u of %u", i, t ? t->n : 0,
+			  t ? t->cap : 0);
+	}
+	done();
+}
+
 Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
 {
 	/* backend none: the ext records of the trace's kind are a tool's or the application's
