@@ -84,16 +84,17 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
  * bracket with a pushed bracket inside it is not (the inner push is on top of CUPTI's
  * stack during the calls inside it), so only the innermost ones count.
  */
-static void count_pushed(struct lin_validator *v, uint16_t proc, struct lin_bthread *t,
-			 const struct lin_rec *r, uint64_t parent)
+static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
+			 struct lin_bthread *t, const struct lin_rec *r, uint64_t parent)
 {
 	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
 	if (!e)
 		return;
 	e->flags |= LIN_EP_PUSHED;
 	if (!e->pushed++) {
-		e->bracket_off = r->offset;
-		e->bracket_index = r->index;
+		e->where_off = r->offset;
+		e->where_index = r->index;
+		e->where_file = file;
 	}
 	struct lin_br *p = t ? at(t, parent) : NULL;
 	if (p && p->pushed && !p->nonleaf) {
@@ -120,7 +121,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	for (uint64_t d = depth - 1; orphan && d-- > 0 && parent == LIN_NIL;)
 		parent = t->open[d];
 	if (pushed)
-		count_pushed(v, proc, t, r, parent);
+		count_pushed(v, proc, file, t, r, parent);
 	else
 		v->procs[proc].unpushed++;
 	if (!t)
@@ -439,7 +440,7 @@ static void accounting_by_count(struct lin_validator *v)
 		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
 			continue;
 		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
-		structural(v, "launch_without_api_record", p->file, e->bracket_off, e->bracket_index,
+		structural(v, "launch_without_api_record", e->where_file, e->where_off, e->where_index,
 			   3, n, ids);
 	}
 }
@@ -510,7 +511,8 @@ static void ext_without_bracket(struct lin_validator *v)
 		    (e->flags & LIN_EP_PUSHED) || lin_vtab_find(&v->replays, k.k0, lin_k1(proc, 0)))
 			continue;
 		uint64_t ids[] = { k.k0, e->ext_n };
-		structural(v, "ext_without_bracket", p->file, 0, 0, 2, n, ids);
+		structural(v, "ext_without_bracket", e->where_file, e->where_off, e->where_index, 2,
+			   n, ids);
 	}
 }
 

@@ -102,15 +102,17 @@ struct lin_epoch_ent {
 	uint16_t flags;
 	uint16_t pad;
 	uint32_t pushed, ext_n;
-	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it (its
-						* process's file) */
+	uint64_t where_off, where_index;       /* the first bracket that pushed it, or until
+						* one did, the first ext record naming it */
+	uint32_t where_file, pad2;
 };
 #define LIN_EP_DECLARED 1
 #define LIN_EP_PUSHED 2              /* a launch bracket pushed it (pushed may drop back to 0) */
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
-	uint64_t api_offset, api_index;   /* where the API record is */
+	uint64_t api_offset, api_index;   /* where the API record is (until it arrives: the
+					   * first ext record, api_file too) */
 	uint32_t api_tid, api_file;
 	uint16_t flags;
 	uint8_t domain, ngpu;

@@ -263,7 +263,8 @@ static void ext_without_api(struct lin_validator *v)
 			continue;
 		uint64_t ids[] = { k.k0, c->epoch };
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "ext_without_api_record", p->file, 0, 0, 2, n, ids);
+		lin_v_finding(v, "structural", "ext_without_api_record", c->api_file, c->api_offset,
+			      c->api_index, 2, n, ids);
 	}
 }
 

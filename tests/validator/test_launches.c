@@ -678,6 +678,44 @@ Test(launches, a_thread_with_one_bracket_holds_little_room)
 	done();
 }
 
+static const struct lin_finding *finding_of(const char *cause)
+{
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct lin_finding *f = lin_vec_at(&v->findings, i);
+		if (!strcmp(f->cause, cause))
+			return f;
+	}
+	return NULL;
+}
+
+/* The ext record a finding is about is where it points, not the start of the file. */
+Test(launches, ext_findings_point_at_the_first_ext_record_concerned)
+{
+	begin("cupti");
+	request(1, 2);
+	request(3, 4);
+	pushed(100, 300, 2, 1);
+	tagged_call(2, 1, 150, 250, 1);
+	size_t no_bracket = sb.size;
+	tagged_call(4, 2, 400, 450, 2);          /* no bracket pushed 4 */
+	tagged_call(4, 3, 500, 550, 3);
+	size_t no_api = sb.size;
+	lin_tf_ext_correlation(&pk, 5, 2, 9);    /* call 9's API record is missing */
+	kernel_at(9, 9, 900);
+	finish();
+	const struct lin_finding *f = finding_of("ext_without_bracket");
+	cr_assert(f);
+	cr_assert_eq(f->offset, no_bracket, "offset %llu, the record at %zu",
+		     (unsigned long long)f->offset, no_bracket);
+	cr_assert_neq(f->index, 0);
+	f = finding_of("ext_without_api_record");
+	cr_assert(f);
+	cr_assert_eq(f->offset, no_api, "offset %llu, the record at %zu",
+		     (unsigned long long)f->offset, no_api);
+	cr_assert_neq(f->index, 0);
+	done();
+}
+
 Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
 {
 	/* backend none: the ext records of the trace's kind are a tool's or the application's
