@@ -84,16 +84,17 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
  * bracket with a pushed bracket inside it is not (the inner push is on top of CUPTI's
  * stack during the calls inside it), so only the innermost ones count.
  */
-static void count_pushed(struct lin_validator *v, uint16_t proc, struct lin_bthread *t,
-			 const struct lin_rec *r, uint64_t parent)
+static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
+			 struct lin_bthread *t, const struct lin_rec *r, uint64_t parent)
 {
 	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
 	if (!e)
 		return;
 	e->flags |= LIN_EP_PUSHED;
 	if (!e->pushed++) {
-		e->bracket_off = r->offset;
-		e->bracket_index = r->index;
+		e->where_off = r->offset;
+		e->where_index = r->index;
+		e->where_file = file;
 	}
 	struct lin_br *p = t ? at(t, parent) : NULL;
 	if (p && p->pushed && !p->nonleaf) {
@@ -114,8 +115,13 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	uint64_t depth = NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8];
 	struct lin_bthread *t = lin_v_bthread(v, proc, r->f[1], true);
 	uint64_t parent = t && depth > 1 ? t->open[depth - 2] : LIN_NIL;
+	bool orphan = t && depth > 1 && parent == LIN_NIL;
+	/* No bracket open at the depth above (bracket_without_parent, below): its enclosing
+	 * one is the nearest still open above that, or none. */
+	for (uint64_t d = depth - 1; orphan && d-- > 0 && parent == LIN_NIL;)
+		parent = t->open[d];
 	if (pushed)
-		count_pushed(v, proc, t, r, parent);
+		count_pushed(v, proc, file, t, r, parent);
 	else
 		v->procs[proc].unpushed++;
 	if (!t)
@@ -128,6 +134,14 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		uint64_t ids[] = { r->f[1], r->f[0], t->b[t->n - 1].begin };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
 		t->unordered = true;     /* lookups by time on this thread are refused */
+	}
+	if (orphan && !t->orphan) {
+		/* The runtime opens a bracket at depth d only inside the one open at d - 1.
+		 * Once a thread. */
+		static const char *const n[] = { "tid", "depth" };
+		uint64_t ids[] = { r->f[1], depth };
+		structural(v, "bracket_without_parent", file, r->offset, r->index, 2, n, ids);
+		t->orphan = true;
 	}
 	uint64_t seq = t->base + t->n;
 	t->b[t->n++] = (struct lin_br){ r->f[0], LIN_NIL, pushed ? r->f[4] : (NIL(r, 2) ? LIN_NIL : r->f[2]),
@@ -215,9 +229,12 @@ static int clock_cmp(const void *a, const void *b)
 	return x->device_ns < y->device_ns ? -1 : x->device_ns > y->device_ns;
 }
 
-bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host)
+bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
+		   uint64_t *widen)
 {
 	const struct lin_vproc *p = &v->procs[proc];
+	if (widen)
+		*widen = 0;
 	if (dev == LIN_NIL)
 		return false;
 	if (p->host_clock) {
@@ -236,7 +253,8 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 			hi = mid;
 	}
 	/* Between two pairs: interpolate (the clocks may run at slightly different rates);
-	 * before the first or after the last: the nearest pair's offset. */
+	 * before the first or after the last: the nearest pair's offset, and the clocks may
+	 * have drifted apart by up to LIN_CLOCK_RATE_ERR of the distance to it since. */
 	const struct lin_clock_pair *a = lin_vec_at(cl, lo ? lo - 1 : 0);
 	const struct lin_clock_pair *b = lo && lo < cl->n ? lin_vec_at(cl, lo) : NULL;
 	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
@@ -244,7 +262,27 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 		*host = a->host_ns + (uint64_t)(f * (long double)(b->host_ns - a->host_ns) + 0.5L);
 		return true;
 	}
+	if (widen) {
+		uint64_t dist = dev >= a->device_ns ? dev - a->device_ns : a->device_ns - dev;
+		*widen = dist / LIN_CLOCK_RATE_ERR_DIV + (dist % LIN_CLOCK_RATE_ERR_DIV != 0);
+	}
 	*host = dev - a->device_ns + a->host_ns;
+	return true;
+}
+
+bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
+			uint64_t *s, uint64_t *e, uint64_t *u)
+{
+	const struct lin_vproc *p = &v->procs[proc];
+	uint64_t ws, we;
+	if (!lin_v_to_host(v, proc, ds, s, &ws) || !lin_v_to_host(v, proc, de, e, &we))
+		return false;
+	if (p->host_clock || !p->clock_err_known) {
+		*u = 0;
+		return true;
+	}
+	uint64_t w = ws > we ? ws : we;
+	*u = p->clock_err > UINT64_MAX / 4 - w ? UINT64_MAX / 4 : p->clock_err + w;
 	return true;
 }
 
@@ -297,10 +335,11 @@ void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bo
 		 * that is before the call can have ended, only b's ancestors are left. */
 		if (b->depth && (b->begin + u <= e || (b->end != LIN_NIL && b->end < LIN_END_UNTIMED &&
 							  b->end + u < e))) {
-			if (b->depth == 1)
-				return;         /* an outermost bracket has no ancestor */
-			if (b->parent == LIN_NIL)
-				continue;       /* its enclosing one is not known: look at each */
+			/* An outermost bracket has no ancestor; nor has one opened with no bracket
+			 * open above it (bracket_without_parent): every earlier one had ended when
+			 * it began. */
+			if (b->depth == 1 || b->parent == LIN_NIL)
+				return;
 			if (b->parent < t->base)
 				return;
 			i = b->parent - t->base + 1;    /* the loop's i-- lands on it */
@@ -319,15 +358,14 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 	struct lin_bthread *t = lin_vtab_find(&v->bthreads, c->api_tid, lin_k1(proc, 0));
 	if (!t || !t->n)
 		return LIN_BF_NONE;
-	uint64_t s, e;
+	uint64_t s, e, u;
 	if (c->api_start == LIN_NIL || c->api_end == LIN_NIL)
 		return LIN_BF_NONE;
-	if (!lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
+	if (!lin_v_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
 		return LIN_BF_NO_CLOCK;
 	if (t->unordered)
 		return LIN_BF_UNCERTAIN;
 	bool bounded = p->host_clock || p->clock_err_known;
-	uint64_t u = p->host_clock || !bounded ? 0 : p->clock_err;
 	struct lin_hold h;
 	lin_v_holders(t, s, e, u, false, true, false, &h);
 	if (h.unclosed)
@@ -402,7 +440,7 @@ static void accounting_by_count(struct lin_validator *v)
 		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
 			continue;
 		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
-		structural(v, "launch_without_api_record", p->file, e->bracket_off, e->bracket_index,
+		structural(v, "launch_without_api_record", e->where_file, e->where_off, e->where_index,
 			   3, n, ids);
 	}
 }
@@ -423,15 +461,15 @@ static void accounting_unpushed(struct lin_validator *v)
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
-		uint64_t s, e;
+		uint64_t s, e, u;
 		if (!(c->flags & LIN_C_API) || p->pushes || !p->unpushed ||
 		    (!p->host_clock && !p->clock_err_known) ||
-		    !lin_v_to_host(v, proc, c->api_start, &s) || !lin_v_to_host(v, proc, c->api_end, &e))
+		    !lin_v_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
 			continue;
 		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
 		struct lin_hold h;
 		if (t && !t->unordered)
-			lin_v_holders(t, s, e, p->host_clock ? 0 : p->clock_err, false, true, true, &h);
+			lin_v_holders(t, s, e, u, false, true, true, &h);
 	}
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	struct lin_bthread *t;
@@ -473,7 +511,8 @@ static void ext_without_bracket(struct lin_validator *v)
 		    (e->flags & LIN_EP_PUSHED) || lin_vtab_find(&v->replays, k.k0, lin_k1(proc, 0)))
 			continue;
 		uint64_t ids[] = { k.k0, e->ext_n };
-		structural(v, "ext_without_bracket", p->file, 0, 0, 2, n, ids);
+		structural(v, "ext_without_bracket", e->where_file, e->where_off, e->where_index, 2,
+			   n, ids);
 	}
 }
 

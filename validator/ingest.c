@@ -392,15 +392,22 @@ static void nil_correlation(struct lin_validator *v, uint32_t file, const struct
 	structural(v, "nil_correlation", file, r, 1, n, &type);
 }
 
-/* One more API call made under pushed id @id (launch accounting, brackets.c). */
-static void count_ext(struct lin_validator *v, uint16_t proc, uint64_t id)
+/* One more API call made under pushed id @id (launch accounting, brackets.c), its ext
+ * record @r. */
+static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
+		      const struct lin_rec *r, uint64_t id)
 {
 	bool fresh;
 	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
-	if (e)
-		e->ext_n++;
-	else
+	if (!e) {
 		v->oom = true;
+		return;
+	}
+	if (!e->ext_n++ && !(e->flags & LIN_EP_PUSHED)) {
+		e->where_off = r->offset;       /* until a bracket pushes it (ext_without_bracket) */
+		e->where_index = r->index;
+		e->where_file = file;
+	}
 }
 
 static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
@@ -426,7 +433,13 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	if (!(e->flags & LIN_C_EXT)) {
 		e->flags |= LIN_C_EXT;
 		e->epoch = epoch;
-		count_ext(v, proc, epoch);
+		if (!(e->flags & LIN_C_API)) {
+			/* Where the API record will be; until then, this one (ext_without_api_record). */
+			e->api_offset = r->offset;
+			e->api_index = r->index;
+			e->api_file = file;
+		}
+		count_ext(v, proc, file, r, epoch);
 		if (e->flags & LIN_C_API)
 			lin_v_xcheck(v, proc, corr, e);
 		return;
@@ -434,7 +447,7 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	if (e->epoch == epoch)
 		return;
 	e->flags |= LIN_C_AMBIG;
-	count_ext(v, proc, epoch);
+	count_ext(v, proc, file, r, epoch);
 	if (v->cands.n >= LIN_MAX_CANDS)            /* listed candidates are bounded */
 		return;
 	for (size_t i = 0; i < v->cands.n; i++) {

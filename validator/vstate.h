@@ -59,6 +59,11 @@ struct lin_vproc {
 struct lin_capture { uint64_t begin, end; uint32_t tid, open; };
 
 struct lin_clock_pair { uint64_t host_ns, device_ns; };
+/* The largest relative rate error assumed between the host clock and CUPTI's clock outside
+ * the span of the clock pairs: 500 ppm, the most Linux's NTP discipline slews a clock
+ * (CUPTI's default clock is CLOCK_REALTIME-based); docs/validator.md, "Clocks". As a
+ * divisor: the widening is distance / 2000. */
+#define LIN_CLOCK_RATE_ERR_DIV 2000u
 
 struct lin_finding {
 	const char *kind, *cause;
@@ -97,15 +102,17 @@ struct lin_epoch_ent {
 	uint16_t flags;
 	uint16_t pad;
 	uint32_t pushed, ext_n;
-	uint64_t bracket_off, bracket_index;   /* the first bracket that pushed it (its
-						* process's file) */
+	uint64_t where_off, where_index;       /* the first bracket that pushed it, or until
+						* one did, the first ext record naming it */
+	uint32_t where_file, pad2;
 };
 #define LIN_EP_DECLARED 1
 #define LIN_EP_PUSHED 2              /* a launch bracket pushed it (pushed may drop back to 0) */
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
-	uint64_t api_offset, api_index;   /* where the API record is */
+	uint64_t api_offset, api_index;   /* where the API record is (until it arrives: the
+					   * first ext record, api_file too) */
 	uint32_t api_tid, api_file;
 	uint16_t flags;
 	uint8_t domain, ngpu;
@@ -166,6 +173,7 @@ struct lin_bthread {
 	bool unordered;
 	bool unmarked;              /* a tagged call went unchecked without marking its bracket */
 	bool uncheckable;           /* its process has no bound on the clock mapping (yet) */
+	bool orphan;                /* bracket_without_parent was reported on it */
 };
 #define LIN_PBR_CAP 65536           /* brackets kept on a thread of pushed brackets only */
 #define LIN_PBR_KEEP 1024           /* ... past which checked ones are dropped */
@@ -225,8 +233,17 @@ void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec
 void lin_v_brackets_finish(struct lin_validator *v);
 /* Launch accounting by count and of brackets that pushed nothing (after the lookups). */
 void lin_v_accounting_finish(struct lin_validator *v);
-/* Device time -> host time through the clock records (false: no clock). */
-bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host);
+/* Device time -> host time through the clock records (false: no clock). Outside the span
+ * of the clock pairs the mapping extrapolates the nearest pair's offset, and *widen (when
+ * not NULL) is how far the two clocks may have drifted apart since: the distance to that
+ * pair times LIN_CLOCK_RATE_ERR (0 inside the span, and with device_clock "host"). */
+bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
+		   uint64_t *widen);
+/* A call's device interval [@ds, @de] in host time [*s, *e], and the bound *u on the error
+ * of that placement: the widest pair's width plus the widening of either end (0 with
+ * device_clock "host", or where the process has no bound at all). false: no clock. */
+bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
+			uint64_t *s, uint64_t *e, uint64_t *u);
 struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid,
 				  bool create);
 /* What the brackets of a thread say of a call whose host interval is [s, e] give or take

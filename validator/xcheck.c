@@ -64,7 +64,7 @@ bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
 		t->horizon = horizon > t->horizon ? horizon : t->horizon;
 		return true;
 	}
-	uint32_t cap = t->cap ? t->cap * 2 : 64;
+	uint32_t cap = t->cap ? t->cap * 2 : 2;    /* memory in proportion to the input */
 	struct lin_br *b = realloc(t->b, cap * sizeof(*b));
 	if (!b) {
 		v->oom = true;
@@ -104,9 +104,9 @@ static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
 {
 	const struct lin_vproc *p = &v->procs[d->proc];
 	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
-	uint64_t s = d->s, e = d->e, u = p->host_clock ? 0 : p->clock_err;
-	if (!t || t->unordered || (!p->host_clock && (!lin_v_to_host(v, d->proc, d->s, &s) ||
-						       !lin_v_to_host(v, d->proc, d->e, &e))))
+	uint64_t s, e, u;
+	if (!t || t->unordered || (!p->host_clock && !p->clock_err_known) ||
+	    !lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u))
 		return;
 	struct lin_hold h;
 	lin_v_holders(t, s, e, u, false, true, true, &h);
@@ -141,9 +141,8 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 		return true;
 	}
 	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
-	uint64_t s = d->s, e = d->e, u = p->host_clock ? 0 : p->clock_err;
-	if (!p->host_clock && (!lin_v_to_host(v, d->proc, d->s, &s) ||
-			       !lin_v_to_host(v, d->proc, d->e, &e))) {
+	uint64_t s, e, u;
+	if (!lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u)) {
 		v->sum.bracket_unchecked++;
 		return true;
 	}
@@ -183,7 +182,7 @@ static bool defer(struct lin_validator *v, const struct lin_xdefer *d)
 	if (!t || v->xdefer >= LIN_XDEFER_CAP)
 		return false;
 	if (t->nd == t->capd) {
-		uint32_t cap = t->capd ? t->capd * 2 : 16;
+		uint32_t cap = t->capd ? t->capd * 2 : 2;
 		struct lin_xdefer *nd = realloc(t->d, cap * sizeof(*nd));
 		if (!nd) {
 			v->oom = true;
@@ -264,7 +263,8 @@ static void ext_without_api(struct lin_validator *v)
 			continue;
 		uint64_t ids[] = { k.k0, c->epoch };
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "ext_without_api_record", p->file, 0, 0, 2, n, ids);
+		lin_v_finding(v, "structural", "ext_without_api_record", c->api_file, c->api_offset,
+			      c->api_index, 2, n, ids);
 	}
 }
 

@@ -55,29 +55,37 @@ static int fwrite_cb(void *data, const char *buf, size_t len)
 
 /*
  * The trace file. Attach mode has no call that pairs the host and device clocks, so the
- * write callback puts one clock record before the first bytes the runtime hands over
- * once it exists (the header is written inside lin_runtime_create; the runtime writes
- * whole records, so that is an object boundary), read on the runtime's own clock. The
- * simulator's device clock is that clock itself (docs/simulator.md), so the pair is exact.
+ * write callback puts a clock record before every chunk the runtime hands over once it
+ * exists (the header is written inside lin_runtime_create; the runtime writes whole
+ * records, so that is an object boundary), read on the runtime's own clock, as the live
+ * binding writes one with every buffer: the last one is read after every call the trace
+ * holds, so the validator interpolates between pairs and never extrapolates past the
+ * span they cover (docs/validator.md, "Clocks"). The simulator's device clock is that
+ * clock itself (docs/simulator.md), so each pair is exact.
  */
 struct trace_out {
 	FILE *f;
 	lin_runtime *const *rt;     /* the run's runtime, NULL until lin_runtime_create returns */
 	uint64_t clock_off;
-	bool clock_done;
+	bool clock_done;            /* a clock record was written (by us or the live binding) */
+	bool live_clock;            /* the live binding pairs the clocks: write none */
 	bool failed;
 };
+
+static void write_pair(struct trace_out *o)
+{
+	msgpack_packer pk;
+	msgpack_packer_init(&pk, o->f, fwrite_cb);
+	uint64_t h = lin_runtime_now_ns(*o->rt);
+	lin_tf_clock(&pk, h, h + o->clock_off, h);   /* the simulated clocks are one */
+	o->clock_done = true;
+}
 
 static int trace_write(const void *buf, size_t len, void *user)
 {
 	struct trace_out *o = user;
-	if (!o->clock_done && *o->rt) {
-		msgpack_packer pk;
-		msgpack_packer_init(&pk, o->f, fwrite_cb);
-		uint64_t h = lin_runtime_now_ns(*o->rt);
-		lin_tf_clock(&pk, h, h + o->clock_off, h);   /* the simulated clocks are one */
-		o->clock_done = true;
-	}
+	if (!o->live_clock && *o->rt)
+		write_pair(o);
 	int r = fwrite(buf, 1, len, o->f) == len ? 0 : -EIO;
 	if (r)
 		o->failed = true;
@@ -106,11 +114,18 @@ static int open_runtime(struct synth *sx, struct trace_out *out)
 		ro.backend = LIN_BACKEND_CUPTI;
 		ro.backend_ops = NULL;
 		out->clock_done = true;
+		out->live_clock = true;
 	}
 	int r = lin_runtime_create(&ro, &sx->rt);
 	if (r) {
 		fprintf(stderr, "lineage-synth: lin_runtime_create: %s\n", strerror(-r));
 		return r;
+	}
+	if (!out->live_clock) {
+		/* The first pair, before anything the workload does: whatever the runtime
+		 * holds (its header) goes out first, so the record lands on a boundary. */
+		lin_runtime_flush(sx->rt);
+		write_pair(out);
 	}
 	if (layer && !epoch && synth_owner_start(sx->rt, 4096)) {
 		fprintf(stderr, "lineage-synth: the workload could not take the CUPTI layer\n");

@@ -554,6 +554,7 @@ Test(launches, a_call_within_the_clock_error_of_an_edge_is_unchecked)
 {
 	begin("custom");
 	lin_tf_clock(&pk, 0, 0, 100);                        /* 100 ns of error */
+	lin_tf_clock(&pk, 1000, 1000, 1100);                 /* the calls lie between the pairs */
 	request(1, 2);
 	request(3, 4);
 	pushed(100, 300, 2, 1);
@@ -584,6 +585,135 @@ Test(launches, containment_needs_the_call_clear_of_the_edges_by_the_clock_error)
 		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CLOCK_UNCERTAINTY], (uint64_t)err);
 		done();
 	}
+}
+
+/* Past the last clock pair the mapping extrapolates its offset, and the clocks may have
+ * drifted apart by 500 ppm of the distance since: 1 ms past it, 500 ns. A call 50 ns clear
+ * of its bracket's edges (pairs 10 ns wide) is then within the error of both; with a pair
+ * after it, it lies in the pairs' span and is clear. */
+Test(launches, past_the_last_clock_pair_the_error_grows_with_the_distance)
+{
+	for (int closing = 0; closing < 2; closing++) {
+		begin("none");
+		lin_tf_clock(&pk, 0, 0, 10);
+		if (closing)
+			lin_tf_clock(&pk, 2000000, 2000000, 2000010);
+		request(1, 2);
+		bracket(1000100, 1000300, 2, 1);
+		api_at(1, 211, 1, 1000150, 1000250, 0);
+		kernel_at(1, 1, 1001000);
+		finish();
+		cr_assert_eq(s->inferred, (uint64_t)closing, "closing pair %d", closing);
+		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CLOCK_UNCERTAINTY], (uint64_t)!closing);
+		done();
+	}
+}
+
+Test(launches, past_the_last_clock_pair_the_bracket_check_is_refused)
+{
+	for (int closing = 0; closing < 2; closing++) {
+		begin("custom");
+		lin_tf_clock(&pk, 0, 0, 10);
+		if (closing)
+			lin_tf_clock(&pk, 2000000, 2000000, 2000010);
+		request(1, 2);
+		pushed(1000100, 1000300, 2, 1);
+		tagged_call(2, 1, 1000150, 1000250, 1);
+		finish();
+		cr_assert_eq(s->bracket_checked, (uint64_t)closing, "closing pair %d", closing);
+		cr_assert_eq(s->bracket_unchecked, (uint64_t)!closing);
+		cr_assert(!finding("ext_outside_bracket"));
+		done();
+	}
+}
+
+/* A bracket at depth 2 with no bracket open at depth 1 cannot come from the runtime: one
+ * finding per thread, and lookups take it for an outermost one (they used to visit every
+ * earlier bracket for each call: quadratic). Silent where a depth-1 bracket holds it. */
+static size_t findings_of(const char *cause)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < v->findings.n; i++)
+		k += !strcmp(((struct lin_finding *)lin_vec_at(&v->findings, i))->cause, cause);
+	return k;
+}
+
+Test(launches, a_nested_bracket_without_an_open_parent_is_reported_once_a_thread)
+{
+	for (int parent = 0; parent < 2; parent++) {
+		begin_clock("none", "host");
+		request(1, 2);
+		if (parent)
+			lin_tf_launch(&pk, 50, TID, 2, 1, NIL, 0, 0, NIL, 1);
+		for (uint64_t i = 0; i < 3; i++) {
+			bracket(100 + 100 * i, 150 + 100 * i, 2, 2);
+			api_at(1, 211, i + 1, 110 + 100 * i, 120 + 100 * i, 0);
+			kernel_at(i + 1, i + 1, 1000 + 100 * i);
+		}
+		if (parent)
+			lin_tf_launch_end(&pk, 900, TID, 1);
+		finish();
+		cr_assert_eq(findings_of("bracket_without_parent"), (size_t)!parent, "parent %d", parent);
+		cr_assert_eq(s->inferred, 3, "each call still joins its bracket");
+		done();
+	}
+}
+
+/* Memory in proportion to the input: a thread with one bracket holds room for a couple, not
+ * for 64 (a trace of launches each on its own thread took ~170x its size). */
+Test(launches, a_thread_with_one_bracket_holds_little_room)
+{
+	begin_clock("custom", "host");
+	request(1, 2);
+	for (uint32_t i = 0; i < 4; i++) {
+		lin_tf_launch(&pk, 100 + 10 * i, TID + 1 + i, 2, 1, 2, 0, 0, NIL, 1);
+		lin_tf_launch_end(&pk, 105 + 10 * i, TID + 1 + i, 1);
+	}
+	finish();
+	for (uint32_t i = 0; i < 4; i++) {
+		struct lin_bthread *t = lin_v_bthread(v, 0, TID + 1 + i, false);
+		cr_assert(t && t->n == 1 && t->cap <= 2, "tid %u: %u of %u", i, t ? t->n : 0,
+			  t ? t->cap : 0);
+	}
+	done();
+}
+
+static const struct lin_finding *finding_of(const char *cause)
+{
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct lin_finding *f = lin_vec_at(&v->findings, i);
+		if (!strcmp(f->cause, cause))
+			return f;
+	}
+	return NULL;
+}
+
+/* The ext record a finding is about is where it points, not the start of the file. */
+Test(launches, ext_findings_point_at_the_first_ext_record_concerned)
+{
+	begin("cupti");
+	request(1, 2);
+	request(3, 4);
+	pushed(100, 300, 2, 1);
+	tagged_call(2, 1, 150, 250, 1);
+	size_t no_bracket = sb.size;
+	tagged_call(4, 2, 400, 450, 2);          /* no bracket pushed 4 */
+	tagged_call(4, 3, 500, 550, 3);
+	size_t no_api = sb.size;
+	lin_tf_ext_correlation(&pk, 5, 2, 9);    /* call 9's API record is missing */
+	kernel_at(9, 9, 900);
+	finish();
+	const struct lin_finding *f = finding_of("ext_without_bracket");
+	cr_assert(f);
+	cr_assert_eq(f->offset, no_bracket, "offset %llu, the record at %zu",
+		     (unsigned long long)f->offset, no_bracket);
+	cr_assert_neq(f->index, 0);
+	f = finding_of("ext_without_api_record");
+	cr_assert(f);
+	cr_assert_eq(f->offset, no_api, "offset %llu, the record at %zu",
+		     (unsigned long long)f->offset, no_api);
+	cr_assert_neq(f->index, 0);
+	done();
 }
 
 Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
