@@ -14,6 +14,7 @@
 #define _LGPL_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,13 +27,13 @@
 
 #include <lineage.h>
 
-#define BATCH 256
+#include "bench_common.h"
 
-static bool quick;
+bool quick;
 static FILE *json;
 static int json_first = 1;
 
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -45,19 +46,36 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-struct result {
-	double median, p99;
-};
-
-static struct result summarize(double *s, size_t n)
+struct result summarize(double *s, size_t n)
 {
 	qsort(s, n, sizeof(double), cmp_double);
 	struct result r = {s[n / 2], s[(size_t)((double)(n - 1) * 0.99)]};
 	return r;
 }
 
-static void report(const char *name, int threads, struct result r, const char *extra)
+/* What report() printed, for bench_median (the RATIO lines). */
+static struct {
+	char name[48];
+	int threads;
+	double median;
+} reported[128];
+static size_t nreported;
+
+double bench_median(const char *name, int threads)
 {
+	for (size_t i = 0; i < nreported; i++)
+		if (reported[i].threads == threads && !strcmp(reported[i].name, name))
+			return reported[i].median;
+	return NAN;
+}
+
+void report(const char *name, int threads, struct result r, const char *extra)
+{
+	if (nreported < sizeof(reported) / sizeof(reported[0])) {
+		snprintf(reported[nreported].name, sizeof(reported[0].name), "%s", name);
+		reported[nreported].threads = threads;
+		reported[nreported++].median = r.median;
+	}
 	printf("SUMMARY bench=%s threads=%d ns_per_op=%.2f p99_ns=%.2f%s%s\n", name, threads,
 	       r.median, r.p99, extra ? " " : "", extra ? extra : "");
 	fflush(stdout);
@@ -85,7 +103,7 @@ static _Atomic uint64_t shared_ctr;
 		}                                                                         \
 	} while (0)
 
-static size_t nbatches(void)
+size_t nbatches(void)
 {
 	return quick ? 2000 : 20000;
 }
@@ -100,9 +118,6 @@ static void *first_lock_thread(void *arg)
 	*out = (double)(now_ns() - t0);
 	return NULL;
 }
-
-static struct result summarize(double *s, size_t n);
-static void report(const char *name, int threads, struct result r, const char *extra);
 
 static void rcu_bp_first_lock_case(void)
 {
@@ -726,6 +741,15 @@ static void usage(FILE *f)
 	      "ns_per_op is the time one thread spends per operation (median of batch means of\n"
 	      "256 operations); p99_ns the 99th percentile batch mean.\n"
 	      "\n"
+	      "Then real tracers and the recording floor, side by side in the same run:\n"
+	      "  SUMMARY bench=peer_lttng_ust ...    an LTTng-UST tracepoint with the launch\n"
+	      "      record's fields, recorded by a session daemon and session of its own in a\n"
+	      "      temporary directory (skipped=\"why\" when LTTng cannot run here)\n"
+	      "  SUMMARY bench=peer_nvtx ...         nvtxRangePushA + nvtxRangePop, no tool attached\n"
+	      "  SUMMARY bench=floor_clock_ring ...  clock_gettime + a 32-byte store into a\n"
+	      "      per-thread ring: the cheapest way to record an event\n"
+	      "  RATIO whole_path/peer_lttng_ust=<x> whole_path/peer_nvtx=<y> whole_path/floor_clock_ring=<z>\n"
+	      "\n"
 	      "  --quick      a few seconds in all (CI); fewer batches, smaller tables\n"
 	      "  --json FILE  also write the results as a JSON array\n"
 	      "  --no-cold    skip the large-table cases (1e6 and 1e7 live epochs)\n"
@@ -779,6 +803,7 @@ int main(int argc, char **argv)
 	cross_thread_case();
 	sustained_case(1, 1e6, quick ? 1 : 10);
 	sustained_case(2, 5e5, quick ? 1 : 10);
+	peer_cases(bench_median("whole_path", 1));
 	if (json) {
 		fputs("\n]\n", json);
 		fclose(json);

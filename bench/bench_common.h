@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* What lineage_bench.c shares with the other files of lineage-bench (peers.c). */
+#ifndef LIN_BENCH_COMMON_H
+#define LIN_BENCH_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BATCH 256
+
+struct result {
+	double median, p99;
+};
+
+extern bool quick;
+
+uint64_t now_ns(void);
+size_t nbatches(void);
+/* Sorts @s in place; median and 99th percentile of the @n samples. */
+struct result summarize(double *s, size_t n);
+/* One SUMMARY line (and a JSON entry with --json). */
+void report(const char *name, int threads, struct result r, const char *extra);
+/* The median of the first case reported as @name with @threads; NAN when none was. */
+double bench_median(const char *name, int threads);
+
+/* peers.c: LTTng-UST, NVTX and the clock+ring floor; RATIO line against @whole_path_ns. */
+void peer_cases(double whole_path_ns);
+
+#endif
