@@ -8,14 +8,16 @@ LIN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # absent (CUPTI comes from the CUDA toolkit at /usr/local/cuda, not from Debian).
 LIN_DEBS=(cmake make gcc g++ pkg-config liburcu-dev libmsgpack-dev libxxhash-dev
           libcriterion-dev clang valgrind libuv1-dev libtbb-dev
-          libyajl-dev zlib1g-dev libsqlite3-dev gzip jq
-          liblttng-ust-dev lttng-tools)  # lineage-bench's peer_lttng_ust (optional)
+          libyajl-dev zlib1g-dev libsqlite3-dev gzip jq)
+# Only for lineage-bench's peer_lttng_ust (docs/bench.md), installed by CI alone: the
+# tests need neither, and installing lttng-tools on a host sets up a system daemon.
+LIN_BENCH_DEBS=(liblttng-ust-dev lttng-tools)
 
 lin_say() { printf '==> %s\n' "$*" >&2; }
 
 lin_install_deps() {
 	local missing=() p
-	for p in "${LIN_DEBS[@]}"; do
+	for p in "${LIN_DEBS[@]}" "${LIN_EXTRA_DEBS[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
