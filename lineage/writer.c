@@ -22,6 +22,7 @@
 #include "lineage/w3c.h"
 #include "otlp_stream.h"
 #include "rt.h"
+#include "tracefmt_fast.h"
 
 #define OBUF_FLUSH (64u * 1024u)
 #define PCACHE_SIZE 512u
@@ -184,6 +185,21 @@ static void encode_link(msgpack_packer *pk, uint64_t ns, uint64_t tid, uint64_t 
 			    c->tp.flags, has ? lin : NULL);
 }
 
+/* A cursor into the output buffer with room for one fast record (tracefmt_fast.h). The
+ * buffer holds at least 2 * OBUF_FLUSH and is handed over past OBUF_FLUSH, so there is
+ * room unless a record just before was huge (a long name); then it is handed over now. */
+static struct lin_tfast fast_begin(lin_runtime *rt)
+{
+	if (LIN_UNLIKELY(rt->olen + LIN_TFAST_MAX > rt->ocap))
+		out_flush_locked(rt);
+	return (struct lin_tfast){ rt->obuf + rt->olen };
+}
+
+static void fast_end(lin_runtime *rt, const struct lin_tfast *f)
+{
+	rt->olen = (size_t)(f->p - rt->obuf);
+}
+
 static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct lin_event *e)
 {
 	msgpack_packer *pk = &rt->pk;
@@ -212,32 +228,48 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 	case LIN_REC_EPOCH_RETIRE:
 		lin_tf_epoch_retire(pk, ns, ts->tid, e->a, e->version);
 		break;
-	case LIN_REC_TOKEN_CAPTURE:
-		lin_tf_token_capture(pk, e->ticks ? ns : LIN_NIL, ts->tid, e->kind, e->a, e->version,
-				     e->b);
+	case LIN_REC_TOKEN_CAPTURE: {
+		struct lin_tfast f = fast_begin(rt);
+		lin_tfast_token_capture(&f, e->ticks ? ns : LIN_NIL, ts->tid, e->kind, e->a,
+					e->version, e->b);
+		fast_end(rt, &f);
 		break;
-	case LIN_REC_TOKEN_ADOPT:
-		lin_tf_token_adopt(pk, ns, ts->tid, e->kind, e->a, e->version,
-				   e->b == LIN_NIL ? LIN_NIL : e->b >> 32,
-				   e->b == LIN_NIL ? LIN_NIL : (e->b & 0xffffffffu), e->depth);
+	}
+	case LIN_REC_TOKEN_ADOPT: {
+		struct lin_tfast f = fast_begin(rt);
+		lin_tfast_token_adopt(&f, ns, ts->tid, e->kind, e->a, e->version,
+				      e->b == LIN_NIL ? LIN_NIL : e->b >> 32,
+				      e->b == LIN_NIL ? LIN_NIL : (e->b & 0xffffffffu), e->depth);
+		fast_end(rt, &f);
 		break;
-	case LIN_REC_SCOPE_CLOSE:
-		lin_tf_scope_close(pk, e->ticks ? ns : LIN_NIL, ts->tid, e->kind, e->a, e->depth);
+	}
+	case LIN_REC_SCOPE_CLOSE: {
+		struct lin_tfast f = fast_begin(rt);
+		lin_tfast_scope_close(&f, e->ticks ? ns : LIN_NIL, ts->tid, e->kind, e->a, e->depth);
+		fast_end(rt, &f);
 		break;
+	}
 	case LIN_REC_MISUSE:
 		lin_tf_misuse(pk, ns, ts->tid,
 			      e->depth < LIN_MISUSE_COUNT ? lin_misuse_names[e->depth] : "unknown",
 			      e->kind, e->a, e->version ? e->version : LIN_NIL, e->b);
 		break;
-	case LIN_REC_LAUNCH:
-		lin_tf_launch(pk, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version,
-			      e->kind ? e->a : LIN_NIL,
-			      lin_rt_intern_locked(rt, (const char *)(uintptr_t)e->b), 0, LIN_NIL,
-			      e->depth ? e->depth : LIN_NIL);
+	case LIN_REC_LAUNCH: {
+		/* The name first: a new one writes its string record through the packer. */
+		uint64_t sid = lin_rt_intern_locked(rt, (const char *)(uintptr_t)e->b);
+		struct lin_tfast f = fast_begin(rt);
+		lin_tfast_launch(&f, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version,
+				 e->kind ? e->a : LIN_NIL, sid, 0, LIN_NIL,
+				 e->depth ? e->depth : LIN_NIL);
+		fast_end(rt, &f);
 		break;
-	case LIN_REC_LAUNCH_END:
-		lin_tf_launch_end(pk, e->ticks ? ns : LIN_NIL, ts->tid, e->depth);
+	}
+	case LIN_REC_LAUNCH_END: {
+		struct lin_tfast f = fast_begin(rt);
+		lin_tfast_launch_end(&f, e->ticks ? ns : LIN_NIL, ts->tid, e->depth);
+		fast_end(rt, &f);
 		break;
+	}
 	default:
 		break;
 	}

@@ -230,3 +230,64 @@ Test(trace, lean_timestamps_leave_capture_and_close_untimed)
 	cr_assert(!rec_nil(trace_nth(t, LIN_REC_TOKEN_ADOPT, 0), 1), "adopts keep their time");
 	rtfix_fini(&f);
 }
+
+/* ------------------------------------------------------------------ the writer's fast path */
+
+#include "lineage/tracefmt_fast.h"
+
+/* Values at every msgpack width edge, nil and zero included. */
+static uint64_t edge(uint64_t *x)
+{
+	static const uint64_t v[] = { 0, 1, 127, 128, 255, 256, 65535, 65536, 0xffffffffull,
+				      0x100000000ull, LIN_TF_NIL - 1, LIN_TF_NIL };
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	uint64_t r = *x >> 33;
+	return (r & 1) ? v[(r >> 1) % (sizeof(v) / sizeof(v[0]))] : *x;
+}
+
+/* Each fast encoder writes exactly the bytes of its lin_tf_* namesake (msgpack-c's packer
+ * through its callback), for values at every width edge: the trace format has one
+ * encoding, whichever path writes it. */
+Test(trace, fast_encoders_write_the_same_bytes)
+{
+	uint64_t x = 42;
+	for (int i = 0; i < 20000; i++) {
+		uint64_t a[9];
+		for (int k = 0; k < 9; k++)
+			a[k] = edge(&x);
+		uint32_t u = (uint32_t)a[2], d = (uint32_t)a[8];
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		char fast[5 * LIN_TFAST_MAX];
+		struct lin_tfast f = { fast };
+		switch (i % 5) {
+		case 0:
+			lin_tf_token_capture(&pk, a[0], a[1], u, a[3], a[4], a[5]);
+			lin_tfast_token_capture(&f, a[0], a[1], u, a[3], a[4], a[5]);
+			break;
+		case 1:
+			lin_tf_token_adopt(&pk, a[0], a[1], u, a[3], a[4], a[5], a[6], d);
+			lin_tfast_token_adopt(&f, a[0], a[1], u, a[3], a[4], a[5], a[6], d);
+			break;
+		case 2:
+			lin_tf_scope_close(&pk, a[0], a[1], u, a[3], d);
+			lin_tfast_scope_close(&f, a[0], a[1], u, a[3], d);
+			break;
+		case 3:
+			lin_tf_launch(&pk, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+			lin_tfast_launch(&f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+			break;
+		default:
+			lin_tf_launch_end(&pk, a[0], a[1], a[2]);
+			lin_tfast_launch_end(&f, a[0], a[1], a[2]);
+			break;
+		}
+		size_t n = (size_t)(f.p - fast);
+		cr_assert_leq(n, LIN_TFAST_MAX);
+		cr_assert_eq(n, sb.size, "record %d: %zu bytes, packer %zu", i % 5, n, sb.size);
+		cr_assert_eq(memcmp(fast, sb.data, n), 0, "record %d differs", i % 5);
+		msgpack_sbuffer_destroy(&sb);
+	}
+}
