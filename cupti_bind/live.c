@@ -775,6 +775,22 @@ void lin_cupti_backend_close(lin_runtime *rt)
 }
 
 /*
+ * The owner's trace is open: a clock pair now, so the calls of the first buffer (made
+ * before it is completed and paired) lie between two pairs: outside the pairs' span the
+ * validator widens its mapping error with the distance (docs/validator.md). Buffers
+ * completed before this are reported too.
+ */
+void lin_cupti_backend_started(lin_runtime *rt)
+{
+	pthread_mutex_lock(&g_owner_mu);
+	if (rt && g_owner == rt) {
+		write_clock(rt);
+		report_early(rt);
+	}
+	pthread_mutex_unlock(&g_owner_mu);
+}
+
+/*
  * At process exit without lin_runtime_free: deliver CUPTI's buffers into the trace and
  * write it out, so the GPU records of the run are not lost with the process. The trace
  * still has no trace_end record (the runtime was not closed). trylock: exit() from inside

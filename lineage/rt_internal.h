@@ -96,11 +96,14 @@ void lin_rt_count_dropped(lin_runtime *rt, uint32_t source, uint64_t n);
  * string for the trace header ("ok", "ok, ..." or "attach: ...") and return 0; on failure
  * return a negative error and set *status to a static string saying why. @o: the runtime's
  * options (the cupti_* fields).
+ * lin_cupti_backend_started: the trace is open (after a successful open): a clock pair
+ * opens it, so device times from the start of the run lie between pairs.
  * lin_cupti_backend_close: flush and release what open set up. Called once at runtime free,
  * before the trace is closed.
  */
 int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 			   struct lin_backend_ops *ops, const char **status);
+void lin_cupti_backend_started(lin_runtime *rt);
 void lin_cupti_backend_close(lin_runtime *rt);
 
 #endif

@@ -358,6 +358,8 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 		err = open_backend(rt, &o);
 	if (!err)
 		err = lin_writer_open(rt, &o);
+	if (!err && rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
+		lin_cupti_backend_started(rt);
 	if (!err)
 		err = lin_writer_start(rt);
 	if (err) {

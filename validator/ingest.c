@@ -628,8 +628,10 @@ static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_r
 	}
 }
 
-/* The same GPU record read twice: a kernel's grid id is unique in its context; a graph
- * memcpy or memset shares its correlation with its replay, so (correlation, start) is. */
+/* The same GPU record read twice: a kernel's grid id is unique in its context; any other
+ * record by its correlation and what places it (start, end, device, stream, and for a
+ * graph record its node: a replay's nodes share its correlation, and two may start in the
+ * same tick of the GPU's timer). */
 static uint64_t mix64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -654,9 +656,11 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 		 * correlation) by its correlation and everything that places it: start, end,
 		 * device, stream. Two real records never agree on all of them. */
 		bool fresh;
-		key = graph ? r->f[1]
-			    : mix64(r->f[1]) ^ mix64(OPT(r, 2) + 0x9e3779b97f4a7c15ull) ^
-				      mix64((r->f[3] << 32) ^ r->f[5] ^ 0xc2b2ae3d27d4eb4full);
+		key = mix64(r->f[1]) ^ mix64(OPT(r, 2) + 0x9e3779b97f4a7c15ull) ^
+		      mix64((r->f[3] << 32) ^ r->f[5] ^ 0xc2b2ae3d27d4eb4full);
+		if (graph) /* two nodes of one replay may start in the same timer tick */
+			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? r->f[gid] : OPT(r, gid + 1)) ^
+				     0x165667b19e3779f9ull);
 		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, r->f[0]), &fresh))
 			v->oom = true;
 		else
@@ -827,7 +831,10 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_TRACE_END:
 		v->files[file].ended = true;
 		if (!NIL(r, 1)) {
-			v->procs[proc].end_dropped = r->f[1];
+			/* Each runtime of the process closes its own trace: their counts add up,
+			 * as their dropped records do. */
+			uint64_t *d = &v->procs[proc].end_dropped;
+			*d = (*d == LIN_NIL ? 0 : *d) + r->f[1];
 			v->procs[proc].end_offset = r->offset;
 			v->procs[proc].end_index = r->index;
 			v->procs[proc].end_file = file;

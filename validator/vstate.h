@@ -41,7 +41,8 @@ struct lin_vproc {
 	uint32_t file;              /* the first file of this process */
 	bool dropped_host, dropped_cupti;
 	uint64_t host_dropped;      /* events the dropped records of source 1 count */
-	uint64_t end_dropped;       /* events trace_end says were dropped; LIN_NIL: no trace_end */
+	uint64_t end_dropped;       /* events its trace_end records say were dropped, summed;
+				     * LIN_NIL: none read */
 	uint64_t end_offset, end_index; /* where that trace_end is */
 	uint32_t end_file;
 	bool runtime_api;           /* an api record of the runtime domain was read */

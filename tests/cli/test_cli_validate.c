@@ -116,6 +116,9 @@ static const struct expect cases[] = {
 	  "\"duplicate_truth_label\"" },
 	{ "lost_trace_end_dropped.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
 	  "trace_end counts more dropped host events" },
+	{ "lost_trace_end_dropped.lt", "good_second_runtime.lt", 0, 0, 1, 2, 2, 0, 0, 0, 0, 1, -1,
+	  "trace_end counts more dropped host events" },
+	{ "good_direct.lt", "good_second_runtime.lt", 0, 0, 0, 6, 6, 0, 0, 0, 0, 0, -1, NULL },
 	{ "lost_host_events_counted.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"dropped_records\"" },
 	{ "bad_adopt_without_capture.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"adopt_without_capture\"" },
 	{ "bad_adopt_before_capture.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"adopt_before_capture\"" },
@@ -144,6 +147,8 @@ static const struct expect cases[] = {
 	{ "good_graph_trace.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
 	{ "bad_unpaired_launch_end.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"unpaired_launch_end\"" },
 	{ "bad_duplicate_gpu_record.lt", 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 1, -1, "\"duplicates\":1" },
+	{ "good_graph_parallel_memsets.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
+	{ "bad_graph_memset_twice.lt", 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 1, -1, "\"duplicates\":1" },
 	{ "good_memcpy_batch.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "bad_duplicate_batch_copy.lt", 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 1, -1, "\"duplicates\":1" },
 	{ "bad_stale_launch.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"stale_launch\"" },
@@ -232,12 +237,17 @@ Test(cli, every_generated_fixture_is_covered)
 	int n = 0;
 	cr_assert_eq(fscanf(p, "%d", &n), 1);
 	pclose(p);
+	/* Distinct trace names among the cases (a trace may be checked more than once: with
+	 * another truth file, or beside another trace). */
 	size_t covered = 0, ncases = sizeof(cases) / sizeof(cases[0]);
-	for (size_t i = 0; i < ncases; i++) {
-		bool again = false; /* a trace checked once more with another truth file */
-		for (size_t j = 0; j < i && !again; j++)
-			again = strcmp(cases[j].trace, cases[i].trace) == 0;
-		covered += !again + (cases[i].trace2 != NULL);
+	for (size_t i = 0; i < 2 * ncases; i++) {
+		const char *t = i % 2 ? cases[i / 2].trace2 : cases[i / 2].trace;
+		bool again = !t;
+		for (size_t j = 0; j < i && !again; j++) {
+			const char *u = j % 2 ? cases[j / 2].trace2 : cases[j / 2].trace;
+			again = u && strcmp(u, t) == 0;
+		}
+		covered += !again;
 	}
 	cr_assert_eq((size_t)n, covered, "%d fixtures generated, %zu with a verdict", n, covered);
 	free(r);
