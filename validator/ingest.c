@@ -410,6 +410,55 @@ static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
 	}
 }
 
+/* The ring entry of launch record @corr on @tid (NULL: not among its last LIN_APIRING). */
+static struct lin_apirec *ring_rec(struct lin_validator *v, uint16_t proc, uint32_t tid,
+				   uint64_t corr)
+{
+	struct lin_apiring *ring = lin_vtab_find(&v->apiring, tid, lin_k1(proc, 0));
+	for (uint32_t i = 0; ring && i < ring->n; i++)
+		if (ring->r[i].corr == (uint32_t)corr)
+			return &ring->r[i];
+	return NULL;
+}
+
+/* The ext id of @pcorr, the nested partner of @corr on @tid, when the two are paired both
+ * ways and it has its ext record: from its entry, or once it was joined and evicted, from
+ * its ring entry (false: not known). */
+static bool partner_ext(struct lin_validator *v, uint16_t proc, uint32_t tid, uint64_t corr,
+			uint64_t pcorr, uint64_t *epoch)
+{
+	const struct lin_corr_ent *pc = lin_vtab_find(&v->corrs, pcorr, lin_k1(proc, 0));
+	if (pc) {
+		if (pc->partner != (uint32_t)corr || !(pc->flags & LIN_C_EXT))
+			return false;
+		*epoch = pc->epoch;
+		return true;
+	}
+	const struct lin_apirec *o = ring_rec(v, proc, tid, pcorr);
+	if (!o || o->partner != (uint32_t)corr || o->epoch == LIN_NIL)
+		return false;
+	*epoch = o->epoch;
+	return true;
+}
+
+/*
+ * Launch accounting counts calls, not ext records (brackets.c, accounting_by_count): a
+ * runtime launch and the driver launch nested in it with their own correlations
+ * (pair_nested) are one call, and CUPTI writes an ext record for each. Called once per
+ * pair, when both ext records (@a, @b) are known: with one id the pair's second record is
+ * no call of its own; with two (one of them is wrong: nothing can be pushed between a
+ * runtime call and the driver call inside it) the call counts under neither, so no
+ * epoch's brackets are credited with it.
+ */
+static void count_pair(struct lin_validator *v, uint16_t proc, uint64_t a, uint64_t b)
+{
+	struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, a, lin_k1(proc, 0));
+	if (e)
+		e->paired++;
+	if (b != a && (e = lin_vtab_find(&v->epochs, b, lin_k1(proc, 0))))
+		e->paired++;
+}
+
 static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (r->f[0] != v->procs[proc].ext_kind)
@@ -440,8 +489,15 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 			e->api_file = file;
 		}
 		count_ext(v, proc, file, r, epoch);
-		if (e->flags & LIN_C_API)
+		if (e->flags & LIN_C_API) {
+			struct lin_apirec *o = e->lkind ? ring_rec(v, proc, e->api_tid, corr) : NULL;
+			uint64_t pe;
+			if (o)
+				o->epoch = epoch;
+			if (e->partner && partner_ext(v, proc, e->api_tid, corr, e->partner, &pe))
+				count_pair(v, proc, epoch, pe);
 			lin_v_xcheck(v, proc, corr, e);
+		}
 		return;
 	}
 	if (e->epoch == epoch)
@@ -522,20 +578,27 @@ static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		return;
 	}
 	for (uint32_t i = 0; i < ring->n && !e->partner && e->api_start != LIN_NIL; i++) {
-		const struct lin_apirec *o = &ring->r[i];
+		struct lin_apirec *o = &ring->r[i];
 		bool inside = (o->start <= e->api_start && e->api_end <= o->end) ||
 			      (e->api_start <= o->start && o->end <= e->api_end);
 		if (o->domain == e->domain || o->corr == (uint32_t)corr || !inside)
 			continue;
 		e->partner = o->corr;
 		struct lin_corr_ent *oc = lin_vtab_find(&v->corrs, o->corr, lin_k1(proc, 0));
-		if (oc && !oc->partner)
+		bool mutual = !o->partner && (!oc || !oc->partner);
+		if (!mutual)
+			continue;
+		o->partner = (uint32_t)corr;
+		if (oc)
 			oc->partner = (uint32_t)corr;
+		/* Its ext id: from its entry, or (joined and evicted) the one its ring entry kept. */
+		uint64_t pe = oc ? (oc->flags & LIN_C_EXT ? oc->epoch : LIN_NIL) : o->epoch;
+		if ((e->flags & LIN_C_EXT) && pe != LIN_NIL)
+			count_pair(v, proc, e->epoch, pe);
 	}
-	ring->r[ring->head].start = e->api_start;
-	ring->r[ring->head].end = e->api_end;
-	ring->r[ring->head].corr = (uint32_t)corr;
-	ring->r[ring->head].domain = e->domain;
+	ring->r[ring->head] = (struct lin_apirec){ e->api_start, e->api_end,
+						   e->flags & LIN_C_EXT ? e->epoch : LIN_NIL,
+						   (uint32_t)corr, e->partner, e->domain, { 0 } };
 	ring->head = (ring->head + 1) % LIN_APIRING;
 	if (ring->n < LIN_APIRING)
 		ring->n++;

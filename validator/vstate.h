@@ -104,7 +104,11 @@ struct lin_epoch_ent {
 	uint32_t pushed, ext_n;
 	uint64_t where_off, where_index;       /* the first bracket that pushed it, or until
 						* one did, the first ext record naming it */
-	uint32_t where_file, pad2;
+	uint32_t where_file;
+	uint32_t paired;            /* its ext records that are not calls of their own: a
+				     * runtime launch and the driver launch nested in it, each with
+				     * its own correlation and ext record, are one call (ingest.c,
+				     * count_pair) */
 };
 #define LIN_EP_DECLARED 1
 #define LIN_EP_PUSHED 2              /* a launch bracket pushed it (pushed may drop back to 0) */
@@ -124,7 +128,9 @@ struct lin_corr_ent {
 /* The last launch API records of a thread, to pair a runtime launch with the driver launch
  * nested in it (whichever record comes first). */
 #define LIN_APIRING 16
-struct lin_apirec { uint64_t start, end; uint32_t corr; uint8_t domain, pad[3]; };
+/* epoch: its ext id (LIN_NIL: none yet); partner: the record paired with it (0: none). Kept
+ * for a partner whose correlation was joined and evicted before the pair was complete. */
+struct lin_apirec { uint64_t start, end, epoch; uint32_t corr, partner; uint8_t domain, pad[7]; };
 struct lin_apiring {
 	struct lin_apirec r[LIN_APIRING];
 	uint32_t n, head;
