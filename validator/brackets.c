@@ -82,7 +82,9 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 /*
  * Launch accounting by count: a pushed bracket is owed an API call under its id. A
  * bracket with a pushed bracket inside it is not (the inner push is on top of CUPTI's
- * stack during the calls inside it), so only the innermost ones count.
+ * stack during the calls inside it), so only the innermost ones count. A bracket without
+ * a depth (format 1.0/1.1) is not counted at all: nothing says whether another one opened
+ * inside it (those formats have no launch_end either, so time cannot tell).
  */
 static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 			 struct lin_bthread *t, const struct lin_rec *r, uint64_t parent)
@@ -90,12 +92,15 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
 	if (!e)
 		return;
+	bool first = !(e->flags & LIN_EP_PUSHED);
 	e->flags |= LIN_EP_PUSHED;
-	if (!e->pushed++) {
+	if (NIL(r, 8) ? first : !e->pushed++) {
 		e->where_off = r->offset;
 		e->where_index = r->index;
 		e->where_file = file;
 	}
+	if (NIL(r, 8))
+		return;
 	struct lin_br *p = t ? at(t, parent) : NULL;
 	if (p && p->pushed && !p->nonleaf) {
 		p->nonleaf = 1;
