@@ -41,6 +41,7 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->replays, sizeof(uint64_t));
 	lin_vtab_init(&v->requests, 0);
 	lin_vtab_init(&v->apiring, sizeof(struct lin_apiring));
+	lin_vtab_init(&v->capheads, sizeof(uint64_t));
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -76,6 +77,8 @@ void lin_validator_free(struct lin_validator *v)
 	for (unsigned i = 0; i < v->nprocs; i++) {
 		lin_vec_free(&v->procs[i].clocks);
 		lin_vec_free(&v->procs[i].capwin);
+		lin_vec_free(&v->procs[i].capopen);
+		lin_vec_free(&v->procs[i].capthr);
 	}
 	free(v->procs);
 	free_pages(&v->closed);
@@ -84,7 +87,8 @@ void lin_validator_free(struct lin_validator *v)
 	lin_v_bthreads_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
 				    &v->undef, &v->stale, &v->truth, &v->vers,
-				    &v->gmemops, &v->replays, &v->requests, &v->apiring };
+				    &v->gmemops, &v->replays, &v->requests, &v->apiring,
+				    &v->capheads };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
@@ -212,6 +216,8 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 		p->end_dropped = LIN_NIL;
 		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
 		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
+		lin_vec_init(&p->capopen, sizeof(uint64_t));
+		lin_vec_init(&p->capthr, sizeof(struct lin_capthr));
 	}
 	if (!truth && !p->traced)
 		proc_from_trace(p, h, file);
@@ -540,26 +546,57 @@ static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
 /* A stream capture opened (@begin) or closed on @tid by API call @corr. A close pairs with
  * the last capture opened on its thread, else with the last one open anywhere (relaxed
  * mode lets another thread end it); a close without an open (the capture began before the
- * trace) opens at 0; an open never closed stays open. */
+ * trace) opens at 0; an open never closed stays open. Each thread's open windows form a
+ * stack through aux (a close always takes the top of its window's thread: the last open
+ * anywhere is the last open on its own thread too), and capopen lists the opened ones in
+ * order, closed ones dropped from its top as met: constant time a record, amortized. */
 static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr,
 			bool begin)
 {
-	struct lin_vec *w = &v->procs[proc].capwin;
-	for (int pass = 0; !begin && pass < 2; pass++) {
-		for (size_t i = w->n; i-- > 0;) {
-			struct lin_capture *c = lin_vec_at(w, i);
-			if ((pass || c->tid == tid) && c->end == LIN_NIL) {
-				c->end = corr;
-				return;
+	struct lin_vproc *p = &v->procs[proc];
+	struct lin_vec *w = &p->capwin;
+	if (!begin) {
+		/* A window keeps its thread id in 32 bits: a wider id matches none of its own. */
+		uint64_t *head = tid == (uint32_t)tid ? lin_vtab_find(&v->capheads, tid, lin_k1(proc, 0))
+						      : NULL;
+		struct lin_capture *c = head && *head ? lin_vec_at(w, *head - 1) : NULL;
+		while (!c && p->capopen.n) {
+			const uint64_t *i = lin_vec_at(&p->capopen, p->capopen.n - 1);
+			struct lin_capture *o = lin_vec_at(w, *i);
+			if (o->end == LIN_NIL) {
+				c = o;
+				head = lin_vtab_find(&v->capheads, o->tid, lin_k1(proc, 0));
+			} else {
+				p->capopen.n--;
 			}
 		}
+		if (c) {
+			c->end = corr;
+			if (head)
+				*head = c->aux;       /* its thread's window open before it */
+			return;
+		}
 	}
-	struct lin_capture *c = lin_vec_push(w);
+	uint64_t idx = w->n;
+	bool fresh;
+	uint64_t *head = begin ? lin_vtab_get(&v->capheads, (uint32_t)tid, lin_k1(proc, 0), &fresh)
+			       : NULL;
+	struct lin_capture *c = !begin || head ? lin_vec_push(w) : NULL;
 	if (!c) {
 		v->oom = true;
 		return;
 	}
-	*c = (struct lin_capture){ begin ? corr : 0, begin ? LIN_NIL : corr, (uint32_t)tid, 0 };
+	*c = (struct lin_capture){ begin ? corr : 0, begin ? LIN_NIL : corr, (uint32_t)tid, 0,
+				   head ? *head : 0 };
+	if (begin) {
+		uint64_t *o = lin_vec_push(&p->capopen);
+		if (!o) {
+			v->oom = true;
+			return;
+		}
+		*o = idx;
+		*head = idx + 1;
+	}
 }
 
 /*

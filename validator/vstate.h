@@ -51,12 +51,21 @@ struct lin_vproc {
 	bool traced;                /* a trace file (not only a truth file) named it */
 	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */
 	struct lin_vec capwin;      /* struct lin_capture: stream-capture windows */
+	struct lin_vec capopen;     /* uint64_t: indexes in capwin of the windows opened, in
+				     * order; closed ones are dropped from the top as met */
+	struct lin_vec capthr;      /* struct lin_capthr: after the run, the closed windows by
+				     * thread, then begin */
 };
 
 /* Correlations [begin, end] of a stream capture opened and closed on one thread; every API
  * call in between was made while it was open (correlation ids follow call order). */
-/* end LIN_NIL: never closed (at the end: UINT64_MAX and open set) */
-struct lin_capture { uint64_t begin, end; uint32_t tid, open; };
+/* end LIN_NIL: never closed (at the end: UINT64_MAX and open set). aux: while the trace is
+ * read, 1 + the index of the window open on its thread before it (0: none), so a close
+ * finds its thread's last open window at once; once sorted by begin, the latest end of the
+ * windows up to it, so a lookup need not walk back over every earlier window. */
+struct lin_capture { uint64_t begin, end; uint32_t tid, open; uint64_t aux; };
+/* A closed window of a thread; pmax: the latest end of its thread's windows up to it. */
+struct lin_capthr { uint64_t begin, pmax; uint32_t tid, pad; };
 
 struct lin_clock_pair { uint64_t host_ns, device_ns; };
 /* The largest relative rate error assumed between the host clock and CUPTI's clock outside
@@ -203,7 +212,9 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, vers, grids, gmemops, bthreads, replays, requests, apiring;
+		truth, vers, grids, gmemops, bthreads, replays, requests, apiring,
+		capheads;                  /* (tid, proc): 1 + capwin index of its last open
+					    * window (0: none) */
 	struct lin_vec reqpool, truthpool, cands, pending, adopts;
 	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
