@@ -82,7 +82,9 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 /*
  * Launch accounting by count: a pushed bracket is owed an API call under its id. A
  * bracket with a pushed bracket inside it is not (the inner push is on top of CUPTI's
- * stack during the calls inside it), so only the innermost ones count.
+ * stack during the calls inside it), so only the innermost ones count. A bracket without
+ * a depth (format 1.0/1.1) is not counted at all: nothing says whether another one opened
+ * inside it (those formats have no launch_end either, so time cannot tell).
  */
 static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 			 struct lin_bthread *t, const struct lin_rec *r, uint64_t parent)
@@ -90,12 +92,15 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
 	if (!e)
 		return;
+	bool first = !(e->flags & LIN_EP_PUSHED);
 	e->flags |= LIN_EP_PUSHED;
-	if (!e->pushed++) {
+	if (NIL(r, 8) ? first : !e->pushed++) {
 		e->where_off = r->offset;
 		e->where_index = r->index;
 		e->where_file = file;
 	}
+	if (NIL(r, 8))
+		return;
 	struct lin_br *p = t ? at(t, parent) : NULL;
 	if (p && p->pushed && !p->nonleaf) {
 		p->nonleaf = 1;
@@ -426,20 +431,23 @@ void lin_v_brackets_finish(struct lin_validator *v)
 
 /* Where each bracket cannot be checked on its own (no bound on the clock mapping): every
  * innermost pushed bracket holds at least one API call, and CUPTI writes one ext record per
- * API call made under a pushed id. */
+ * API call made under a pushed id. Calls, not ext records, are counted: a runtime launch
+ * and the driver launch nested in it, each with its own correlation and ext record, are
+ * one call (ingest.c, count_pair; paired). */
 static void accounting_by_count(struct lin_validator *v)
 {
-	static const char *const n[] = { "epoch", "brackets", "ext_records" };
+	static const char *const n[] = { "epoch", "brackets", "calls" };
 	size_t it = 0;
 	struct lin_vkey k;
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
-		if (e->pushed <= e->ext_n || !p->api_records ||
+		uint64_t calls = e->ext_n - (e->paired < e->ext_n ? e->paired : e->ext_n);
+		if (e->pushed <= calls || !p->api_records ||
 		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
 			continue;
-		uint64_t ids[] = { k.k0, e->pushed, e->ext_n };
+		uint64_t ids[] = { k.k0, e->pushed, calls };
 		structural(v, "launch_without_api_record", e->where_file, e->where_off, e->where_index,
 			   3, n, ids);
 	}

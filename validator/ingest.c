@@ -41,6 +41,7 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->replays, sizeof(uint64_t));
 	lin_vtab_init(&v->requests, 0);
 	lin_vtab_init(&v->apiring, sizeof(struct lin_apiring));
+	lin_vtab_init(&v->capheads, sizeof(uint64_t));
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -76,6 +77,8 @@ void lin_validator_free(struct lin_validator *v)
 	for (unsigned i = 0; i < v->nprocs; i++) {
 		lin_vec_free(&v->procs[i].clocks);
 		lin_vec_free(&v->procs[i].capwin);
+		lin_vec_free(&v->procs[i].capopen);
+		lin_vec_free(&v->procs[i].capthr);
 	}
 	free(v->procs);
 	free_pages(&v->closed);
@@ -84,7 +87,8 @@ void lin_validator_free(struct lin_validator *v)
 	lin_v_bthreads_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
 				    &v->undef, &v->stale, &v->truth, &v->vers,
-				    &v->gmemops, &v->replays, &v->requests, &v->apiring };
+				    &v->gmemops, &v->replays, &v->requests, &v->apiring,
+				    &v->capheads };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
@@ -212,6 +216,8 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 		p->end_dropped = LIN_NIL;
 		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
 		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
+		lin_vec_init(&p->capopen, sizeof(uint64_t));
+		lin_vec_init(&p->capthr, sizeof(struct lin_capthr));
 	}
 	if (!truth && !p->traced)
 		proc_from_trace(p, h, file);
@@ -410,6 +416,55 @@ static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
 	}
 }
 
+/* The ring entry of launch record @corr on @tid (NULL: not among its last LIN_APIRING). */
+static struct lin_apirec *ring_rec(struct lin_validator *v, uint16_t proc, uint32_t tid,
+				   uint64_t corr)
+{
+	struct lin_apiring *ring = lin_vtab_find(&v->apiring, tid, lin_k1(proc, 0));
+	for (uint32_t i = 0; ring && i < ring->n; i++)
+		if (ring->r[i].corr == (uint32_t)corr)
+			return &ring->r[i];
+	return NULL;
+}
+
+/* The ext id of @pcorr, the nested partner of @corr on @tid, when the two are paired both
+ * ways and it has its ext record: from its entry, or once it was joined and evicted, from
+ * its ring entry (false: not known). */
+static bool partner_ext(struct lin_validator *v, uint16_t proc, uint32_t tid, uint64_t corr,
+			uint64_t pcorr, uint64_t *epoch)
+{
+	const struct lin_corr_ent *pc = lin_vtab_find(&v->corrs, pcorr, lin_k1(proc, 0));
+	if (pc) {
+		if (pc->partner != (uint32_t)corr || !(pc->flags & LIN_C_EXT))
+			return false;
+		*epoch = pc->epoch;
+		return true;
+	}
+	const struct lin_apirec *o = ring_rec(v, proc, tid, pcorr);
+	if (!o || o->partner != (uint32_t)corr || o->epoch == LIN_NIL)
+		return false;
+	*epoch = o->epoch;
+	return true;
+}
+
+/*
+ * Launch accounting counts calls, not ext records (brackets.c, accounting_by_count): a
+ * runtime launch and the driver launch nested in it with their own correlations
+ * (pair_nested) are one call, and CUPTI writes an ext record for each. Called once per
+ * pair, when both ext records (@a, @b) are known: with one id the pair's second record is
+ * no call of its own; with two (one of them is wrong: nothing can be pushed between a
+ * runtime call and the driver call inside it) the call counts under neither, so no
+ * epoch's brackets are credited with it.
+ */
+static void count_pair(struct lin_validator *v, uint16_t proc, uint64_t a, uint64_t b)
+{
+	struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, a, lin_k1(proc, 0));
+	if (e)
+		e->paired++;
+	if (b != a && (e = lin_vtab_find(&v->epochs, b, lin_k1(proc, 0))))
+		e->paired++;
+}
+
 static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (r->f[0] != v->procs[proc].ext_kind)
@@ -440,8 +495,15 @@ static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 			e->api_file = file;
 		}
 		count_ext(v, proc, file, r, epoch);
-		if (e->flags & LIN_C_API)
+		if (e->flags & LIN_C_API) {
+			struct lin_apirec *o = e->lkind ? ring_rec(v, proc, e->api_tid, corr) : NULL;
+			uint64_t pe;
+			if (o)
+				o->epoch = epoch;
+			if (e->partner && partner_ext(v, proc, e->api_tid, corr, e->partner, &pe))
+				count_pair(v, proc, epoch, pe);
 			lin_v_xcheck(v, proc, corr, e);
+		}
 		return;
 	}
 	if (e->epoch == epoch)
@@ -484,26 +546,57 @@ static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
 /* A stream capture opened (@begin) or closed on @tid by API call @corr. A close pairs with
  * the last capture opened on its thread, else with the last one open anywhere (relaxed
  * mode lets another thread end it); a close without an open (the capture began before the
- * trace) opens at 0; an open never closed stays open. */
+ * trace) opens at 0; an open never closed stays open. Each thread's open windows form a
+ * stack through aux (a close always takes the top of its window's thread: the last open
+ * anywhere is the last open on its own thread too), and capopen lists the opened ones in
+ * order, closed ones dropped from its top as met: constant time a record, amortized. */
 static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr,
 			bool begin)
 {
-	struct lin_vec *w = &v->procs[proc].capwin;
-	for (int pass = 0; !begin && pass < 2; pass++) {
-		for (size_t i = w->n; i-- > 0;) {
-			struct lin_capture *c = lin_vec_at(w, i);
-			if ((pass || c->tid == tid) && c->end == LIN_NIL) {
-				c->end = corr;
-				return;
+	struct lin_vproc *p = &v->procs[proc];
+	struct lin_vec *w = &p->capwin;
+	if (!begin) {
+		/* A window keeps its thread id in 32 bits: a wider id matches none of its own. */
+		uint64_t *head = tid == (uint32_t)tid ? lin_vtab_find(&v->capheads, tid, lin_k1(proc, 0))
+						      : NULL;
+		struct lin_capture *c = head && *head ? lin_vec_at(w, *head - 1) : NULL;
+		while (!c && p->capopen.n) {
+			const uint64_t *i = lin_vec_at(&p->capopen, p->capopen.n - 1);
+			struct lin_capture *o = lin_vec_at(w, *i);
+			if (o->end == LIN_NIL) {
+				c = o;
+				head = lin_vtab_find(&v->capheads, o->tid, lin_k1(proc, 0));
+			} else {
+				p->capopen.n--;
 			}
 		}
+		if (c) {
+			c->end = corr;
+			if (head)
+				*head = c->aux;       /* its thread's window open before it */
+			return;
+		}
 	}
-	struct lin_capture *c = lin_vec_push(w);
+	uint64_t idx = w->n;
+	bool fresh;
+	uint64_t *head = begin ? lin_vtab_get(&v->capheads, (uint32_t)tid, lin_k1(proc, 0), &fresh)
+			       : NULL;
+	struct lin_capture *c = !begin || head ? lin_vec_push(w) : NULL;
 	if (!c) {
 		v->oom = true;
 		return;
 	}
-	*c = (struct lin_capture){ begin ? corr : 0, begin ? LIN_NIL : corr, (uint32_t)tid, 0 };
+	*c = (struct lin_capture){ begin ? corr : 0, begin ? LIN_NIL : corr, (uint32_t)tid, 0,
+				   head ? *head : 0 };
+	if (begin) {
+		uint64_t *o = lin_vec_push(&p->capopen);
+		if (!o) {
+			v->oom = true;
+			return;
+		}
+		*o = idx;
+		*head = idx + 1;
+	}
 }
 
 /*
@@ -522,20 +615,27 @@ static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		return;
 	}
 	for (uint32_t i = 0; i < ring->n && !e->partner && e->api_start != LIN_NIL; i++) {
-		const struct lin_apirec *o = &ring->r[i];
+		struct lin_apirec *o = &ring->r[i];
 		bool inside = (o->start <= e->api_start && e->api_end <= o->end) ||
 			      (e->api_start <= o->start && o->end <= e->api_end);
 		if (o->domain == e->domain || o->corr == (uint32_t)corr || !inside)
 			continue;
 		e->partner = o->corr;
 		struct lin_corr_ent *oc = lin_vtab_find(&v->corrs, o->corr, lin_k1(proc, 0));
-		if (oc && !oc->partner)
+		bool mutual = !o->partner && (!oc || !oc->partner);
+		if (!mutual)
+			continue;
+		o->partner = (uint32_t)corr;
+		if (oc)
 			oc->partner = (uint32_t)corr;
+		/* Its ext id: from its entry, or (joined and evicted) the one its ring entry kept. */
+		uint64_t pe = oc ? (oc->flags & LIN_C_EXT ? oc->epoch : LIN_NIL) : o->epoch;
+		if ((e->flags & LIN_C_EXT) && pe != LIN_NIL)
+			count_pair(v, proc, e->epoch, pe);
 	}
-	ring->r[ring->head].start = e->api_start;
-	ring->r[ring->head].end = e->api_end;
-	ring->r[ring->head].corr = (uint32_t)corr;
-	ring->r[ring->head].domain = e->domain;
+	ring->r[ring->head] = (struct lin_apirec){ e->api_start, e->api_end,
+						   e->flags & LIN_C_EXT ? e->epoch : LIN_NIL,
+						   (uint32_t)corr, e->partner, e->domain, { 0 } };
 	ring->head = (ring->head + 1) % LIN_APIRING;
 	if (ring->n < LIN_APIRING)
 		ring->n++;

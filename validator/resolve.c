@@ -442,11 +442,22 @@ static int capture_cmp(const void *a, const void *b)
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-/* Sort each process's capture windows, an open one ending at the end of the run. */
+static int capthr_cmp(const void *a, const void *b)
+{
+	const struct lin_capthr *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Sort each process's capture windows, an open one ending at the end of the run; each
+ * window's aux becomes the latest end up to it. The closed ones are listed again by thread
+ * (capthr), each with the latest end of its thread's windows up to it. */
 static void sort_captures(struct lin_validator *v)
 {
 	for (unsigned i = 0; i < v->nprocs; i++) {
-		struct lin_vec *w = &v->procs[i].capwin;
+		struct lin_vproc *p = &v->procs[i];
+		struct lin_vec *w = &p->capwin;
 		for (size_t k = 0; k < w->n; k++) {
 			struct lin_capture *c = lin_vec_at(w, k);
 			if (c->end == LIN_NIL) {
@@ -456,6 +467,25 @@ static void sort_captures(struct lin_validator *v)
 		}
 		if (w->n > 1)
 			qsort(w->data, w->n, w->esz, capture_cmp);
+		uint64_t pmax = 0;
+		for (size_t k = 0; k < w->n; k++) {
+			struct lin_capture *c = lin_vec_at(w, k);
+			pmax = c->end > pmax ? c->end : pmax;
+			c->aux = pmax;
+			struct lin_capthr *t = c->open ? NULL : lin_vec_push(&p->capthr);
+			if (t)
+				*t = (struct lin_capthr){ c->begin, c->end, c->tid, 0 };
+			else if (!c->open)
+				v->oom = true;
+		}
+		struct lin_vec *th = &p->capthr;
+		if (th->n > 1)
+			qsort(th->data, th->n, th->esz, capthr_cmp);
+		for (size_t k = 1; k < th->n; k++) {
+			struct lin_capthr *a = lin_vec_at(th, k - 1), *b = lin_vec_at(th, k);
+			if (a->tid == b->tid && a->pmax > b->pmax)
+				b->pmax = a->pmax;
+		}
 	}
 }
 
@@ -463,11 +493,15 @@ static void sort_captures(struct lin_validator *v)
  * Was @corr (on @tid) called while a stream capture was open in its process? A launch on
  * the capturing thread may have been captured into a graph rather than run, and owes no
  * GPU record (1). One on another thread may have been captured too (relaxed capture lets
- * any thread launch into the capturing stream) or lost: the trace cannot tell (2).
+ * any thread launch into the capturing stream) or lost: the trace cannot tell (2). A
+ * window holds corr when it began before it and ended after it; one that never closed in
+ * the trace holds nothing for sure. Two binary searches: the windows that began before
+ * corr and the latest end among them (aux), then the closed ones of its thread alike.
  */
 static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t corr, uint32_t tid)
 {
-	const struct lin_vec *w = &v->procs[proc].capwin;
+	const struct lin_vproc *p = &v->procs[proc];
+	const struct lin_vec *w = &p->capwin;
 	size_t lo = 0, hi = w->n;                    /* windows opened before corr */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -476,20 +510,20 @@ static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t cor
 		else
 			hi = mid;
 	}
-	int found = 0;
-	for (size_t i = lo; i-- > 0 && found < 1;) {
-		const struct lin_capture *c = lin_vec_at(w, i);
-		/* A window that never closed in the trace holds nothing for sure. */
-		if (corr < c->end)
-			found = c->tid == tid && !c->open ? 1 : 2;
+	if (!lo || ((const struct lin_capture *)lin_vec_at(w, lo - 1))->aux <= corr)
+		return 0;
+	const struct lin_vec *th = &p->capthr;
+	lo = 0, hi = th->n;                          /* the first at or after (tid, corr) */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct lin_capthr *t = lin_vec_at(th, mid);
+		if (t->tid < tid || (t->tid == tid && t->begin < corr))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (found == 2)      /* a same-thread window further back may still hold it */
-		for (size_t i = lo; i-- > 0;) {
-			const struct lin_capture *c = lin_vec_at(w, i);
-			if (corr < c->end && c->tid == tid && !c->open)
-				return 1;
-		}
-	return found;
+	const struct lin_capthr *t = lo ? lin_vec_at(th, lo - 1) : NULL;
+	return t && t->tid == tid && t->pmax > corr ? 1 : 2;
 }
 
 /* Launch accounting: every launch API that returned success is owed a GPU record. */

@@ -52,12 +52,21 @@ struct lin_vproc {
 	bool traced;                /* a trace file (not only a truth file) named it */
 	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */
 	struct lin_vec capwin;      /* struct lin_capture: stream-capture windows */
+	struct lin_vec capopen;     /* uint64_t: indexes in capwin of the windows opened, in
+				     * order; closed ones are dropped from the top as met */
+	struct lin_vec capthr;      /* struct lin_capthr: after the run, the closed windows by
+				     * thread, then begin */
 };
 
 /* Correlations [begin, end] of a stream capture opened and closed on one thread; every API
  * call in between was made while it was open (correlation ids follow call order). */
-/* end LIN_NIL: never closed (at the end: UINT64_MAX and open set) */
-struct lin_capture { uint64_t begin, end; uint32_t tid, open; };
+/* end LIN_NIL: never closed (at the end: UINT64_MAX and open set). aux: while the trace is
+ * read, 1 + the index of the window open on its thread before it (0: none), so a close
+ * finds its thread's last open window at once; once sorted by begin, the latest end of the
+ * windows up to it, so a lookup need not walk back over every earlier window. */
+struct lin_capture { uint64_t begin, end; uint32_t tid, open; uint64_t aux; };
+/* A closed window of a thread; pmax: the latest end of its thread's windows up to it. */
+struct lin_capthr { uint64_t begin, pmax; uint32_t tid, pad; };
 
 struct lin_clock_pair { uint64_t host_ns, device_ns; };
 /* The largest relative rate error assumed between the host clock and CUPTI's clock outside
@@ -105,7 +114,11 @@ struct lin_epoch_ent {
 	uint32_t pushed, ext_n;
 	uint64_t where_off, where_index;       /* the first bracket that pushed it, or until
 						* one did, the first ext record naming it */
-	uint32_t where_file, pad2;
+	uint32_t where_file;
+	uint32_t paired;            /* its ext records that are not calls of their own: a
+				     * runtime launch and the driver launch nested in it, each with
+				     * its own correlation and ext record, are one call (ingest.c,
+				     * count_pair) */
 };
 #define LIN_EP_DECLARED 1
 #define LIN_EP_PUSHED 2              /* a launch bracket pushed it (pushed may drop back to 0) */
@@ -125,7 +138,9 @@ struct lin_corr_ent {
 /* The last launch API records of a thread, to pair a runtime launch with the driver launch
  * nested in it (whichever record comes first). */
 #define LIN_APIRING 16
-struct lin_apirec { uint64_t start, end; uint32_t corr; uint8_t domain, pad[3]; };
+/* epoch: its ext id (LIN_NIL: none yet); partner: the record paired with it (0: none). Kept
+ * for a partner whose correlation was joined and evicted before the pair was complete. */
+struct lin_apirec { uint64_t start, end, epoch; uint32_t corr, partner; uint8_t domain, pad[7]; };
 struct lin_apiring {
 	struct lin_apirec r[LIN_APIRING];
 	uint32_t n, head;
@@ -198,7 +213,9 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings;           /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, vers, grids, gmemops, bthreads, replays, requests, apiring;
+		truth, vers, grids, gmemops, bthreads, replays, requests, apiring,
+		capheads;                  /* (tid, proc): 1 + capwin index of its last open
+					    * window (0: none) */
 	struct lin_vec reqpool, truthpool, cands, pending, adopts;
 	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];

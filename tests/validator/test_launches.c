@@ -772,6 +772,60 @@ Test(launches, capture_windows_exempt_only_what_they_may_have_captured)
 	done();
 }
 
+/* Capture windows cost time in proportion to the trace (review 13, round 2: each close
+ * scanned every window for one open on its thread, and each launch missing its GPU record
+ * walked back over every earlier closed window: 16 s at 160,000 windows). 200,000 windows
+ * each way; the timeout is ~20x what it takes. */
+#define CAP_N 200000u
+Test(launches, closing_many_captures_from_another_thread_is_linear, .timeout = 10.)
+{
+	begin("cupti");
+	request(1, 2);
+	uint64_t c = 1;
+	for (uint32_t i = 0; i < CAP_N; i++, c++) {
+		struct lin_tf_api b = { 1, 315, c, 100 + c, 101 + c, 1, TID, 0 };
+		lin_tf_api(&pk, &b);
+	}
+	api_at(1, 211, c, 100 + c, 101 + c, 0);      /* inside them all, no kernel */
+	uint64_t launch = c++;
+	for (uint32_t i = 0; i < CAP_N; i++, c++) {
+		struct lin_tf_api e = { 1, 319, c, 100 + c, 101 + c, 1, TID + 1, 0 };
+		lin_tf_api(&pk, &e);                /* relaxed: ends the last one open anywhere */
+	}
+	kernel_at(c + 5, 1, 10000000);
+	finish();
+	const struct lin_vec *w = &v->procs[0].capwin;
+	cr_assert_eq(w->n, CAP_N, "every end closed a window");
+	for (size_t i = 0; i < w->n; i++)
+		cr_assert(!((struct lin_capture *)lin_vec_at(w, i))->open);
+	cr_assert_eq(s->captured_launches, 1, "launch %lu: its thread's windows held it",
+		     (unsigned long)launch);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 0);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_MAYBE_CAPTURED], 0);
+	done();
+}
+
+Test(launches, many_launches_after_many_closed_captures_is_linear, .timeout = 10.)
+{
+	begin("cupti");
+	request(1, 2);
+	uint64_t c = 1;
+	for (uint32_t i = 0; i < CAP_N; i++, c += 2) {
+		struct lin_tf_api b = { 1, 315, c, 100 + c, 101 + c, 1, TID, 0 };
+		struct lin_tf_api e = { 1, 319, c + 1, 101 + c, 102 + c, 1, TID, 0 };
+		lin_tf_api(&pk, &b);
+		lin_tf_api(&pk, &e);
+	}
+	for (uint32_t i = 0; i < CAP_N; i++, c++)
+		api_at(1, 211, c, 100 + c, 101 + c, 0); /* after every window: each is owed */
+	kernel_at(c + 5, 1, 10000000);
+	finish();
+	cr_assert_eq(s->captured_launches, 0);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], CAP_N);
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_MAYBE_CAPTURED], 0);
+	done();
+}
+
 Test(launches, a_driver_launch_of_its_own_owes_its_record_beside_runtime_calls)
 {
 	/* PyTorch plus Triton: runtime calls, and cuLaunchKernel called directly. */
