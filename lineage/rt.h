@@ -121,7 +121,7 @@ struct lin_tstate {
 	uint64_t tail_cache;     /* last tail seen; reloaded only when the buffer looks full */
 	struct lin_event *ev;
 	uint32_t mask;
-	uint32_t kick_mask;      /* every (mask + 1) / 4 events the fill is looked at */
+	uint32_t kick_mask;      /* every (mask + 1) / 8 events the fill is looked at */
 	uint32_t tid;
 	uint32_t serial;
 	uint32_t depth;
@@ -321,7 +321,7 @@ static inline struct lin_event *lin_event_reserve(struct lin_tstate *ts)
 
 void lin_writer_kick(struct lin_tstate *ts);
 
-/* Commit; at every quarter of the buffer, wake the writer if it is half full (a thread
+/* Commit; at every eighth of the buffer, wake the writer if it is a quarter full (a thread
  * launching faster than one writer period can hold: lin_writer_kick). */
 static inline void lin_event_commit(struct lin_tstate *ts)
 {
