@@ -121,7 +121,7 @@ struct lin_tstate {
 	uint64_t tail_cache;     /* last tail seen; reloaded only when the buffer looks full */
 	struct lin_event *ev;
 	uint32_t mask;
-	uint32_t kick_mask;      /* every (mask + 1) / 8 events the fill is looked at */
+	uint32_t kick_mask;      /* every (mask + 1) / 4 events the fill is looked at */
 	uint32_t tid;
 	uint32_t serial;
 	uint32_t depth;
@@ -270,6 +270,7 @@ struct lin_runtime {
 	pthread_t writer;
 	bool writer_running;
 	_Atomic int kicked;          /* a producer asked the writer to drain before its period */
+	_Atomic uint64_t backlog;    /* most events one thread had waiting at the last drain */
 	bool forked_child;           /* this copy lives in a child of fork(): detached */
 	struct lin_runtime *next_rt; /* list of live runtimes, for the fork handlers */
 	bool out_lock_init;
@@ -321,8 +322,8 @@ static inline struct lin_event *lin_event_reserve(struct lin_tstate *ts)
 
 void lin_writer_kick(struct lin_tstate *ts);
 
-/* Commit; at every eighth of the buffer, wake the writer if it is a quarter full (a thread
- * launching faster than one writer period can hold: lin_writer_kick). */
+/* Commit; at every quarter of the buffer, wake the writer if it is half full (a thread
+ * launching faster than the writer's polling can hold: lin_writer_kick). */
 static inline void lin_event_commit(struct lin_tstate *ts)
 {
 	uint64_t h = ++ts->head;

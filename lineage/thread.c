@@ -42,7 +42,7 @@ struct lin_tstate *lin_tstate_slow(lin_runtime *rt)
 			return NULL;
 		}
 		ts->mask = rt->ring_events - 1;
-		ts->kick_mask = rt->ring_events / 8 - 1;
+		ts->kick_mask = rt->ring_events / 4 - 1;
 		ts->tid = lin_rt_gettid();
 		ts->serial = atomic_fetch_add(&rt->thread_serial, 1) + 1;
 		ts->rt = rt;

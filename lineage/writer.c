@@ -283,6 +283,8 @@ static bool drain_thread(lin_runtime *rt, struct lin_tstate *ts)
 	bool exited = atomic_load_explicit(&ts->exited, memory_order_acquire);
 	uint64_t h = atomic_load_explicit(&ts->pub_head, memory_order_acquire);
 	uint64_t t = atomic_load_explicit(&ts->tail, memory_order_relaxed);
+	if (h - t > atomic_load_explicit(&rt->backlog, memory_order_relaxed))
+		atomic_store_explicit(&rt->backlog, h - t, memory_order_relaxed);
 	for (; t != h; t++) {
 		encode_event(rt, ts, &ts->ev[t & ts->mask]);
 		/* Release slots as we go so a busy producer drops as little as possible. */
@@ -309,6 +311,7 @@ int lin_writer_drain(lin_runtime *rt, bool exact)
 {
 	uint64_t drain_start = lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock));
 	pthread_mutex_lock(&rt->out_lock);
+	atomic_store_explicit(&rt->backlog, 0, memory_order_relaxed);
 	if (rt->have_output) {
 		/* The pointer cache trusts launch names to live until a flush completes. */
 		strtab_reset_ptrcache(rt->strtab);
@@ -449,19 +452,19 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 }
 
 /*
- * A producer's buffer is a quarter full before the writer's period is up: wake the writer
- * now, leaving it three quarters of the buffer to get there (at 5 M events/s, 2.5 ms of a
- * 16,384-event buffer). Called from lin_event_commit once per eighth of the buffer, so its
- * cost is spread over thousands of events. At most one wake is pending at a time; the writer clears the
- * flag before it drains. Without a writer thread (LIN_RT_NO_WRITER_THREAD, a fork child)
- * nothing is done: the caller's lin_runtime_flush drains.
+ * A producer's buffer is half full before the writer came round: wake the writer now. The
+ * writer's own polling (writer_main) keeps up with steady high rates; this is the backstop
+ * for bursts, called from lin_event_commit once per quarter of the buffer, so its cost (a
+ * futex wake) is spread over thousands of events. At most one wake is pending at a time;
+ * the writer clears the flag before it drains. Without a writer thread
+ * (LIN_RT_NO_WRITER_THREAD, a fork child) nothing is done: lin_runtime_flush drains.
  */
 void lin_writer_kick(struct lin_tstate *ts)
 {
 	lin_runtime *rt = ts->rt;
 	uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
 	ts->tail_cache = tail;
-	if (ts->head - tail < ((uint64_t)ts->mask + 1) / 4 || !rt->writer_running || rt->forked_child)
+	if (ts->head - tail < ((uint64_t)ts->mask + 1) / 2 || !rt->writer_running || rt->forked_child)
 		return;
 	if (atomic_exchange_explicit(&rt->kicked, 1, memory_order_acq_rel))
 		return;
@@ -477,7 +480,12 @@ static void *writer_main(void *arg)
 	while (!rt->stop) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)rt->flush_ms * 1000000u;
+		/* Busy: a thread had an eighth of its buffer waiting at the last drain. Then come
+		 * round every millisecond, not every period, so a steady high rate is drained
+		 * before the producers' buffers fill, without their having to wake the writer. */
+		uint64_t backlog = atomic_load_explicit(&rt->backlog, memory_order_relaxed);
+		uint32_t ms = backlog >= rt->ring_events / 8 && rt->flush_ms > 1 ? 1 : rt->flush_ms;
+		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)ms * 1000000u;
 		ts.tv_sec += (time_t)(ns / 1000000000u);
 		ts.tv_nsec = (long)(ns % 1000000000u);
 		if (!atomic_load_explicit(&rt->kicked, memory_order_acquire))
