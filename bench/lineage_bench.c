@@ -91,17 +91,6 @@ void report(const char *name, int threads, struct result r, const char *extra)
 static __thread uint64_t tls_var;
 static _Atomic uint64_t shared_ctr;
 
-#define TIME_BATCHES(nb, samples, body)                                                   \
-	do {                                                                              \
-		for (size_t b_ = 0; b_ < (nb); b_++) {                                    \
-			uint64_t t0_ = now_ns();                                          \
-			for (int i_ = 0; i_ < BATCH; i_++) {                              \
-				body;                                                     \
-				__asm__ __volatile__("" ::: "memory");                    \
-			}                                                                 \
-			(samples)[b_] = (double)(now_ns() - t0_) / BATCH;                 \
-		}                                                                         \
-	} while (0)
 
 size_t nbatches(void)
 {

@@ -54,17 +54,6 @@
 #include "lttng_tp.h"
 #endif
 
-#define PEER_TIME(nb, samples, body)                                                      \
-	do {                                                                              \
-		for (size_t b_ = 0; b_ < (nb); b_++) {                                    \
-			uint64_t t0_ = now_ns();                                          \
-			for (int i_ = 0; i_ < BATCH; i_++) {                              \
-				body;                                                     \
-				__asm__ __volatile__("" ::: "memory");                    \
-			}                                                                 \
-			(samples)[b_] = (double)(now_ns() - t0_) / BATCH;                 \
-		}                                                                         \
-	} while (0)
 
 static void skipped(const char *name, const char *why)
 {
@@ -118,7 +107,7 @@ static double floor_clock_ring_case(double *s, size_t nb)
 	}
 	memset(fring.ev, 0, FLOOR_RING * sizeof(struct floor_rec));
 	uint64_t epoch = 42;
-	PEER_TIME(nb, s, floor_put(epoch, 3, "bench_kernel"));
+	TIME_BATCHES(nb, s, floor_put(epoch, 3, "bench_kernel"));
 	struct result r = summarize(s, nb);
 	report("floor_clock_ring", 1, r, NULL);
 	free(fring.ev);
@@ -138,7 +127,7 @@ static double nvtx_case(double *s, size_t nb)
 	/* The first call resolves the (absent) tool; every later one is the bare path. */
 	nvtxRangePushA("bench_kernel");
 	nvtxRangePop();
-	PEER_TIME(nb, s, { nvtxRangePushA("bench_kernel"); nvtxRangePop(); });
+	TIME_BATCHES(nb, s, { nvtxRangePushA("bench_kernel"); nvtxRangePop(); });
 	struct result r = summarize(s, nb);
 	report("peer_nvtx", 1, r, NULL);
 	return r.median;
