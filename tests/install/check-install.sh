@@ -28,6 +28,24 @@ cmake --build "$tmp/consumer/b" >/dev/null
 [ -s "$tmp/a.lintrace" ] && [ -s "$tmp/b.lintrace" ]
 echo "installed headers, library, lineage.pc and the CMake package work"
 
+# A machine whose loader knows nothing of the CUDA toolkit's libraries (no /etc/ld.so.conf
+# entry, no LD_LIBRARY_PATH): the loader run with its cache inhibited sees the system
+# directories and RUNPATHs alone. A library built with CUPTI needs libcupti from the
+# toolkit; the installed library must find it by itself.
+ldso=$(find /lib64 /lib /usr/lib -maxdepth 2 -name 'ld-linux*.so.*' 2>/dev/null | head -1)
+if [ -n "$ldso" ]; then
+	for exe in "$tmp/qs-pkgconfig" "$tmp/consumer/b/qs"; do
+		if ! env -u LD_LIBRARY_PATH "$ldso" --inhibit-cache "$exe" "$tmp/c.lintrace" >"$tmp/run.log" 2>&1; then
+			cat "$tmp/run.log" >&2
+			echo "FAIL: $exe does not start without the loader cache (a machine with no loader entry for CUDA)" >&2
+			exit 1
+		fi
+	done
+	echo "consumers start with no loader entry for the CUDA libraries"
+else
+	echo "skipped: the loader-cache check (no ld-linux found)"
+fi
+
 # The CUDA example builds from the installed headers alone, as its header comment says
 # (it runs on a GPU only: ctest -L gpu). Skipped, and said so, without nvcc or CUPTI.
 cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
