@@ -105,6 +105,29 @@ static int check_opts_tail(const void *o, size_t sz, size_t known)
 	return 0;
 }
 
+/* The most an output struct's sz may say: a larger one is taken for an uninitialised sz. */
+#define OUT_SZ_MAX 4096
+
+/*
+ * Fill the size-prefixed output struct @dst, whose caller set dst->sz, from @src of this
+ * library's size @srcsz: only the bytes the caller's struct has (an older caller's shorter
+ * struct gets the fields it knows), and zero past what this library knows (a newer
+ * caller's longer struct: its new fields read 0, unknown). dst->sz is left as it is.
+ * -EINVAL for an sz shorter than the sz field itself or implausibly long.
+ */
+static int copy_out(void *dst, const void *src, size_t srcsz)
+{
+	size_t sz = *(const size_t *)dst;
+	if (sz < sizeof(size_t) || sz > OUT_SZ_MAX)
+		return -EINVAL;
+	size_t n = sz < srcsz ? sz : srcsz;
+	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
+	       n - sizeof(size_t));
+	if (sz > srcsz)
+		memset((char *)dst + srcsz, 0, sz - srcsz);
+	return 0;
+}
+
 /*
  * Copy a size-prefixed options struct @src (NULL: defaults) into the zeroed @dst of this
  * library's size: an older caller's shorter struct leaves the new fields zero, a newer
@@ -424,8 +447,10 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 
 LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 {
-	if (!rt || !st || st->sz < offsetof(struct lin_runtime_stats, bytes_written) + sizeof(uint64_t))
+	if (!rt || !st || st->sz < sizeof(size_t) || st->sz > OUT_SZ_MAX)
 		return -EINVAL;
+	struct lin_runtime_stats *out = st, full = {.sz = sizeof(full)};
+	st = &full;
 	st->live_requests = atomic_load(&rt->reg.live_requests);
 	st->live_epochs = atomic_load(&rt->reg.live_epochs);
 	uint64_t ev = atomic_load(&rt->events_retired), dr = atomic_load(&rt->dropped_retired);
@@ -440,7 +465,7 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 	st->misuse = atomic_load(&rt->misuse);
 	st->threads = atomic_load(&rt->nthreads);
 	st->bytes_written = atomic_load(&rt->bytes_written);
-	return 0;
+	return copy_out(out, &full, sizeof(full));
 }
 
 /* ---------------------------------------------------------------- requests and epochs */
@@ -696,7 +721,11 @@ LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *inf
 {
 	if (!rt || (cap && !requests))
 		return -EINVAL;
-	if (info && info->sz < sizeof(*info))
+	if (info && (info->sz < sizeof(size_t) || info->sz > OUT_SZ_MAX))
 		return -EINVAL;
-	return lin_registry_info(&rt->reg, id, info, requests, cap, NULL);
+	struct lin_entity_info full = {.sz = sizeof(full)};
+	int err = lin_registry_info(&rt->reg, id, info ? &full : NULL, requests, cap, NULL);
+	if (!err && info)
+		err = copy_out(info, &full, sizeof(full));
+	return err;
 }

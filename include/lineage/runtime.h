@@ -212,8 +212,11 @@ struct lin_runtime_stats {
 LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt);
 
 /*
- * lin_runtime_get_stats - read the counters. @st->sz must be set by the caller.
- * Return: 0; -EINVAL on NULL or a too-small sz.
+ * lin_runtime_get_stats - read the counters. @st->sz must be set by the caller: only the
+ * fields it covers are written (a caller built against an older, shorter struct gets the
+ * fields it knows), and bytes past what this library knows are zeroed (a newer caller's
+ * fields read 0: unknown). @st->sz itself is not changed.
+ * Return: 0; -EINVAL on NULL, an sz shorter than the sz field or over 4096 (not set).
  * Context: any thread; counters are read without stopping writers (approximate).
  * Since: 0.1
  */
@@ -309,6 +312,8 @@ struct lin_entity_info {
 
 /*
  * lin_lookup - describe a live request or epoch; copies up to @cap of its request ids.
+ * @info (may be NULL) is filled as lin_runtime_get_stats fills its struct: only what
+ * @info->sz covers, zero past what this library knows.
  * Return: 0; -LIN_ENOTFOUND (never declared, ended or retired); -EINVAL.
  * Context: any thread; lock-free (RCU read side). Since: 0.1
  */

@@ -143,3 +143,59 @@ Test(errors, version_string_matches_header)
 	snprintf(want, sizeof(want), "%d.%d.%d", LIN_VERSION_MAJOR, LIN_VERSION_MINOR, LIN_VERSION_PATCH);
 	cr_assert_str_eq(lin_version_string(), want);
 }
+
+/* Output structs grow as option structs do: a caller's shorter struct gets only the fields
+ * its sz covers (the rest of its memory untouched), a longer one gets zeros past what the
+ * library knows; sz itself is kept. (Both used to be refused below the library's size.) */
+struct stats_v2 {
+	struct lin_runtime_stats s;
+	uint64_t later[2];          /* fields a later library might add */
+};
+
+Test(runtime, output_structs_fill_what_the_caller_sz_covers)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
+	lin_scope rs;
+	uint64_t req = rtfix_request(&f, &rs);
+
+	struct lin_runtime_stats small;
+	memset(&small, 0xab, sizeof(small));
+	small.sz = offsetof(struct lin_runtime_stats, events);
+	cr_assert_eq(lin_runtime_get_stats(f.rt, &small), 0);
+	cr_assert_eq(small.sz, offsetof(struct lin_runtime_stats, events));
+	cr_assert_eq(small.live_requests, 1);
+	cr_assert_eq(small.events, 0xababababababababull, "past the caller's sz: untouched");
+
+	struct stats_v2 big;
+	memset(&big, 0xab, sizeof(big));
+	big.s.sz = sizeof(big);
+	cr_assert_eq(lin_runtime_get_stats(f.rt, &big.s), 0);
+	cr_assert_eq(big.s.sz, sizeof(big));
+	cr_assert_eq(big.s.live_requests, 1);
+	cr_assert_eq(big.later[0], 0, "past what the library knows: zero");
+	cr_assert_eq(big.later[1], 0);
+
+	struct lin_runtime_stats bad = {.sz = 0};
+	cr_assert_eq(lin_runtime_get_stats(f.rt, &bad), -EINVAL);
+	bad.sz = 1u << 20;
+	cr_assert_eq(lin_runtime_get_stats(f.rt, &bad), -EINVAL, "an sz never set");
+
+	struct lin_entity_info info;
+	memset(&info, 0xcd, sizeof(info));
+	info.sz = offsetof(struct lin_entity_info, parent);
+	cr_assert_eq(lin_lookup(f.rt, req, &info, NULL, 0), 0);
+	cr_assert_eq(info.kind, LIN_TARGET_REQUEST);
+	cr_assert_eq(info.n_requests, (size_t)0xcdcdcdcdcdcdcdcdull, "past the caller's sz");
+	struct { struct lin_entity_info i; uint64_t later; } info2;
+	memset(&info2, 0xcd, sizeof(info2));
+	info2.i.sz = sizeof(info2);
+	cr_assert_eq(lin_lookup(f.rt, req, &info2.i, NULL, 0), 0);
+	cr_assert_eq(info2.i.kind, LIN_TARGET_REQUEST);
+	cr_assert_eq(info2.later, 0);
+	info.sz = 0;
+	cr_assert_eq(lin_lookup(f.rt, req, &info, NULL, 0), -EINVAL);
+
+	lin_scope_exit(f.rt, &rs);
+	rtfix_fini(&f);
+}
