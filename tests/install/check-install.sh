@@ -9,7 +9,10 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 pc="$tmp/prefix/lib/pkgconfig"
 [ -d "$pc" ] || pc=$(dirname "$(find "$tmp/prefix" -name lineage.pc | head -1)")
-cc "$src/examples/quickstart.c" $(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs lineage) \
+# A static library (BUILD_SHARED_LIBS=OFF) is linked with its private dependencies.
+static=()
+[ -e "$(dirname "$pc")/liblineage.so" ] || static=(--static)
+cc "$src/examples/quickstart.c" $(PKG_CONFIG_PATH="$pc" pkg-config "${static[@]}" --cflags --libs lineage) \
 	-pthread -Wl,-rpath,"$(dirname "$pc")" -o "$tmp/qs-pkgconfig"
 "$tmp/qs-pkgconfig" "$tmp/a.lintrace" >/dev/null
 mkdir "$tmp/consumer"
@@ -52,7 +55,8 @@ cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
 if [ -x "$cuda/bin/nvcc" ] && grep -rqs LIN_HAVE_CUPTI "$tmp/prefix" --include='*.cmake'; then
 	# shellcheck disable=SC2046
 	"$cuda/bin/nvcc" -std=c++17 -arch=sm_90 "$src/examples/pool_lineage.cu" \
-		$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs lineage msgpack) \
+		$(PKG_CONFIG_PATH="$pc" pkg-config "${static[@]}" --cflags --libs lineage msgpack |
+			sed 's/-Wl,/-Xlinker /g') \
 		-I"$cuda/include" -L"$cuda/lib64" -lcupti -Xlinker -rpath,"$(dirname "$pc")" \
 		-o "$tmp/pool_lineage"
 	[ -x "$tmp/pool_lineage" ]
