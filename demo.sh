@@ -12,14 +12,25 @@ set -euo pipefail
 seed=${1:-1}
 case "$seed" in -h|--help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 
+# The synthetic workloads need CUPTI's headers and library from the CUDA toolkit (no GPU,
+# no driver): say so before installing or building anything.
+cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
+have() { for f in "$@"; do [ -e "$f" ] && return 0; done; return 1; }
+if ! have "$cuda"/include/cupti.h "$cuda"/extras/CUPTI/include/cupti.h ||
+   ! have "$cuda"/lib64/libcupti.so* "$cuda"/lib/libcupti.so* "$cuda"/extras/CUPTI/lib64/libcupti.so*; then
+	echo "demo: the demo needs CUPTI's headers and libcupti from the CUDA toolkit at $cuda" >&2
+	echo "(no GPU or driver is needed; LIN_CUDA_ROOT=DIR points elsewhere). ./test.sh" >&2
+	echo "builds and tests everything else without it." >&2
+	exit 1
+fi
+lin_say "demo: about two minutes on two cores the first time (packages, then the build)"
 lin_install_deps
-lin_build "$LIN_ROOT/build"
+lin_build "$LIN_ROOT/build" -DLIN_CUDA_ROOT="$cuda"
 bin="$LIN_ROOT/build"
 out="$LIN_ROOT/build/demo"
 mkdir -p "$out"
 if [ ! -x "$bin/bench/lineage-synth" ]; then
-	echo "demo: lineage-synth was not built (it needs CUPTI's headers and libcupti from the" >&2
-	echo "CUDA toolkit at /usr/local/cuda; no GPU or driver is needed)" >&2
+	echo "demo: lineage-synth was not built: see $bin/configure.log (CUPTI under $cuda?)" >&2
 	exit 1
 fi
 
