@@ -21,10 +21,12 @@ size_t nbatches(void);
 struct result summarize(double *s, size_t n);
 /* One SUMMARY line (and a JSON entry with --json). */
 void report(const char *name, int threads, struct result r, const char *extra);
-/* Time @nb batches of BATCH runs of @body; each batch's mean per run into @samples. */
-#define TIME_BATCHES(nb, samples, body)                                                   \
+/* Time @nb batches of BATCH runs of @body; each batch's mean per run into @samples. @pre
+ * runs untimed before each batch (b_ is the batch's index). */
+#define TIME_BATCHES_PRE(nb, samples, pre, body)                                          \
 	do {                                                                              \
 		for (size_t b_ = 0; b_ < (nb); b_++) {                                    \
+			pre;                                                              \
 			uint64_t t0_ = now_ns();                                          \
 			for (int i_ = 0; i_ < BATCH; i_++) {                              \
 				body;                                                     \
@@ -33,6 +35,7 @@ void report(const char *name, int threads, struct result r, const char *extra);
 			(samples)[b_] = (double)(now_ns() - t0_) / BATCH;                 \
 		}                                                                         \
 	} while (0)
+#define TIME_BATCHES(nb, samples, body) TIME_BATCHES_PRE(nb, samples, (void)0, body)
 
 /* The median of the first case reported as @name with @threads; NAN when none was. */
 double bench_median(const char *name, int threads);

@@ -43,7 +43,6 @@ struct lin_tfast {
 #define msgpack_pack_ext lin_tfast_ext
 #include <msgpack/pack_template.h>
 #undef msgpack_pack_ext
-#undef msgpack_pack_inline_func_cint
 
 static inline void lin_tfast_opt(struct lin_tfast *f, uint64_t v)
 {

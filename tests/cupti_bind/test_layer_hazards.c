@@ -281,6 +281,27 @@ static void *fk_flusher(void *a)
 	return NULL;
 }
 
+/* In a fork child: create a CUPTI runtime, free it, and exit 0 when its trace header's
+ * cupti status holds @want (at its start with @prefix); 3-5 otherwise; SIGALRM if it hangs. */
+static _Noreturn void child_cupti_status_is(const char *want, bool prefix)
+{
+	struct tr_sink s;
+	struct tr_trace tr = { 0 };
+	char cupti[256] = "";
+	lin_runtime *crt = NULL;
+	struct lin_runtime_opts co = { .sz = sizeof(co), .backend = LIN_BACKEND_CUPTI,
+				       .trace_write = tr_sink_write, .trace_user = &s };
+	alarm(20);
+	tr_sink_init(&s);
+	if (lin_runtime_create(&co, &crt) != 0)
+		_exit(3);
+	lin_runtime_free(crt);
+	tr_load(&tr, s.data, s.len);
+	if (!tr_header_str(&tr, "cupti", cupti, sizeof(cupti)))
+		_exit(4);
+	_exit((prefix ? strncmp(cupti, want, strlen(want)) == 0 : strstr(cupti, want) != NULL) ? 0 : 5);
+}
+
 /* The child of a fork made while CUPTI's thread decodes a buffer creates a CUPTI runtime:
  * it returns at once, refused with a status that says why (host-side lineage only). Before,
  * it waited forever for the callback lock a thread of the parent held. */
@@ -312,23 +333,8 @@ Test(layer_hazards, a_fork_child_is_refused_cupti_never_hangs,
 
 	pid_t pid = fork();
 	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		struct tr_sink s;
-		struct tr_trace tr = { 0 };
-		char cupti[256] = "";
-		lin_runtime *crt = NULL;
-		struct lin_runtime_opts co = { .sz = sizeof(co), .backend = LIN_BACKEND_CUPTI,
-					       .trace_write = tr_sink_write, .trace_user = &s };
-		alarm(20);
-		tr_sink_init(&s);
-		if (lin_runtime_create(&co, &crt) != 0)
-			_exit(3);
-		lin_runtime_free(crt);
-		tr_load(&tr, s.data, s.len);
-		if (!tr_header_str(&tr, "cupti", cupti, sizeof(cupti)))
-			_exit(4);
-		_exit(strstr(cupti, "fork child") ? 0 : 5);
-	}
+	if (pid == 0)
+		child_cupti_status_is("fork child", false);
 	pthread_mutex_lock(&fk_mu);
 	fk_forked = 1;
 	pthread_cond_broadcast(&fk_cv);
@@ -350,23 +356,8 @@ Test(layer_hazards, a_child_of_a_process_that_never_owned_cupti_may_own_it)
 	lf_layer(NULL);
 	pid_t pid = fork();
 	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		struct tr_sink s;
-		struct tr_trace tr = { 0 };
-		char cupti[256] = "";
-		lin_runtime *crt = NULL;
-		struct lin_runtime_opts co = { .sz = sizeof(co), .backend = LIN_BACKEND_CUPTI,
-					       .trace_write = tr_sink_write, .trace_user = &s };
-		alarm(20);
-		tr_sink_init(&s);
-		if (lin_runtime_create(&co, &crt) != 0)
-			_exit(3);
-		lin_runtime_free(crt);
-		tr_load(&tr, s.data, s.len);
-		if (!tr_header_str(&tr, "cupti", cupti, sizeof(cupti)))
-			_exit(4);
-		_exit(strncmp(cupti, "ok", 2) == 0 ? 0 : 5);
-	}
+	if (pid == 0)
+		child_cupti_status_is("ok", true);
 	int st = 0;
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
