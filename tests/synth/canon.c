@@ -5,11 +5,14 @@
  * replaced by '*': host and device timestamps, thread and process ids, the host name and
  * TSC rate in the header, and memcpy/memset truth keys (they are device timestamps).
  * String ids are replaced by their text (the writer numbers strings in encoding order).
+ * Clock records are printed once: lineage-synth writes one before every chunk the writer
+ * hands over, and how many chunks a run makes depends on when the writer thread wakes.
  * Sorting the output (sort) makes two runs comparable with cmp.
  *
  * Usage: lin-synth-canon FILE. Exit 0, or 1 with a message (unreadable or malformed file).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +148,7 @@ int main(int argc, char **argv)
 	msgpack_unpacked u;
 	msgpack_unpacked_init(&u);
 	int rc = 0;
+	bool clock_seen = false;
 	while (off < len) {
 		if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS) {
 			fprintf(stderr, "lin-synth-canon: %s: malformed at byte %zu\n", argv[1], off);
@@ -153,8 +157,13 @@ int main(int argc, char **argv)
 		}
 		if (u.data.type == MSGPACK_OBJECT_MAP)
 			print_header(&u.data.via.map);
-		else if (u.data.type == MSGPACK_OBJECT_ARRAY && u.data.via.array.size > 0)
-			print_record(&u.data.via.array);
+		else if (u.data.type == MSGPACK_OBJECT_ARRAY && u.data.via.array.size > 0) {
+			bool clock = u.data.via.array.ptr[0].type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+				     u.data.via.array.ptr[0].via.u64 == 31;
+			if (!clock || !clock_seen)
+				print_record(&u.data.via.array);
+			clock_seen |= clock;
+		}
 	}
 	msgpack_unpacked_destroy(&u);
 	free(data);
