@@ -13,6 +13,7 @@
 
 #include "lineage/runtime.h"
 #include "lineage/trace_format.h"
+#include "misuse.h"
 #include "rt_internal.h"
 
 #define LIN_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -89,23 +90,6 @@ struct lin_blob {
 	uint64_t req[];
 };
 
-enum lin_misuse_cause {
-	LIN_MISUSE_STALE_TOKEN,
-	LIN_MISUSE_BAD_TOKEN,
-	LIN_MISUSE_FOREIGN_TOKEN,
-	LIN_MISUSE_SCOPE_ORDER,
-	LIN_MISUSE_SCOPE_THREAD,
-	LIN_MISUSE_SCOPE_TWICE,
-	LIN_MISUSE_SCOPE_DEPTH,
-	LIN_MISUSE_NO_CONTEXT,
-	LIN_MISUSE_LAUNCH_ORDER,
-	LIN_MISUSE_BACKEND_PUSH,
-	LIN_MISUSE_BACKEND_POP,
-	LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE,
-	LIN_MISUSE_LAUNCH_DEPTH,
-	LIN_MISUSE_COUNT
-};
-extern const char *const lin_misuse_names[LIN_MISUSE_COUNT];
 
 struct lin_scope_ent {
 	uint64_t id;

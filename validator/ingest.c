@@ -11,16 +11,11 @@
 #include <string.h>
 
 #include "lineage/trace_format.h"
+#include "misuse.h"
 #include "vstate.h"
 
 #define CLOSED_PAGE_BITS 9                        /* 64-byte bitmap pages: a hostile file of sparse ids costs ~4x its size */
 #define CAPTURE_PAGE_SHIFT 3                      /* 8 host_ns per page (64 B), for the same reason */
-
-static const char *const misuse_causes[] = {
-	"stale_token", "bad_token", "foreign_token", "scope_order", "scope_thread",
-	"scope_twice", "scope_depth", "no_context", "launch_order", "thread_exit_open_scope",
-	"launch_depth", "backend_push", "backend_pop",
-};
 
 struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 {
@@ -344,12 +339,9 @@ static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 
 static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	const char *cause = "other";
-	for (size_t i = 0; i < sizeof(misuse_causes) / sizeof(misuse_causes[0]); i++)
-		if (strlen(misuse_causes[i]) == r->str_len &&
-		    memcmp(misuse_causes[i], r->str, r->str_len) == 0)
-			cause = misuse_causes[i];
-	if (strcmp(cause, "stale_token") == 0) {
+	enum lin_misuse_cause c = lin_misuse_lookup(r->str, r->str_len);
+	const char *cause = c == LIN_MISUSE_COUNT ? "other" : lin_misuse_names[c];
+	if (c == LIN_MISUSE_STALE_TOKEN) {
 		bool fresh;
 		if (!lin_vtab_get(&v->stale, r->f[1], lin_k1(proc, 0), &fresh))
 			v->oom = true;

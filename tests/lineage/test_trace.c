@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include "rt_fixture.h"
-#include "lineage/tracefmt.h"
+#include "tracefmt.h"
 
 /* Every runtime record type, written by the runtime itself, read back. */
 Test(trace, runtime_round_trip_of_every_record_type)
@@ -233,7 +233,7 @@ Test(trace, lean_timestamps_leave_capture_and_close_untimed)
 
 /* ------------------------------------------------------------------ the writer's fast path */
 
-#include "lineage/tracefmt_fast.h"
+#include "tracefmt_fast.h"
 
 /* Values at every msgpack width edge, nil and zero included. */
 static uint64_t edge(uint64_t *x)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_jstr.c - the OTLP/JSON string writer (lineage/otlp_emit.c, shared by the exporter
+ * test_jstr.c - the OTLP/JSON string writer (trace/otlp_emit.c, shared by the exporter
  * and the runtime's stream): well-formed UTF-8 passes, each maximal ill-formed subpart
  * becomes one U+FFFD, controls are escaped.
  */

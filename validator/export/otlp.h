@@ -3,7 +3,7 @@
  * otlp.h - lineage-validate --export-otlp: lineage trace files as OpenTelemetry spans,
  * written as OTLP/JSON ExportTraceServiceRequest documents (docs/fleet.md).
  *
- * The exporter reads the trace files again (validator/reader.c) into an in-memory span
+ * The exporter reads the trace files again (trace/reader.c) into an in-memory span
  * model (otlp_model.c), runs its own validator over them to learn every finding (lost,
  * ambiguous, loss, misuse, structural; the report's --max-findings does not limit it), and
  * writes the spans (otlp_json.c). Memory grows with the records of the run: the export is
