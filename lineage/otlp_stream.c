@@ -21,10 +21,11 @@
 
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
-#include "mp.h"
 #include "otlp_emit.h"
 #include "otlp_stream.h"
+#include "reader.h"
 #include "rt_internal.h"
+#include "schema.h"
 #include "vtab.h"
 
 #define NIL LIN_OJ_NIL
@@ -121,8 +122,8 @@ struct lin_ostream {
 	uint8_t *pend;
 	size_t plen, pcap;
 	uint64_t base;               /* trace offset of pend[0] */
-	uint64_t *reqbuf;
-	size_t reqcap;
+	struct lin_reader *rd;       /* trace/'s reader, in stream mode */
+	struct lin_rec *rec;         /* the record it decodes into (large: on the heap) */
 	bool have_header;
 	/* the process */
 	char host[256], backend[32];
@@ -657,34 +658,34 @@ static void drain_heap(struct lin_ostream *s, uint64_t watermark)
 
 /* ---------------------------------------------------------------- decoding */
 
-/* One record, decoded without allocation (mp.h): scalars by field index (type at 0), the
- * body of each str field, and the elements of an array field (epoch_declare's requests). */
-#define DREC_FIELDS 16
-struct drec {
-	uint64_t f[DREC_FIELDS];     /* NIL when nil, absent or not an unsigned integer */
-	const uint8_t *str[DREC_FIELDS];
-	uint32_t slen[DREC_FIELDS];
-	const uint64_t *reqs;        /* s->reqbuf */
-	uint32_t nreq;
-};
-
-static uint64_t fu(const struct drec *r, uint32_t i)
+/* Field @i of @r, counting the type as field 0 (the format's numbering): NIL when nil,
+ * absent, or a str or array field (those are read with fstr and r->reqs). */
+static uint64_t fu(const struct lin_rec *r, uint32_t i)
 {
-	return i < DREC_FIELDS ? r->f[i] : NIL;
+	if (i == 0)
+		return r->type;
+	i--;
+	if (i >= r->nfields || (r->nil >> i & 1))
+		return NIL;
+	const struct lin_schema *sc = lin_schema_get(r->type);
+	const char *bar = strchr(sc->types, '|');
+	size_t need = bar ? (size_t)(bar - sc->types) : strlen(sc->types);
+	char code = sc->types[i < need ? i : i + 1];
+	return code == 's' || code == 'n' || code == 'a' ? NIL : r->f[i];
 }
 
-/* The str field @i, or NULL (*len 0). */
-static const char *fstr(const struct drec *r, uint32_t i, size_t *len)
+/* The record's str field (a record type has at most one), or NULL (*len 0). */
+static const char *fstr(const struct lin_rec *r, size_t *len)
 {
-	*len = i < DREC_FIELDS && r->str[i] ? r->slen[i] : 0;
-	return i < DREC_FIELDS ? (const char *)r->str[i] : NULL;
+	*len = r->str ? r->str_len : 0;
+	return r->str;
 }
 
-static void on_string(struct lin_ostream *s, const struct drec *r)
+static void on_string(struct lin_ostream *s, const struct lin_rec *r)
 {
 	uint64_t sid = fu(r, 1);
 	size_t len;
-	const char *t = fstr(r, 2, &len);
+	const char *t = fstr(r, &len);
 	if (sid == NIL || !t || lin_vtab_find(&s->strs, sid, 0))
 		return;
 	char *c = malloc(len + 1);
@@ -699,7 +700,7 @@ static void on_string(struct lin_ostream *s, const struct drec *r)
 	*p = c;
 }
 
-static void on_ext(struct lin_ostream *s, const struct drec *r)
+static void on_ext(struct lin_ostream *s, const struct lin_rec *r)
 {
 	uint64_t epoch = fu(r, 2), corr = fu(r, 3);
 	if (fu(r, 1) != s->ext_kind || corr == NIL)
@@ -754,7 +755,7 @@ static bool gpu_try(struct lin_ostream *s, const struct sgpu *g, bool last)
 	return true;
 }
 
-static void on_gpu(struct lin_ostream *s, const struct drec *r, uint64_t type, uint64_t off)
+static void on_gpu(struct lin_ostream *s, const struct lin_rec *r, uint64_t type, uint64_t off)
 {
 	bool k = type == LIN_REC_KERNEL;
 	struct sgpu g = {.offset = off, .corr = fu(r, 1), .start = fu(r, 2), .end = fu(r, 3),
@@ -786,7 +787,7 @@ static bool timed(uint64_t type)
 
 /* A host record into the heap. Untimed ones (lean timestamps, graph records) take the time
  * of their thread's previous record, so they stay after it. */
-static void queue_host(struct lin_ostream *s, const struct drec *r, uint64_t type)
+static void queue_host(struct lin_ostream *s, const struct lin_rec *r, uint64_t type)
 {
 	struct srec q = {.type = (uint8_t)type, .seq = s->seq++};
 	for (uint32_t i = 0; i < 8; i++)
@@ -799,22 +800,22 @@ static void queue_host(struct lin_ostream *s, const struct drec *r, uint64_t typ
 	if (last)
 		*last = q.t;
 	size_t clen;
-	const char *c = type == LIN_REC_MISUSE ? fstr(r, 3, &clen) : NULL;
+	const char *c = type == LIN_REC_MISUSE ? fstr(r, &clen) : NULL;
 	if (c)
 		memcpy(q.str, c, clen < sizeof(q.str) - 1 ? clen : sizeof(q.str) - 1);
-	if (type == LIN_REC_EPOCH_DECLARE && r->nreq) {
-		q.reqs = malloc(r->nreq * sizeof(uint64_t));
+	if (type == LIN_REC_EPOCH_DECLARE && r->nreqs) {
+		q.reqs = malloc(r->nreqs * sizeof(uint64_t));
 		if (!q.reqs) {
 			fail(s, -ENOMEM, "out of memory");
 			return;
 		}
-		memcpy(q.reqs, r->reqs, r->nreq * sizeof(uint64_t));
-		q.nreq = r->nreq;
+		memcpy(q.reqs, r->reqs, r->nreqs * sizeof(uint64_t));
+		q.nreq = r->nreqs;
 	}
 	heap_push(s, &q);
 }
 
-static void on_record(struct lin_ostream *s, const struct drec *r, uint64_t off)
+static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t off)
 {
 	uint64_t type = fu(r, 0);
 	if (timed(type)) {
@@ -844,7 +845,7 @@ static void on_record(struct lin_ostream *s, const struct drec *r, uint64_t off)
 	}
 	case LIN_REC_DROPPED: {
 		size_t wlen;
-		const char *why = fstr(r, 4, &wlen);
+		const char *why = fstr(r, &wlen);
 		if (fu(r, 2) && fu(r, 2) != NIL)
 			add_event(s, EV_LOSS, s->tmax, why ? why : "", wlen, fu(r, 1), fu(r, 2),
 				  fu(r, 3));
@@ -858,121 +859,26 @@ static void on_record(struct lin_ostream *s, const struct drec *r, uint64_t off)
 	}
 }
 
-/* Skip one value (nested arrays and maps up to a depth). */
-static int mp_skip(const uint8_t **pp, const uint8_t *end, int depth)
+/* The header: host, pid, backend, ext_kind. */
+static void on_header(struct lin_ostream *s, const struct lin_header *h)
 {
-	struct lin_mp_val v;
-	int rc = lin_mp_read(pp, end, &v);
-	if (rc)
-		return rc;
-	if (v.type != LIN_MP_ARRAY && v.type != LIN_MP_MAP)
-		return LIN_MP_OK;
-	if (depth > 16)
-		return LIN_MP_BAD;
-	uint64_t n = v.type == LIN_MP_MAP ? 2ull * v.len : v.len;
-	for (uint64_t i = 0; i < n; i++)
-		if ((rc = mp_skip(pp, end, depth + 1)))
-			return rc;
-	return LIN_MP_OK;
-}
-
-static void copy_str(const struct lin_mp_val *v, char *out, size_t len)
-{
-	size_t n = v->len < len - 1 ? v->len : len - 1;
-	memcpy(out, v->p, n);
-	out[n] = 0;
-}
-
-/* The header map: host, pid, backend, ext_kind; other keys skipped. */
-static int decode_header(struct lin_ostream *s, const uint8_t **pp, const uint8_t *end)
-{
-	struct lin_mp_val m, k, v;
-	int rc = lin_mp_read(pp, end, &m);
-	if (rc)
-		return rc;
-	if (m.type != LIN_MP_MAP)
-		return LIN_MP_BAD;
-	for (uint32_t i = 0; i < m.len; i++) {
-		if ((rc = lin_mp_read(pp, end, &k)))
-			return rc;
-		const uint8_t *at = *pp;
-		if ((rc = lin_mp_read(pp, end, &v)))
-			return rc;
-		bool key = k.type == LIN_MP_STR;
-#define IS(name) (key && k.len == sizeof(name) - 1 && !memcmp(k.p, name, k.len))
-		if (IS("host") && v.type == LIN_MP_STR)
-			copy_str(&v, s->host, sizeof(s->host));
-		else if (IS("backend") && v.type == LIN_MP_STR)
-			copy_str(&v, s->backend, sizeof(s->backend));
-		else if (IS("pid") && v.type == LIN_MP_UINT)
-			s->pid = v.v.u;
-		else if (IS("ext_kind") && v.type == LIN_MP_UINT)
-			s->ext_kind = v.v.u;
-		else if (v.type == LIN_MP_ARRAY || v.type == LIN_MP_MAP) {
-			*pp = at;
-			if ((rc = mp_skip(pp, end, 0)))
-				return rc;
-		}
-#undef IS
-	}
+	snprintf(s->host, sizeof(s->host), "%s", h->host);
+	snprintf(s->backend, sizeof(s->backend), "%s", h->backend);
+	s->pid = h->pid;
+	s->ext_kind = h->ext_kind;
 	s->key = lin_w3c_proc_key(s->host, s->pid);
 	s->have_header = true;
-	return LIN_MP_OK;
 }
 
-/* One record [type, fields...] into @r. */
-static int decode_record(struct lin_ostream *s, const uint8_t **pp, const uint8_t *end,
-			 struct drec *r)
+/* The reader stopped on bytes it cannot decode: say where and why, once. */
+static void fail_decode(struct lin_ostream *s)
 {
-	struct lin_mp_val a, v;
-	int rc = lin_mp_read(pp, end, &a);
-	if (rc)
-		return rc;
-	if (a.type != LIN_MP_ARRAY)
-		return LIN_MP_BAD;
-	for (int i = 0; i < DREC_FIELDS; i++) {
-		r->f[i] = NIL;
-		r->str[i] = NULL;
-	}
-	r->nreq = 0;
-	r->reqs = s->reqbuf;
-	for (uint32_t i = 0; i < a.len; i++) {
-		const uint8_t *at = *pp;
-		if ((rc = lin_mp_read(pp, end, &v)))
-			return rc;
-		bool mine = i < DREC_FIELDS;
-		if (v.type == LIN_MP_UINT && mine) {
-			r->f[i] = v.v.u;
-		} else if (v.type == LIN_MP_BOOL && mine) {
-			r->f[i] = (uint64_t)v.v.b;
-		} else if (v.type == LIN_MP_STR && mine) {
-			r->str[i] = v.p;
-			r->slen[i] = v.len;
-		} else if (v.type == LIN_MP_ARRAY && mine && !r->nreq) {
-			for (uint32_t k = 0; k < v.len; k++) {
-				struct lin_mp_val e;
-				if ((rc = lin_mp_read(pp, end, &e)))
-					return rc;
-				if (e.type != LIN_MP_UINT)
-					return LIN_MP_BAD;
-				if (r->nreq == s->reqcap) {
-					size_t cap = s->reqcap ? 2 * s->reqcap : 64;
-					uint64_t *nb = realloc(s->reqbuf, cap * sizeof(*nb));
-					if (!nb)
-						return LIN_MP_BAD;
-					s->reqbuf = nb;
-					s->reqcap = cap;
-				}
-				s->reqbuf[r->nreq++] = e.v.u;
-			}
-			r->reqs = s->reqbuf;
-		} else if (v.type == LIN_MP_ARRAY || v.type == LIN_MP_MAP) {
-			*pp = at;
-			if ((rc = mp_skip(pp, end, 0)))
-				return rc;
-		}
-	}
-	return LIN_MP_OK;
+	if (s->failed)
+		return;
+	s->failed = -EINVAL;
+	lin_rt_log(s->rt, LIN_LOG_ERROR, "otlp stream: undecodable trace bytes at byte %llu: %s; "
+		   "the stream stops (the trace goes on)",
+		   (unsigned long long)lin_reader_error_offset(s->rd), lin_reader_error(s->rd));
 }
 
 /* ---------------------------------------------------------------- public */
@@ -1053,6 +959,13 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 	pthread_cond_init(&s->work_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
 	lin_oj_init(&s->w, sink, s, "liblineage", resource, s);
+	s->rd = lin_reader_open_stream();
+	s->rec = malloc(sizeof(*s->rec));
+	if (!s->rd || !s->rec) {
+		s->failed = -ENOMEM;
+		lin_ostream_close(s);
+		return -ENOMEM;
+	}
 	if (!s->write) {
 		s->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (s->fd < 0) {
@@ -1151,25 +1064,29 @@ static bool decode(struct lin_ostream *s)
 		fail(s, err, "out of memory");
 		return false;
 	}
-	const uint8_t *p = s->pend, *end = s->pend + s->plen;
-	struct drec r;
-	while (p < end && !s->failed) {
-		const uint8_t *at = p;
-		bool header = !s->have_header;
-		int rc = header ? decode_header(s, &p, end) : decode_record(s, &p, end, &r);
-		if (rc == LIN_MP_SHORT) {
-			p = at;
-			break;
+	lin_reader_stream_span(s->rd, s->pend, s->plen, s->base);
+	while (!s->failed) {
+		if (!s->have_header) {
+			struct lin_header h;
+			int rc = lin_reader_header(s->rd, LIN_TRACE_FORMAT_NAME, &h);
+			if (rc == 1)
+				break;
+			if (rc)
+				fail_decode(s);
+			else
+				on_header(s, &h);
+			continue;
 		}
-		if (rc) {
-			fail(s, -EINVAL, "undecodable trace bytes");
+		enum lin_read_status st = lin_reader_next(s->rd, s->rec);
+		if (st == LIN_READ_MORE)
 			break;
-		}
-		if (!header)
-			on_record(s, &r, s->base + (uint64_t)(at - s->pend));
+		if (st != LIN_READ_RECORD)
+			fail_decode(s);
+		else if (s->rec->known)
+			on_record(s, s->rec, s->rec->offset);
 	}
-	size_t used = (size_t)(p - s->pend);
-	memmove(s->pend, p, s->plen - used);
+	size_t used = lin_reader_consumed(s->rd);
+	memmove(s->pend, s->pend + used, s->plen - used);
 	s->plen -= used;
 	s->base += used;
 	return more;
@@ -1440,7 +1357,8 @@ free_all:
 	lin_vec_free(&s->heap);
 	free(s->pend);
 	free(s->in);
-	free(s->reqbuf);
+	lin_reader_free(s->rd);
+	free(s->rec);
 	pthread_mutex_destroy(&s->in_mu);
 	pthread_mutex_destroy(&s->tick_mu);
 	pthread_cond_destroy(&s->work_cv);

@@ -26,6 +26,7 @@ struct lin_reader {
 	uint64_t base;          /* file offset of buf[0] */
 	uint64_t size;          /* file size */
 	bool eof;
+	bool stream;            /* stream mode: bytes arrive in spans (lin_reader_stream_span) */
 	bool truncated;
 	uint64_t records;
 	uint64_t cur_off;       /* offset of the object being parsed */
@@ -96,6 +97,30 @@ struct lin_reader *lin_reader_open_mem(const char *name, const void *data, size_
 	return r;
 }
 
+struct lin_reader *lin_reader_open_stream(void)
+{
+	struct lin_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	r->stream = true;
+	r->size = UINT64_MAX; /* unknown: only the fixed limits bound a header's claim */
+	return r;
+}
+
+void lin_reader_stream_span(struct lin_reader *r, const void *data, size_t len, uint64_t base)
+{
+	r->buf = data;
+	r->len = len;
+	r->pos = 0;
+	r->base = base;
+}
+
+size_t lin_reader_consumed(const struct lin_reader *r)
+{
+	return r->pos;
+}
+
 void lin_reader_free(struct lin_reader *r)
 {
 	if (!r)
@@ -143,8 +168,8 @@ static int drive(struct lin_reader *r, lin_parse_fn fn, void *arg)
 			r->pos = (size_t)(p - r->buf);
 			return LIN_MP_OK;
 		}
-		if (rc == LIN_MP_BAD)
-			return rc;
+		if (rc == LIN_MP_BAD || r->stream)
+			return rc; /* stream mode: the rest of the object comes with the next span */
 		if (r->eof) {
 			r->truncated = true;
 			return fail(r, r->cur_off,
@@ -377,8 +402,13 @@ enum lin_read_status lin_reader_next(struct lin_reader *r, struct lin_rec *rec)
 		return LIN_READ_ERROR;
 	if (r->pos == r->len && r->eof)
 		return LIN_READ_EOF;
+	if (r->pos == r->len && r->stream)
+		return LIN_READ_MORE;
 	r->what = "record";
-	if (drive(r, parse_record, rec) != LIN_MP_OK)
+	int rc = drive(r, parse_record, rec);
+	if (rc == LIN_MP_SHORT)
+		return LIN_READ_MORE;
+	if (rc != LIN_MP_OK)
 		return LIN_READ_ERROR;
 	rec->offset = r->cur_off;
 	rec->index = r->records++;
@@ -547,7 +577,10 @@ int lin_reader_header(struct lin_reader *r, const char *want_format, struct lin_
 	if (r->err[0])
 		return -1;
 	r->what = "header";
-	if (drive(r, parse_header, &st) != LIN_MP_OK)
+	int rc = r->stream && r->pos == r->len ? LIN_MP_SHORT : drive(r, parse_header, &st);
+	if (rc == LIN_MP_SHORT)
+		return 1;
+	if (rc != LIN_MP_OK)
 		return -1;
 	if (!h->has_ext_kind)
 		h->ext_kind = LIN_DEFAULT_EXT_KIND;

@@ -51,7 +51,10 @@ struct lin_rec {
 	bool known;                           /* false: an unknown type, skipped */
 };
 
-enum lin_read_status { LIN_READ_RECORD = 1, LIN_READ_EOF = 0, LIN_READ_ERROR = -1 };
+enum lin_read_status {
+	LIN_READ_RECORD = 1, LIN_READ_EOF = 0, LIN_READ_ERROR = -1,
+	LIN_READ_MORE = 2,   /* stream mode: the span ends inside the next object */
+};
 
 struct lin_reader;
 
@@ -61,8 +64,22 @@ struct lin_reader *lin_reader_open(const char *path);
 struct lin_reader *lin_reader_open_mem(const char *name, const void *data, size_t size);
 void lin_reader_free(struct lin_reader *r);
 
+/*
+ * Stream mode, for bytes that arrive in pieces (the runtime's OTLP stream): the reader owns
+ * no buffer; each call to lin_reader_stream_span lends it the next bytes, [@data, @data +
+ * @len) at stream offset @base. lin_reader_header and lin_reader_next decode from the span
+ * and, when it ends inside an object, consume nothing of it (LIN_READ_MORE, or 1 from
+ * lin_reader_header): the caller keeps the bytes after lin_reader_consumed() and hands them
+ * again, at the front of the next span, with what follows. The same checks as in the other
+ * modes, but the stream's size is unknown: only the fixed limits bound a header's claim.
+ */
+struct lin_reader *lin_reader_open_stream(void);
+void lin_reader_stream_span(struct lin_reader *r, const void *data, size_t len, uint64_t base);
+size_t lin_reader_consumed(const struct lin_reader *r);
+
 /* Read and check the header. @want_format: LIN_TRACE_FORMAT_NAME or LIN_TRUTH_FORMAT_NAME.
- * Return 0, or -1 with lin_reader_error() set (also for a different major version). */
+ * Return 0, or -1 with lin_reader_error() set (also for a different major version), or in
+ * stream mode 1: the span ends inside the header. */
 int lin_reader_header(struct lin_reader *r, const char *want_format, struct lin_header *h);
 /* Next record into @rec (valid until the next call). */
 enum lin_read_status lin_reader_next(struct lin_reader *r, struct lin_rec *rec);

@@ -401,3 +401,112 @@ Test(reader, file_mode_matches_memory_mode)
 	lin_reader_free(r);
 	LIN_TEST_CHECK_LEAKS();
 }
+
+/*
+ * Stream mode, as the runtime's OTLP stream uses it: the trace handed in spans of every
+ * size from 1 byte gives the same records, at the same offsets, as memory mode; a span
+ * ending inside an object consumes nothing of it (LIN_READ_MORE).
+ */
+static size_t stream_read(const unsigned char *buf, size_t n, size_t piece, uint64_t *offs,
+			  uint32_t *types, size_t cap)
+{
+	struct lin_reader *r = lin_reader_open_stream();
+	struct lin_header h;
+	static struct lin_rec rec;
+	unsigned char *pend = malloc(n);
+	size_t plen = 0, fed = 0, got = 0;
+	uint64_t base = 0;
+	bool header = false;
+	while (fed < n || plen) {
+		size_t k = n - fed < piece ? n - fed : piece;
+		memcpy(pend + plen, buf + fed, k);
+		plen += k;
+		fed += k;
+		lin_reader_stream_span(r, pend, plen, base);
+		for (;;) {
+			if (!header) {
+				int rc = lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h);
+				cr_assert_neq(rc, -1, "piece %zu: %s", piece, lin_reader_error(r));
+				if (rc == 1)
+					break;
+				header = true;
+				continue;
+			}
+			enum lin_read_status st = lin_reader_next(r, &rec);
+			cr_assert_neq(st, LIN_READ_ERROR, "piece %zu: %s", piece, lin_reader_error(r));
+			if (st == LIN_READ_MORE)
+				break;
+			cr_assert_lt(got, cap);
+			offs[got] = rec.offset;
+			types[got++] = rec.type;
+		}
+		size_t used = lin_reader_consumed(r);
+		memmove(pend, pend + used, plen - used);
+		plen -= used;
+		base += used;
+		if (fed == n && plen) /* the file ends inside an object: never for a good file */
+			cr_assert_fail("piece %zu: %zu bytes left undecoded", piece, plen);
+	}
+	cr_assert_eq(h.pid, 4242);
+	free(pend);
+	lin_reader_free(r);
+	return got;
+}
+
+Test(reader, stream_mode_in_pieces_of_any_size_matches_memory_mode)
+{
+	size_t n;
+	unsigned char *buf = slurp("good_direct.lt", &n);
+	struct lin_reader *r = lin_reader_open_mem("t", buf, n);
+	struct lin_header h;
+	static struct lin_rec rec;
+	static uint64_t offs[256], soffs[256];
+	static uint32_t types[256], stypes[256];
+	size_t nrec = 0;
+	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), 0);
+	while (lin_reader_next(r, &rec) == LIN_READ_RECORD) {
+		offs[nrec] = rec.offset;
+		types[nrec++] = rec.type;
+	}
+	lin_reader_free(r);
+	cr_assert_gt(nrec, 10);
+	size_t pieces[] = { 1, 2, 3, 7, 64, 1000, n };
+	for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+		size_t got = stream_read(buf, n, pieces[i], soffs, stypes, 256);
+		cr_assert_eq(got, nrec, "piece %zu: %zu records, want %zu", pieces[i], got, nrec);
+		for (size_t k = 0; k < nrec; k++) {
+			cr_assert_eq(soffs[k], offs[k], "piece %zu record %zu", pieces[i], k);
+			cr_assert_eq(stypes[k], types[k]);
+		}
+	}
+	free(buf);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+Test(reader, stream_mode_reports_bad_bytes_with_their_offset)
+{
+	size_t n;
+	unsigned char *buf = slurp("good_direct.lt", &n);
+	struct lin_reader *r = lin_reader_open_stream();
+	struct lin_header h;
+	static struct lin_rec rec;
+	lin_reader_stream_span(r, buf, n, 0);
+	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), 0);
+	size_t at = lin_reader_consumed(r);
+	buf[at] = 0xc1; /* a reserved MessagePack tag where the first record starts */
+	cr_assert_eq(lin_reader_next(r, &rec), LIN_READ_ERROR);
+	cr_assert_eq(lin_reader_error_offset(r), at);
+	cr_assert(strstr(lin_reader_error(r), "reserved"), "%s", lin_reader_error(r));
+	lin_reader_free(r);
+	/* An empty span, and one cut inside the header: more, not an error. */
+	r = lin_reader_open_stream();
+	lin_reader_stream_span(r, buf, 0, 0);
+	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), 1);
+	lin_reader_stream_span(r, buf, at - 1, 0);
+	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), 1);
+	cr_assert_eq(lin_reader_consumed(r), 0);
+	cr_assert_str_eq(lin_reader_error(r), "");
+	lin_reader_free(r);
+	free(buf);
+	LIN_TEST_CHECK_LEAKS();
+}
