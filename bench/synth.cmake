@@ -27,7 +27,7 @@ target_include_directories(lineage-synth PRIVATE ${CMAKE_CURRENT_LIST_DIR}/synth
                            ${PROJECT_SOURCE_DIR}/lineage)
 # The test CUPTI layer's object files come first: lineage-synth --cupti layer runs the live
 # binding against it (the installed lineage-synth is a simulator: it never uses a real GPU).
-target_link_libraries(lineage-synth PRIVATE lineage_cupti_layer lin_sim lineage_trace lineage
+target_link_libraries(lineage-synth PRIVATE lineage_cupti_layer lin_sim lineage_trace lineage_otlp lineage
                       lin_cupti Threads::Threads)
 install(TARGETS lineage-synth RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 

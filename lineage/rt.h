@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "lineage/runtime.h"
+#include "lineage/tap.h"
 #include "lineage/trace_format.h"
 #include "misuse.h"
 #include "rt_internal.h"
@@ -239,7 +240,8 @@ struct lin_runtime {
 	bool have_output;
 	bool have_sink;              /* a trace file or callback (not only an OTLP stream) */
 	bool out_failed;
-	struct lin_ostream *ostream; /* OTLP stream, or NULL */
+	const struct lin_tap_ops *tap_ops; /* the OTLP stream (lineage/tap.h), or NULL */
+	void *tap;
 	char *obuf;
 	size_t olen, ocap;
 	msgpack_packer pk;

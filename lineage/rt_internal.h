@@ -15,35 +15,8 @@
 #include <msgpack.h>
 
 #include "lineage/runtime.h"
+#include "sys.h"
 #include "tracefmt.h"
-
-/* Start a library thread with every signal blocked: the application's signals are never
- * delivered to it. Return: 0 or -errno. */
-static inline int lin_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int err = pthread_create(t, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -err;
-}
-
-/* write(2) all of @p[0..@n), through EINTR and short writes. Return: 0 or -errno. */
-static inline int lin_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /*
  * lin_rt_out_lock - take the trace output lock and return the packer that writes into the

@@ -16,7 +16,6 @@
 #include <urcu/urcu-bp.h>
 
 #include "lineage/w3c.h"
-#include "otlp_stream.h"
 #include "rt.h"
 
 static _Atomic uint64_t runtime_gen = 1;
@@ -39,21 +38,36 @@ static int env_log_level(void)
 	return -1;
 }
 
-void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
+static void vlog(const lin_runtime *rt, enum lin_log_level level, const char *fmt, va_list ap)
 {
 	if (!rt->log && (rt->env_log_level < 0 || (int)level > rt->env_log_level))
 		return;
 	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (rt->log) {
 		rt->log(level, msg, rt->log_user);
 		return;
 	}
 	static const char *names[] = {"error", "warn", "info", "debug"};
 	fprintf(stderr, "lineage: %s: %s\n", names[level], msg);
+}
+
+void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(rt, level, fmt, ap);
+	va_end(ap);
+}
+
+LIN_API void lin_runtime_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
+{
+	if (!rt || (unsigned)level > LIN_LOG_DEBUG || !fmt)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(rt, level, fmt, ap);
+	va_end(ap);
 }
 
 uint64_t lin_rt_now_ns(const lin_runtime *rt)
@@ -196,22 +210,32 @@ static void fork_prepare(void)
 		pthread_mutex_lock(&rt->out_lock);
 		pthread_mutex_lock(&rt->threads_lock);
 		pthread_mutex_lock(&rt->reg.lock);
-		if (rt->ostream)
-			lin_ostream_fork_lock(rt->ostream);
+		if (rt->tap)
+			rt->tap_ops->fork_prepare(rt->tap);
 	}
 }
 
-static void fork_unlock_all(void)
+/* @child: the tap's copy is the child's to drop (its output is the parent's). */
+static void unlock_all(bool child)
 {
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
-		if (rt->ostream)
-			lin_ostream_fork_unlock(rt->ostream);
+		if (rt->tap && child) {
+			rt->tap_ops->fork_child(rt->tap);
+			rt->tap = NULL;
+		} else if (rt->tap) {
+			rt->tap_ops->fork_parent(rt->tap);
+		}
 		pthread_mutex_unlock(&rt->reg.lock);
 		pthread_mutex_unlock(&rt->threads_lock);
 		pthread_mutex_unlock(&rt->out_lock);
 		pthread_mutex_unlock(&rt->wlock);
 	}
 	pthread_mutex_unlock(&rt_list_lock);
+}
+
+static void fork_parent(void)
+{
+	unlock_all(false);
 }
 
 static void fork_child(void)
@@ -228,15 +252,8 @@ static void fork_child(void)
 			if (!(lin_tls.rt == rt && lin_tls.ts == ts))
 				atomic_store(&ts->exited, 1); /* their threads are not in the child */
 	}
-	fork_unlock_all();
-	/* The OTLP stream is the parent's: the child's copy is freed, unwritten (the child is
-	 * single-threaded here, so the list needs no lock). */
-	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
-		if (rt->ostream) {
-			lin_ostream_discard(rt->ostream);
-			rt->ostream = NULL;
-		}
-	}
+	/* A tap (the OTLP stream) is the parent's: the child's copy is freed, unwritten. */
+	unlock_all(true);
 }
 
 static void rt_list_add(lin_runtime *rt)
@@ -264,7 +281,7 @@ static void fork_handlers_once(void)
 	/* Ours first: prepare handlers run in reverse order of registration, so liburcu's
 	 * quiesce the call_rcu thread before we take the registry lock, which a reader inside
 	 * a read-side section may be waiting for (taking it first deadlocks the fork). */
-	pthread_atfork(fork_prepare, fork_unlock_all, fork_child);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	/* liburcu-bp registers no fork handlers; without them a child of a process with a
 	 * reader inside a read-side section hangs in synchronize_rcu (docs/architecture.md,
 	 * "What the registry relies on in liburcu 0.13"). */

@@ -20,7 +20,6 @@
 #include <xxhash.h>
 
 #include "lineage/w3c.h"
-#include "otlp_stream.h"
 #include "rt.h"
 #include "tracefmt_fast.h"
 
@@ -74,8 +73,8 @@ static int out_flush_locked(lin_runtime *rt)
 {
 	if (!rt->olen)
 		return 0;
-	if (rt->ostream)
-		lin_ostream_feed(rt->ostream, rt->obuf, rt->olen);
+	if (rt->tap)
+		rt->tap_ops->feed(rt->tap, rt->obuf, rt->olen);
 	int err = 0;
 	if (!rt->out_failed && rt->have_sink) {
 		if (rt->write_cb)
@@ -354,8 +353,8 @@ int lin_writer_drain(lin_runtime *rt, bool exact)
 		err = out_flush_locked(rt);
 	}
 	pthread_mutex_unlock(&rt->out_lock);
-	if (rt->ostream) /* decoded and written outside the output lock */
-		lin_ostream_tick(rt->ostream, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS,
+	if (rt->tap) /* decoded and written outside the output lock */
+		rt->tap_ops->tick(rt->tap, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS,
 				 exact);
 	return err;
 }
@@ -387,6 +386,44 @@ static void get_host(char *buf, size_t len)
 	buf[len - 1] = 0;
 }
 
+/* The OTLP stream's opener: set by lin_otlp_enable() (liblineage-otlp), else none. */
+static _Atomic(lin_tap_open_fn) otlp_open;
+
+LIN_API int lin_runtime_set_otlp_tap(lin_tap_open_fn open)
+{
+	if (!open)
+		return -EINVAL;
+	atomic_store(&otlp_open, open);
+	return 0;
+}
+
+static int open_otlp_tap(lin_runtime *rt, const struct lin_runtime_opts *o)
+{
+	lin_tap_open_fn open = atomic_load(&otlp_open);
+	if (!open) {
+		lin_rt_log(rt, LIN_LOG_ERROR, "otlp_path/otlp_write: the OTLP stream is in "
+			   "liblineage-otlp: link it and call lin_otlp_enable() first");
+		return -ENOTSUP;
+	}
+	struct lin_tap_args a = {.sz = sizeof(a), .opts = o, .rt = rt,
+				 .threaded = !(rt->flags & LIN_RT_NO_WRITER_THREAD)};
+	const struct lin_tap_ops *ops = NULL;
+	void *tap = NULL;
+	int err = open(&a, &ops, &tap);
+	if (err)
+		return err;
+	if (!ops || ops->sz < sizeof(*ops) || !ops->feed || !ops->tick || !ops->close ||
+	    !ops->fork_prepare || !ops->fork_parent || !ops->fork_child) {
+		lin_rt_log(rt, LIN_LOG_ERROR, "otlp tap: incomplete operations");
+		if (ops && ops->close && tap)
+			ops->close(tap);
+		return -EINVAL;
+	}
+	rt->tap_ops = ops;
+	rt->tap = tap;
+	return 0;
+}
+
 int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 {
 	rt->fd = -1;
@@ -401,15 +438,7 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 	if (!rt->strtab || !rt->obuf)
 		return -ENOMEM;
 	if (o->otlp_path || o->otlp_write) {
-		struct timespec rt_ts;
-		clock_gettime(CLOCK_REALTIME, &rt_ts);
-		uint64_t mono = lin_clock_mono_ns();
-		struct lin_ostream_opts so = {
-			.path = o->otlp_path, .write = o->otlp_write, .user = o->otlp_user, .rt = rt,
-			.threaded = !(rt->flags & LIN_RT_NO_WRITER_THREAD),
-			.unix_offset_ns = (int64_t)((uint64_t)rt_ts.tv_sec * 1000000000u +
-						    (uint64_t)rt_ts.tv_nsec - mono)};
-		int err = lin_ostream_open(&so, &rt->ostream);
+		int err = open_otlp_tap(rt, o);
 		if (err)
 			return err;
 	}
@@ -550,9 +579,9 @@ void lin_writer_close(lin_runtime *rt)
 {
 	if (rt->out_lock_init)
 		write_trace_end(rt);
-	if (rt->ostream) {
-		lin_ostream_close(rt->ostream);
-		rt->ostream = NULL;
+	if (rt->tap) {
+		rt->tap_ops->close(rt->tap);
+		rt->tap = NULL;
 	}
 	if (rt->fd >= 0)
 		close(rt->fd);

@@ -22,20 +22,6 @@
 
 #include "mp.h"
 #include "otlp_stream.h"
-#include "rt_internal.h"
-
-/* The stream logs through the runtime; here there is none. */
-void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
-{
-	(void)rt;
-	if (level > LIN_LOG_WARN)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static double now_s(void)
 {

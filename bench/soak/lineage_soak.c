@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <lineage.h>
+#include <lineage/otlp.h>
 
 #define QCAP 4096
 
@@ -202,7 +203,9 @@ int main(int argc, char **argv)
 				     .backend_ops = &be, .trace_path = trace,
 				     .trace_write = trace ? NULL : discard, .flush_interval_ms = 10,
 				     .otlp_path = otlp};
-	int err = lin_runtime_create(&o, &s.rt);
+	int err = otlp ? lin_otlp_enable() : 0;
+	if (!err)
+		err = lin_runtime_create(&o, &s.rt);
 	if (!err)
 		err = lin_graph_tracker_create(s.rt, NULL, &s.gt);
 	if (err) {

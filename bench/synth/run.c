@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lineage/cupti.h"
+#include "lineage/otlp.h"
 #include "synth.h"
 #include "tracefmt.h"
 
@@ -116,9 +117,11 @@ static int open_runtime(struct synth *sx, struct trace_out *out)
 		out->clock_done = true;
 		out->live_clock = true;
 	}
-	int r = lin_runtime_create(&ro, &sx->rt);
+	int r = sx->o.otlp ? lin_otlp_enable() : 0;
+	if (!r)
+		r = lin_runtime_create(&ro, &sx->rt);
 	if (r) {
-		fprintf(stderr, "lineage-synth: lin_runtime_create: %s\n", strerror(-r));
+		fprintf(stderr, "lineage-synth: lin_runtime_create: %s\n", lin_strerror(r));
 		return r;
 	}
 	if (!out->live_clock) {

@@ -16,9 +16,18 @@
 
 #include "lin_test.h"
 
+#include "lineage/otlp.h"
+#include "lineage/tap.h"
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
 #include "trace_read.h"
+
+/* The stream is liblineage-otlp's: each test of this suite (a process of its own) enables it. */
+static void enable_otlp(void)
+{
+	cr_assert_eq(lin_otlp_enable(), 0);
+}
+TestSuite(otlp_stream, .init = enable_otlp);
 
 struct lines {
 	char *p;
@@ -295,4 +304,94 @@ Test(otlp_stream, a_forked_child_writes_nothing_to_the_parents_stream, .timeout 
 	unlink(path);
 	cr_assert_geq(lines, 1);
 	cr_assert_eq(spans, 2, "the parent's request and process spans, nothing of the child's");
+}
+
+/* ---- the tap interface, without lin_otlp_enable (suite otlp_tap: none of its processes
+ * enabled the stream) */
+
+static char logged[512];
+static void keep_log(enum lin_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	if (level == LIN_LOG_ERROR)
+		snprintf(logged, sizeof(logged), "%s", msg);
+}
+
+Test(otlp_tap, otlp_options_without_the_otlp_library_are_refused_and_say_why)
+{
+	lin_runtime *rt = NULL;
+	struct lines l = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l,
+				     .log = keep_log};
+	cr_assert_eq(lin_runtime_create(&o, &rt), -ENOTSUP);
+	cr_assert_null(rt);
+	cr_assert(strstr(logged, "liblineage-otlp"), "%s", logged);
+	cr_assert(strstr(logged, "lin_otlp_enable"), "%s", logged);
+	/* Without OTLP options nothing is asked of it. */
+	logged[0] = 0;
+	struct lin_runtime_opts p = {.sz = sizeof(p), .log = keep_log};
+	cr_assert_eq(lin_runtime_create(&p, &rt), 0);
+	lin_runtime_free(rt);
+	cr_assert_str_eq(logged, "");
+	cr_assert_eq(lin_runtime_set_otlp_tap(NULL), -EINVAL);
+}
+
+static int tap_fails(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
+{
+	(void)a, (void)ops, (void)tap;
+	return -EMFILE;
+}
+
+static int tap_calls;
+static void t_feed(void *t, const void *b, size_t n) { (void)t, (void)b, (void)n; tap_calls++; }
+static void t_close(void *t) { (void)t; tap_calls += 1000; }
+static const struct lin_tap_ops half_ops = {.sz = sizeof(half_ops), .feed = t_feed,
+					    .close = t_close}; /* no tick, no fork handlers */
+
+static int tap_half(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
+{
+	cr_assert_eq(a->sz, sizeof(*a));
+	cr_assert_not_null(a->opts);
+	*ops = &half_ops;
+	*tap = &tap_calls;
+	return 0;
+}
+
+Test(otlp_tap, an_opener_that_fails_or_gives_incomplete_operations_is_refused)
+{
+	lin_runtime *rt = NULL;
+	struct lines l = {0};
+	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l,
+				     .log = keep_log};
+	cr_assert_eq(lin_runtime_set_otlp_tap(tap_fails), 0);
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EMFILE);
+	cr_assert_null(rt);
+	cr_assert_eq(lin_runtime_set_otlp_tap(tap_half), 0);
+	logged[0] = 0;
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
+	cr_assert_null(rt);
+	cr_assert(strstr(logged, "incomplete"), "%s", logged);
+	cr_assert_eq(tap_calls, 1000, "the incomplete tap is closed, never fed");
+	/* The real one, enabled afterwards, is taken by the next runtime. */
+	cr_assert_eq(lin_otlp_enable(), 0);
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	lin_runtime_free(rt);
+	cr_assert(l.calls > 0 && strstr(l.p, "resourceSpans"));
+	free(l.p);
+}
+
+Test(otlp_tap, runtime_log_goes_through_the_callback_and_ignores_bad_arguments)
+{
+	lin_runtime *rt = NULL;
+	struct lin_runtime_opts o = {.sz = sizeof(o), .log = keep_log};
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	logged[0] = 0;
+	lin_runtime_log(rt, LIN_LOG_ERROR, "tap says %d", 42);
+	cr_assert_str_eq(logged, "tap says 42");
+	logged[0] = 0;
+	lin_runtime_log(NULL, LIN_LOG_ERROR, "nobody");
+	lin_runtime_log(rt, (enum lin_log_level)9, "bad level");
+	lin_runtime_log(rt, LIN_LOG_ERROR, NULL);
+	cr_assert_str_eq(logged, "");
+	lin_runtime_free(rt);
 }

@@ -24,7 +24,7 @@
 #include "otlp_emit.h"
 #include "otlp_stream.h"
 #include "reader.h"
-#include "rt_internal.h"
+#include "sys.h"
 #include "schema.h"
 #include "vtab.h"
 
@@ -145,7 +145,7 @@ static void fail(struct lin_ostream *s, int err, const char *what)
 	if (s->failed)
 		return;
 	s->failed = err;
-	lin_rt_log(s->rt, LIN_LOG_ERROR, "otlp stream: %s: %s; the stream stops (the trace goes on)",
+	lin_runtime_log(s->rt, LIN_LOG_ERROR, "otlp stream: %s: %s; the stream stops (the trace goes on)",
 		   what, lin_strerror(err));
 }
 
@@ -876,7 +876,7 @@ static void fail_decode(struct lin_ostream *s)
 	if (s->failed)
 		return;
 	s->failed = -EINVAL;
-	lin_rt_log(s->rt, LIN_LOG_ERROR, "otlp stream: undecodable trace bytes at byte %llu: %s; "
+	lin_runtime_log(s->rt, LIN_LOG_ERROR, "otlp stream: undecodable trace bytes at byte %llu: %s; "
 		   "the stream stops (the trace goes on)",
 		   (unsigned long long)lin_reader_error_offset(s->rd), lin_reader_error(s->rd));
 }
@@ -970,7 +970,7 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 		s->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (s->fd < 0) {
 			int err = -errno;
-			lin_rt_log(s->rt, LIN_LOG_ERROR, "cannot open OTLP stream '%s': %s", o->path,
+			lin_runtime_log(s->rt, LIN_LOG_ERROR, "cannot open OTLP stream '%s': %s", o->path,
 				   lin_strerror(err));
 			s->failed = err;
 			lin_ostream_close(s);
@@ -1014,7 +1014,7 @@ void lin_ostream_feed(struct lin_ostream *s, const void *buf, size_t len)
 		 * decoding restarts at the next piece (the writer hands out whole records), so
 		 * the trace never waits for the stream. */
 		if (!s->dropped_bytes)
-			lin_rt_log(s->rt, LIN_LOG_WARN, "otlp stream: more than %u MiB waiting; "
+			lin_runtime_log(s->rt, LIN_LOG_WARN, "otlp stream: more than %u MiB waiting; "
 				   "trace bytes are skipped until it catches up",
 				   LIN_OSTREAM_MAX_BACKLOG >> 20);
 		s->dropped_bytes += waiting + len;
@@ -1316,7 +1316,7 @@ void lin_ostream_close(struct lin_ostream *s)
 	if (s->failed == -ECHILD)
 		goto free_all;
 	stop_thread(s); /* it has done every tick asked for */
-	lin_rt_log(s->rt, LIN_LOG_DEBUG,
+	lin_runtime_log(s->rt, LIN_LOG_DEBUG,
 		   "otlp stream: at close: open requests=%zu epochs=%zu scopes=%zu; retired "
 		   "epochs=%zu correlations=%zu replays=%zu waiting gpu=%zu heap=%zu; buffers "
 		   "in=%zu pend=%zu heap=%zu json=%zu tables=%zu; evicted=%llu", s->reqs.n,

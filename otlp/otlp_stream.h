@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "lineage/runtime.h"
+#include "lineage/tap.h"
 
 #define LIN_OSTREAM_RETAIN_NS (10ull * 1000000000ull)
 #define LIN_OSTREAM_MAX_PENDING 65536  /* GPU records waiting; beyond, written unjoined */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lineage/tap.h - how a module outside liblineage takes the trace as the writer produces
+ * it. The OTLP stream (liblineage-otlp, lineage/otlp.h) is such a tap: liblineage itself is
+ * the runtime alone, and knows the stream only through the interface below
+ * (docs/architecture.md, "Modules").
+ *
+ * A tap sees the trace's own bytes, in order, the header first, exactly as the trace file
+ * receives them (with or without a trace file). Since: 0.4
+ */
+#ifndef LINEAGE_TAP_H
+#define LINEAGE_TAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lineage/common.h"
+#include "lineage/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * struct lin_tap_ops - what the runtime's writer calls. Set sz to sizeof(struct lin_tap_ops).
+ * @feed: @len more trace bytes. Called with the runtime's output lock held: copy, never
+ *   block, never call into the runtime.
+ * @tick: every event taken before @watermark_ns (trace host clock) has been fed; the tap
+ *   may process up to it. Called outside the output lock, from the writer thread (or from
+ *   lin_runtime_flush without one); with @wait, return only when the work is done.
+ * @close: at lin_runtime_free, after the last feed; free the tap.
+ * @fork_prepare, @fork_parent: fork(): take the tap's locks before (after the runtime's
+ *   own), release them after, in the parent.
+ * @fork_child: in the child: release the copies of the locks and free the tap without
+ *   writing anything (what it writes to belongs to the parent).
+ * Every member is required.
+ */
+struct lin_tap_ops {
+	size_t sz;
+	void (*feed)(void *tap, const void *buf, size_t len);
+	void (*tick)(void *tap, uint64_t watermark_ns, bool wait);
+	void (*close)(void *tap);
+	void (*fork_prepare)(void *tap);
+	void (*fork_parent)(void *tap);
+	void (*fork_child)(void *tap);
+};
+
+/* What a tap is opened with. */
+struct lin_tap_args {
+	size_t sz;
+	const struct lin_runtime_opts *opts;  /* the runtime's options (the otlp_* fields) */
+	const lin_runtime *rt;                /* being created: for lin_runtime_log only */
+	bool threaded;                        /* ticks come from the runtime's writer thread */
+};
+
+/* Open a tap: fill *@ops and *@tap and return 0, or return -errno (logged by the tap). */
+typedef int (*lin_tap_open_fn)(const struct lin_tap_args *a, const struct lin_tap_ops **ops,
+			       void **tap);
+
+/*
+ * lin_runtime_set_otlp_tap - the opener the runtime calls when lin_runtime_opts.otlp_path or
+ * otlp_write is set. lin_otlp_enable() (liblineage-otlp) sets it; without it such options
+ * make lin_runtime_create fail with -ENOTSUP (logged: link liblineage-otlp).
+ * Return: 0; -EINVAL for NULL. Context: any thread; process-wide; runtimes created before
+ * the call are not affected.
+ * Since: 0.4
+ */
+LIN_API int lin_runtime_set_otlp_tap(lin_tap_open_fn open);
+
+/*
+ * lin_runtime_log - log through @rt's log callback (or LINEAGE_LOG on standard error), as
+ * the library's own diagnostics are. printf-style; a message is cut at 511 bytes.
+ * Context: any thread, except inside @rt's log callback.
+ * Since: 0.4
+ */
+LIN_API void lin_runtime_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
