@@ -4,7 +4,7 @@
 
 /* CMake reads these three lines; keep the format "#define LIN_VERSION_X N". */
 #define LIN_VERSION_MAJOR 0
-#define LIN_VERSION_MINOR 3
+#define LIN_VERSION_MINOR 4
 #define LIN_VERSION_PATCH 0
 
 #define LIN_VERSION_NUMBER \

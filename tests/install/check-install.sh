@@ -19,7 +19,7 @@ mkdir "$tmp/consumer"
 cat >"$tmp/consumer/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.18)
 project(consumer C)
-find_package(lineage 0.3 REQUIRED)
+find_package(lineage 0.4 REQUIRED)
 find_package(Threads REQUIRED)
 add_executable(qs $src/examples/quickstart.c)
 target_link_libraries(qs PRIVATE lineage::lineage Threads::Threads)
@@ -63,7 +63,7 @@ mkdir "$tmp/oconsumer"
 cat >"$tmp/oconsumer/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.18)
 project(oconsumer C)
-find_package(lineage 0.3 REQUIRED)
+find_package(lineage 0.4 REQUIRED)
 find_package(Threads REQUIRED)
 add_executable(otlp $tmp/otlp.c)
 target_link_libraries(otlp PRIVATE lineage::lineage_otlp Threads::Threads)
