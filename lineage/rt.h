@@ -14,6 +14,7 @@
 #include "lineage/runtime.h"
 #include "lineage/tap.h"
 #include "lineage/trace_format.h"
+#include "log.h"
 #include "misuse.h"
 #include "rt_internal.h"
 
@@ -211,9 +212,7 @@ struct lin_runtime {
 	uint32_t ext_kind;
 	uint32_t ring_events;
 	uint32_t flush_ms;
-	lin_log_fn log;
-	void *log_user;
-	int env_log_level;
+	struct lin_logger logger;
 	lin_launch_observer_fn observer;
 	void *observer_user;
 	struct lin_backend_ops be;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime.c - runtime life cycle, logging, requests and epochs.
+ * runtime.c - runtime life cycle, options, requests and epochs (logging: log.c).
  */
 #define _LGPL_SOURCE
 #include <errno.h>
@@ -20,43 +20,13 @@
 
 static _Atomic uint64_t runtime_gen = 1;
 
-/* ---------------------------------------------------------------- logging */
-
-static int env_log_level(void)
-{
-	const char *v = getenv("LINEAGE_LOG");
-	if (!v)
-		return -1;
-	if (!strcmp(v, "error"))
-		return LIN_LOG_ERROR;
-	if (!strcmp(v, "warn"))
-		return LIN_LOG_WARN;
-	if (!strcmp(v, "info"))
-		return LIN_LOG_INFO;
-	if (!strcmp(v, "debug"))
-		return LIN_LOG_DEBUG;
-	return -1;
-}
-
-static void vlog(const lin_runtime *rt, enum lin_log_level level, const char *fmt, va_list ap)
-{
-	if (!rt->log && (rt->env_log_level < 0 || (int)level > rt->env_log_level))
-		return;
-	char msg[512];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (rt->log) {
-		rt->log(level, msg, rt->log_user);
-		return;
-	}
-	static const char *names[] = {"error", "warn", "info", "debug"};
-	fprintf(stderr, "lineage: %s: %s\n", names[level], msg);
-}
+/* ---------------------------------------------------------------- logging (log.c) */
 
 void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog(rt, level, fmt, ap);
+	lin_logger_vlog(&rt->logger, level, fmt, ap);
 	va_end(ap);
 }
 
@@ -66,7 +36,7 @@ LIN_API void lin_runtime_log(const lin_runtime *rt, enum lin_log_level level, co
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vlog(rt, level, fmt, ap);
+	lin_logger_vlog(&rt->logger, level, fmt, ap);
 	va_end(ap);
 }
 
@@ -375,9 +345,7 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	rt->ext_kind = o.ext_kind ? o.ext_kind : LIN_DEFAULT_EXT_KIND;
 	rt->ring_events = o.thread_buffer_events ? o.thread_buffer_events : 16384;
 	rt->flush_ms = o.flush_interval_ms ? o.flush_interval_ms : 50;
-	rt->log = o.log;
-	rt->log_user = o.log_user;
-	rt->env_log_level = env_log_level();
+	lin_logger_init(&rt->logger, o.log, o.log_user);
 	rt->observer = o.observer;
 	rt->observer_user = o.observer_user;
 	rt->rt_tag = runtime_tag(rt->gen);
