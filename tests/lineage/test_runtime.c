@@ -3,6 +3,10 @@
 #include <unistd.h>
 
 #include "rt_fixture.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <criterion/redirect.h>
+#include "lineage/tap.h"
 
 Test(runtime, create_with_defaults_and_free)
 {
@@ -198,4 +202,26 @@ Test(runtime, output_structs_fill_what_the_caller_sz_covers)
 
 	lin_scope_exit(f.rt, &rs);
 	rtfix_fini(&f);
+}
+
+/* Without a log callback, LINEAGE_LOG picks the level that goes to standard error. */
+Test(log, lineage_log_sets_the_level_written_to_stderr, .init = cr_redirect_stderr)
+{
+	lin_runtime *rt = NULL;
+	setenv("LINEAGE_LOG", "warn", 1);
+	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
+	lin_runtime_log(rt, LIN_LOG_ERROR, "e%d", 1);
+	lin_runtime_log(rt, LIN_LOG_WARN, "w%d", 2);
+	lin_runtime_log(rt, LIN_LOG_INFO, "i%d", 3); /* above warn: not written */
+	lin_runtime_free(rt);
+	unsetenv("LINEAGE_LOG");
+	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
+	lin_runtime_log(rt, LIN_LOG_ERROR, "unset: silent");
+	lin_runtime_free(rt);
+	setenv("LINEAGE_LOG", "loud", 1); /* not a level: silent */
+	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
+	lin_runtime_log(rt, LIN_LOG_ERROR, "bad level name: silent");
+	lin_runtime_free(rt);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("lineage: error: e1\nlineage: warn: w2\n");
 }
