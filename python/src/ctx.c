@@ -255,6 +255,8 @@ static PyObject *entity_new(PyTypeObject *type, PyObject *runtime, uint64_t id)
 static PyObject *entity_enter(LinEntity *self, PyObject *unused)
 {
 	(void)unused;
+	if (!lin_py_rt((LinRuntime *)self->runtime))
+		return NULL;
 	if (self->reset || self->ended)
 		return lin_py_raise(-EINVAL, "a request/epoch block cannot be entered twice");
 	self->reset = PyContextVar_Set(lin_py_ctxvar, self->token);

@@ -11,6 +11,17 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device (ctest label gpu)")
 
 
+@pytest.fixture(autouse=True)
+def no_context_leak():
+    """Every test starts and ends with no current context: a block that failed to close
+    would otherwise leak into the next test."""
+    assert lineage.current() is None
+    yield
+    leaked = lineage.current()
+    lineage.context.set(None)
+    assert leaked is None, f"test left {leaked!r} current"
+
+
 @pytest.fixture
 def trace(tmp_path):
     return str(tmp_path / "t.lt")
