@@ -2,7 +2,7 @@
 """Build the lineage extension with setuptools (Debian's python3-setuptools).
 
 liblineage is found, in this order:
-  LINEAGE_BUILD_DIR=<cmake build dir>  an in-tree build (headers from ../include, the
+  LINEAGE_BUILD_DIR=<cmake build dir>  a CMake build (headers from its source tree, the
                                        library from that directory, RUNPATH set to it);
   LINEAGE_PREFIX=<prefix>              an install prefix (include/, lib/ or lib64/);
   pkg-config lineage                   an installed liblineage (lineage.pc);
@@ -34,10 +34,23 @@ def _pkg_config():
     return inc, libdirs
 
 
+def _source_dir(build):
+    # The build's own source tree (its headers match its library), from CMake's cache.
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("lineage_SOURCE_DIR:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return ROOT
+
+
 def _find():
     build = os.environ.get("LINEAGE_BUILD_DIR")
     if build:
-        return [os.path.join(ROOT, "include")], [os.path.abspath(build)], True
+        build = os.path.abspath(build)
+        return [os.path.join(_source_dir(build), "include")], [build], True
     prefix = os.environ.get("LINEAGE_PREFIX")
     if prefix:
         libs = [os.path.join(prefix, d) for d in ("lib", "lib64")
@@ -45,7 +58,7 @@ def _find():
         return [os.path.join(prefix, "include")], libs, True
     pc = _pkg_config()
     if pc:
-        return pc[0], pc[1], False
+        return pc[0], pc[1], True
     intree = os.path.join(ROOT, "build")
     if os.path.exists(os.path.join(intree, "liblineage.so")):
         return [os.path.join(ROOT, "include")], [intree], True
@@ -53,7 +66,7 @@ def _find():
                      "LINEAGE_BUILD_DIR or LINEAGE_PREFIX (docs/python.md)")
 
 
-inc, libdirs, rpath = _find()
+inc, libdirs, _intree = _find()
 ext = Extension(
     "lineage._lineage",
     sources=[os.path.join("src", f) for f in
@@ -62,7 +75,7 @@ ext = Extension(
     library_dirs=libdirs,
     libraries=["lineage"],
     define_macros=[("_GNU_SOURCE", None)],
-    runtime_library_dirs=libdirs if rpath else [],
+    runtime_library_dirs=libdirs,  # RUNPATH: liblineage found wherever it was installed
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                         "-Wno-cast-function-type"],
 )
