@@ -271,10 +271,10 @@ static PyObject *entity_exit(LinEntity *self, PyObject *args)
 		return lin_py_raise(-EINVAL, "__exit__ without __enter__");
 	PyObject *reset = self->reset;
 	self->reset = NULL;
+	/* Reset fails when the block ends in another context than it began in (an asyncio
+	 * misuse): the request is still ended, then the error raised. */
 	int r = PyContextVar_Reset(lin_py_ctxvar, reset);
 	Py_DECREF(reset);
-	if (r < 0)
-		return NULL;
 	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
 	if (!rt)
 		return NULL;
@@ -282,6 +282,8 @@ static PyObject *entity_exit(LinEntity *self, PyObject *args)
 		self->ended = 1;
 		int err = Py_IS_TYPE(self, &LinEpoch_Type) ? lin_epoch_retire(rt, self->id)
 							   : lin_request_end(rt, self->id);
+		if (r < 0)
+			return NULL;
 		if (err)
 			return lin_py_raise(err, Py_IS_TYPE(self, &LinEpoch_Type) ? "epoch_retire"
 										  : "request_end");

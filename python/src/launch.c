@@ -80,8 +80,10 @@ static PyObject *launch_exit(LinLaunch *self, PyObject *args)
 	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
 	if (!rt)
 		return NULL;
-	self->active = 0;
 	int err = lin_launch_end(rt, &self->l);
+	if (err == -LIN_ELAUNCH_ORDER) /* refused, nothing changed: end the inner one first */
+		return lin_py_raise(err, "launch_end: an inner launch is still open");
+	self->active = 0;
 	int serr = lin_py_thread_leave(rt, &self->scope, self->opened);
 	self->opened = 0;
 	if (err)

@@ -120,8 +120,9 @@ def test_launch_order_misuse_raises(rt):
         with pytest.raises(lineage.LaunchOrder):
             outer.__exit__(None, None, None)
         inner.__exit__(None, None, None)
-        with pytest.raises(lineage.InvalidArgument):   # outer was marked ended
-            outer.__exit__(None, None, None)
+        outer.__exit__(None, None, None)   # refused before, nothing changed: ends now
+        with pytest.raises(lineage.InvalidArgument):
+            outer.__exit__(None, None, None)   # ended twice
 
 
 def test_tokens_text_pickle_copy(rt):
@@ -244,6 +245,17 @@ def test_block_entered_again_raises(rt):
     with pytest.raises(lineage.InvalidArgument):
         with r:               # ended: a block cannot be entered twice
             pass
+
+
+def test_block_ended_in_another_context_still_ends_the_request(rt):
+    import contextvars
+    r = rt.request()
+    r.__enter__()
+    with pytest.raises(ValueError):   # the variable's reset belongs to the other context
+        contextvars.copy_context().run(r.__exit__, None, None, None)
+    lineage.context.set(None)
+    with pytest.raises(lineage.NotFound):
+        rt.lookup(r.id)               # ended all the same
 
 
 def test_block_end_reports_an_already_ended_request(rt):
