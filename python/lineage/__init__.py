@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+"""lineage for Python: joins every GPU kernel to the logical request that caused it.
+
+A CPython extension over liblineage (docs/python.md). The current lineage context is a
+context variable: asyncio tasks inherit it, :class:`lineage.futures.ThreadPoolExecutor`
+carries it to its workers, and a launch bracket makes it the C thread's context for the
+duration of the GPU call.
+
+Thread context: every function may be called from any thread at once; ``Runtime.flush``,
+``Runtime.close`` and ``validate`` release the GIL while they block.
+"""
+import contextvars as _cv
+import json as _json
+import os as _os
+import shutil as _shutil
+import subprocess as _sp
+
+from . import _lineage
+from ._errors import Error, InvalidArgument, _make
+
+__all__ = ["Runtime", "Token", "Request", "Epoch", "Launch", "Adopt", "RemoteContext",
+           "GraphTracker", "GraphCapture", "GraphLaunch", "capture", "current", "adopt",
+           "extract", "validate", "Error", "InvalidArgument", "StaleToken", "BadToken",
+           "ForeignToken", "ScopeOrder", "ScopeThread", "ScopeClosed", "ScopeDepth",
+           "NoContext", "NotFound", "LaunchOrder", "BackendError", "TraceError", "NoCupti",
+           "LaunchDepth", "ValidatorNotFound", "REISSUE_OTHER", "REISSUE_RETRY",
+           "REISSUE_REPLAY", "W3C_FLAG_SAMPLED", "library_version", "strerror"]
+
+_errs = _make(_lineage._error_names())
+globals().update(_errs)
+_lineage._set_errors(Error, _errs, InvalidArgument)
+
+#: The current lineage context (a Token, or None). Set by Runtime.request(), epoch() and
+#: adopt(); read by capture() and by every launch bracket.
+context = _cv.ContextVar("lineage_context", default=None)
+_lineage._set_context_var(context)
+
+Token = _lineage.Token
+Request = _lineage.Request
+Epoch = _lineage.Epoch
+Launch = _lineage.Launch
+Adopt = _lineage.Adopt
+RemoteContext = _lineage.RemoteContext
+GraphTracker = _lineage.GraphTracker
+GraphCapture = _lineage.GraphCapture
+GraphLaunch = _lineage.GraphLaunch
+capture = _lineage.capture
+current = _lineage.current
+extract = _lineage.extract
+strerror = _lineage.strerror
+library_version = _lineage.library_version
+REISSUE_OTHER = _lineage.REISSUE_OTHER
+REISSUE_RETRY = _lineage.REISSUE_RETRY
+REISSUE_REPLAY = _lineage.REISSUE_REPLAY
+W3C_FLAG_SAMPLED = _lineage.W3C_FLAG_SAMPLED
+
+
+class Runtime(_lineage.Runtime):
+    """Runtime(trace_path=None, backend="none", *, ext_kind=0, no_writer_thread=False,
+    no_capture_events=False, lean_timestamps=False, thread_buffer_events=0,
+    flush_interval_ms=0, otlp_path=None, cupti_latency_timestamps=False,
+    cupti_own_clock=False, cupti_buffer_kib=0, cupti_buffers_max=0)
+
+    One liblineage runtime (lin_runtime_opts as keywords; ``backend`` is ``"none"``,
+    ``"cupti"`` or a custom backend object, docs/python.md). A context manager: the
+    ``with`` block's end flushes and closes. Shared by every thread; create and close
+    block and release the GIL.
+    """
+
+    __slots__ = ()
+
+    def graph_tracker(self, max_nodes=0, max_execs=0):
+        """A GraphTracker writing into this runtime's trace; freed when it closes."""
+        return GraphTracker(self, max_nodes, max_execs)
+
+    def capture(self):
+        """The current context's Token (raises NoContext). Same as lineage.capture()."""
+        return _lineage.capture()
+
+
+def adopt(token, runtime=None):
+    """A with-block adopting ``token`` on this thread: ``runtime`` or the token's own.
+    Raises StaleToken (its request ended or epoch retired), BadToken, ForeignToken."""
+    rt = runtime if runtime is not None else token.runtime
+    if rt is None:
+        raise InvalidArgument("adopt: a parsed token needs runtime=", 22, "EINVAL")
+    return rt.adopt(token)
+
+
+class ValidatorNotFound(Error):
+    """lineage-validate is not installed (nor named by $LINEAGE_VALIDATE)."""
+
+
+def _validator():
+    exe = _os.environ.get("LINEAGE_VALIDATE") or _shutil.which("lineage-validate")
+    if not exe:
+        raise ValidatorNotFound("lineage-validate not found: install lineage or set "
+                                "LINEAGE_VALIDATE", 2, "ENOENT")
+    return exe
+
+
+def validate(paths, expect=None, max_findings=None, allow_empty=False):
+    """Run ``lineage-validate --json`` on ``paths`` (one path or several) with the truth
+    files ``expect`` and return its JSON result as a dict (``exit_code`` included: 0 clean,
+    1 findings, 2 unreadable file). Runs the installed CLI, not a linked library: the
+    validator is not part of liblineage's installed API, and a separate process keeps a
+    long validation off the GIL and out of this process's memory. Raises
+    ValidatorNotFound, or Error when the validator gives no JSON (usage error)."""
+    if isinstance(paths, (str, bytes, _os.PathLike)):
+        paths = [paths]
+    if isinstance(expect, (str, bytes, _os.PathLike)):
+        expect = [expect]
+    argv = [_validator(), "--json"]
+    for e in expect or ():
+        argv += ["--expect", _os.fsdecode(e)]
+    if max_findings is not None:
+        argv += ["--max-findings", str(int(max_findings))]
+    if allow_empty:
+        argv.append("--allow-empty")
+    argv += [_os.fsdecode(p) for p in paths]
+    if len(argv) == 2 + (2 * len(expect or ())):
+        raise InvalidArgument("validate: no trace paths", 22, "EINVAL")
+    proc = _sp.run(argv, stdout=_sp.PIPE, stderr=_sp.PIPE, check=False)
+    try:
+        result = _json.loads(proc.stdout)
+    except ValueError:
+        raise Error(f"lineage-validate exited {proc.returncode} without JSON: "
+                    f"{proc.stderr.decode(errors='replace').strip()}",
+                    proc.returncode, "EVALIDATE") from None
+    result.setdefault("exit_code", proc.returncode)
+    return result

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ext.h - shared declarations of the lineage._lineage extension (docs/python.md).
+ *
+ * Thread model. Every call below runs with the GIL held unless it says otherwise; the
+ * launch path (Launch/Adopt enter and exit, capture) never releases it, since the C calls
+ * it wraps take no lock and never block. Calls that block (runtime create, flush, close)
+ * release the GIL around the C call and hold the runtime's own lock, so a close waits for
+ * a flush in flight and nothing touches a freed runtime.
+ */
+#ifndef LIN_PY_EXT_H
+#define LIN_PY_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <lineage.h>
+
+/* The Python Runtime object: owns one lin_runtime. */
+typedef struct {
+	PyObject_HEAD
+	lin_runtime *rt;             /* NULL once closed */
+	PyThread_type_lock lock;     /* held by flush and close around the blocking C call */
+	PyObject *backend;           /* a custom backend object kept alive, or NULL */
+	PyObject *trackers;          /* weakrefs to its GraphTrackers, freed before it */
+	PyObject *weakrefs;
+} LinRuntime;
+
+/* A token: a lin_token by value, and the Runtime that made it (None when parsed). */
+typedef struct {
+	PyObject_HEAD
+	lin_token tok;
+	PyObject *runtime;           /* LinRuntime or Py_None */
+} LinToken;
+
+/* A received W3C context (lineage.RemoteContext); the tracestate it came with is kept to
+ * be carried on by inject(). */
+typedef struct {
+	PyObject_HEAD
+	struct lin_w3c_context ctx;
+	PyObject *tracestate;        /* str or Py_None */
+} LinRemote;
+
+/* Types (defined in rt.c, ctx.c, graph.c). */
+extern PyTypeObject LinRuntime_Type;
+extern PyTypeObject LinToken_Type;
+extern PyTypeObject LinRequest_Type;
+extern PyTypeObject LinEpoch_Type;
+extern PyTypeObject LinLaunch_Type;
+extern PyTypeObject LinAdopt_Type;
+extern PyTypeObject LinGraphTracker_Type;
+extern PyTypeObject LinGraphCapture_Type;
+extern PyTypeObject LinGraphLaunch_Type;
+extern PyTypeObject LinRemote_Type;
+
+/* module.c */
+extern PyObject *lin_py_Error;       /* lineage.Error */
+extern PyObject *lin_py_ctxvar;      /* the current-context ContextVar (holds a Token or None) */
+
+/* Raise the exception class for @err (a negative lineage return) with @what as context.
+ * Return NULL, for `return lin_py_raise(...)`. */
+PyObject *lin_py_raise(int err, const char *what);
+/* The same, returning -1 for int-returning slots. */
+int lin_py_raise_int(int err, const char *what);
+/* A launch name that lives as long as the module (the runtime does not copy launch
+ * names, and may read one after the caller's string is gone). NULL with an exception. */
+const char *lin_py_intern_name(PyObject *name);
+/* The current context's Token (borrowed ref, never NULL: Py_None when none), or NULL with an
+ * exception set. */
+PyObject *lin_py_current_token(void);
+
+/* rt.c */
+/* The runtime of @self, or NULL with lineage.RuntimeClosed raised. */
+lin_runtime *lin_py_rt(LinRuntime *self);
+/* A LinRuntime from an arbitrary object, or NULL with TypeError. */
+LinRuntime *lin_py_as_runtime(PyObject *o);
+
+/* ctx.c */
+PyObject *lin_py_token_new(const lin_token *tok, PyObject *runtime);
+/* Make the thread's C context the current Python context for a call that needs it (a
+ * launch, a graph capture). *@opened tells lin_py_thread_leave whether a scope was
+ * adopted. Return 0 or a negative lineage error (no exception set); -LIN_ENOCONTEXT when
+ * there is no current context. */
+int lin_py_thread_enter(lin_runtime *rt, lin_scope *scope, int *opened);
+int lin_py_thread_leave(lin_runtime *rt, lin_scope *scope, int opened);
+
+/* Method tables contributed to the module by each file. */
+extern PyMethodDef lin_py_ctx_functions[];
+extern PyMethodDef lin_py_w3c_functions[];
+
+int lin_py_graph_ready(PyObject *m);
+void lin_py_graph_free(PyObject *tracker);
+
+#endif

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launch.c - the launch path: launch brackets, adoption, capture, and the C-side loop the
+ * benchmark compares the Python-level bracket with (bench/python/bench_py.py).
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "ext.h"
+
+/* ------------------------------------------------------------------ Launch */
+
+typedef struct {
+	PyObject_HEAD
+	PyObject *runtime;
+	const char *name;       /* interned: lives as long as the module */
+	lin_launch l;
+	lin_scope scope;
+	int opened;             /* a scope was adopted for the bracket */
+	int active;
+} LinLaunch;
+
+PyObject *lin_py_rt_launch(PyObject *self, PyObject *name)
+{
+	if (!lin_py_rt((LinRuntime *)self))
+		return NULL;
+	const char *s = name == Py_None ? NULL : lin_py_intern_name(name);
+	if (!s && name != Py_None)
+		return NULL;
+	LinLaunch *l = PyObject_New(LinLaunch, &LinLaunch_Type);
+	if (!l)
+		return NULL;
+	l->runtime = Py_NewRef(self);
+	l->name = s;
+	l->opened = 0;
+	l->active = 0;
+	return (PyObject *)l;
+}
+
+static void launch_dealloc(LinLaunch *self)
+{
+	Py_XDECREF(self->runtime);
+	PyObject_Free(self);
+}
+
+/* Enter: the thread's C context becomes the current one, then lin_launch_begin. Every
+ * error closes what was opened (the C library has recorded the misuse) and raises, so the
+ * body, the GPU call, does not run outside its lineage. */
+static PyObject *launch_enter(LinLaunch *self, PyObject *unused)
+{
+	(void)unused;
+	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
+	if (!rt)
+		return NULL;
+	if (self->active)
+		return lin_py_raise(-EINVAL, "launch block entered twice");
+	int err = lin_py_thread_enter(rt, &self->scope, &self->opened);
+	if (err && PyErr_Occurred())
+		return NULL;
+	if (err && err != -LIN_ENOCONTEXT)
+		return lin_py_raise(err, "launch: adopting the current context");
+	int lerr = lin_launch_begin(rt, self->name, &self->l);
+	if (!err && !lerr) {
+		self->active = 1;
+		return Py_NewRef(self);
+	}
+	lin_launch_end(rt, &self->l);
+	lin_py_thread_leave(rt, &self->scope, self->opened);
+	self->opened = 0;
+	if (err || lerr == -LIN_ENOCONTEXT)
+		return lin_py_raise(-LIN_ENOCONTEXT, "launch needs a current epoch");
+	return lin_py_raise(lerr, "launch_begin");
+}
+
+static PyObject *launch_exit(LinLaunch *self, PyObject *args)
+{
+	(void)args;
+	if (!self->active)
+		return lin_py_raise(-EINVAL, "launch __exit__ without __enter__");
+	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
+	if (!rt)
+		return NULL;
+	int err = lin_launch_end(rt, &self->l);
+	if (err == -LIN_ELAUNCH_ORDER) /* refused, nothing changed: end the inner one first */
+		return lin_py_raise(err, "launch_end: an inner launch is still open");
+	self->active = 0;
+	int serr = lin_py_thread_leave(rt, &self->scope, self->opened);
+	self->opened = 0;
+	if (err)
+		return lin_py_raise(err, "launch_end");
+	if (serr)
+		return lin_py_raise(serr, "launch: leaving the adopted context");
+	Py_RETURN_FALSE;
+}
+
+static PyObject *launch_get_ext_id(LinLaunch *self, void *c)
+{
+	(void)c;
+	return PyLong_FromUnsignedLongLong(self->active ? self->l.ext_id : 0);
+}
+
+static PyMethodDef launch_methods[] = {
+	{"__enter__", (PyCFunction)launch_enter, METH_NOARGS, NULL},
+	{"__exit__", (PyCFunction)launch_exit, METH_VARARGS, NULL},
+	{NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef launch_getset[] = {
+	{"ext_id", (getter)launch_get_ext_id, NULL,
+	 "the id pushed through the backend inside the block (the epoch), 0 if none", NULL},
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject LinLaunch_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "lineage.Launch",
+	.tp_basicsize = sizeof(LinLaunch),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "A launch bracket (lin_launch_begin/end) around a GPU call or a forward pass.",
+	.tp_dealloc = (destructor)launch_dealloc,
+	.tp_methods = launch_methods,
+	.tp_getset = launch_getset,
+};
+
+/* ------------------------------------------------------------------ Adopt */
+
+typedef struct {
+	PyObject_HEAD
+	PyObject *runtime;
+	PyObject *token;        /* LinToken */
+	PyObject *remote;       /* LinRemote for adopt_remote, or NULL */
+	PyObject *reset;
+	lin_scope scope;
+	int active;
+} LinAdopt;
+
+static PyObject *adopt_new(PyObject *runtime, PyObject *token, PyObject *remote)
+{
+	if (!lin_py_rt((LinRuntime *)runtime))
+		return NULL;
+	LinAdopt *a = PyObject_New(LinAdopt, &LinAdopt_Type);
+	if (!a)
+		return NULL;
+	a->runtime = Py_NewRef(runtime);
+	a->token = Py_NewRef(token);
+	a->remote = Py_XNewRef(remote);
+	a->reset = NULL;
+	a->active = 0;
+	return (PyObject *)a;
+}
+
+PyObject *lin_py_rt_adopt(PyObject *self, PyObject *tok)
+{
+	if (!PyObject_TypeCheck(tok, &LinToken_Type)) {
+		PyErr_SetString(PyExc_TypeError, "adopt takes a lineage.Token");
+		return NULL;
+	}
+	return adopt_new(self, tok, NULL);
+}
+
+PyObject *lin_py_rt_adopt_remote(PyObject *self, PyObject *ctx)
+{
+	if (!PyObject_TypeCheck(ctx, &LinRemote_Type)) {
+		PyErr_SetString(PyExc_TypeError, "adopt_remote takes a lineage.RemoteContext");
+		return NULL;
+	}
+	LinRemote *r = (LinRemote *)ctx;
+	if (!r->ctx.has_token)
+		return lin_py_raise(-LIN_ENOCONTEXT, "adopt_remote: the context carries no token");
+	PyObject *tok = lin_py_token_new(&r->ctx.token, NULL);
+	if (!tok)
+		return NULL;
+	PyObject *a = adopt_new(self, tok, ctx);
+	Py_DECREF(tok);
+	return a;
+}
+
+static void adopt_dealloc(LinAdopt *self)
+{
+	Py_XDECREF(self->runtime);
+	Py_XDECREF(self->token);
+	Py_XDECREF(self->remote);
+	Py_XDECREF(self->reset);
+	PyObject_Free(self);
+}
+
+static PyObject *adopt_enter(LinAdopt *self, PyObject *unused)
+{
+	(void)unused;
+	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
+	if (!rt)
+		return NULL;
+	if (self->active)
+		return lin_py_raise(-EINVAL, "adopt block entered twice");
+	int err = self->remote ? lin_w3c_adopt(rt, &((LinRemote *)self->remote)->ctx, &self->scope)
+			       : lin_token_adopt(rt, &((LinToken *)self->token)->tok, &self->scope);
+	if (err)
+		return lin_py_raise(err, "adopt");
+	self->reset = PyContextVar_Set(lin_py_ctxvar, self->token);
+	if (!self->reset) {
+		lin_scope_exit(rt, &self->scope);
+		return NULL;
+	}
+	self->active = 1;
+	return Py_NewRef(self->token);
+}
+
+static PyObject *adopt_exit(LinAdopt *self, PyObject *args)
+{
+	(void)args;
+	if (!self->active)
+		return lin_py_raise(-EINVAL, "adopt __exit__ without __enter__");
+	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
+	if (!rt)
+		return NULL;
+	int err = lin_scope_exit(rt, &self->scope);
+	if (err == -LIN_ESCOPE_ORDER)  /* nothing closed: an inner scope is still open */
+		return lin_py_raise(err, "adopt: an inner scope is still open");
+	self->active = 0;
+	PyObject *reset = self->reset;
+	self->reset = NULL;
+	int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+	Py_DECREF(reset);
+	if (err)
+		return lin_py_raise(err, "adopt: scope_exit");
+	if (r < 0)
+		return NULL;
+	Py_RETURN_FALSE;
+}
+
+static PyMethodDef adopt_methods[] = {
+	{"__enter__", (PyCFunction)adopt_enter, METH_NOARGS, NULL},
+	{"__exit__", (PyCFunction)adopt_exit, METH_VARARGS, NULL},
+	{NULL, NULL, 0, NULL},
+};
+
+PyTypeObject LinAdopt_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "lineage.Adopt",
+	.tp_basicsize = sizeof(LinAdopt),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "An adopted token: a C scope on this thread and the current context inside.",
+	.tp_dealloc = (destructor)adopt_dealloc,
+	.tp_methods = adopt_methods,
+};
+
+/* ------------------------------------------------------------------ capture, current */
+
+static PyObject *py_capture(PyObject *m, PyObject *unused)
+{
+	(void)m;
+	(void)unused;
+	PyObject *cur = lin_py_current_token();
+	if (!cur)
+		return NULL;
+	if (cur == Py_None)
+		return lin_py_raise(-LIN_ENOCONTEXT, "capture: no current request or epoch");
+	return Py_NewRef(cur);
+}
+
+static PyObject *py_current(PyObject *m, PyObject *unused)
+{
+	(void)m;
+	(void)unused;
+	PyObject *cur = lin_py_current_token();
+	return cur ? Py_NewRef(cur) : NULL;
+}
+
+/* ------------------------------------------------------------------ benchmark */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * _bench_c(token, n, name) -> ns: the C calls one Python-level task makes (adopt in the
+ * worker, the bracket's check that the context is already current, launch begin and
+ * end, scope exit), n times in a C loop on this thread, GIL released. Lets the benchmark
+ * split the Python figure into the library's part and the interpreter's.
+ */
+PyObject *lin_py_rt_bench_c(PyObject *self, PyObject *args)
+{
+	PyObject *tok, *name;
+	Py_ssize_t n;
+	if (!PyArg_ParseTuple(args, "O!nU", &LinToken_Type, &tok, &n, &name))
+		return NULL;
+	lin_runtime *rt = lin_py_rt((LinRuntime *)self);
+	const char *s = rt ? lin_py_intern_name(name) : NULL;
+	if (!s)
+		return NULL;
+	lin_token t = ((LinToken *)tok)->tok;
+	int err = 0;
+	uint64_t t0, t1;
+	Py_BEGIN_ALLOW_THREADS
+	t0 = mono_ns();
+	for (Py_ssize_t i = 0; i < n && !err; i++) {
+		lin_scope sc;
+		lin_launch l;
+		uint32_t kind, version;
+		uint64_t id;
+		err = lin_token_adopt(rt, &t, &sc);
+		if (err)
+			break;
+		(void)lin_current(rt, &kind, &id, &version);
+		err = lin_launch_begin(rt, s, &l);
+		int e2 = lin_launch_end(rt, &l), e3 = lin_scope_exit(rt, &sc);
+		if (!err)
+			err = e2 ? e2 : e3;
+	}
+	t1 = mono_ns();
+	Py_END_ALLOW_THREADS
+	if (err)
+		return lin_py_raise(err, "_bench_c");
+	return PyLong_FromUnsignedLongLong(t1 - t0);
+}
+
+PyMethodDef lin_py_ctx_functions[] = {
+	{"capture", py_capture, METH_NOARGS,
+	 "capture() -> Token: the current context (raises NoContext when there is none). "
+	 "Any thread or task; reads the context variable, calls no C function."},
+	{"current", py_current, METH_NOARGS,
+	 "current() -> Token | None: the current context, or None. Any thread or task."},
+	{NULL, NULL, 0, NULL},
+};
