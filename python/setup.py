@@ -21,7 +21,7 @@ ROOT = os.path.dirname(HERE)
 
 def _pkg_config():
     try:
-        out = subprocess.run(["pkg-config", "--cflags", "--libs", "lineage"], check=True,
+        out = subprocess.run(["pkg-config", "--cflags", "--libs", "lineage-otlp"], check=True,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -50,7 +50,7 @@ def _find():
     build = os.environ.get("LINEAGE_BUILD_DIR")
     if build:
         build = os.path.abspath(build)
-        return [os.path.join(_source_dir(build), "include")], [build], True
+        return [os.path.join(_source_dir(build), "include")], [build, os.path.join(build, "otlp")], True
     prefix = os.environ.get("LINEAGE_PREFIX")
     if prefix:
         libs = [os.path.join(prefix, d) for d in ("lib", "lib64")
@@ -61,7 +61,7 @@ def _find():
         return pc[0], pc[1], True
     intree = os.path.join(ROOT, "build")
     if os.path.exists(os.path.join(intree, "liblineage.so")):
-        return [os.path.join(ROOT, "include")], [intree], True
+        return [os.path.join(ROOT, "include")], [intree, os.path.join(intree, "otlp")], True
     raise SystemExit("lineage: liblineage not found: install it (cmake --install), or set "
                      "LINEAGE_BUILD_DIR or LINEAGE_PREFIX (docs/python.md)")
 
@@ -73,7 +73,7 @@ ext = Extension(
              ("module.c", "rt.c", "ctx.c", "launch.c", "w3c.c", "graph.c")],
     include_dirs=inc,
     library_dirs=libdirs,
-    libraries=["lineage"],
+    libraries=["lineage-otlp", "lineage"],  # the OTLP stream (otlp_path) is liblineage-otlp
     define_macros=[("_GNU_SOURCE", None)],
     runtime_library_dirs=libdirs,  # RUNPATH: liblineage found wherever it was installed
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",

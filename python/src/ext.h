@@ -15,6 +15,7 @@
 #include <Python.h>
 
 #include <lineage.h>
+#include <lineage/otlp.h>
 
 /* The Python Runtime object: owns one lin_runtime. */
 typedef struct {

@@ -127,7 +127,9 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 	int err;
 	lin_runtime *rt = NULL;
 	Py_BEGIN_ALLOW_THREADS
-	err = lin_runtime_create(&o, &rt);
+	err = o.otlp_path ? lin_otlp_enable() : 0; /* the stream is liblineage-otlp's */
+	if (!err)
+		err = lin_runtime_create(&o, &rt);
 	Py_END_ALLOW_THREADS
 	if (err) {
 		lin_py_raise(err, NULL);

@@ -27,6 +27,14 @@ def test_runtime_bad_options_raise(kw, trace):
         lineage.Runtime(trace_path=trace, **kw)
 
 
+def test_runtime_streams_otlp_spans(tmp_path):
+    otlp = tmp_path / "run.otlp.json"
+    with lineage.Runtime(otlp_path=str(otlp)) as rt:
+        with rt.request("r"):
+            pass
+    assert b"resourceSpans" in otlp.read_bytes()
+
+
 def test_runtime_unwritable_trace_raises(tmp_path):
     with pytest.raises(lineage.Error) as ei:
         lineage.Runtime(trace_path=str(tmp_path / "no" / "such" / "dir" / "t.lt"))
