@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ostate.h - the OTLP stream's state, shared by its two halves: otlp_stream.c (decoding,
+ * the stream thread, expiry, the public calls) and spans.c (host records in time order,
+ * the spans they make, the document writer). Internal to otlp/.
+ */
+#ifndef LIN_OTLP_OSTATE_H
+#define LIN_OTLP_OSTATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lineage/trace_format.h"
+#include "lineage/w3c.h"
+#include "otlp_emit.h"
+#include "otlp_stream.h"
+#include "vtab.h"
+
+#define NIL LIN_OJ_NIL
+
+struct sreq {
+	uint64_t begin, parent, user_id, name_sid, rparent;
+	uint8_t trace[16];
+	uint32_t tid;
+	bool remote;
+};
+
+struct sreqref {
+	uint64_t id;
+	uint8_t trace[16];
+};
+
+struct sepoch {
+	uint64_t begin, parent_span, name_sid, exec, ordinal;
+	uint8_t trace[16];
+	struct sreqref *reqs;        /* [nreq], owned */
+	uint32_t nreq, version, reissues, tid;
+};
+
+struct sadopt {
+	uint64_t begin, target, capture_tid, parent;
+	uint8_t trace[16];
+	uint32_t kind;
+};
+
+struct scorr {                   /* external correlation -> epoch */
+	uint64_t epoch, seen;        /* epoch NIL: several epochs (ambiguous) */
+};
+
+struct sdone {                   /* a retired epoch, for GPU records that come later */
+	uint64_t t;
+	uint8_t trace[16];
+};
+
+/* A host record waiting for its turn: host records are processed in host-time order
+ * (the writer drains thread by thread, so the byte stream is ordered per thread only). */
+struct srec {
+	uint64_t t, seq;             /* ordering key: host time, then decode order */
+	uint64_t f[8];               /* fields 1..8; NIL when nil or absent */
+	uint64_t *reqs;              /* epoch_declare: its requests, owned */
+	uint32_t nreq;
+	uint8_t type;
+	char str[40];                /* misuse: its cause */
+};
+
+struct snode {                   /* graph node -> the epoch it was created under */
+	uint64_t epoch;
+	uint8_t trace[16];
+};
+
+struct sgpu {
+	uint64_t offset, corr, start, end, graph, node, name_sid, bytes, arrived;
+	uint32_t device, context, stream;
+	uint8_t kind;
+	bool devl;
+};
+
+struct sevent {
+	uint64_t t, a, b, c;
+	const char *name;            /* static */
+	char cause[40];
+	uint8_t what;                /* EV_MISUSE, EV_LOSS */
+};
+
+enum { EV_MISUSE, EV_LOSS };
+
+struct lin_ostream {
+	const lin_runtime *rt;
+	int fd;
+	lin_trace_write_fn write;
+	void *user;
+	char service[128];
+	int64_t unix_off;
+	_Atomic int failed;
+	/* bytes fed (under the runtime's output lock), taken by the next tick; in_mu also
+	 * guards the stream thread's hand-over fields below */
+	pthread_mutex_t in_mu;
+	uint8_t *in;
+	size_t ilen, icap, ioff;     /* in[ioff..ilen) waits */
+	uint64_t in_pos;             /* trace offset of in[ioff] */
+	bool resync;                 /* bytes were skipped: decoding restarts at in_pos */
+	uint64_t dropped_bytes;      /* fed while the backlog was full: not decoded */
+	/* the stream's own thread (threaded streams) */
+	pthread_t thr;
+	pthread_cond_t work_cv, done_cv;
+	bool threaded, running, stop;
+	uint64_t want_wm, kicks, done_kicks;
+	/* decoding: one tick at a time */
+	pthread_mutex_t tick_mu;
+	uint8_t *pend;
+	size_t plen, pcap;
+	uint64_t base;               /* trace offset of pend[0] */
+	struct lin_reader *rd;       /* trace/'s reader, in stream mode */
+	struct lin_rec *rec;         /* the record it decodes into (large: on the heap) */
+	bool have_header;
+	/* the process */
+	char host[256], backend[32];
+	uint64_t pid, key, ext_kind, tmin, tmax;
+	uint64_t now;                /* the latest tick's watermark (host ns) */
+	/* open state */
+	struct lin_vtab reqs, epochs, adopts, strs, corrs, nodes, clones, replays, done, lastt;
+	struct lin_vec pending, events, heap;
+	uint64_t seq;
+	uint64_t events_over;
+	struct lin_oj w;             /* the document being built */
+	struct lin_ostream_stats st;
+};
+
+/* spans.c */
+void lin_os_add_event(struct lin_ostream *s, uint8_t what, uint64_t t, const char *cause,
+		      size_t clen, uint64_t a, uint64_t b, uint64_t c);
+void lin_os_doc_flush(struct lin_ostream *s);
+void lin_os_drain_heap(struct lin_ostream *s, uint64_t watermark);
+void lin_os_fail(struct lin_ostream *s, int err, const char *what);
+void *lin_os_get(struct lin_ostream *s, struct lin_vtab *t, uint64_t k0, uint64_t k1);
+void lin_os_heap_push(struct lin_ostream *s, const struct srec *r);
+void lin_os_process(struct lin_ostream *s, struct srec *r);
+void lin_os_resource(struct lin_oj *w, int res, void *user);
+void lin_os_seen(struct lin_ostream *s, uint64_t t);
+int lin_os_sink(const char *doc, size_t len, void *user);
+void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth,
+			const struct sadopt *a, uint64_t end, bool closed);
+void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch *e, uint64_t end,
+			bool open);
+void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t *trace,
+		      uint64_t epoch, const char *join);
+void lin_os_write_open(struct lin_ostream *s);
+void lin_os_write_process(struct lin_ostream *s);
+void lin_os_write_request(struct lin_ostream *s, uint64_t id, const struct sreq *q, uint64_t end,
+			  bool open);
+
+#endif
