@@ -18,7 +18,6 @@
 #include "lineage/trace_format.h"
 #include "vstate.h"
 
-#define NIL(r, i) (((r)->nil >> (i)) & 1u)
 
 static void structural(struct lin_validator *v, const char *cause, uint32_t file,
 		       uint64_t offset, uint64_t index, int nids, const char *const *names,
@@ -94,12 +93,12 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
 		return;
 	bool first = !(e->flags & LIN_EP_PUSHED);
 	e->flags |= LIN_EP_PUSHED;
-	if (NIL(r, 8) ? first : !e->pushed++) {
+	if (LIN_REC_NIL(r, 8) ? first : !e->pushed++) {
 		e->where_off = r->offset;
 		e->where_index = r->index;
 		e->where_file = file;
 	}
-	if (NIL(r, 8))
+	if (LIN_REC_NIL(r, 8))
 		return;
 	struct lin_br *p = t ? at(t, parent) : NULL;
 	if (p && p->pushed && !p->nonleaf) {
@@ -114,10 +113,10 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 {
 	v->sum.launches++;
 	v->procs[proc].launches++;
-	if (!NIL(r, 2) && !NIL(r, 3))
+	if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3))
 		lin_v_launched_under(v, proc, file, r, r->f[2], r->f[3], r->f[0]);
-	bool pushed = !NIL(r, 4);
-	uint64_t depth = NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8];
+	bool pushed = !LIN_REC_NIL(r, 4);
+	uint64_t depth = LIN_REC_NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8];
 	struct lin_bthread *t = lin_v_bthread(v, proc, r->f[1], true);
 	uint64_t parent = t && depth > 1 ? t->open[depth - 2] : LIN_NIL;
 	bool orphan = t && depth > 1 && parent == LIN_NIL;
@@ -149,7 +148,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		t->orphan = true;
 	}
 	uint64_t seq = t->base + t->n;
-	t->b[t->n++] = (struct lin_br){ r->f[0], LIN_NIL, pushed ? r->f[4] : (NIL(r, 2) ? LIN_NIL : r->f[2]),
+	t->b[t->n++] = (struct lin_br){ r->f[0], LIN_NIL, pushed ? r->f[4] : (LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]),
 					r->offset, r->index, parent, 0, file, (uint16_t)depth,
 					pushed, 0, { 0, 0, 0, 0 } };
 	t->unpushed += !pushed;
@@ -167,7 +166,7 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 			 const struct lin_rec *r)
 {
 	uint64_t depth = r->f[2];
-	uint64_t end = NIL(r, 0) ? LIN_END_UNTIMED : r->f[0];
+	uint64_t end = LIN_REC_NIL(r, 0) ? LIN_END_UNTIMED : r->f[0];
 	struct lin_bthread *t = depth && depth <= LIN_OPEN_DEPTH ? lin_v_bthread(v, proc, r->f[1], false)
 								  : NULL;
 	uint64_t seq = t ? t->open[depth - 1] : LIN_NIL;
@@ -215,7 +214,7 @@ void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec
 	}
 	*c = (struct lin_clock_pair){ r->f[0], r->f[1] };
 	/* The pair's width bounds how far off the device reading can be placed. */
-	uint64_t width = NIL(r, 2) || r->f[2] < r->f[0] ? LIN_NIL : r->f[2] - r->f[0];
+	uint64_t width = LIN_REC_NIL(r, 2) || r->f[2] < r->f[0] ? LIN_NIL : r->f[2] - r->f[0];
 	if (width == LIN_NIL) {
 		p->clock_err = LIN_NIL;
 		p->clock_err_known = false;

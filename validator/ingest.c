@@ -118,7 +118,7 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 	}
 }
 
-static void structural(struct lin_validator *v, const char *cause, uint32_t file,
+void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
 		       const struct lin_rec *r, int nids, const char *const *names,
 		       const uint64_t *ids)
 {
@@ -219,13 +219,11 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 	return (int)(p - v->procs);
 }
 
-#define NIL(r, i) (((r)->nil >> (i)) & 1u)
-#define OPT(r, i) (NIL(r, i) ? LIN_NIL : (r)->f[i])
 
 static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
 		       const struct lin_rec *r, int field)
 {
-	if (NIL(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
+	if (LIN_REC_NIL(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
 		return;
 	bool fresh;
 	struct lin_ref_ent *e = lin_vtab_get(&v->undef, r->f[field], lin_k1(proc, 0), &fresh);
@@ -249,7 +247,7 @@ static void on_string(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	}
 	if (!fresh) {
 		static const char *const n[] = { "sid" };
-		structural(v, "duplicate_string_id", file, r, 1, n, r->f);
+		lin_v_structural(v, "duplicate_string_id", file, r, 1, n, r->f);
 	}
 	void *u = lin_vtab_find(&v->undef, r->f[0], lin_k1(proc, 0));
 	if (u)
@@ -288,7 +286,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 	}
 	if ((e->flags & LIN_EP_DECLARED) || lin_vtab_find(&v->requests, r->f[2], lin_k1(proc, 0))) {
 		static const char *const n[] = { "epoch" };
-		structural(v, "duplicate_epoch_id", file, r, 1, n, &r->f[2]);
+		lin_v_structural(v, "duplicate_epoch_id", file, r, 1, n, &r->f[2]);
 		return;
 	}
 	e->flags |= LIN_EP_DECLARED;
@@ -296,7 +294,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 	if (dup != LIN_NIL) {
 		static const char *const n[] = { "epoch", "request" };
 		uint64_t ids[] = { r->f[2], dup };
-		structural(v, "duplicate_epoch_request", file, r, 2, n, ids);
+		lin_v_structural(v, "duplicate_epoch_request", file, r, 2, n, ids);
 	}
 	e->nreq = r->nreqs;
 	if (r->nreqs == 1) {
@@ -317,14 +315,14 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 
 static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	if (NIL(r, 5) || NIL(r, 6))
+	if (LIN_REC_NIL(r, 5) || LIN_REC_NIL(r, 6))
 		return;                   /* token parsed from text: no capture to match */
 	uint64_t *s = lin_v_capture_slot(v, proc, r->f[5], r->f[6], false);
 	if (s && *s) {
 		if (*s != LIN_V_CAPTURE_UNTIMED && r->f[0] < *s - 1) {
 			static const char *const n[] = { "tid", "capture_tid", "capture_seq" };
 			uint64_t ids[] = { r->f[1], r->f[5], r->f[6] };
-			structural(v, "adopt_before_capture", file, r, 3, n, ids);
+			lin_v_structural(v, "adopt_before_capture", file, r, 3, n, ids);
 		}
 		return;
 	}
@@ -349,7 +347,7 @@ static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	static const char *const n[] = { "tid", "target", "version" };
 	uint64_t ids[] = { r->f[1], r->f[4], r->f[5] };
 	v->sum.structural++;
-	lin_v_finding(v, "misuse", cause, file, r->offset, r->index, NIL(r, 4) ? 1 : 3, n, ids);
+	lin_v_finding(v, "misuse", cause, file, r->offset, r->index, LIN_REC_NIL(r, 4) ? 1 : 3, n, ids);
 }
 
 static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
@@ -372,325 +370,8 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 	}
 	if (!fresh || (e && (e->flags & LIN_EP_DECLARED))) {
 		static const char *const n[] = { "request" };
-		structural(v, "duplicate_request_id", file, r, 1, n, &r->f[2]);
+		lin_v_structural(v, "duplicate_request_id", file, r, 1, n, &r->f[2]);
 	}
-}
-
-static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t corr)
-{
-	static const char *const n[] = { "correlation" };
-	structural(v, "correlation_reused", file, r, 1, n, &corr);
-}
-
-/* An API or ext record without a correlation id: it can join nothing (brackets.c). */
-static void nil_correlation(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
-{
-	static const char *const n[] = { "record_type" };
-	uint64_t type = r->type;
-	structural(v, "nil_correlation", file, r, 1, n, &type);
-}
-
-/* One more API call made under pushed id @id (launch accounting, brackets.c), its ext
- * record @r. */
-static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, uint64_t id)
-{
-	bool fresh;
-	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
-	if (!e) {
-		v->oom = true;
-		return;
-	}
-	if (!e->ext_n++ && !(e->flags & LIN_EP_PUSHED)) {
-		e->where_off = r->offset;       /* until a bracket pushes it (ext_without_bracket) */
-		e->where_index = r->index;
-		e->where_file = file;
-	}
-}
-
-/* The ring entry of launch record @corr on @tid (NULL: not among its last LIN_APIRING). */
-static struct lin_apirec *ring_rec(struct lin_validator *v, uint16_t proc, uint32_t tid,
-				   uint64_t corr)
-{
-	struct lin_apiring *ring = lin_vtab_find(&v->apiring, tid, lin_k1(proc, 0));
-	for (uint32_t i = 0; ring && i < ring->n; i++)
-		if (ring->r[i].corr == (uint32_t)corr)
-			return &ring->r[i];
-	return NULL;
-}
-
-/* The ext id of @pcorr, the nested partner of @corr on @tid, when the two are paired both
- * ways and it has its ext record: from its entry, or once it was joined and evicted, from
- * its ring entry (false: not known). */
-static bool partner_ext(struct lin_validator *v, uint16_t proc, uint32_t tid, uint64_t corr,
-			uint64_t pcorr, uint64_t *epoch)
-{
-	const struct lin_corr_ent *pc = lin_vtab_find(&v->corrs, pcorr, lin_k1(proc, 0));
-	if (pc) {
-		if (pc->partner != (uint32_t)corr || !(pc->flags & LIN_C_EXT))
-			return false;
-		*epoch = pc->epoch;
-		return true;
-	}
-	const struct lin_apirec *o = ring_rec(v, proc, tid, pcorr);
-	if (!o || o->partner != (uint32_t)corr || o->epoch == LIN_NIL)
-		return false;
-	*epoch = o->epoch;
-	return true;
-}
-
-/*
- * Launch accounting counts calls, not ext records (brackets.c, accounting_by_count): a
- * runtime launch and the driver launch nested in it with their own correlations
- * (pair_nested) are one call, and CUPTI writes an ext record for each. Called once per
- * pair, when both ext records (@a, @b) are known: with one id the pair's second record is
- * no call of its own; with two (one of them is wrong: nothing can be pushed between a
- * runtime call and the driver call inside it) the call counts under neither, so no
- * epoch's brackets are credited with it.
- */
-static void count_pair(struct lin_validator *v, uint16_t proc, uint64_t a, uint64_t b)
-{
-	struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, a, lin_k1(proc, 0));
-	if (e)
-		e->paired++;
-	if (b != a && (e = lin_vtab_find(&v->epochs, b, lin_k1(proc, 0))))
-		e->paired++;
-}
-
-static void on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
-{
-	if (r->f[0] != v->procs[proc].ext_kind)
-		return;
-	if (NIL(r, 2)) {
-		nil_correlation(v, file, r);
-		return;
-	}
-	v->procs[proc].ext_records++;
-	uint64_t corr = r->f[2], epoch = r->f[1];
-	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
-		reuse(v, file, r, corr);
-		return;
-	}
-	bool fresh;
-	struct lin_corr_ent *e = lin_vtab_get(&v->corrs, corr, lin_k1(proc, 0), &fresh);
-	if (!e) {
-		v->oom = true;
-		return;
-	}
-	if (!(e->flags & LIN_C_EXT)) {
-		e->flags |= LIN_C_EXT;
-		e->epoch = epoch;
-		if (!(e->flags & LIN_C_API)) {
-			/* Where the API record will be; until then, this one (ext_without_api_record). */
-			e->api_offset = r->offset;
-			e->api_index = r->index;
-			e->api_file = file;
-		}
-		count_ext(v, proc, file, r, epoch);
-		if (e->flags & LIN_C_API) {
-			struct lin_apirec *o = e->lkind ? ring_rec(v, proc, e->api_tid, corr) : NULL;
-			uint64_t pe;
-			if (o)
-				o->epoch = epoch;
-			if (e->partner && partner_ext(v, proc, e->api_tid, corr, e->partner, &pe))
-				count_pair(v, proc, epoch, pe);
-			lin_v_xcheck(v, proc, corr, e);
-		}
-		return;
-	}
-	if (e->epoch == epoch)
-		return;
-	e->flags |= LIN_C_AMBIG;
-	count_ext(v, proc, file, r, epoch);
-	if (v->cands.n >= LIN_MAX_CANDS)            /* listed candidates are bounded */
-		return;
-	for (size_t i = 0; i < v->cands.n; i++) {
-		struct lin_cand *c = lin_vec_at(&v->cands, i);
-		if (c->proc == proc && c->corr == corr && c->epoch == epoch)
-			return;
-	}
-	struct lin_cand *c = lin_vec_push(&v->cands);
-	if (!c) {
-		v->oom = true;
-		return;
-	}
-	*c = (struct lin_cand){ epoch, (uint32_t)corr, proc };
-}
-
-/* A second API record of a correlation that is the same call (on_api). */
-#define LIN_C_API_NESTED 0x100
-
-/*
- * A runtime call and the driver call it makes may carry one correlation id (CUPTI does
- * not say whether they do): one record per domain, on one thread, is one call. A third
- * record, a second one of a domain or one on another thread is a reuse.
- */
-static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
-{
-	uint64_t d = r->f[0];
-
-	if (e->flags & LIN_C_API_NESTED || e->api_tid != (uint32_t)r->f[6])
-		return false;
-	return (e->domain == LIN_API_RUNTIME && d == LIN_API_DRIVER) ||
-	       (e->domain == LIN_API_DRIVER && d == LIN_API_RUNTIME);
-}
-
-/* A stream capture opened (@begin) or closed on @tid by API call @corr. A close pairs with
- * the last capture opened on its thread, else with the last one open anywhere (relaxed
- * mode lets another thread end it); a close without an open (the capture began before the
- * trace) opens at 0; an open never closed stays open. Each thread's open windows form a
- * stack through aux (a close always takes the top of its window's thread: the last open
- * anywhere is the last open on its own thread too), and capopen lists the opened ones in
- * order, closed ones dropped from its top as met: constant time a record, amortized. */
-static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr,
-			bool begin)
-{
-	struct lin_vproc *p = &v->procs[proc];
-	struct lin_vec *w = &p->capwin;
-	if (!begin) {
-		/* A window keeps its thread id in 32 bits: a wider id matches none of its own. */
-		uint64_t *head = tid == (uint32_t)tid ? lin_vtab_find(&v->capheads, tid, lin_k1(proc, 0))
-						      : NULL;
-		struct lin_capture *c = head && *head ? lin_vec_at(w, *head - 1) : NULL;
-		while (!c && p->capopen.n) {
-			const uint64_t *i = lin_vec_at(&p->capopen, p->capopen.n - 1);
-			struct lin_capture *o = lin_vec_at(w, *i);
-			if (o->end == LIN_NIL) {
-				c = o;
-				head = lin_vtab_find(&v->capheads, o->tid, lin_k1(proc, 0));
-			} else {
-				p->capopen.n--;
-			}
-		}
-		if (c) {
-			c->end = corr;
-			if (head)
-				*head = c->aux;       /* its thread's window open before it */
-			return;
-		}
-	}
-	uint64_t idx = w->n;
-	bool fresh;
-	uint64_t *head = begin ? lin_vtab_get(&v->capheads, (uint32_t)tid, lin_k1(proc, 0), &fresh)
-			       : NULL;
-	struct lin_capture *c = !begin || head ? lin_vec_push(w) : NULL;
-	if (!c) {
-		v->oom = true;
-		return;
-	}
-	*c = (struct lin_capture){ begin ? corr : 0, begin ? LIN_NIL : corr, (uint32_t)tid, 0,
-				   head ? *head : 0 };
-	if (begin) {
-		uint64_t *o = lin_vec_push(&p->capopen);
-		if (!o) {
-			v->oom = true;
-			return;
-		}
-		*o = idx;
-		*head = idx + 1;
-	}
-}
-
-/*
- * A runtime launch and the driver launch it makes inside it, on one thread with distinct
- * correlation ids, are one launch: its GPU record carries one of the two ids (CUPTI does
- * not say which), so the pair owes one record between them. Each launch record looks for
- * its partner among its thread's last LIN_APIRING launch records.
- */
-static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr,
-			struct lin_corr_ent *e)
-{
-	bool fresh;
-	struct lin_apiring *ring = lin_vtab_get(&v->apiring, e->api_tid, lin_k1(proc, 0), &fresh);
-	if (!ring) {
-		v->oom = true;
-		return;
-	}
-	for (uint32_t i = 0; i < ring->n && !e->partner && e->api_start != LIN_NIL; i++) {
-		struct lin_apirec *o = &ring->r[i];
-		bool inside = (o->start <= e->api_start && e->api_end <= o->end) ||
-			      (e->api_start <= o->start && o->end <= e->api_end);
-		if (o->domain == e->domain || o->corr == (uint32_t)corr || !inside)
-			continue;
-		e->partner = o->corr;
-		struct lin_corr_ent *oc = lin_vtab_find(&v->corrs, o->corr, lin_k1(proc, 0));
-		bool mutual = !o->partner && (!oc || !oc->partner);
-		if (!mutual)
-			continue;
-		o->partner = (uint32_t)corr;
-		if (oc)
-			oc->partner = (uint32_t)corr;
-		/* Its ext id: from its entry, or (joined and evicted) the one its ring entry kept. */
-		uint64_t pe = oc ? (oc->flags & LIN_C_EXT ? oc->epoch : LIN_NIL) : o->epoch;
-		if ((e->flags & LIN_C_EXT) && pe != LIN_NIL)
-			count_pair(v, proc, e->epoch, pe);
-	}
-	ring->r[ring->head] = (struct lin_apirec){ e->api_start, e->api_end,
-						   e->flags & LIN_C_EXT ? e->epoch : LIN_NIL,
-						   (uint32_t)corr, e->partner, e->domain, { 0 } };
-	ring->head = (ring->head + 1) % LIN_APIRING;
-	if (ring->n < LIN_APIRING)
-		ring->n++;
-}
-
-static void on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
-{
-	if (NIL(r, 2)) {
-		nil_correlation(v, file, r);
-		return;
-	}
-	uint64_t corr = r->f[2];
-	struct lin_vproc *p = &v->procs[proc];
-	p->api_records++;
-	p->runtime_api |= r->f[0] == LIN_API_RUNTIME;
-	int cap = NIL(r, 1) ? -1 : lin_capture_api_of((unsigned)r->f[0], r->f[1]);
-	/* A capture that failed to begin is none; an end that returned
-	 * cudaErrorStreamCaptureInvalidated (901, driver and runtime alike) ended it all the
-	 * same; one that failed otherwise left it open (maybe_captured after it). */
-	if (cap >= 0 && (r->f[7] == 0 || (cap == 0 && r->f[7] == 901)))
-		capture_api(v, proc, r->f[6], corr, cap == 1);
-	if (corr < p->min_api_corr)
-		p->min_api_corr = corr;
-	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
-		reuse(v, file, r, corr);
-		return;
-	}
-	bool fresh;
-	struct lin_corr_ent *e = lin_vtab_get(&v->corrs, corr, lin_k1(proc, 0), &fresh);
-	if (!e) {
-		v->oom = true;
-		return;
-	}
-	bool second = e->flags & LIN_C_API;
-	if (second) {
-		if (!nested_call(e, r)) {
-			reuse(v, file, r, corr);
-			return;
-		}
-		e->flags |= LIN_C_API_NESTED;
-		if (r->f[0] != LIN_API_RUNTIME)
-			return; /* the runtime record, the call the application made, is kept */
-	}
-	e->flags |= LIN_C_API;
-	e->lkind = NIL(r, 1) ? LIN_LAUNCH_NONE : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
-	if (e->lkind && r->f[7] == 0)
-		e->flags |= LIN_C_LAUNCH;
-	e->domain = (uint8_t)r->f[0];
-	e->api_offset = r->offset;
-	e->api_index = r->index;
-	e->api_file = file;
-	e->api_start = OPT(r, 3);
-	e->api_end = OPT(r, 4);
-	e->api_tid = (uint32_t)r->f[6];
-	if (e->api_start != LIN_NIL && e->api_end != LIN_NIL && e->api_end < e->api_start) {
-		static const char *const n[] = { "correlation", "start_dev", "end_dev" };
-		uint64_t ids[] = { corr, e->api_start, e->api_end };
-		structural(v, "time_order", file, r, 3, n, ids);
-	}
-	if (e->lkind)
-		pair_nested(v, proc, corr, e);
-	if ((e->flags & LIN_C_EXT) && !second) /* the call was checked with its first record */
-		lin_v_xcheck(v, proc, corr, e);
 }
 
 /* Check queued <= submitted <= start <= end where known. */
@@ -698,10 +379,10 @@ static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_r
 		      uint64_t *t0)
 {
 	static const char *const kn[] = { "queued_dev", "submitted_dev", "start_dev", "end_dev" };
-	uint64_t t[4] = { LIN_NIL, LIN_NIL, OPT(r, 1), OPT(r, 2) };
+	uint64_t t[4] = { LIN_NIL, LIN_NIL, LIN_REC_OPT(r, 1), LIN_REC_OPT(r, 2) };
 	if (r->type == LIN_REC_KERNEL) {
-		t[0] = OPT(r, 10);
-		t[1] = OPT(r, 11);
+		t[0] = LIN_REC_OPT(r, 10);
+		t[1] = LIN_REC_OPT(r, 11);
 	}
 	int prev = -1;
 	*t0 = LIN_NIL;
@@ -713,7 +394,7 @@ static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_r
 		if (prev >= 0 && t[i] < t[prev]) {
 			const char *n[] = { "correlation", kn[prev], kn[i] };
 			uint64_t ids[] = { r->f[0], t[prev], t[i] };
-			structural(v, "time_order", file, r, 3, n, ids);
+			lin_v_structural(v, "time_order", file, r, 3, n, ids);
 			return;
 		}
 		prev = i;
@@ -738,20 +419,20 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 {
 	bool dup = false;
 	uint64_t key = LIN_NIL;
-	bool graph = r->type == LIN_REC_GRAPH_TRACE || !NIL(r, gid) || !NIL(r, gid + 1);
-	if (r->type == LIN_REC_KERNEL && !NIL(r, 6)) {
+	bool graph = r->type == LIN_REC_GRAPH_TRACE || !LIN_REC_NIL(r, gid) || !LIN_REC_NIL(r, gid + 1);
+	if (r->type == LIN_REC_KERNEL && !LIN_REC_NIL(r, 6)) {
 		key = r->f[6];
 		dup = page_bit(v, &v->grids, lin_k1(proc, r->f[4]), key, true);
-	} else if (!NIL(r, 0) && !NIL(r, 1)) {
+	} else if (!LIN_REC_NIL(r, 0) && !LIN_REC_NIL(r, 1)) {
 		/* No grid id: a graph record by its replay's correlation and its start; any other
 		 * (a memcpy or memset, possibly one of several of a batched call, which share one
 		 * correlation) by its correlation and everything that places it: start, end,
 		 * device, stream. Two real records never agree on all of them. */
 		bool fresh;
-		key = mix64(r->f[1]) ^ mix64(OPT(r, 2) + 0x9e3779b97f4a7c15ull) ^
+		key = mix64(r->f[1]) ^ mix64(LIN_REC_OPT(r, 2) + 0x9e3779b97f4a7c15ull) ^
 		      mix64((r->f[3] << 32) ^ r->f[5] ^ 0xc2b2ae3d27d4eb4full);
 		if (graph) /* two nodes of one replay may start in the same timer tick */
-			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? r->f[gid] : OPT(r, gid + 1)) ^
+			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? r->f[gid] : LIN_REC_OPT(r, gid + 1)) ^
 				     0x165667b19e3779f9ull);
 		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, r->f[0]), &fresh))
 			v->oom = true;
@@ -761,9 +442,9 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 	if (!dup)
 		return false;
 	static const char *const n[] = { "correlation", "key" };
-	uint64_t ids[] = { NIL(r, 0) ? LIN_NIL : r->f[0], key };
+	uint64_t ids[] = { LIN_REC_NIL(r, 0) ? LIN_NIL : r->f[0], key };
 	v->sum.duplicates++;
-	structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
+	lin_v_structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
 	return true;
 }
 
@@ -778,7 +459,7 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	if (duplicate(v, proc, file, r, gid))
 		return;
 	gpu_times(v, file, r, &g.t0);
-	g.corr = NIL(r, 0) ? 0 : r->f[0];
+	g.corr = LIN_REC_NIL(r, 0) ? 0 : r->f[0];
 	v->procs[proc].gpu_called += g.corr != 0;
 	g.kind = (uint8_t)r->type;
 	g.proc = proc;
@@ -786,18 +467,18 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	g.offset = r->offset;
 	g.index = r->index;
 	bool whole = r->type == LIN_REC_GRAPH_TRACE;
-	if (whole || !NIL(r, gid) || !NIL(r, gid + 1))
+	if (whole || !LIN_REC_NIL(r, gid) || !LIN_REC_NIL(r, gid + 1))
 		g.flags |= LIN_G_GRAPH;
-	g.node = whole || NIL(r, gid + 1) ? 0 : r->f[gid + 1];
+	g.node = whole || LIN_REC_NIL(r, gid + 1) ? 0 : r->f[gid + 1];
 	if (r->type == LIN_REC_KERNEL) {
 		if (r->f[12])
 			g.flags |= LIN_G_DEVLAUNCH;
-		if (!NIL(r, 6)) {
+		if (!LIN_REC_NIL(r, 6)) {
 			g.key = r->f[6];
 			g.flags |= LIN_G_KEY;
 		}
 		string_ref(v, proc, file, r, 9);
-	} else if (!NIL(r, 1)) {
+	} else if (!LIN_REC_NIL(r, 1)) {
 		g.key = r->f[1];
 		g.flags |= LIN_G_KEY;
 	}
@@ -815,10 +496,10 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
 	v->sum.dropped += r->f[1];
 	v->sum.structural++;
 	size_t before = v->findings.n;
-	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index, NIL(r, 2) ? 2 : 3, n,
+	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index, LIN_REC_NIL(r, 2) ? 2 : 3, n,
 		      ids);
 	/* The writer's reason, as the detail (printable ASCII only: it is the trace's text). */
-	if (v->findings.n > before && r->str && !NIL(r, 3)) {
+	if (v->findings.n > before && r->str && !LIN_REC_NIL(r, 3)) {
 		struct lin_finding *f = lin_vec_at(&v->findings, before);
 		size_t k = r->str_len < sizeof(f->detail) - 1 ? r->str_len : sizeof(f->detail) - 1;
 		for (size_t i = 0; i < k; i++)
@@ -839,7 +520,7 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
 		struct lin_clone_ent *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
 		if (o)
-			*o = (struct lin_clone_ent){ r->f[0], NIL(r, 3) ? LIN_NIL : r->f[3] };
+			*o = (struct lin_clone_ent){ r->f[0], LIN_REC_NIL(r, 3) ? LIN_NIL : r->f[3] };
 		else
 			v->oom = true;
 		return;
@@ -848,7 +529,7 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		/* The replay epoch names the exec it replayed; the launching epoch's version is
 		 * held to the stale check like any launch's. */
 		v->sum.launches++;
-		if (!NIL(r, 5) && !NIL(r, 6))
+		if (!LIN_REC_NIL(r, 5) && !LIN_REC_NIL(r, 6))
 			lin_v_launched_under(v, proc, file, r, r->f[5], r->f[6], r->f[0]);
 		uint64_t *x = lin_vtab_get(&v->replays, r->f[3], lin_k1(proc, 0), &fresh);
 		if (x)
@@ -863,7 +544,7 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		v->oom = true;
 		return;
 	}
-	n->has_epoch = !NIL(r, ep);
+	n->has_epoch = !LIN_REC_NIL(r, ep);
 	n->epoch = r->f[ep];
 }
 
@@ -912,7 +593,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_TOKEN_CAPTURE: {
 		uint64_t *s = lin_v_capture_slot(v, proc, r->f[1], r->f[5], true);
 		if (s)
-			*s = NIL(r, 0) ? LIN_V_CAPTURE_UNTIMED : r->f[0] + 1;
+			*s = LIN_REC_NIL(r, 0) ? LIN_V_CAPTURE_UNTIMED : r->f[0] + 1;
 		break;
 	}
 	case LIN_REC_TOKEN_ADOPT: on_adopt(v, proc, file, r); break;
@@ -922,7 +603,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
 	case LIN_REC_TRACE_END:
 		v->files[file].ended = true;
-		if (!NIL(r, 1)) {
+		if (!LIN_REC_NIL(r, 1)) {
 			/* Each runtime of the process closes its own trace: their counts add up,
 			 * as their dropped records do. */
 			uint64_t *d = &v->procs[proc].end_dropped;
@@ -933,8 +614,8 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 		}
 		break;
 	case LIN_REC_STRING: on_string(v, proc, file, r); break;
-	case LIN_REC_EXT_CORRELATION: on_ext(v, proc, file, r); break;
-	case LIN_REC_API: on_api(v, proc, file, r); break;
+	case LIN_REC_EXT_CORRELATION: lin_v_on_ext(v, proc, file, r); break;
+	case LIN_REC_API: lin_v_on_api(v, proc, file, r); break;
 	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET: case LIN_REC_GRAPH_TRACE:
 		on_gpu(v, proc, file, r);
 		break;
@@ -967,12 +648,12 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		 * label is used for that record. */
 		static const char *const n[] = { "gpu_kind", "key" };
 		uint64_t ids[] = { r->f[0], r->f[1] };
-		structural(v, "duplicate_truth_label", file, r, 2, n, ids);
+		lin_v_structural(v, "duplicate_truth_label", file, r, 2, n, ids);
 		t->conflict = 1;
 		return;
 	}
 	t->nreq = r->nreqs;
-	t->corr = NIL(r, 4) ? LIN_NIL : r->f[4];
+	t->corr = LIN_REC_NIL(r, 4) ? LIN_NIL : r->f[4];
 	t->req = v->truthpool.n;
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t *q = lin_vec_push(&v->truthpool);

@@ -237,6 +237,16 @@ bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool se
 uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
 			     bool create);
 int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
+void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
+		      const struct lin_rec *r, int nids, const char *const *names,
+		      const uint64_t *ids);
+/* Field @i of record @r is nil. */
+#define LIN_REC_NIL(r, i) (((r)->nil >> (i)) & 1u)
+/* Field @i of record @r, or LIN_NIL when nil. */
+#define LIN_REC_OPT(r, i) (LIN_REC_NIL(r, i) ? LIN_NIL : (r)->f[i])
+/* ingest_api.c */
+void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 /* brackets.c */
 void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,

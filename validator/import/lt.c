@@ -66,7 +66,6 @@ static const struct pair *find(const struct pair *v, size_t n, uint64_t k)
 	return lo < n && v[lo].key == k ? &v[lo] : NULL;
 }
 
-#define NIL(r, i) (((r)->nil >> (i)) & 1u)
 
 static struct lin_imp_ev *ev(struct lctx *c, int kind, uint64_t tid, uint64_t ts, const char *fmt,
 			     uint64_t a)
@@ -87,7 +86,7 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 {
 	const uint64_t *f = r->f;
 	struct lin_imp_ev *e;
-	if (r->type < LIN_REC_EXT_CORRELATION && r->nfields && !NIL(r, 0) && (int64_t)f[0] > c->last_host)
+	if (r->type < LIN_REC_EXT_CORRELATION && r->nfields && !LIN_REC_NIL(r, 0) && (int64_t)f[0] > c->last_host)
 		c->last_host = (int64_t)f[0];          /* runtime records start with host_ns */
 	switch (r->type) {
 	case LIN_REC_CLOCK:
@@ -117,7 +116,7 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		for (size_t i = c->nopen; i-- > 0;) {
 			struct lin_imp_ev *h = &c->m.ev[c->open[i]];
 			if (h->tid == f[1] && h->ext == f[3]) {
-				if (!NIL(r, 0)) /* untimed close (lean timestamps): keep the start */
+				if (!LIN_REC_NIL(r, 0)) /* untimed close (lean timestamps): keep the start */
 					h->end = (int64_t)f[0];
 				c->open[i] = c->open[--c->nopen];
 				break;
@@ -125,12 +124,12 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		}
 		return true;
 	case LIN_REC_LAUNCH:
-		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], "launch epoch %llu", NIL(r, 2) ? 0 : f[2])))
+		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], "launch epoch %llu", LIN_REC_NIL(r, 2) ? 0 : f[2])))
 			return false;
 		e->end = e->ts + 1000;
-		e->ext = NIL(r, 2) ? 0 : f[2];
-		e->flags = NIL(r, 2) ? 0 : LIN_IMP_HAS_EXT;
-		if (!NIL(r, 7)) {
+		e->ext = LIN_REC_NIL(r, 2) ? 0 : f[2];
+		e->flags = LIN_REC_NIL(r, 2) ? 0 : LIN_IMP_HAS_EXT;
+		if (!LIN_REC_NIL(r, 7)) {
 			e->corr = f[7];
 			e->flags |= LIN_IMP_HAS_CORR;
 		}
@@ -145,17 +144,17 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 	case LIN_REC_EXT_CORRELATION:
 		return add(&c->ext, &c->next, &c->cext, f[2], f[1], 0);
 	case LIN_REC_API:
-		return NIL(r, 3) || add(&c->api, &c->napi, &c->capi, f[2], f[6], f[3]);
+		return LIN_REC_NIL(r, 3) || add(&c->api, &c->napi, &c->capi, f[2], f[6], f[3]);
 	case LIN_REC_KERNEL:
 	case LIN_REC_MEMCPY:
 	case LIN_REC_MEMSET:
-		if (NIL(r, 1) || NIL(r, 0))
+		if (LIN_REC_NIL(r, 1) || LIN_REC_NIL(r, 0))
 			return true;
 		if (!(e = ev(c, LIN_IMP_KERNEL + (int)(r->type - LIN_REC_KERNEL), f[5], f[1],
 			     "correlation %llu", f[0])))
 			return false;
 		e->ts = (int64_t)f[1] - c->clock_off;
-		e->end = NIL(r, 2) ? e->ts : (int64_t)f[2] - c->clock_off;
+		e->end = LIN_REC_NIL(r, 2) ? e->ts : (int64_t)f[2] - c->clock_off;
 		e->corr = f[0];
 		e->dev = (uint16_t)f[3];
 		e->flags = LIN_IMP_HAS_CORR;
