@@ -382,7 +382,9 @@ LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *sc
 
 /*
  * lin_scope_enter - like adopting lin_token_for(@id), for the thread that owns the id.
- * Return: as lin_token_adopt, plus -LIN_ENOTFOUND. Since: 0.1
+ * Return: as lin_token_adopt, plus -LIN_ENOTFOUND.
+ * Context: the entering thread (the scope is its own); launch path (lock-free registry
+ * lookup). Since: 0.1
  */
 LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope);
 
