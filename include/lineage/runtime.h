@@ -121,6 +121,12 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
  */
 #define LIN_CUPTI_OWN_CLOCK (1u << 1)
 #define LIN_CUPTI_FLAGS_ALL (LIN_CUPTI_LATENCY_TIMESTAMPS | LIN_CUPTI_OWN_CLOCK)
+/*
+ * Environment, read when the live binding takes CUPTI: LINEAGE_CUPTI_GRAPH_TRACE set to
+ * anything but "" or "0" also enables CUPTI's graph-level tracing (one record per graph
+ * launch instead of one per node: node-level lineage is lost). Off by default; no effect
+ * in attach mode. docs/cupti.md, "Environment".
+ */
 
 /*
  * struct lin_runtime_opts - creation options; pass NULL for all defaults. Set sz to
