@@ -15,14 +15,14 @@ Test(names, old_names_answer_as_the_new_ones)
 	struct rtfix f;
 	uint64_t req, ep, id_old = 0, id_new = 0, got_old = 0, got_new = 0;
 	uint32_t kind_old = 0, kind_new = 0, ver_old = 0, ver_new = 0;
-	struct lin_entity_info info_old = {.sz = sizeof(info_old)};
-	struct lin_entity_info info_new = {.sz = sizeof(info_new)};
+	struct lin_entity_info info_old = { .sz = sizeof(info_old) };
+	struct lin_entity_info info_new = { .sz = sizeof(info_new) };
 	lin_token tok_old, tok_new;
 	lin_scope s;
 
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
 	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
-	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
+	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &req, .n_requests = 1 };
 	cr_assert_eq(lin_epoch_declare(f.rt, &eo, &ep), 0);
 
 	cr_assert_eq(lin_lookup(f.rt, ep, &info_old, &got_old, 1), 0);
