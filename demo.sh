@@ -23,7 +23,8 @@ if ! have "$cuda"/include/cupti.h "$cuda"/extras/CUPTI/include/cupti.h ||
 	echo "builds and tests everything else without it." >&2
 	exit 1
 fi
-lin_say "demo: about two minutes on two cores the first time (packages, then the build)"
+lin_say "demo: the first run installs the missing Debian packages (time: the mirror's), builds"
+lin_say "(one to two minutes on two cores) and runs two workloads (seconds); later runs: seconds"
 lin_install_deps
 lin_build "$LIN_ROOT/build" -DLIN_CUDA_ROOT="$cuda"
 bin="$LIN_ROOT/build"

@@ -295,7 +295,7 @@ static void cold_cases(size_t n, const char *suffix)
 	uint64_t *ids = malloc(n * sizeof(*ids));
 	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
 	for (size_t i = 0; i < n; i++) {
-		if (lin_epoch_declare(rt, &eo, &ids[i]) || lin_token_for(rt, ids[i], &tok[i])) {
+		if (lin_epoch_declare(rt, &eo, &ids[i]) || lin_token_make(rt, ids[i], &tok[i])) {
 			fprintf(stderr, "lineage-bench: declare failed at %zu\n", i);
 			exit(1);
 		}
@@ -346,7 +346,7 @@ static void cold_cases(size_t n, const char *suffix)
 	k = 0;
 	struct lin_entity_info info = {.sz = sizeof(info)};
 	TIME_RT(rt, nb, s, {
-		lin_lookup(rt, ids[k], &info, NULL, 0);
+		lin_entity_lookup(rt, ids[k], &info, NULL, 0);
 		k = k + 1 == n ? 0 : k + 1;
 	});
 	snprintf(name, sizeof(name), "registry_lookup_%s", suffix);

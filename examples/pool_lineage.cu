@@ -226,7 +226,7 @@ static void run_task(const struct task *t)
 	CUDA_OK(cudaGetLastError());
 	/* The epoch's launch is issued: retire it (its kernels still join through the trace). */
 	uint64_t ep = 0;
-	lin_current(rt, NULL, &ep, NULL);
+	lin_scope_current(rt, NULL, &ep, NULL);
 	lin_scope_exit(rt, &sc);
 	lin_epoch_retire(rt, ep);
 }
@@ -426,7 +426,7 @@ int main(int argc, char **argv)
 			uint64_t ep;
 			struct task t = { TASK_KERNEL };
 			LIN_OK(lin_epoch_declare(rt, &eo, &ep));
-			LIN_OK(lin_token_for(rt, ep, &t.tok));
+			LIN_OK(lin_token_make(rt, ep, &t.tok));
 			t.stream = r * FANOUT + f;
 			t.truth.r[0] = reqs[r];
 			t.truth.n = 1;
@@ -438,7 +438,7 @@ int main(int argc, char **argv)
 			struct lin_epoch_opts eo = { sizeof(eo), &reqs[r], 1, 0, "graph_step" };
 			uint64_t ep;
 			LIN_OK(lin_epoch_declare(rt, &eo, &ep));
-			LIN_OK(lin_token_for(rt, ep, &t.tok));
+			LIN_OK(lin_token_make(rt, ep, &t.tok));
 			t.stream = r;
 			t.truth.r[0] = reqs[r];
 			t.truth.n = 1;
@@ -450,7 +450,7 @@ int main(int argc, char **argv)
 			uint64_t ep;
 			struct task t = { TASK_BATCH };
 			LIN_OK(lin_epoch_declare(rt, &eo, &ep));
-			LIN_OK(lin_token_for(rt, ep, &t.tok));
+			LIN_OK(lin_token_make(rt, ep, &t.tok));
 			t.stream = r;
 			t.batch = r / 4;
 			for (int k = 0; k < 4; k++)

@@ -176,7 +176,7 @@ static int current_epoch(lin_runtime *rt, uint64_t *epoch, uint32_t *version, ui
 {
 	uint32_t k = 0, v = 0;
 	uint64_t id = 0;
-	int err = lin_current(rt, &k, &id, &v);
+	int err = lin_scope_current(rt, &k, &id, &v);
 
 	*epoch = 0;
 	*version = 0;

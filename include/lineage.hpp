@@ -148,11 +148,11 @@ public:
 		detail::store(r, ec);
 		return r ? token() : token(t);
 	}
-	/* A token for a live request or epoch id (lin_token_for). */
+	/* A token for a live request or epoch id (lin_token_make). */
 	static token for_id(lin_runtime *rt, std::uint64_t id)
 	{
 		lin_token t;
-		detail::check(lin_token_for(rt, id, &t), "lin_token_for");
+		detail::check(lin_token_make(rt, id, &t), "lin_token_make");
 		return token(t);
 	}
 	/* The text form (lin_token_format / lin_token_parse), for process boundaries. */

@@ -76,7 +76,7 @@ LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok)
 	return 0;
 }
 
-LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok)
+LIN_API int lin_token_make(lin_runtime *rt, uint64_t id, lin_token *tok)
 {
 	if (!rt || !tok)
 		return -EINVAL;
@@ -192,7 +192,7 @@ LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
 	return -LIN_ESCOPE_CLOSED;
 }
 
-LIN_API int lin_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version)
+LIN_API int lin_scope_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version)
 {
 	if (!rt)
 		return -EINVAL;
@@ -387,4 +387,28 @@ LIN_API int lin_token_parse(const char *text, lin_token *tok)
 		return -LIN_EBADTOKEN;
 	*tok = t;
 	return 0;
+}
+
+/*
+ * The 0.1-0.3 names, deprecated in runtime.h but still exported: binaries built against
+ * them keep linking, sources keep compiling. lin_entity_lookup calls lin_lookup (defined in
+ * runtime.c) until that body takes the new name.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
+			      uint64_t *requests, size_t cap)
+{
+	return lin_lookup(rt, id, info, requests, cap);
+}
+#pragma GCC diagnostic pop
+
+LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok)
+{
+	return lin_token_make(rt, id, tok);
+}
+
+LIN_API int lin_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version)
+{
+	return lin_scope_current(rt, kind, id, version);
 }

@@ -354,7 +354,7 @@ LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
 		uint64_t req = tok->id;
 		if (tok->kind == LIN_TARGET_EPOCH) {
 			struct lin_entity_info info = {.sz = sizeof(info)};
-			int err = lin_lookup(rt, tok->id, &info, &req, 1);
+			int err = lin_entity_lookup(rt, tok->id, &info, &req, 1);
 			if (err)
 				return err;
 			if (!info.n_requests)

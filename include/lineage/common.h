@@ -21,6 +21,17 @@ extern "C" {
 #endif
 
 /*
+ * LIN_DEPRECATED(msg) - marks an old name that is kept, and exported, so that existing
+ * callers still compile and existing binaries still link; @msg names its replacement.
+ * Define LIN_NO_DEPRECATED_WARNINGS before including a lineage header to silence them.
+ */
+#if defined(LIN_NO_DEPRECATED_WARNINGS) || !(defined(__GNUC__) || defined(__clang__))
+#define LIN_DEPRECATED(msg)
+#else
+#define LIN_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#endif
+
+/*
  * Project error codes. Every fallible call returns 0 or a negative value: either -errno
  * (-EINVAL, -ENOMEM, -EIO, ...) or -LIN_E*, one of the codes below. X(name, value, text).
  */

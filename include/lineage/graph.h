@@ -43,7 +43,11 @@ struct lin_graph_tracker_opts {
 LIN_API int lin_graph_tracker_create(lin_runtime *rt, const struct lin_graph_tracker_opts *opts,
 				     lin_graph_tracker **out);
 
-/* lin_graph_tracker_free - forget everything. NULL accepted. No call may be in flight. */
+/*
+ * lin_graph_tracker_free - forget everything. NULL accepted.
+ * Context: any thread, once no other call on @gt is in flight or can start; before
+ * lin_runtime_free of its runtime. Since: 0.1
+ */
 LIN_API void lin_graph_tracker_free(lin_graph_tracker *gt);
 
 /*
@@ -86,7 +90,9 @@ LIN_API int lin_graph_node_created(lin_graph_tracker *gt, uint64_t graph_id, uin
 /*
  * lin_graph_exec_instantiated - @exec_id was instantiated from @graph_id; its replay
  * ordinals start at 1. Instantiating again under an id already known restarts nothing: the
- * ordinals go on. Return: 0; -EINVAL; -ENOSPC (exec map full); -LIN_ETRACE. Since: 0.1
+ * ordinals go on. Return: 0; -EINVAL; -ENOSPC (exec map full); -LIN_ETRACE.
+ * Context: any thread (no epoch is read); may allocate; takes the tracker's lock, then the
+ * output lock. Since: 0.1
  */
 LIN_API int lin_graph_exec_instantiated(lin_graph_tracker *gt, uint64_t graph_id,
 					uint64_t exec_id);
@@ -94,7 +100,9 @@ LIN_API int lin_graph_exec_instantiated(lin_graph_tracker *gt, uint64_t graph_id
 /*
  * lin_graph_node_cloned - instantiation cloned @original (a node the application created)
  * into @clone (the node kernel records of @exec_id name). @graph_id, @exec_id: 0 if unknown.
- * Return: 0; -EINVAL; -ENOSPC; -LIN_ETRACE. Since: 0.1
+ * Return: 0; -EINVAL; -ENOSPC; -LIN_ETRACE.
+ * Context: any thread (no epoch is read); may allocate; takes the tracker's lock, then the
+ * output lock. Since: 0.1
  */
 LIN_API int lin_graph_node_cloned(lin_graph_tracker *gt, uint64_t original, uint64_t clone,
 				  uint64_t graph_id, uint64_t exec_id);
@@ -103,12 +111,17 @@ LIN_API int lin_graph_node_cloned(lin_graph_tracker *gt, uint64_t original, uint
  * lin_graph_node_updated - a node's parameters were changed (cudaGraphExecKernelNodeSetParams,
  * cudaGraphExecUpdate, ...) by the calling thread: the node's work now belongs to its
  * current epoch; written as a graph_node_update record; lookups see the new epoch.
- * Return: 0; -EINVAL; -LIN_ETRACE. Since: 0.1
+ * Return: 0; -EINVAL; -LIN_ETRACE.
+ * Context: the updating thread (its current epoch is read); takes the tracker's lock, then
+ * the output lock; no allocation. Since: 0.1
  */
 LIN_API int lin_graph_node_updated(lin_graph_tracker *gt, uint64_t node_id);
 
-/* lin_graph_exec_destroyed / lin_graph_destroyed - forget an exec (with its clones) or a
- * graph (with its nodes). Return: 0; -LIN_ENOTFOUND. Since: 0.1 */
+/*
+ * lin_graph_exec_destroyed / lin_graph_destroyed - forget an exec (with its clones) or a
+ * graph (with its nodes). No record is written. Return: 0; -LIN_ENOTFOUND; -EINVAL (NULL).
+ * Context: any thread; takes the tracker's lock and frees. Since: 0.1
+ */
 LIN_API int lin_graph_exec_destroyed(lin_graph_tracker *gt, uint64_t exec_id);
 LIN_API int lin_graph_destroyed(lin_graph_tracker *gt, uint64_t graph_id);
 
@@ -139,7 +152,9 @@ LIN_API int lin_graph_launch_begin(lin_graph_tracker *gt, uint64_t exec_id, cons
 /*
  * lin_graph_launch_end - right after cudaGraphLaunch returns: ends the launch, leaves the
  * replay epoch and retires it (its kernels still join through the trace).
- * Return: 0; errors of lin_launch_end / lin_scope_exit; -EINVAL. Since: 0.1
+ * Return: 0; errors of lin_launch_end / lin_scope_exit; -EINVAL.
+ * Context: the thread that called lin_graph_launch_begin for @gl (the launch bracket and
+ * the replay epoch's scope are that thread's). Since: 0.1
  */
 LIN_API int lin_graph_launch_end(lin_graph_tracker *gt, lin_graph_launch *gl);
 

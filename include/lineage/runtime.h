@@ -121,6 +121,12 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
  */
 #define LIN_CUPTI_OWN_CLOCK (1u << 1)
 #define LIN_CUPTI_FLAGS_ALL (LIN_CUPTI_LATENCY_TIMESTAMPS | LIN_CUPTI_OWN_CLOCK)
+/*
+ * Environment, read when the live binding takes CUPTI: LINEAGE_CUPTI_GRAPH_TRACE set to
+ * anything but "" or "0" also enables CUPTI's graph-level tracing (one record per graph
+ * launch instead of one per node: node-level lineage is lost). Off by default; no effect
+ * in attach mode. docs/cupti.md, "Environment".
+ */
 
 /*
  * struct lin_runtime_opts - creation options; pass NULL for all defaults. Set sz to
@@ -311,14 +317,22 @@ struct lin_entity_info {
 };
 
 /*
- * lin_lookup - describe a live request or epoch; copies up to @cap of its request ids.
- * @info (may be NULL) is filled as lin_runtime_get_stats fills its struct: only what
+ * lin_entity_lookup - describe a live request or epoch; copies up to @cap of its request
+ * ids. @info (may be NULL) is filled as lin_runtime_get_stats fills its struct: only what
  * @info->sz covers, zero past what this library knows.
  * Return: 0; -LIN_ENOTFOUND (never declared, ended or retired); -EINVAL.
- * Context: any thread; lock-free (RCU read side). Since: 0.1
+ * Context: any thread; lock-free (RCU read side). Since: 0.4 (as lin_lookup: 0.1)
  */
-LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
-		       uint64_t *requests, size_t cap);
+LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
+			      uint64_t *requests, size_t cap);
+
+/*
+ * lin_lookup - the old name of lin_entity_lookup, which it calls; deprecated since 0.4,
+ * still exported. Context: as lin_entity_lookup. Since: 0.1
+ */
+LIN_API LIN_DEPRECATED("use lin_entity_lookup") int
+lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info, uint64_t *requests,
+	   size_t cap);
 
 /* ------------------------------------------------------------------ tokens and scopes */
 
@@ -350,10 +364,17 @@ typedef struct lin_token {
 LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok);
 
 /*
- * lin_token_for - make a token for a specific live request or epoch, without entering it.
- * Return: 0; -LIN_ENOTFOUND. Context: any thread. Since: 0.1
+ * lin_token_make - make a token for a specific live request or epoch, without entering it.
+ * Return: 0; -LIN_ENOTFOUND; -EINVAL. Context: any thread. Since: 0.4 (as lin_token_for: 0.1)
  */
-LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok);
+LIN_API int lin_token_make(lin_runtime *rt, uint64_t id, lin_token *tok);
+
+/*
+ * lin_token_for - the old name of lin_token_make; deprecated since 0.4, still exported.
+ * Context: any thread. Since: 0.1
+ */
+LIN_API LIN_DEPRECATED("use lin_token_make") int lin_token_for(lin_runtime *rt, uint64_t id,
+								lin_token *tok);
 
 /*
  * lin_token_format / lin_token_parse - the text form, for crossing process and RPC
@@ -381,8 +402,10 @@ typedef struct lin_scope {
 LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *scope);
 
 /*
- * lin_scope_enter - like adopting lin_token_for(@id), for the thread that owns the id.
- * Return: as lin_token_adopt, plus -LIN_ENOTFOUND. Since: 0.1
+ * lin_scope_enter - like adopting lin_token_make(@id), for the thread that owns the id.
+ * Return: as lin_token_adopt, plus -LIN_ENOTFOUND.
+ * Context: the entering thread (the scope is its own); launch path (lock-free registry
+ * lookup). Since: 0.1
  */
 LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope);
 
@@ -397,11 +420,20 @@ LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope);
 LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope);
 
 /*
- * lin_current - the calling thread's current context.
+ * lin_scope_current - the calling thread's current context: the request or epoch of its
+ * innermost open scope.
  * Return: 0 with *@kind (LIN_TARGET_*), *@id, *@version set (any may be NULL);
- * -LIN_ENOCONTEXT. Context: any thread. Since: 0.1
+ * -LIN_ENOCONTEXT (no scope open); -EINVAL; -ENOMEM (the thread's first lineage call).
+ * Context: any thread. Since: 0.4 (as lin_current: 0.1)
  */
-LIN_API int lin_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version);
+LIN_API int lin_scope_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version);
+
+/*
+ * lin_current - the old name of lin_scope_current; deprecated since 0.4, still exported.
+ * Context: any thread. Since: 0.1
+ */
+LIN_API LIN_DEPRECATED("use lin_scope_current") int
+lin_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version);
 
 /* ------------------------------------------------------------------ launches */
 

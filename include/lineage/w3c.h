@@ -141,7 +141,7 @@ LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate,
  * the received flags are sent.
  * Return: 0; -EINVAL; -LIN_ENOTFOUND (an epoch token whose epoch is no longer live, when a
  * trace id must be derived); -EINVAL for a malformed @in_tracestate.
- * Context: any thread; calls lin_lookup (lock-free), gethostname and getpid. Since: 0.1
+ * Context: any thread; calls lin_entity_lookup (lock-free), gethostname and getpid. Since: 0.1
  */
 LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
 			   const struct lin_w3c_context *in, const char *in_tracestate,

@@ -43,7 +43,7 @@ lin_runtime *plain_runtime()
 std::uint64_t current(lin_runtime *rt)
 {
 	std::uint64_t id = 0;
-	return lin_current(rt, nullptr, &id, nullptr) == 0 ? id : 0;
+	return lin_scope_current(rt, nullptr, &id, nullptr) == 0 ? id : 0;
 }
 
 void scope_is_raii_and_move_only(lin_runtime *rt)

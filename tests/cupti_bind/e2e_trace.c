@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 		CHECK(lin_request_begin(rt, &r, &req) == 0);
 		struct lin_epoch_opts e = { .sz = sizeof(e), .requests = &req, .n_requests = 1 };
 		CHECK(lin_epoch_declare(rt, &e, &ep) == 0);
-		CHECK(lin_token_for(rt, ep, &jobs[i].tok) == 0);
+		CHECK(lin_token_make(rt, ep, &jobs[i].tok) == 0);
 		jobs[i].graph = i % 2;
 	}
 	for (int i = 0; i < 8; i++)

@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 done
 cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
 arch=${LIN_CUDA_ARCH:-90}
-log="$build.gpu-run.log"
+log="$build/gpu-run.log"
 summary=()
 failed=0
 t0=$(date +%s)

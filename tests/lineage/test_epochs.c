@@ -13,7 +13,7 @@ Test(epochs, declare_under_current_request)
 	cr_assert_neq(ep, req, "requests and epochs share one id space");
 	struct lin_entity_info info = {.sz = sizeof(info)};
 	uint64_t got[2] = {0};
-	cr_assert_eq(lin_lookup(f.rt, ep, &info, got, 2), 0);
+	cr_assert_eq(lin_entity_lookup(f.rt, ep, &info, got, 2), 0);
 	cr_assert_eq(info.kind, LIN_TARGET_EPOCH);
 	cr_assert_eq(info.version, 1);
 	cr_assert_eq(info.n_requests, 1);
@@ -60,11 +60,11 @@ Test(epochs, declare_with_no_requests)
 	uint64_t req = rtfix_request(&f, &s);
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &b), 0);
 	struct lin_entity_info info = {.sz = sizeof(info)};
-	cr_assert_eq(lin_lookup(f.rt, b, &info, NULL, 0), 0);
+	cr_assert_eq(lin_entity_lookup(f.rt, b, &info, NULL, 0), 0);
 	cr_assert_eq(info.n_requests, 0, "the current request is not consulted");
 	cr_assert_eq(info.parent, 0);
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &c), 0);
-	cr_assert_eq(lin_lookup(f.rt, c, &info, NULL, 0), 0);
+	cr_assert_eq(lin_entity_lookup(f.rt, c, &info, NULL, 0), 0);
 	cr_assert_eq(info.n_requests, 1, "without the flag: the current request");
 	o.requests = &req;
 	o.n_requests = 1;
@@ -94,7 +94,7 @@ Test(epochs, fan_in_one_epoch_serves_several_requests)
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &ep), 0);
 	uint64_t got[3];
 	struct lin_entity_info info = {.sz = sizeof(info)};
-	cr_assert_eq(lin_lookup(f.rt, ep, &info, got, 3), 0);
+	cr_assert_eq(lin_entity_lookup(f.rt, ep, &info, got, 3), 0);
 	cr_assert_eq(info.n_requests, 3);
 	cr_assert_arr_eq(got, r, sizeof(r));
 	struct trace *t = rtfix_close(&f);
@@ -119,7 +119,7 @@ Test(epochs, fan_out_and_child_epochs_inherit_requests)
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &child), 0);
 	struct lin_entity_info info = {.sz = sizeof(info)};
 	uint64_t got = 0;
-	cr_assert_eq(lin_lookup(f.rt, child, &info, &got, 1), 0);
+	cr_assert_eq(lin_entity_lookup(f.rt, child, &info, &got, 1), 0);
 	cr_assert_eq(info.parent, e1, "the current epoch becomes the parent");
 	cr_assert_eq(got, req, "and its requests are inherited");
 	cr_assert_eq(lin_scope_exit(f.rt, &es), 0);
@@ -140,7 +140,7 @@ Test(epochs, reissue_bumps_version_and_retire_removes)
 	cr_assert_eq(v, 2);
 	cr_assert_eq(lin_epoch_reissue(f.rt, ep, 99, &v), -EINVAL);
 	cr_assert_eq(lin_epoch_retire(f.rt, ep), 0);
-	cr_assert_eq(lin_lookup(f.rt, ep, NULL, NULL, 0), -LIN_ENOTFOUND);
+	cr_assert_eq(lin_entity_lookup(f.rt, ep, NULL, NULL, 0), -LIN_ENOTFOUND);
 	cr_assert_eq(lin_epoch_retire(f.rt, ep), -LIN_ENOTFOUND, "retired twice");
 	cr_assert_eq(lin_epoch_reissue(f.rt, ep, LIN_REISSUE_RETRY, &v), -LIN_ENOTFOUND);
 	cr_assert_eq(lin_scope_exit(f.rt, &rs), 0);

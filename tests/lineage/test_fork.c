@@ -33,7 +33,7 @@ static void *busy_thread(void *arg)
 		lin_launch_end(b->rt, &l);
 		lin_scope_exit(b->rt, &es);
 		struct lin_entity_info info = {.sz = sizeof(info)};
-		lin_lookup(b->rt, ep, &info, NULL, 0);
+		lin_entity_lookup(b->rt, ep, &info, NULL, 0);
 		lin_epoch_retire(b->rt, ep);
 		atomic_fetch_add(&b->loops, 1);
 	}

@@ -188,17 +188,17 @@ Test(runtime, output_structs_fill_what_the_caller_sz_covers)
 	struct lin_entity_info info;
 	memset(&info, 0xcd, sizeof(info));
 	info.sz = offsetof(struct lin_entity_info, parent);
-	cr_assert_eq(lin_lookup(f.rt, req, &info, NULL, 0), 0);
+	cr_assert_eq(lin_entity_lookup(f.rt, req, &info, NULL, 0), 0);
 	cr_assert_eq(info.kind, LIN_TARGET_REQUEST);
 	cr_assert_eq(info.n_requests, (size_t)0xcdcdcdcdcdcdcdcdull, "past the caller's sz");
 	struct { struct lin_entity_info i; uint64_t later; } info2;
 	memset(&info2, 0xcd, sizeof(info2));
 	info2.i.sz = sizeof(info2);
-	cr_assert_eq(lin_lookup(f.rt, req, &info2.i, NULL, 0), 0);
+	cr_assert_eq(lin_entity_lookup(f.rt, req, &info2.i, NULL, 0), 0);
 	cr_assert_eq(info2.i.kind, LIN_TARGET_REQUEST);
 	cr_assert_eq(info2.later, 0);
 	info.sz = 0;
-	cr_assert_eq(lin_lookup(f.rt, req, &info, NULL, 0), -EINVAL);
+	cr_assert_eq(lin_entity_lookup(f.rt, req, &info, NULL, 0), -EINVAL);
 
 	lin_scope_exit(f.rt, &rs);
 	rtfix_fini(&f);

@@ -25,15 +25,15 @@ Test(scopes, nest_and_close_innermost_first)
 	uint32_t kind;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
 	cr_assert_eq(lin_scope_enter(f.rt, ep, &es), 0);
-	cr_assert_eq(lin_current(f.rt, &kind, &id, NULL), 0);
+	cr_assert_eq(lin_scope_current(f.rt, &kind, &id, NULL), 0);
 	cr_assert_eq(id, ep);
 	cr_assert_eq(lin_scope_exit(f.rt, &es), 0);
 	cr_assert_eq(es.cookie, 0, "a closed scope is cleared");
-	cr_assert_eq(lin_current(f.rt, &kind, &id, NULL), 0);
+	cr_assert_eq(lin_scope_current(f.rt, &kind, &id, NULL), 0);
 	cr_assert_eq(id, req);
 	cr_assert_eq(kind, LIN_TARGET_REQUEST);
 	cr_assert_eq(lin_scope_exit(f.rt, &rs), 0);
-	cr_assert_eq(lin_current(f.rt, NULL, NULL, NULL), -LIN_ENOCONTEXT);
+	cr_assert_eq(lin_scope_current(f.rt, NULL, NULL, NULL), -LIN_ENOCONTEXT);
 	struct trace *t = rtfix_close(&f);
 	cr_assert_eq(trace_count(t, LIN_REC_SCOPE_CLOSE), 2);
 	cr_assert_eq(trace_count(t, LIN_REC_MISUSE), 0);
@@ -53,7 +53,7 @@ Test(scopes, out_of_order_close_is_refused_and_recorded)
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
 	cr_assert_eq(lin_scope_enter(f.rt, ep, &es), 0);
 	cr_assert_eq(lin_scope_exit(f.rt, &rs), -LIN_ESCOPE_ORDER);
-	cr_assert_eq(lin_current(f.rt, NULL, &id, NULL), 0);
+	cr_assert_eq(lin_scope_current(f.rt, NULL, &id, NULL), 0);
 	cr_assert_eq(id, ep, "nothing was closed");
 	cr_assert_eq(lin_scope_exit(f.rt, &es), 0);
 	cr_assert_eq(lin_scope_exit(f.rt, &rs), 0, "the outer scope still closes in order");

@@ -99,7 +99,7 @@ static void *worker(void *arg)
 		}
 		cr_assert_eq(rc, 0, "adopt: %s", lin_strerror(rc));
 		uint64_t cur;
-		cr_assert_eq(lin_current(sh->rt, NULL, &cur, NULL), 0);
+		cr_assert_eq(lin_scope_current(sh->rt, NULL, &cur, NULL), 0);
 		cr_assert_eq(cur, ep, "a worker never runs under another epoch");
 		lin_launch l;
 		cr_assert_eq(lin_launch_begin(sh->rt, "stress_kernel", &l), 0);
@@ -127,7 +127,7 @@ static void *reader(void *arg)
 	for (long i = 0; i < sh->iters * 4; i++) {
 		struct lin_entity_info info = {.sz = sizeof(info)};
 		uint64_t req;
-		int rc = lin_lookup(sh->rt, (uint64_t)(i % 5000) + 1, &info, &req, 1);
+		int rc = lin_entity_lookup(sh->rt, (uint64_t)(i % 5000) + 1, &info, &req, 1);
 		cr_assert(rc == 0 || rc == -LIN_ENOTFOUND);
 		atomic_fetch_add(&sh->lookups, 1);
 	}

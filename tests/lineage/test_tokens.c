@@ -18,7 +18,7 @@ static void *worker(void *arg)
 	lin_scope s;
 	h->adopt_rc = lin_token_adopt(h->rt, &h->tok, &s);
 	if (h->adopt_rc == 0) {
-		lin_current(h->rt, &h->cur_kind, &h->cur_id, NULL);
+		lin_scope_current(h->rt, &h->cur_kind, &h->cur_id, NULL);
 		lin_scope_exit(h->rt, &s);
 	}
 	return NULL;
@@ -90,7 +90,7 @@ Test(tokens, retired_epoch_makes_the_token_stale)
 	uint64_t ep;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
 	struct handoff h = {.rt = f.rt};
-	cr_assert_eq(lin_token_for(f.rt, ep, &h.tok), 0);
+	cr_assert_eq(lin_token_make(f.rt, ep, &h.tok), 0);
 	cr_assert_eq(lin_epoch_retire(f.rt, ep), 0);
 	/* The slot is reused by a new epoch: the old token must still not adopt. */
 	uint64_t ep2;
@@ -115,10 +115,10 @@ Test(tokens, reissued_epoch_makes_old_tokens_stale)
 	uint64_t ep;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
 	lin_token old, fresh;
-	cr_assert_eq(lin_token_for(f.rt, ep, &old), 0);
+	cr_assert_eq(lin_token_make(f.rt, ep, &old), 0);
 	cr_assert_eq(lin_epoch_reissue(f.rt, ep, LIN_REISSUE_REPLAY, NULL), 0);
 	cr_assert_eq(lin_token_adopt(f.rt, &old, &s), -LIN_ESTALE_TOKEN);
-	cr_assert_eq(lin_token_for(f.rt, ep, &fresh), 0);
+	cr_assert_eq(lin_token_make(f.rt, ep, &fresh), 0);
 	cr_assert_eq(lin_token_adopt(f.rt, &fresh, &s), 0);
 	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
 	lin_scope_exit(f.rt, &rs);
@@ -133,7 +133,7 @@ Test(tokens, ended_request_makes_its_token_stale)
 	lin_token tok;
 	lin_scope s;
 	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
-	cr_assert_eq(lin_token_for(f.rt, req, &tok), 0);
+	cr_assert_eq(lin_token_make(f.rt, req, &tok), 0);
 	cr_assert_eq(lin_request_end(f.rt, req), 0);
 	cr_assert_eq(lin_token_adopt(f.rt, &tok, &s), -LIN_ESTALE_TOKEN);
 	rtfix_fini(&f);
@@ -147,7 +147,7 @@ Test(tokens, corrupted_token_fails_integrity_check)
 	lin_token tok, bad;
 	lin_scope s;
 	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
-	cr_assert_eq(lin_token_for(f.rt, req, &tok), 0);
+	cr_assert_eq(lin_token_make(f.rt, req, &tok), 0);
 	/* Flip each bit of the identity fields and the tag: every one must be caught. */
 	const size_t idfields[] = {offsetof(lin_token, id), offsetof(lin_token, version),
 				   offsetof(lin_token, slot), offsetof(lin_token, tag)};
@@ -173,7 +173,7 @@ Test(tokens, token_of_another_runtime_is_foreign)
 	lin_token tok;
 	lin_scope s;
 	cr_assert_eq(lin_request_begin(a.rt, NULL, &req), 0);
-	cr_assert_eq(lin_token_for(a.rt, req, &tok), 0);
+	cr_assert_eq(lin_token_make(a.rt, req, &tok), 0);
 	cr_assert_eq(lin_token_adopt(b.rt, &tok, &s), -LIN_EFOREIGN);
 	rtfix_fini(&a);
 	rtfix_fini(&b);
@@ -187,7 +187,7 @@ Test(tokens, text_form_round_trips)
 	lin_token tok, back;
 	lin_scope s;
 	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
-	cr_assert_eq(lin_token_for(f.rt, req, &tok), 0);
+	cr_assert_eq(lin_token_make(f.rt, req, &tok), 0);
 	char text[LIN_TOKEN_TEXT_MAX];
 	cr_assert_eq(lin_token_format(&tok, text, sizeof(text)), 0);
 	cr_assert_eq(strncmp(text, "lin1.", 5), 0);

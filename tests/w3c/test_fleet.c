@@ -87,7 +87,7 @@ Test(w3c_fleet, two_processes_join_through_traceparent)
 	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
 	cr_assert_eq(lin_epoch_declare(rt, &eo, &ep), 0);
 	lin_token tok;
-	cr_assert_eq(lin_token_for(rt, ep, &tok), 0);
+	cr_assert_eq(lin_token_make(rt, ep, &tok), 0);
 	struct lin_w3c_headers h;
 	cr_assert_eq(lin_w3c_inject(rt, &tok, NULL, NULL, LIN_W3C_FLAG_SAMPLED, &h), 0);
 	cr_assert_eq(write(p[1], &h, sizeof(h)), (ssize_t)sizeof(h));

@@ -30,7 +30,7 @@ static void env_open(struct env *e)
 	cr_assert_eq(lin_request_begin(e->rt, NULL, &e->req), 0);
 	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &e->req, .n_requests = 1};
 	cr_assert_eq(lin_epoch_declare(e->rt, &eo, &e->epoch), 0);
-	cr_assert_eq(lin_token_for(e->rt, e->epoch, &e->tok), 0);
+	cr_assert_eq(lin_token_make(e->rt, e->epoch, &e->tok), 0);
 }
 
 static uint64_t my_key(void)
@@ -77,7 +77,7 @@ Test(w3c_tokens, round_trip_and_adopt_in_same_runtime)
 	lin_scope s;
 	cr_assert_eq(lin_w3c_adopt(e.rt, &c, &s), 0, "issued by this process: adopted");
 	uint64_t cur;
-	cr_assert_eq(lin_current(e.rt, NULL, &cur, NULL), 0);
+	cr_assert_eq(lin_scope_current(e.rt, NULL, &cur, NULL), 0);
 	cr_assert_eq(cur, e.epoch);
 	cr_assert_eq(lin_scope_exit(e.rt, &s), 0);
 	lin_runtime_free(e.rt);
@@ -110,7 +110,7 @@ Test(w3c_tokens, adopt_refuses_other_issuer)
 	c.tp.parent_id[7] ^= 1; /* another issuer (or an intermediary's span) */
 	lin_scope s;
 	cr_assert_eq(lin_w3c_adopt(e.rt, &c, &s), -LIN_EFOREIGN);
-	cr_assert_eq(lin_current(e.rt, NULL, NULL, NULL), -LIN_ENOCONTEXT, "nothing adopted");
+	cr_assert_eq(lin_scope_current(e.rt, NULL, NULL, NULL), -LIN_ENOCONTEXT, "nothing adopted");
 	c.has_token = 0;
 	cr_assert_eq(lin_w3c_adopt(e.rt, &c, &s), -LIN_ENOCONTEXT);
 	lin_runtime_free(e.rt);
