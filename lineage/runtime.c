@@ -701,8 +701,8 @@ LIN_API int lin_epoch_retire(lin_runtime *rt, uint64_t id)
 	return 0;
 }
 
-LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
-		       uint64_t *requests, size_t cap)
+LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
+			      uint64_t *requests, size_t cap)
 {
 	if (!rt || (cap && !requests))
 		return -EINVAL;

@@ -391,17 +391,13 @@ LIN_API int lin_token_parse(const char *text, lin_token *tok)
 
 /*
  * The 0.1-0.3 names, deprecated in runtime.h but still exported: binaries built against
- * them keep linking, sources keep compiling. lin_entity_lookup calls lin_lookup (defined in
- * runtime.c) until that body takes the new name.
+ * them keep linking, sources keep compiling.
  */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
-			      uint64_t *requests, size_t cap)
+LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
+		       uint64_t *requests, size_t cap)
 {
-	return lin_lookup(rt, id, info, requests, cap);
+	return lin_entity_lookup(rt, id, info, requests, cap);
 }
-#pragma GCC diagnostic pop
 
 LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok)
 {

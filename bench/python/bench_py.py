@@ -3,7 +3,7 @@
 """The Python-level launch path per task: capture on the submitting side, adopt in the
 worker, one launch bracket, then leave. Prints ns per task for the whole Python
 sequence, for the same C calls made from a C loop in this process (Runtime._bench_c:
-lin_token_adopt, lin_current, lin_launch_begin/end, lin_scope_exit), and the difference,
+lin_token_adopt, lin_scope_current, lin_launch_begin/end, lin_scope_exit), and the difference,
 the interpreter's part. Figures only (docs/python.md, "Cost").
 
   PYTHONPATH=build/python/pkg python3 bench/python/bench_py.py [--tasks N] [--repeat R]

@@ -196,7 +196,7 @@ int lin_py_thread_enter(lin_runtime *rt, lin_scope *scope, int *opened)
 	uint32_t kind, version;
 	uint64_t id;
 	/* Already current on this thread (inside adopt(), or a bracket around a bracket). */
-	if (lin_current(rt, &kind, &id, &version) == 0 && id == tok->id &&
+	if (lin_scope_current(rt, &kind, &id, &version) == 0 && id == tok->id &&
 	    version == tok->version && kind == tok->kind)
 		return 0;
 	int err = lin_token_adopt(rt, tok, scope);
@@ -234,7 +234,7 @@ static PyObject *entity_new(PyTypeObject *type, PyObject *runtime, uint64_t id)
 {
 	lin_runtime *rt = ((LinRuntime *)runtime)->rt;
 	lin_token tok;
-	int err = lin_token_for(rt, id, &tok);
+	int err = lin_token_make(rt, id, &tok);
 	if (err)
 		return lin_py_raise(err, "token_for");
 	LinEntity *e = PyObject_New(LinEntity, type);
@@ -305,7 +305,7 @@ static PyObject *epoch_reissue(LinEntity *self, PyObject *args)
 		return lin_py_raise(err, "epoch_reissue");
 	/* The block's token follows the new version; the variable too while inside. */
 	lin_token tok;
-	err = lin_token_for(rt, self->id, &tok);
+	err = lin_token_make(rt, self->id, &tok);
 	if (err)
 		return lin_py_raise(err, "token_for");
 	PyObject *t = lin_py_token_new(&tok, self->runtime);
@@ -453,7 +453,7 @@ static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_
 		return 0;
 	}
 	struct lin_entity_info info = {.sz = sizeof(info)};
-	int err = lin_lookup(rt, t->id, &info, req, EPOCH_MAX_REQ);
+	int err = lin_entity_lookup(rt, t->id, &info, req, EPOCH_MAX_REQ);
 	if (err)
 		return lin_py_raise_int(err, "epoch: the current epoch");
 	if (info.n_requests > EPOCH_MAX_REQ)
@@ -571,7 +571,7 @@ PyObject *lin_py_rt_token_for(PyObject *self, PyObject *ido)
 	lin_token tok;
 	if (!runtime_of(self, &rt) || as_id(ido, &id) < 0)
 		return NULL;
-	int err = lin_token_for(rt, id, &tok);
+	int err = lin_token_make(rt, id, &tok);
 	return err ? lin_py_raise(err, "token_for") : lin_py_token_new(&tok, self);
 }
 
@@ -582,7 +582,7 @@ PyObject *lin_py_rt_lookup(PyObject *self, PyObject *ido)
 	if (!runtime_of(self, &rt) || as_id(ido, &id) < 0)
 		return NULL;
 	struct lin_entity_info info = {.sz = sizeof(info)};
-	int err = lin_lookup(rt, id, &info, req, 64);
+	int err = lin_entity_lookup(rt, id, &info, req, 64);
 	if (err)
 		return lin_py_raise(err, "lookup");
 	size_t n = info.n_requests < 64 ? info.n_requests : 64;
@@ -605,7 +605,7 @@ PyObject *lin_py_rt_current(PyObject *self, PyObject *unused)
 	uint64_t id;
 	if (!runtime_of(self, &rt))
 		return NULL;
-	if (lin_current(rt, &kind, &id, &version))
+	if (lin_scope_current(rt, &kind, &id, &version))
 		Py_RETURN_NONE;
 	return Py_BuildValue("(sKI)", kind == LIN_TARGET_EPOCH ? "epoch" : "request", id, version);
 }

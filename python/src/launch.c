@@ -304,7 +304,7 @@ PyObject *lin_py_rt_bench_c(PyObject *self, PyObject *args)
 		err = lin_token_adopt(rt, &t, &sc);
 		if (err)
 			break;
-		(void)lin_current(rt, &kind, &id, &version);
+		(void)lin_scope_current(rt, &kind, &id, &version);
 		err = lin_launch_begin(rt, s, &l);
 		int e2 = lin_launch_end(rt, &l), e3 = lin_scope_exit(rt, &sc);
 		if (!err)
