@@ -23,17 +23,17 @@ struct result summarize(double *s, size_t n);
 void report(const char *name, int threads, struct result r, const char *extra);
 /* Time @nb batches of BATCH runs of @body; each batch's mean per run into @samples. @pre
  * runs untimed before each batch (b_ is the batch's index). */
-#define TIME_BATCHES_PRE(nb, samples, pre, body)                                          \
-	do {                                                                              \
-		for (size_t b_ = 0; b_ < (nb); b_++) {                                    \
-			pre;                                                              \
-			uint64_t t0_ = now_ns();                                          \
-			for (int i_ = 0; i_ < BATCH; i_++) {                              \
-				body;                                                     \
-				__asm__ __volatile__("" ::: "memory");                    \
-			}                                                                 \
-			(samples)[b_] = (double)(now_ns() - t0_) / BATCH;                 \
-		}                                                                         \
+#define TIME_BATCHES_PRE(nb, samples, pre, body) \
+	do { \
+		for (size_t b_ = 0; b_ < (nb); b_++) { \
+			pre; \
+			uint64_t t0_ = now_ns(); \
+			for (int i_ = 0; i_ < BATCH; i_++) { \
+				body; \
+				__asm__ __volatile__("" ::: "memory"); \
+			} \
+			(samples)[b_] = (double)(now_ns() - t0_) / BATCH; \
+		} \
 	} while (0)
 #define TIME_BATCHES(nb, samples, body) TIME_BATCHES_PRE(nb, samples, (void)0, body)
 

@@ -49,7 +49,7 @@ static int cmp_double(const void *a, const void *b)
 struct result summarize(double *s, size_t n)
 {
 	qsort(s, n, sizeof(double), cmp_double);
-	struct result r = {s[n / 2], s[(size_t)((double)(n - 1) * 0.99)]};
+	struct result r = { s[n / 2], s[(size_t)((double)(n - 1) * 0.99)] };
 	return r;
 }
 
@@ -91,11 +91,7 @@ void report(const char *name, int threads, struct result r, const char *extra)
 static __thread uint64_t tls_var;
 static _Atomic uint64_t shared_ctr;
 
-
-size_t nbatches(void)
-{
-	return quick ? 2000 : 20000;
-}
+size_t nbatches(void) { return quick ? 2000 : 20000; }
 
 /* urcu-bp's cost of a thread's first read lock (its registration), once per thread. */
 static void *first_lock_thread(void *arg)
@@ -131,12 +127,18 @@ static void floor_cases(void)
 	report("floor_tls_read", 1, summarize(s, nb), NULL);
 	TIME_BATCHES(nb, s, atomic_fetch_add_explicit(&shared_ctr, 1, memory_order_relaxed));
 	report("floor_atomic_inc", 1, summarize(s, nb), NULL);
-	TIME_BATCHES(nb, s, { urcu_bp_read_lock(); urcu_bp_read_unlock(); });
+	TIME_BATCHES(nb, s, {
+		urcu_bp_read_lock();
+		urcu_bp_read_unlock();
+	});
 	report("floor_rcu_read", 1, summarize(s, nb), NULL);
 	/* The flavour choice, measured: memb's read side is cheaper but needs every reader
 	 * thread registered and unregistered by someone; bp registers on first use. */
 	urcu_memb_register_thread();
-	TIME_BATCHES(nb, s, { urcu_memb_read_lock(); urcu_memb_read_unlock(); });
+	TIME_BATCHES(nb, s, {
+		urcu_memb_read_lock();
+		urcu_memb_read_unlock();
+	});
 	report("floor_rcu_read_memb", 1, summarize(s, nb), NULL);
 	urcu_memb_unregister_thread();
 	rcu_bp_first_lock_case();
@@ -181,7 +183,7 @@ static lin_runtime *make_rt(void)
 {
 	lin_runtime *rt;
 	/* Real encoding on the writer thread, output discarded: what a user pays, minus disk. */
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write, .flush_interval_ms = 10};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_write = sink_write, .flush_interval_ms = 10 };
 	int err = lin_runtime_create(&o, &rt);
 	if (err) {
 		fprintf(stderr, "lineage-bench: lin_runtime_create: %s\n", lin_strerror(err));
@@ -214,7 +216,7 @@ static void ctx_close(struct ctx *c)
 }
 
 /* Time @nb batches of an op; flush the runtime's buffers between batches (untimed). */
-#define TIME_RT(rt, nb, samples, body)                                                    \
+#define TIME_RT(rt, nb, samples, body) \
 	TIME_BATCHES_PRE(nb, samples, if ((b_ & 7) == 0) lin_runtime_flush(rt), body)
 
 static void whole_path_once(struct ctx *c)
@@ -241,26 +243,37 @@ static void launch_cases(void)
 	lin_launch l;
 	TIME_RT(rt, nb, s, lin_token_capture(rt, &t));
 	report("token_capture", 1, summarize(s, nb), NULL);
-	TIME_RT(rt, nb, s, { lin_token_adopt(rt, &c.tok, &sc); lin_scope_exit(rt, &sc); });
+	TIME_RT(rt, nb, s, {
+		lin_token_adopt(rt, &c.tok, &sc);
+		lin_scope_exit(rt, &sc);
+	});
 	report("adopt_close_warm", 1, summarize(s, nb), NULL);
-	TIME_RT(rt, nb, s, { lin_launch_begin(rt, "bench_kernel", &l); lin_launch_end(rt, &l); });
+	TIME_RT(rt, nb, s, {
+		lin_launch_begin(rt, "bench_kernel", &l);
+		lin_launch_end(rt, &l);
+	});
 	report("launch_begin_end", 1, summarize(s, nb), NULL);
 	TIME_RT(rt, nb, s, whole_path_once(&c));
 	report("whole_path", 1, summarize(s, nb), NULL);
 	uint64_t ep;
-	TIME_RT(rt, nb / 4, s, { lin_epoch_declare(rt, NULL, &ep); lin_epoch_retire(rt, ep); });
+	TIME_RT(rt, nb / 4, s, {
+		lin_epoch_declare(rt, NULL, &ep);
+		lin_epoch_retire(rt, ep);
+	});
 	report("epoch_declare_retire", 1, summarize(s, nb / 4), NULL);
 	ctx_close(&c);
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_flush(rt);
 	lin_runtime_get_stats(rt, &st);
 	if (st.events_dropped)
-		fprintf(stderr, "lineage-bench: %llu events dropped\n", (unsigned long long)st.events_dropped);
+		fprintf(stderr, "lineage-bench: %llu events dropped\n",
+			(unsigned long long)st.events_dropped);
 	lin_runtime_free(rt);
 
 	/* The same without capture records. */
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write,
-				     .flags = LIN_RT_NO_CAPTURE_EVENTS};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = sink_write,
+				      .flags = LIN_RT_NO_CAPTURE_EVENTS };
 	lin_runtime_create(&o, &rt);
 	ctx_open(&c, rt);
 	TIME_RT(rt, nb, s, lin_token_capture(rt, &t));
@@ -274,7 +287,10 @@ static void launch_cases(void)
 	ctx_open(&c, rt);
 	TIME_RT(rt, nb, s, lin_token_capture(rt, &t));
 	report("token_capture_lean", 1, summarize(s, nb), NULL);
-	TIME_RT(rt, nb, s, { lin_token_adopt(rt, &c.tok, &sc); lin_scope_exit(rt, &sc); });
+	TIME_RT(rt, nb, s, {
+		lin_token_adopt(rt, &c.tok, &sc);
+		lin_scope_exit(rt, &sc);
+	});
 	report("adopt_close_warm_lean", 1, summarize(s, nb), NULL);
 	TIME_RT(rt, nb, s, whole_path_once(&c));
 	report("whole_path_lean", 1, summarize(s, nb), NULL);
@@ -293,7 +309,7 @@ static void cold_cases(size_t n, const char *suffix)
 	lin_scope_enter(rt, req, &rs);
 	lin_token *tok = malloc(n * sizeof(*tok));
 	uint64_t *ids = malloc(n * sizeof(*ids));
-	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
+	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &req, .n_requests = 1 };
 	for (size_t i = 0; i < n; i++) {
 		if (lin_epoch_declare(rt, &eo, &ids[i]) || lin_token_make(rt, ids[i], &tok[i])) {
 			fprintf(stderr, "lineage-bench: declare failed at %zu\n", i);
@@ -344,7 +360,7 @@ static void cold_cases(size_t n, const char *suffix)
 	if (floor_miss_ns > 0)
 		printf("RATIO %s/floor_dram_miss=%.2f\n", name, dep.median / floor_miss_ns);
 	k = 0;
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	TIME_RT(rt, nb, s, {
 		lin_entity_lookup(rt, ids[k], &info, NULL, 0);
 		k = k + 1 == n ? 0 : k + 1;
@@ -380,7 +396,7 @@ static void *whole_path_thread(void *arg)
 		a->s[b] = (double)(now_ns() - t0) / BATCH;
 		/* Keep well inside the event buffer: the writer drains concurrently. */
 		if ((b & 15) == 15) {
-			struct timespec ts = {0, 200000};
+			struct timespec ts = { 0, 200000 };
 			nanosleep(&ts, NULL);
 		}
 	}
@@ -397,8 +413,9 @@ static void *whole_path_thread(void *arg)
 static void thread_cases(int nthreads)
 {
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .flush_interval_ms = 1,
-				     .thread_buffer_events = 1u << 18};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .flush_interval_ms = 1,
+				      .thread_buffer_events = 1u << 18 };
 	lin_runtime_create(&o, &rt);
 	pthread_barrier_t bar;
 	pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
@@ -406,7 +423,7 @@ static void thread_cases(int nthreads)
 	struct tharg a[64];
 	size_t nb = nbatches() / 4;
 	for (int i = 0; i < nthreads; i++) {
-		a[i] = (struct tharg){rt, &bar, nb, malloc(nb * sizeof(double))};
+		a[i] = (struct tharg){ rt, &bar, nb, malloc(nb * sizeof(double)) };
 		pthread_create(&th[i], NULL, whole_path_thread, &a[i]);
 	}
 	double *all = malloc(nb * (size_t)nthreads * sizeof(double));
@@ -415,7 +432,7 @@ static void thread_cases(int nthreads)
 		memcpy(all + (size_t)i * nb, a[i].s, nb * sizeof(double));
 		free(a[i].s);
 	}
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_flush(rt);
 	lin_runtime_get_stats(rt, &st);
 	char extra[64];
@@ -425,7 +442,6 @@ static void thread_cases(int nthreads)
 	pthread_barrier_destroy(&bar);
 	lin_runtime_free(rt);
 }
-
 
 /* ------------------------------------------------------------------ what a user pays */
 
@@ -454,8 +470,10 @@ static int stack_pop(void *ctx, uint32_t kind, uint64_t *id)
 	return 0;
 }
 
-static const struct lin_backend_ops stack_ops = {.sz = sizeof(stack_ops), .name = "stack",
-						  .push = stack_push, .pop = stack_pop};
+static const struct lin_backend_ops stack_ops = { .sz = sizeof(stack_ops),
+						  .name = "stack",
+						  .push = stack_push,
+						  .pop = stack_pop };
 
 static uint64_t cpu_ns(clockid_t id)
 {
@@ -468,10 +486,10 @@ struct allin_arg {
 	lin_runtime *rt;
 	pthread_barrier_t *bar;
 	size_t chunks;
-	uint64_t thread_ns;          /* out: this thread's CPU in the launch loops */
+	uint64_t thread_ns; /* out: this thread's CPU in the launch loops */
 };
 
-#define ALLIN_CHUNK 2048          /* launches between flushes: inside the default buffer */
+#define ALLIN_CHUNK 2048 /* launches between flushes: inside the default buffer */
 
 static void *allin_thread(void *arg)
 {
@@ -484,8 +502,8 @@ static void *allin_thread(void *arg)
 		for (int i = 0; i < ALLIN_CHUNK; i++)
 			whole_path_once(&c);
 		a->thread_ns += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-		pthread_barrier_wait(a->bar);  /* all threads' chunks done */
-		pthread_barrier_wait(a->bar);  /* ... and encoded (main flushed) */
+		pthread_barrier_wait(a->bar); /* all threads' chunks done */
+		pthread_barrier_wait(a->bar); /* ... and encoded (main flushed) */
 	}
 	ctx_close(&c);
 	return NULL;
@@ -503,8 +521,10 @@ static void *allin_thread(void *arg)
 static void allin_case(int nthreads)
 {
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write,
-				     .backend = LIN_BACKEND_CUSTOM, .backend_ops = &stack_ops};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = sink_write,
+				      .backend = LIN_BACKEND_CUSTOM,
+				      .backend_ops = &stack_ops };
 	if (lin_runtime_create(&o, &rt)) {
 		fprintf(stderr, "lineage-bench: all_in: lin_runtime_create failed\n");
 		return;
@@ -514,11 +534,11 @@ static void allin_case(int nthreads)
 	pthread_barrier_init(&bar, NULL, (unsigned)nthreads + 1);
 	pthread_t th[8];
 	struct allin_arg a[8];
-	struct lin_runtime_stats st0 = {.sz = sizeof(st0)}, st1 = {.sz = sizeof(st1)};
+	struct lin_runtime_stats st0 = { .sz = sizeof(st0) }, st1 = { .sz = sizeof(st1) };
 	lin_runtime_flush(rt);
 	lin_runtime_get_stats(rt, &st0);
 	for (int i = 0; i < nthreads; i++) {
-		a[i] = (struct allin_arg){rt, &bar, chunks, 0};
+		a[i] = (struct allin_arg){ rt, &bar, chunks, 0 };
 		pthread_create(&th[i], NULL, allin_thread, &a[i]);
 	}
 	pthread_barrier_wait(&bar);
@@ -541,13 +561,15 @@ static void allin_case(int nthreads)
 	double all = (double)(p1 - p0) / launches, lp = (double)launch_ns / launches;
 	double bytes = (double)(st1.bytes_written - st0.bytes_written) / launches;
 	printf("SUMMARY bench=all_in threads=%d ns_per_launch=%.1f launch_path_ns=%.1f "
-	       "writer_ns_per_launch=%.1f bytes_per_launch=%.1f dropped=%llu\n", nthreads, all, lp,
-	       all - lp, bytes, (unsigned long long)(st1.events_dropped - st0.events_dropped));
+	       "writer_ns_per_launch=%.1f bytes_per_launch=%.1f dropped=%llu\n",
+	       nthreads, all, lp, all - lp, bytes,
+	       (unsigned long long)(st1.events_dropped - st0.events_dropped));
 	double ev = (double)(st1.events - st0.events) / launches;
 	printf("SUMMARY bench=writer_encode threads=%d ns_per_event=%.1f events_per_launch=%.2f\n",
 	       nthreads, ev > 0 ? (all - lp) / ev : 0, ev);
 	if (json) {
-		fprintf(json, "%s\n  {\"bench\":\"all_in\",\"threads\":%d,\"ns_per_launch\":%.2f,"
+		fprintf(json,
+			"%s\n  {\"bench\":\"all_in\",\"threads\":%d,\"ns_per_launch\":%.2f,"
 			"\"launch_path_ns\":%.2f,\"writer_ns_per_launch\":%.2f,\"bytes_per_launch\":%.2f}",
 			json_first ? "" : ",", nthreads, all, lp, all - lp, bytes);
 		json_first = 0;
@@ -563,7 +585,10 @@ static void allin_case(int nthreads)
  * threads' time / tokens; compare with whole_path (one thread, one hot token).
  */
 #define XT_RING (1u << 16)
-struct xt_tok { lin_token t; char pad[64 - sizeof(lin_token)]; };
+struct xt_tok {
+	lin_token t;
+	char pad[64 - sizeof(lin_token)];
+};
 struct xt_arg {
 	lin_runtime *rt;
 	struct xt_tok *ring;
@@ -595,7 +620,7 @@ static void *xt_launch(void *arg)
 	struct xt_arg *a = arg;
 	for (size_t r = 0; r < a->rounds; r++) {
 		pthread_barrier_wait(a->bar);
-		pthread_barrier_wait(a->bar);  /* the ring is full */
+		pthread_barrier_wait(a->bar); /* the ring is full */
 		uint64_t t0 = now_ns();
 		for (uint32_t i = 0; i < XT_RING; i++) {
 			lin_scope s;
@@ -624,7 +649,7 @@ static void cross_thread_case(void)
 	pthread_barrier_t bar;
 	pthread_barrier_init(&bar, NULL, 2);
 	size_t rounds = quick ? 2 : 16;
-	struct xt_arg ca = {rt, ring, ep, &bar, rounds, 0}, la = ca;
+	struct xt_arg ca = { rt, ring, ep, &bar, rounds, 0 }, la = ca;
 	pthread_t t1, t2;
 	pthread_create(&t1, NULL, xt_capture, &ca);
 	pthread_create(&t2, NULL, xt_launch, &la);
@@ -632,8 +657,8 @@ static void cross_thread_case(void)
 	pthread_join(t2, NULL);
 	double ops = (double)rounds * XT_RING;
 	printf("SUMMARY bench=whole_path_cross_thread threads=2 ns_per_op=%.2f capture_ns=%.2f "
-	       "adopt_launch_close_ns=%.2f\n", (double)(ca.ns + la.ns) / ops, (double)ca.ns / ops,
-	       (double)la.ns / ops);
+	       "adopt_launch_close_ns=%.2f\n",
+	       (double)(ca.ns + la.ns) / ops, (double)ca.ns / ops, (double)la.ns / ops);
 	pthread_barrier_destroy(&bar);
 	free(ring);
 	lin_runtime_free(rt);
@@ -678,7 +703,7 @@ static void *sus_thread(void *arg)
 static void sustained_case(int nthreads, double rate, double secs)
 {
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = sink_write};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_write = sink_write };
 	if (lin_runtime_create(&o, &rt))
 		return;
 	pthread_barrier_t bar;
@@ -686,7 +711,7 @@ static void sustained_case(int nthreads, double rate, double secs)
 	pthread_t th[8];
 	struct sus_arg a[8];
 	for (int i = 0; i < nthreads; i++) {
-		a[i] = (struct sus_arg){rt, &bar, rate, secs, 0};
+		a[i] = (struct sus_arg){ rt, &bar, rate, secs, 0 };
 		pthread_create(&th[i], NULL, sus_thread, &a[i]);
 	}
 	uint64_t done = 0;
@@ -694,12 +719,12 @@ static void sustained_case(int nthreads, double rate, double secs)
 		pthread_join(th[i], NULL);
 		done += a[i].done;
 	}
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_flush(rt);
 	lin_runtime_get_stats(rt, &st);
 	printf("SUMMARY bench=sustained threads=%d rate_per_thread=%.0f seconds=%.1f "
-	       "achieved_per_thread=%.0f events=%llu dropped=%llu\n", nthreads, rate, secs,
-	       (double)done / nthreads / secs, (unsigned long long)st.events,
+	       "achieved_per_thread=%.0f events=%llu dropped=%llu\n",
+	       nthreads, rate, secs, (double)done / nthreads / secs, (unsigned long long)st.events,
 	       (unsigned long long)st.events_dropped);
 	pthread_barrier_destroy(&bar);
 	lin_runtime_free(rt);
@@ -747,11 +772,11 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	bool cold = true;
-	static const struct option opts[] = {{"quick", no_argument, NULL, 'q'},
-					     {"json", required_argument, NULL, 'j'},
-					     {"no-cold", no_argument, NULL, 'c'},
-					     {"help", no_argument, NULL, 'h'},
-					     {0}};
+	static const struct option opts[] = { { "quick", no_argument, NULL, 'q' },
+					      { "json", required_argument, NULL, 'j' },
+					      { "no-cold", no_argument, NULL, 'c' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	int ch;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -760,7 +785,8 @@ int main(int argc, char **argv)
 		case 'j':
 			json = fopen(optarg, "w");
 			if (!json) {
-				fprintf(stderr, "lineage-bench: cannot write %s: %s\n", optarg, strerror(errno));
+				fprintf(stderr, "lineage-bench: cannot write %s: %s\n", optarg,
+					strerror(errno));
 				return 2;
 			}
 			fputs("[", json);

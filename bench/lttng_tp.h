@@ -27,14 +27,10 @@ LTTNG_UST_TRACEPOINT_EVENT(
 	lineage_bench, launch,
 	LTTNG_UST_TP_ARGS(uint64_t, epoch, uint32_t, version, uint16_t, depth, uint8_t, pushed,
 			  const char *, name),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, epoch, epoch)
-		lttng_ust_field_integer(uint32_t, version, version)
-		lttng_ust_field_integer(uint16_t, depth, depth)
-		lttng_ust_field_integer(uint8_t, pushed, pushed)
-		lttng_ust_field_integer_hex(uintptr_t, name, (uintptr_t)name)
-	)
-)
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint64_t, epoch, epoch) lttng_ust_field_integer(
+		uint32_t, version, version) lttng_ust_field_integer(uint16_t, depth, depth)
+				    lttng_ust_field_integer(uint8_t, pushed, pushed)
+					    lttng_ust_field_integer_hex(uintptr_t, name, (uintptr_t)name)))
 
 #endif /* LIN_BENCH_LTTNG_TP_H */
 

@@ -54,7 +54,6 @@
 #include "lttng_tp.h"
 #endif
 
-
 static void skipped(const char *name, const char *why)
 {
 	printf("SUMMARY bench=%s threads=1 skipped=\"%s\"\n", name, why);
@@ -127,7 +126,10 @@ static double nvtx_case(double *s, size_t nb)
 	/* The first call resolves the (absent) tool; every later one is the bare path. */
 	nvtxRangePushA("bench_kernel");
 	nvtxRangePop();
-	TIME_BATCHES(nb, s, { nvtxRangePushA("bench_kernel"); nvtxRangePop(); });
+	TIME_BATCHES(nb, s, {
+		nvtxRangePushA("bench_kernel");
+		nvtxRangePop();
+	});
 	struct result r = summarize(s, nb);
 	report("peer_nvtx", 1, r, NULL);
 	return r.median;
@@ -166,7 +168,7 @@ static void lt_fail(struct lttng_out *o, const char *fmt, const char *arg)
 /* Run `lttng --no-sessiond ARGS...` with the private environment; stdout into @out. */
 static int lt_cmd(char *out, size_t outsz, const char *const *args)
 {
-	const char *argv[16] = {"lttng", "--no-sessiond"};
+	const char *argv[16] = { "lttng", "--no-sessiond" };
 	int n = 2;
 	for (; args[n - 2] && n < 15; n++)
 		argv[n] = args[n - 2];
@@ -257,10 +259,11 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 	if (geteuid() == 0) {
 		/* A root session daemon would live in /var/run/lttng: run a per-user one as
 		 * nobody instead, entirely inside the temporary directory. */
-		if (chown(lt_home, 65534, 65534) || setgroups(0, NULL) || setgid(65534) ||
-		    setuid(65534)) {
-			lt_fail(o, "running as root and cannot drop to uid 65534 for a private "
-				   "session daemon: %s", strerror(errno));
+		if (chown(lt_home, 65534, 65534) || setgroups(0, NULL) || setgid(65534) || setuid(65534)) {
+			lt_fail(o,
+				"running as root and cannot drop to uid 65534 for a private "
+				"session daemon: %s",
+				strerror(errno));
 			goto rmdir;
 		}
 	}
@@ -269,14 +272,14 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 	char shm[2][64];
 	snprintf(shm[0], sizeof(shm[0]), "/dev/shm/lttng-ust-wait-8-%u", (unsigned)getuid());
 	snprintf(shm[1], sizeof(shm[1]), "/dev/shm/lttng-ust-wait-8");
-	int shm_existed[2] = {access(shm[0], F_OK) == 0, access(shm[1], F_OK) == 0};
+	int shm_existed[2] = { access(shm[0], F_OK) == 0, access(shm[1], F_OK) == 0 };
 
 	char e_home[PATH_MAX + 16], e_lhome[PATH_MAX + 16], e_path[1024];
 	snprintf(e_home, sizeof(e_home), "HOME=%s", lt_home);
 	snprintf(e_lhome, sizeof(e_lhome), "LTTNG_HOME=%s", lt_home);
 	const char *path = getenv("PATH");
 	snprintf(e_path, sizeof(e_path), "PATH=%s", path ? path : "/usr/bin:/bin");
-	char *env[] = {e_home, e_lhome, e_path, NULL};
+	char *env[] = { e_home, e_lhome, e_path, NULL };
 	lt_env = env;
 	/* liblttng-ust reads these when it loads (below), to find our daemon. */
 	setenv("HOME", lt_home, 1);
@@ -304,18 +307,19 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 			dup2(null, 0);
 			dup2(null, 1);
 		}
-		char *argv[] = {"lttng-sessiond", "--sig-parent", "--no-kernel", NULL};
+		char *argv[] = { "lttng-sessiond", "--sig-parent", "--no-kernel", NULL };
 		execvpe("lttng-sessiond", argv, env);
 		_exit(127);
 	}
-	struct timespec ten = {10, 0};
+	struct timespec ten = { 10, 0 };
 	int sig = sigtimedwait(&usr1, NULL, &ten);
 	int st;
 	if (sig != SIGUSR1) {
 		if (waitpid(sd, &st, WNOHANG) == sd)
-			lt_fail(o, "%s", WIFEXITED(st) && WEXITSTATUS(st) == 127
-						 ? "lttng-sessiond not found (Debian: lttng-tools)"
-						 : "lttng-sessiond exited at start (see its stderr above)");
+			lt_fail(o, "%s",
+				WIFEXITED(st) && WEXITSTATUS(st) == 127
+					? "lttng-sessiond not found (Debian: lttng-tools)"
+					: "lttng-sessiond exited at start (see its stderr above)");
 		else
 			lt_fail(o, "%s", "lttng-sessiond not ready within 10 s");
 		goto stop_daemon;
@@ -324,15 +328,15 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 	char out[8192];
 	char outdir[PATH_MAX + 16];
 	snprintf(outdir, sizeof(outdir), "--output=%s/trace", lt_home);
-	const char *create[] = {"create", "lbench", outdir, NULL};
+	const char *create[] = { "create", "lbench", outdir, NULL };
 	/* 8 x 2 MiB per CPU: room for a few batches between the consumer's reads. */
-	const char *chan[] = {"enable-channel", "-u", "-s", "lbench", "--subbuf-size=2M",
-			      "--num-subbuf=8", "ch", NULL};
-	const char *ev[] = {"enable-event", "-u", "-s", "lbench", "-c", "ch", "lineage_bench:launch",
-			    NULL};
-	const char *ctx[] = {"add-context", "-u", "-s", "lbench", "-c", "ch", "-t", "vtid", NULL};
-	const char *start[] = {"start", "lbench", NULL};
-	const char *const *steps[] = {create, chan, ev, ctx, start};
+	const char *chan[] = { "enable-channel", "-u", "-s", "lbench", "--subbuf-size=2M",
+			       "--num-subbuf=8", "ch", NULL };
+	const char *ev[] = { "enable-event",         "-u", "-s", "lbench", "-c", "ch",
+			     "lineage_bench:launch", NULL };
+	const char *ctx[] = { "add-context", "-u", "-s", "lbench", "-c", "ch", "-t", "vtid", NULL };
+	const char *start[] = { "start", "lbench", NULL };
+	const char *const *steps[] = { create, chan, ev, ctx, start };
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 		if (lt_cmd(out, sizeof(out), steps[i])) {
 			char line[200];
@@ -349,7 +353,7 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 	}
 	/* liblttng-ust registered with our daemon while loading; wait for the event. */
 	for (int i = 0; i < 500 && !lttng_ust_tracepoint_enabled(lineage_bench, launch); i++) {
-		struct timespec ms10 = {0, 10000000};
+		struct timespec ms10 = { 0, 10000000 };
 		nanosleep(&ms10, NULL);
 	}
 	if (!lttng_ust_tracepoint_enabled(lineage_bench, launch)) {
@@ -369,7 +373,7 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 		s[b] = (double)(now_ns() - t0) / BATCH;
 		/* Untimed: let the consumer daemon keep up, as the lineage cases let its writer. */
 		if ((b & 15) == 15) {
-			struct timespec ts = {0, 200000};
+			struct timespec ts = { 0, 200000 };
 			nanosleep(&ts, NULL);
 		}
 	}
@@ -379,9 +383,9 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 	o->p99 = r.p99;
 	o->ok = 1;
 
-	const char *stop[] = {"stop", "lbench", NULL};
+	const char *stop[] = { "stop", "lbench", NULL };
 	lt_cmd(out, sizeof(out), stop);
-	const char *list[] = {"list", "lbench", NULL};
+	const char *list[] = { "list", "lbench", NULL };
 	if (lt_cmd(out, sizeof(out), list) == 0) {
 		/* Per channel: "Discarded events: N" (2.13 prints it under Statistics). */
 		long long sum = 0;
@@ -394,7 +398,7 @@ static void lttng_child(struct lttng_out *o, size_t nb)
 			o->discarded = sum;
 	}
 destroy:;
-	const char *destroy[] = {"destroy", "lbench", NULL};
+	const char *destroy[] = { "destroy", "lbench", NULL };
 	lt_cmd(NULL, 0, destroy);
 	lt_bytes = 0;
 	char tdir[PATH_MAX + 16];
@@ -406,7 +410,7 @@ stop_daemon:
 	for (int i = 0; i < 1000; i++) {
 		if (waitpid(sd, &st, WNOHANG) == sd)
 			goto stopped;
-		struct timespec ms10 = {0, 10000000};
+		struct timespec ms10 = { 0, 10000000 };
 		nanosleep(&ms10, NULL);
 	}
 	kill(sd, SIGKILL);
@@ -436,14 +440,14 @@ static double lttng_case(size_t nb)
 	}
 	if (pid == 0) {
 		close(p[0]);
-		struct lttng_out o = {0};
+		struct lttng_out o = { 0 };
 		lttng_child(&o, nb);
 		ssize_t w = write(p[1], &o, sizeof(o));
 		(void)w;
 		_exit(0);
 	}
 	close(p[1]);
-	struct lttng_out o = {0};
+	struct lttng_out o = { 0 };
 	size_t got = 0;
 	ssize_t k;
 	while (got < sizeof(o) &&
@@ -462,11 +466,10 @@ static double lttng_case(size_t nb)
 		return NAN;
 	}
 	char extra[160];
-	int n = snprintf(extra, sizeof(extra), "events=%lld trace_bytes=%lld", o.events,
-			 o.trace_bytes);
+	int n = snprintf(extra, sizeof(extra), "events=%lld trace_bytes=%lld", o.events, o.trace_bytes);
 	if (o.discarded >= 0)
 		snprintf(extra + n, sizeof(extra) - (size_t)n, " discarded=%lld", o.discarded);
-	report("peer_lttng_ust", 1, (struct result){o.median, o.p99}, extra);
+	report("peer_lttng_ust", 1, (struct result){ o.median, o.p99 }, extra);
 	return o.median;
 }
 

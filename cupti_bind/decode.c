@@ -71,9 +71,10 @@ LIN_LAUNCH_APIS(CHECK_LAUNCH_API)
 LIN_CAPTURE_APIS(CHECK_LAUNCH_API)
 #undef CHECK_LAUNCH_API
 _Static_assert((int)LIN_CUPTI_LAUNCH_KERNEL == (int)LIN_LAUNCH_KERNEL &&
-	       (int)LIN_CUPTI_LAUNCH_GRAPH == (int)LIN_LAUNCH_GRAPH &&
-	       (int)LIN_CUPTI_LAUNCH_MEMCPY == (int)LIN_LAUNCH_MEMCPY &&
-	       (int)LIN_CUPTI_LAUNCH_MEMSET == (int)LIN_LAUNCH_MEMSET, "launch kinds");
+		       (int)LIN_CUPTI_LAUNCH_GRAPH == (int)LIN_LAUNCH_GRAPH &&
+		       (int)LIN_CUPTI_LAUNCH_MEMCPY == (int)LIN_LAUNCH_MEMCPY &&
+		       (int)LIN_CUPTI_LAUNCH_MEMSET == (int)LIN_LAUNCH_MEMSET,
+	       "launch kinds");
 
 LIN_API int lin_cupti_launch_api(uint32_t domain, uint32_t cbid)
 {
@@ -142,10 +143,10 @@ static void decode_kernel(const struct lin_cupti_decoder *d, const CUpti_Activit
 		.device = k->deviceId,
 		.context = k->contextId,
 		.stream = k->streamId,
-		.grid_id = (uint64_t)k->gridId,  /* CUPTI_GRID_ID_UNKNOWN (0) -> nil */
+		.grid_id = (uint64_t)k->gridId, /* CUPTI_GRID_ID_UNKNOWN (0) -> nil */
 		.graph_id = k->graphId,
 		.graph_node_id = k->graphNodeId,
-		.queued_dev = k->queued,         /* 0: latency timestamps were not enabled */
+		.queued_dev = k->queued, /* 0: latency timestamps were not enabled */
 		.submitted_dev = k->submitted,
 		.device_launched = k->isDeviceLaunched != 0,
 	};
@@ -163,12 +164,17 @@ static void decode_kernel(const struct lin_cupti_decoder *d, const CUpti_Activit
 
 /* The fields every memory-operation record shares, read from @m (Memcpy6, MemcpyPtoP4 or
  * Memset4: the same names), with its correlation and copy kind or value. */
-#define MEMOP_OF(m, corr, kv)                                                             \
-	((struct lin_tf_memop){ .correlation = (corr), .start_dev = (m)->start,            \
-				.end_dev = (m)->end, .device = (m)->deviceId,                \
-				.context = (m)->contextId, .stream = (m)->streamId,          \
-				.bytes = (m)->bytes, .kind_or_value = (kv),                  \
-				.graph_id = (m)->graphId, .graph_node_id = (m)->graphNodeId })
+#define MEMOP_OF(m, corr, kv) \
+	((struct lin_tf_memop){ .correlation = (corr), \
+				.start_dev = (m)->start, \
+				.end_dev = (m)->end, \
+				.device = (m)->deviceId, \
+				.context = (m)->contextId, \
+				.stream = (m)->streamId, \
+				.bytes = (m)->bytes, \
+				.kind_or_value = (kv), \
+				.graph_id = (m)->graphId, \
+				.graph_node_id = (m)->graphNodeId })
 
 static void decode_memcpy(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
 			  struct lin_cupti_decode_stats *st)
@@ -178,9 +184,8 @@ static void decode_memcpy(const struct lin_cupti_decoder *d, const CUpti_Activit
 	 * (cupti_activity.h, CUpti_ActivityMemcpy6): the runtime one names the call the
 	 * application made (and RUNTIME records are always enabled); a copy made through
 	 * the driver API alone has none. docs/cupti.md, "Correlation ids". */
-	struct lin_tf_memop out = MEMOP_OF(m, m->runtimeCorrelationId ? m->runtimeCorrelationId
-								     : m->correlationId,
-					   m->copyKind);
+	struct lin_tf_memop out = MEMOP_OF(
+		m, m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId, m->copyKind);
 
 	lin_tf_memcpy(d->pk, &out);
 	st->memcpy++;
@@ -224,32 +229,17 @@ static bool decode_one(const struct lin_cupti_decoder *d, const CUpti_Activity *
 		       struct lin_cupti_decode_stats *st)
 {
 	switch (r->kind) {
-	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-		decode_ext(d, r, st);
-		return true;
+	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: decode_ext(d, r, st); return true;
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER:
-	case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
-		decode_api(d, r, st);
-		return true;
+	case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API: decode_api(d, r, st); return true;
 	case CUPTI_ACTIVITY_KIND_KERNEL:
-	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		decode_kernel(d, r, st);
-		return true;
-	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		decode_memcpy(d, r, st);
-		return true;
-	case CUPTI_ACTIVITY_KIND_MEMCPY2:
-		decode_memcpy_ptop(d, r, st);
-		return true;
-	case CUPTI_ACTIVITY_KIND_MEMSET:
-		decode_memset(d, r, st);
-		return true;
-	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
-		decode_graph_trace(d, r, st);
-		return true;
-	default:
-		return false;
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: decode_kernel(d, r, st); return true;
+	case CUPTI_ACTIVITY_KIND_MEMCPY: decode_memcpy(d, r, st); return true;
+	case CUPTI_ACTIVITY_KIND_MEMCPY2: decode_memcpy_ptop(d, r, st); return true;
+	case CUPTI_ACTIVITY_KIND_MEMSET: decode_memset(d, r, st); return true;
+	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: decode_graph_trace(d, r, st); return true;
+	default: return false;
 	}
 }
 
@@ -258,7 +248,10 @@ static bool decode_one(const struct lin_cupti_decoder *d, const CUpti_Activity *
 _Static_assert(CUPTI_ACTIVITY_KIND_COUNT <= LIN_CUPTI_NKINDS, "layout table too small");
 
 /* The kinds decode_one reads and the size of the struct it reads them as. */
-static const struct { uint32_t kind; uint16_t size; } decoded_kinds[] = {
+static const struct {
+	uint32_t kind;
+	uint16_t size;
+} decoded_kinds[] = {
 	{ CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, sizeof(CUpti_ActivityExternalCorrelation) },
 	{ CUPTI_ACTIVITY_KIND_RUNTIME, sizeof(CUpti_ActivityAPI) },
 	{ CUPTI_ACTIVITY_KIND_DRIVER, sizeof(CUpti_ActivityAPI) },
@@ -344,11 +337,11 @@ static bool decoded_kind(uint32_t kind)
 
 /* What one buffer lost, reported after its walk. */
 struct walk_loss {
-	uint64_t stepped;                  /* records stepped over undecoded (source 4) */
+	uint64_t stepped; /* records stepped over undecoded (source 4) */
 	const char *stepped_why;
 	uint64_t refused[LIN_CUPTI_NKINDS]; /* records per kind of an unread layout (source 6) */
 	uint64_t n_refused;
-	bool rest;                         /* the walk ended early (source 5) */
+	bool rest; /* the walk ended early (source 5) */
 	uint32_t rest_kind;
 	size_t rest_at, rest_bytes;
 };
@@ -501,8 +494,7 @@ int lin_cupti_decode_buffer(const struct lin_cupti_decoder *d, const uint8_t *bu
 	return loss.stepped || loss.rest || loss.n_refused ? -LIN_EBACKEND : 0;
 }
 
-void lin_cupti_stats_add(struct lin_cupti_decode_stats *to,
-			 const struct lin_cupti_decode_stats *from)
+void lin_cupti_stats_add(struct lin_cupti_decode_stats *to, const struct lin_cupti_decode_stats *from)
 {
 	/* Every field after sz is a uint64_t counter (lineage/cupti.h). */
 	size_t n = (to->sz < sizeof(*to) ? to->sz : sizeof(*to));

@@ -36,7 +36,7 @@ struct lin_cupti_layouts {
 	uint32_t version;
 	uint32_t built_for;
 	uint32_t min_stride;
-	uint32_t n_refused;               /* decoded kinds not ok */
+	uint32_t n_refused; /* decoded kinds not ok */
 	uint16_t stride[LIN_CUPTI_NKINDS];
 	bool ok[LIN_CUPTI_NKINDS];
 };
@@ -112,7 +112,6 @@ int lin_cupti_decode_buffer(const struct lin_cupti_decoder *d, const uint8_t *bu
  * lin_cupti_stats_add - add @from to @to, field by field, as far as @to->sz reaches (a
  * caller built against an older, shorter struct gets the fields it knows).
  */
-void lin_cupti_stats_add(struct lin_cupti_decode_stats *to,
-			 const struct lin_cupti_decode_stats *from);
+void lin_cupti_stats_add(struct lin_cupti_decode_stats *to, const struct lin_cupti_decode_stats *from);
 
 #endif

@@ -22,8 +22,8 @@
 #include "pool.h"
 #include "rt_internal.h"
 
-#define LIN_CUPTI_BUF_KIB 1024u  /* 1 MiB: about 4,800 kernel records */
-#define LIN_CUPTI_MAX_BUFS 512u  /* one per thread that makes CUDA calls between flushes */
+#define LIN_CUPTI_BUF_KIB 1024u /* 1 MiB: about 4,800 kernel records */
+#define LIN_CUPTI_MAX_BUFS 512u /* one per thread that makes CUDA calls between flushes */
 #define LIN_CUPTI_FLUSH_MS 500u
 
 /* The probe: -1 not run, 0 failed, 1 works. Guarded by g_probe_mu. */
@@ -35,7 +35,7 @@ static char g_probe_status[192];
 static pthread_rwlock_t g_cb_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t g_owner_mu = PTHREAD_MUTEX_INITIALIZER;
 static lin_runtime *g_owner;
-static struct lin_cupti_pool g_pool;  /* buffers are lent under g_cb_lock's read side */
+static struct lin_cupti_pool g_pool; /* buffers are lent under g_cb_lock's read side */
 static int g_pool_alive;
 static struct lin_cupti_decode_stats g_stats; /* under the runtime's output lock */
 static CUpti_ActivityKind g_enabled[16];      /* what lineage enabled, to disable at close */
@@ -73,15 +73,16 @@ static int probe(uint32_t kind, const char **status)
 	pthread_mutex_lock(&g_probe_mu);
 	if (g_probe < 0) {
 		uint64_t last = 0;
-		CUptiResult r = cuptiActivityPushExternalCorrelationId(
-			(CUpti_ExternalCorrelationKind)kind, 0);
+		CUptiResult r =
+			cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)kind, 0);
 
 		if (r == CUPTI_SUCCESS) {
 			r = cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)kind,
 								  &last);
 			snprintf(g_probe_status, sizeof(g_probe_status),
-				 r == CUPTI_SUCCESS ? "ok"
-						    : "unavailable: cuptiActivityPopExternalCorrelationId: %s",
+				 r == CUPTI_SUCCESS
+					 ? "ok"
+					 : "unavailable: cuptiActivityPopExternalCorrelationId: %s",
 				 result_name(r));
 		} else {
 			snprintf(g_probe_status, sizeof(g_probe_status),
@@ -100,8 +101,8 @@ static int probe(uint32_t kind, const char **status)
 static int cupti_push(void *ctx, uint32_t ext_kind, uint64_t id)
 {
 	(void)ctx;
-	return cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind,
-						      id) == CUPTI_SUCCESS
+	return cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind, id) ==
+			       CUPTI_SUCCESS
 		       ? 0
 		       : -LIN_EBACKEND;
 }
@@ -111,8 +112,8 @@ static int cupti_pop(void *ctx, uint32_t ext_kind, uint64_t *id)
 	uint64_t last = 0;
 
 	(void)ctx;
-	if (cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind,
-						  &last) != CUPTI_SUCCESS)
+	if (cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind, &last) !=
+	    CUPTI_SUCCESS)
 		return -LIN_EBACKEND;
 	if (id)
 		*id = last;
@@ -134,8 +135,7 @@ static void fill_ops(struct lin_backend_ops *ops, const char *name)
 	ops->pop = cupti_pop;
 }
 
-LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops,
-			       const char **status)
+LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops, const char **status)
 {
 	int err;
 
@@ -224,8 +224,10 @@ static void report_early(lin_runtime *rt)
 		return;
 	}
 	char why[128];
-	snprintf(why, sizeof(why), "completed_before_trace_open: %u activity buffers completed "
-		 "before the trace was open", n);
+	snprintf(why, sizeof(why),
+		 "completed_before_trace_open: %u activity buffers completed "
+		 "before the trace was open",
+		 n);
 	lin_tf_dropped(pk, LIN_DROP_CUPTI_UNDELIVERED, n, LIN_TF_NIL, why);
 	lin_rt_out_unlock(rt);
 }
@@ -343,8 +345,7 @@ static int enable_kinds(lin_runtime *rt, const char **status)
 			   kinds[i].name, result_name(r), kinds[i].without);
 	}
 	/* GRAPH_TRACE hides the per-node kernel records of graph launches: only on request. */
-	if (env_flag("LINEAGE_CUPTI_GRAPH_TRACE") && enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) !=
-							     CUPTI_SUCCESS)
+	if (env_flag("LINEAGE_CUPTI_GRAPH_TRACE") && enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS)
 		lin_rt_log(rt, LIN_LOG_WARN, "cupti: GRAPH_TRACE could not be enabled");
 	return 0;
 }
@@ -389,10 +390,13 @@ static bool thread_ids_system(bool may_set, char *note, size_t cap)
 		r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 		if (r == CUPTI_SUCCESS)
 			return true;
-		snprintf(note, cap, "API records carry CUPTI's default thread ids, not gettid() "
-			 "(cuptiSetThreadIdType: %s)", result_name(r));
+		snprintf(note, cap,
+			 "API records carry CUPTI's default thread ids, not gettid() "
+			 "(cuptiSetThreadIdType: %s)",
+			 result_name(r));
 	} else {
-		snprintf(note, cap, "API records carry the other client's thread-id type, not "
+		snprintf(note, cap,
+			 "API records carry the other client's thread-id type, not "
 			 "gettid()");
 	}
 	return false;
@@ -489,13 +493,13 @@ static void publish_clock(lin_runtime *rt)
 	uint64_t npt;
 	lin_rt_clock_get(rt, &c);
 	memcpy(&npt, &c.ns_per_tick, sizeof(npt));
-	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_relaxed);      /* odd: writing */
+	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_relaxed); /* odd: writing */
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&g_ts_npt, npt, memory_order_relaxed);
 	atomic_store_explicit(&g_ts_tsc0, c.tsc0, memory_order_relaxed);
 	atomic_store_explicit(&g_ts_ns0, c.ns0, memory_order_relaxed);
 	atomic_store_explicit(&g_ts_tsc, c.use_tsc, memory_order_relaxed);
-	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_release);      /* even: done */
+	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_release); /* even: done */
 }
 
 /* Put CUPTI's timestamps on @rt's clock (registered once per process; CUPTI keeps it).
@@ -507,8 +511,10 @@ static bool host_clock(lin_runtime *rt)
 		return true;
 	CUptiResult r = cuptiActivityRegisterTimestampCallback(host_timestamp);
 	if (r != CUPTI_SUCCESS) {
-		lin_rt_log(rt, LIN_LOG_WARN, "cupti: timestamp callback refused (%s): device times "
-			   "stay on CUPTI's clock", result_name(r));
+		lin_rt_log(rt, LIN_LOG_WARN,
+			   "cupti: timestamp callback refused (%s): device times "
+			   "stay on CUPTI's clock",
+			   result_name(r));
 		return false;
 	}
 	atomic_store(&g_ts_registered, 1);
@@ -554,7 +560,8 @@ static void flusher_start(lin_runtime *rt)
 	g_fl_running = lin_thread_start(&g_flusher, flusher, NULL) == 0;
 	pthread_mutex_unlock(&g_fl_mu);
 	if (!g_fl_running)
-		lin_rt_log(rt, LIN_LOG_WARN, "cupti: no flush thread; buffers reach the trace when "
+		lin_rt_log(rt, LIN_LOG_WARN,
+			   "cupti: no flush thread; buffers reach the trace when "
 			   "full and at close");
 }
 
@@ -587,21 +594,24 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiRe
 	if (l->n_refused)
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: libcupti %u, built for %u: %u record layouts are not read; their "
-			   "records are reported lost", l->version, l->built_for, l->n_refused);
+			   "records are reported lost",
+			   l->version, l->built_for, l->n_refused);
 	(void)thread_ids_system(true, tid_note, sizeof(tid_note));
 	if (tid_note[0])
 		lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s", tid_note);
 	if (latency != CUPTI_SUCCESS)
-		lin_rt_log(rt, LIN_LOG_WARN, "cupti: latency timestamps unavailable (%s): queued and "
-			   "submitted stay unknown", result_name(latency));
+		lin_rt_log(rt, LIN_LOG_WARN,
+			   "cupti: latency timestamps unavailable (%s): queued and "
+			   "submitted stay unknown",
+			   result_name(latency));
 	/* "Before any of the CUPTI activity kinds are enabled." Once registered the callback
 	 * cannot be taken back, so a later owner asking for CUPTI's clock still gets its own
 	 * host clock, and is told. */
 	if (atomic_load(&g_ts_registered) && (o->cupti_flags & LIN_CUPTI_OWN_CLOCK))
-		lin_rt_log(rt, LIN_LOG_WARN, "cupti: LIN_CUPTI_OWN_CLOCK ignored: an earlier runtime "
+		lin_rt_log(rt, LIN_LOG_WARN,
+			   "cupti: LIN_CUPTI_OWN_CLOCK ignored: an earlier runtime "
 			   "in this process registered the timestamp callback");
-	if ((!(o->cupti_flags & LIN_CUPTI_OWN_CLOCK) || atomic_load(&g_ts_registered)) &&
-	    host_clock(rt))
+	if ((!(o->cupti_flags & LIN_CUPTI_OWN_CLOCK) || atomic_load(&g_ts_registered)) && host_clock(rt))
 		lin_rt_set_device_clock_host(rt);
 	/* The pool lends zeroed buffers (pool.c): CUPTI need not zero each one on the thread
 	 * that asked for it, inside a CUDA call. */
@@ -609,8 +619,10 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiRe
 	size_t zsz = sizeof(zeroed);
 	if ((r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zsz,
 					   &zeroed)) != CUPTI_SUCCESS)
-		lin_rt_log(rt, LIN_LOG_INFO, "cupti: zeroed-buffer attribute not set (%s): CUPTI "
-			   "zeroes each buffer itself", result_name(r));
+		lin_rt_log(rt, LIN_LOG_INFO,
+			   "cupti: zeroed-buffer attribute not set (%s): CUPTI "
+			   "zeroes each buffer itself",
+			   result_name(r));
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		snprintf(g_open_status, sizeof(g_open_status),
@@ -680,8 +692,10 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 		err = open_attached(rt, ops, status);
 	} else {
 		if (why != CUPTI_SUCCESS)
-			lin_rt_log(rt, LIN_LOG_INFO, "cupti: cuptiSubscribe: %s; taking CUPTI as if "
-				   "no other client were present", result_name(why));
+			lin_rt_log(rt, LIN_LOG_INFO,
+				   "cupti: cuptiSubscribe: %s; taking CUPTI as if "
+				   "no other client were present",
+				   result_name(why));
 		err = open_owner(rt, o, latency, ops, status);
 	}
 	pthread_mutex_unlock(&g_owner_mu);
@@ -708,8 +722,10 @@ static void report_undelivered(lin_runtime *rt, bool beside)
 
 	if (!lent)
 		return;
-	snprintf(why, sizeof(why), "undelivered_at_close: %zu activity buffers still held by "
-		 "CUPTI%s", lent, beside ? " (no forced flush: another CUPTI client is present)" : "");
+	snprintf(why, sizeof(why),
+		 "undelivered_at_close: %zu activity buffers still held by "
+		 "CUPTI%s",
+		 lent, beside ? " (no forced flush: another CUPTI client is present)" : "");
 	lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s; their records are reported lost", why);
 	pk = lin_rt_out_lock(rt);
 	if (!pk)
@@ -736,7 +752,8 @@ void lin_cupti_backend_close(lin_runtime *rt)
 		/* A client came after lineage: its kinds, flush period and buffers are not
 		 * lineage's to end. A normal flush hands over what is complete, no more. */
 		(void)cuptiActivityFlushAll(0);
-		lin_rt_log(rt, LIN_LOG_WARN, "cupti: another CUPTI client is present at close: "
+		lin_rt_log(rt, LIN_LOG_WARN,
+			   "cupti: another CUPTI client is present at close: "
 			   "activity kinds stay enabled, no forced flush");
 		g_n_enabled = 0;
 	} else {

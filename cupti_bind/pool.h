@@ -16,14 +16,14 @@
 
 struct lin_cupti_pool {
 	pthread_mutex_t mu;
-	uint8_t **free_list;      /* capacity max_bufs, so put never allocates */
+	uint8_t **free_list; /* capacity max_bufs, so put never allocates */
 	size_t n_free;
-	uint8_t **owned;          /* every buffer that exists (free or lent), capacity max_bufs */
+	uint8_t **owned; /* every buffer that exists (free or lent), capacity max_bufs */
 	size_t n_owned;
 	size_t buf_size;
 	size_t max_bufs;
-	size_t allocated;         /* buffers that exist (free or lent) */
-	uint64_t declined;        /* requests answered with no buffer */
+	size_t allocated;  /* buffers that exist (free or lent) */
+	uint64_t declined; /* requests answered with no buffer */
 };
 
 /*

@@ -44,23 +44,22 @@
 #define FANOUT 3
 #define QUEUE_CAP 256
 
-#define CUDA_OK(x)                                                                        \
-	do {                                                                              \
-		cudaError_t e_ = (x);                                                     \
-		if (e_ != cudaSuccess) {                                                  \
-			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,          \
-				cudaGetErrorString(e_));                                  \
-			exit(1);                                                          \
-		}                                                                         \
+#define CUDA_OK(x) \
+	do { \
+		cudaError_t e_ = (x); \
+		if (e_ != cudaSuccess) { \
+			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, \
+				cudaGetErrorString(e_)); \
+			exit(1); \
+		} \
 	} while (0)
-#define LIN_OK(x)                                                                         \
-	do {                                                                              \
-		int e_ = (x);                                                             \
-		if (e_ != 0) {                                                            \
-			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,          \
-				lin_strerror(e_));                                        \
-			exit(2);                                                          \
-		}                                                                         \
+#define LIN_OK(x) \
+	do { \
+		int e_ = (x); \
+		if (e_ != 0) { \
+			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, lin_strerror(e_)); \
+			exit(2); \
+		} \
 	} while (0)
 
 #define LOG_CAP 65536
@@ -137,7 +136,7 @@ enum task_kind { TASK_KERNEL, TASK_GRAPH, TASK_BATCH, TASK_STOP };
 
 struct task {
 	enum task_kind kind;
-	lin_token tok;   /* the epoch to launch under */
+	lin_token tok; /* the epoch to launch under */
 	int stream;
 	int batch;
 	struct reqs truth; /* the program's own record of whom the launch serves */
@@ -212,16 +211,15 @@ static void run_task(const struct task *t)
 		 * stream-ordered before the replay that reads it. */
 		s = streams[0];
 		pthread_mutex_lock(&gexec_mu);
-		CUDA_OK(cudaMemcpyToSymbolAsync(d_graph_req, &t->truth.r[0], sizeof(t->truth.r[0]), 0,
-						cudaMemcpyHostToDevice, s));
+		CUDA_OK(cudaMemcpyToSymbolAsync(d_graph_req, &t->truth.r[0], sizeof(t->truth.r[0]),
+						0, cudaMemcpyHostToDevice, s));
 		lin_graph_launch_begin(gt, gexec_id, "graph_replay", &gl);
 		CUDA_OK(cudaGraphLaunch(gexec, s));
 		lin_graph_launch_end(gt, &gl);
 		pthread_mutex_unlock(&gexec_mu);
 		break;
 	}
-	case TASK_STOP:
-		break;
+	case TASK_STOP: break;
 	}
 	CUDA_OK(cudaGetLastError());
 	/* The epoch's launch is issued: retire it (its kernels still join through the trace). */
@@ -402,8 +400,10 @@ int main(int argc, char **argv)
 	LIN_OK(lin_runtime_create(&o, &rt));
 	LIN_OK(lin_graph_tracker_create(rt, NULL, &gt));
 	if (cuptiSubscribe(&sub, on_resource, NULL) == CUPTI_SUCCESS) {
-		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
-		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED);
+		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED);
 	} else {
 		fprintf(stderr, "pool_lineage: no CUPTI subscriber; graph clone map not recorded\n");
 	}

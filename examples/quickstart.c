@@ -33,8 +33,9 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "quickstart.lintrace";
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = path,
-				     .backend = LIN_BACKEND_CUPTI}; /* host-only without a GPU */
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_path = path,
+				      .backend = LIN_BACKEND_CUPTI }; /* host-only without a GPU */
 	lin_runtime *rt;
 	int err = lin_runtime_create(&o, &rt);
 	if (err) {
@@ -44,12 +45,12 @@ int main(int argc, char **argv)
 	/* Submitting thread: declare the work, then capture it into the task. */
 	uint64_t req, epoch;
 	lin_scope rs, es;
-	struct lin_request_opts ro = {.sz = sizeof(ro), .name = "POST /generate"};
+	struct lin_request_opts ro = { .sz = sizeof(ro), .name = "POST /generate" };
 	lin_request_begin(rt, &ro, &req);
 	lin_scope_enter(rt, req, &rs);
 	lin_epoch_declare(rt, NULL, &epoch); /* minted before any thread launches it */
 	lin_scope_enter(rt, epoch, &es);
-	struct task t = {.rt = rt};
+	struct task t = { .rt = rt };
 	lin_token_capture(rt, &t.tok);
 	lin_scope_exit(rt, &es);
 	lin_scope_exit(rt, &rs);

@@ -28,18 +28,18 @@ struct htab {
 
 struct node_ent {
 	struct hent h;
-	struct node_ent *onext;   /* next in its owner's list (graph nodes or exec clones) */
-	uint64_t original;        /* 0 for a node the application created */
+	struct node_ent *onext; /* next in its owner's list (graph nodes or exec clones) */
+	uint64_t original;      /* 0 for a node the application created */
 	uint64_t epoch;
 	uint32_t version;
-	int has_epoch;            /* app nodes, and clones once updated */
+	int has_epoch; /* app nodes, and clones once updated */
 };
 
-struct owner_ent {                /* a graph (its nodes) or an exec (its clones) */
+struct owner_ent { /* a graph (its nodes) or an exec (its clones) */
 	struct hent h;
 	struct node_ent *nodes;
-	uint64_t graph_id;        /* execs: the graph instantiated */
-	uint64_t ordinal;         /* execs: last replay ordinal */
+	uint64_t graph_id; /* execs: the graph instantiated */
+	uint64_t ordinal;  /* execs: last replay ordinal */
 };
 
 struct lin_graph_tracker {
@@ -141,11 +141,9 @@ LIN_API int lin_graph_tracker_create(lin_runtime *rt, const struct lin_graph_tra
 	gt->rt = rt;
 	gt->max_nodes = 1u << 20;
 	gt->max_execs = 1u << 16;
-	if (opts && opts->sz >= offsetof(struct lin_graph_tracker_opts, max_nodes) + 4 &&
-	    opts->max_nodes)
+	if (opts && opts->sz >= offsetof(struct lin_graph_tracker_opts, max_nodes) + 4 && opts->max_nodes)
 		gt->max_nodes = opts->max_nodes;
-	if (opts && opts->sz >= offsetof(struct lin_graph_tracker_opts, max_execs) + 4 &&
-	    opts->max_execs)
+	if (opts && opts->sz >= offsetof(struct lin_graph_tracker_opts, max_execs) + 4 && opts->max_execs)
 		gt->max_execs = opts->max_execs;
 	if (pthread_mutex_init(&gt->mu, NULL) != 0) {
 		free(gt);
@@ -232,10 +230,7 @@ static int remember_node(struct lin_graph_tracker *gt, struct htab *owners, uint
 	return 0;
 }
 
-static uint64_t opt(uint64_t v)
-{
-	return v ? v : LIN_TF_NIL;
-}
+static uint64_t opt(uint64_t v) { return v ? v : LIN_TF_NIL; }
 
 LIN_API int lin_graph_capture_begin(lin_graph_tracker *gt, lin_graph_capture *cap)
 {
@@ -298,8 +293,7 @@ LIN_API int lin_graph_node_created(lin_graph_tracker *gt, uint64_t graph_id, uin
 	return err;
 }
 
-LIN_API int lin_graph_exec_instantiated(lin_graph_tracker *gt, uint64_t graph_id,
-					uint64_t exec_id)
+LIN_API int lin_graph_exec_instantiated(lin_graph_tracker *gt, uint64_t graph_id, uint64_t exec_id)
 {
 	struct owner_ent *x;
 	msgpack_packer *pk;
@@ -447,9 +441,8 @@ LIN_API int lin_graph_launch_begin(lin_graph_tracker *gt, uint64_t exec_id, cons
 	gl->ordinal = ordinal;
 	pk = lin_rt_out_lock(gt->rt);
 	if (pk) {
-		lin_tf_graph_launch(pk, lin_rt_now_ns(gt->rt), lin_rt_gettid(), exec_id,
-				    gl->replay_epoch, ordinal, opt(epoch),
-				    epoch ? version : LIN_TF_NIL, LIN_TF_NIL);
+		lin_tf_graph_launch(pk, lin_rt_now_ns(gt->rt), lin_rt_gettid(), exec_id, gl->replay_epoch,
+				    ordinal, opt(epoch), epoch ? version : LIN_TF_NIL, LIN_TF_NIL);
 		lin_rt_out_unlock(gt->rt);
 	}
 	return lin_launch_begin(gt->rt, name, &gl->launch);

@@ -89,8 +89,8 @@ inline bool is(const std::error_code &ec, int lin_code) noexcept
 using error_handler = void (*)(const std::error_code &ec, const char *where) noexcept;
 
 namespace detail {
-inline std::atomic<error_handler> g_handler{nullptr};
-inline std::atomic<std::uint64_t> g_deferred{0};
+inline std::atomic<error_handler> g_handler{ nullptr };
+inline std::atomic<std::uint64_t> g_deferred{ 0 };
 
 inline void defer(int ret, const char *where) noexcept
 {
@@ -342,13 +342,11 @@ private:
 class epoch {
 public:
 	explicit epoch(lin_runtime *rt, const char *name = nullptr) : epoch(rt, nullptr, 0, name) {}
-	epoch(lin_runtime *rt, std::initializer_list<std::uint64_t> requests,
-	      const char *name = nullptr)
+	epoch(lin_runtime *rt, std::initializer_list<std::uint64_t> requests, const char *name = nullptr)
 		: epoch(rt, requests.begin(), requests.size(), name)
 	{
 	}
-	epoch(lin_runtime *rt, const std::uint64_t *requests, std::size_t n,
-	      const char *name = nullptr)
+	epoch(lin_runtime *rt, const std::uint64_t *requests, std::size_t n, const char *name = nullptr)
 		: rt_(rt)
 	{
 		struct lin_epoch_opts o {};

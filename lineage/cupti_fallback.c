@@ -12,12 +12,6 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 	return -LIN_ENOCUPTI;
 }
 
-void lin_cupti_backend_started(lin_runtime *rt)
-{
-	(void)rt;
-}
+void lin_cupti_backend_started(lin_runtime *rt) { (void)rt; }
 
-void lin_cupti_backend_close(lin_runtime *rt)
-{
-	(void)rt;
-}
+void lin_cupti_backend_close(lin_runtime *rt) { (void)rt; }

@@ -8,7 +8,7 @@
 
 static int env_level(void)
 {
-	static const char *const names[] = {"error", "warn", "info", "debug"};
+	static const char *const names[] = { "error", "warn", "info", "debug" };
 	const char *v = getenv("LINEAGE_LOG");
 	for (int i = 0; v && i < 4; i++)
 		if (!strcmp(v, names[i]))
@@ -23,8 +23,7 @@ void lin_logger_init(struct lin_logger *l, lin_log_fn fn, void *user)
 	l->env_level = env_level();
 }
 
-void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const char *fmt,
-		     va_list ap)
+void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const char *fmt, va_list ap)
 {
 	if (!l->fn && (l->env_level < 0 || (int)level > l->env_level))
 		return;
@@ -34,6 +33,6 @@ void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const
 		l->fn(level, msg, l->user);
 		return;
 	}
-	static const char *const names[] = {"error", "warn", "info", "debug"};
+	static const char *const names[] = { "error", "warn", "info", "debug" };
 	fprintf(stderr, "lineage: %s: %s\n", names[level], msg);
 }

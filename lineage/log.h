@@ -12,15 +12,14 @@
 #include "lineage/runtime.h"
 
 struct lin_logger {
-	lin_log_fn fn;     /* the user's callback, or NULL */
+	lin_log_fn fn; /* the user's callback, or NULL */
 	void *user;
-	int env_level;     /* LINEAGE_LOG's level, or -1 */
+	int env_level; /* LINEAGE_LOG's level, or -1 */
 };
 
 /* A logger for @fn/@user (read LINEAGE_LOG now). */
 void lin_logger_init(struct lin_logger *l, lin_log_fn fn, void *user);
 /* Format (cut at 511 bytes) and deliver. Context: any thread. */
-void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const char *fmt,
-		     va_list ap);
+void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const char *fmt, va_list ap);
 
 #endif

@@ -45,8 +45,8 @@ void __tsan_release(void *addr);
 
 struct lin_clock {
 	bool use_tsc;
-	double ns_per_tick;      /* calibrated at create */
-	uint64_t tsc0;           /* reference pair */
+	double ns_per_tick; /* calibrated at create */
+	uint64_t tsc0;      /* reference pair */
 	uint64_t ns0;
 	double tsc_hz;
 };
@@ -72,26 +72,25 @@ static inline uint64_t lin_clock_ticks(const struct lin_clock *c)
  * writer frees after encoding (or the producer frees when the event is dropped).
  */
 struct lin_event {
-	uint8_t type;            /* LIN_REC_* */
-	uint8_t kind;            /* LIN_TARGET_*; launch: 1 when the epoch was pushed */
-	uint16_t depth;          /* scope depth; misuse: enum lin_misuse_cause */
-	uint32_t version;        /* 0: unknown */
+	uint8_t type;     /* LIN_REC_* */
+	uint8_t kind;     /* LIN_TARGET_*; launch: 1 when the epoch was pushed */
+	uint16_t depth;   /* scope depth; misuse: enum lin_misuse_cause */
+	uint32_t version; /* 0: unknown */
 	uint64_t ticks;
-	uint64_t a;              /* the id the record is about, or LIN_NIL */
-	uint64_t b;              /* per type: seq, capture, reason, detail, name or blob */
+	uint64_t a; /* the id the record is about, or LIN_NIL */
+	uint64_t b; /* per type: seq, capture, reason, detail, name or blob */
 };
 _Static_assert(sizeof(struct lin_event) == 32, "two events per cache line");
 
 /* What request_begin and epoch_declare events own (freed by the writer). */
 struct lin_blob {
 	char *name;
-	uint64_t user_id;        /* LIN_NIL: none */
-	uint64_t parent;         /* LIN_NIL: none */
+	uint64_t user_id;               /* LIN_NIL: none */
+	uint64_t parent;                /* LIN_NIL: none */
 	struct lin_w3c_context *remote; /* requests begun from received headers, or NULL */
 	size_t n;
 	uint64_t req[];
 };
-
 
 struct lin_scope_ent {
 	uint64_t id;
@@ -104,14 +103,14 @@ struct lin_scope_ent {
 struct lin_tstate {
 	/* producer side: written by the owning thread only */
 	uint64_t head;
-	uint64_t tail_cache;     /* last tail seen; reloaded only when the buffer looks full */
+	uint64_t tail_cache; /* last tail seen; reloaded only when the buffer looks full */
 	struct lin_event *ev;
 	uint32_t mask;
-	uint32_t kick_mask;      /* every (mask + 1) / 4 events the fill is looked at */
+	uint32_t kick_mask; /* every (mask + 1) / 4 events the fill is looked at */
 	uint32_t tid;
 	uint32_t serial;
 	uint32_t depth;
-	uint32_t ctr;            /* scope/launch cookie counter */
+	uint32_t ctr; /* scope/launch cookie counter */
 	uint32_t capture_seq;
 	uint32_t nlaunch;
 	struct lin_scope_ent scopes[LIN_MAX_SCOPES];
@@ -144,16 +143,16 @@ struct lin_slot {
 
 #define LIN_CHUNK_SHIFT 16
 #define LIN_CHUNK_SLOTS (1u << LIN_CHUNK_SHIFT)
-#define LIN_MAX_CHUNKS 256          /* 16 Mi live requests and epochs */
+#define LIN_MAX_CHUNKS 256 /* 16 Mi live requests and epochs */
 
 struct lin_entity;
 
 struct lin_registry {
 	_Atomic(struct lin_slot *) chunks[LIN_MAX_CHUNKS];
-	pthread_mutex_t lock;       /* slot allocation only; never taken on the launch path */
-	uint32_t free_head;         /* index+1 of the first free slot; 0 = none */
+	pthread_mutex_t lock; /* slot allocation only; never taken on the launch path */
+	uint32_t free_head;   /* index+1 of the first free slot; 0 = none */
 	uint32_t nchunks;
-	struct cds_lfht *ht;        /* id -> entity */
+	struct cds_lfht *ht; /* id -> entity */
 	_Atomic uint64_t next_id;
 	_Atomic uint64_t live_requests;
 	_Atomic uint64_t live_epochs;
@@ -187,8 +186,7 @@ static inline struct lin_slot *lin_registry_slot(struct lin_registry *reg, uint3
  * line: the id before and after the version, so a concurrent retire or reuse is seen (ids
  * are never reused, so an id read twice means it held the slot in between).
  */
-static inline bool lin_registry_check(struct lin_registry *reg, uint32_t slot, uint64_t id,
-				      uint32_t version)
+static inline bool lin_registry_check(struct lin_registry *reg, uint32_t slot, uint64_t id, uint32_t version)
 {
 	struct lin_slot *s = lin_registry_slot(reg, slot);
 	if (LIN_UNLIKELY(!s))
@@ -206,8 +204,8 @@ struct lin_strtab;
 struct lin_runtime {
 	struct lin_registry reg;
 	struct lin_clock clock;
-	uint64_t gen;                /* unique per runtime in this process */
-	uint16_t rt_tag;             /* identifies this runtime in tokens */
+	uint64_t gen;    /* unique per runtime in this process */
+	uint16_t rt_tag; /* identifies this runtime in tokens */
 	uint32_t flags;
 	uint32_t ext_kind;
 	uint32_t ring_events;
@@ -218,7 +216,7 @@ struct lin_runtime {
 	struct lin_backend_ops be;
 	bool have_backend;
 	enum lin_backend_kind backend_kind;
-	bool device_clock_host;      /* the backend's device timestamps are our host clock */
+	bool device_clock_host; /* the backend's device timestamps are our host clock */
 	const char *cupti_status;
 	pthread_key_t key;
 
@@ -232,12 +230,12 @@ struct lin_runtime {
 	_Atomic uint64_t dropped_retired;
 
 	/* output (writer.c) */
-	pthread_mutex_t out_lock;    /* output buffer, packer, string table */
+	pthread_mutex_t out_lock; /* output buffer, packer, string table */
 	int fd;
 	lin_trace_write_fn write_cb;
 	void *write_user;
 	bool have_output;
-	bool have_sink;              /* a trace file or callback (not only an OTLP stream) */
+	bool have_sink; /* a trace file or callback (not only an OTLP stream) */
 	bool out_failed;
 	const struct lin_tap_ops *tap_ops; /* the OTLP stream (lineage/tap.h), or NULL */
 	void *tap;

@@ -42,7 +42,11 @@ uint64_t lin_rt_now_ns(const lin_runtime *rt);
  * A copy of the runtime's host clock that outlives it (for a process-wide callback such as
  * CUPTI's timestamp callback, which has no user pointer and no unregistration).
  */
-struct lin_rt_clock { double ns_per_tick; uint64_t tsc0, ns0; bool use_tsc; };
+struct lin_rt_clock {
+	double ns_per_tick;
+	uint64_t tsc0, ns0;
+	bool use_tsc;
+};
 void lin_rt_clock_get(const lin_runtime *rt, struct lin_rt_clock *c);
 uint64_t lin_rt_clock_ns(const struct lin_rt_clock *c);
 /* The backend made the device timestamps this runtime's host clock (header device_clock

@@ -55,25 +55,17 @@ void lin_rt_clock_get(const lin_runtime *rt, struct lin_rt_clock *c)
 
 uint64_t lin_rt_clock_ns(const struct lin_rt_clock *c)
 {
-	struct lin_clock k = { .use_tsc = c->use_tsc, .ns_per_tick = c->ns_per_tick,
-			       .tsc0 = c->tsc0, .ns0 = c->ns0 };
+	struct lin_clock k = {
+		.use_tsc = c->use_tsc, .ns_per_tick = c->ns_per_tick, .tsc0 = c->tsc0, .ns0 = c->ns0
+	};
 	return lin_clock_ticks_to_ns(&k, lin_clock_ticks(&k));
 }
 
-void lin_rt_set_device_clock_host(lin_runtime *rt)
-{
-	rt->device_clock_host = true;
-}
+void lin_rt_set_device_clock_host(lin_runtime *rt) { rt->device_clock_host = true; }
 
-LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt)
-{
-	return rt ? lin_rt_now_ns(rt) : 0;
-}
+LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt) { return rt ? lin_rt_now_ns(rt) : 0; }
 
-uint32_t lin_rt_ext_kind(const lin_runtime *rt)
-{
-	return rt->ext_kind;
-}
+uint32_t lin_rt_ext_kind(const lin_runtime *rt) { return rt->ext_kind; }
 
 /* ---------------------------------------------------------------- options */
 
@@ -105,8 +97,7 @@ static int copy_out(void *dst, const void *src, size_t srcsz)
 	if (sz < sizeof(size_t) || sz > OUT_SZ_MAX)
 		return -EINVAL;
 	size_t n = sz < srcsz ? sz : srcsz;
-	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
-	       n - sizeof(size_t));
+	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t), n - sizeof(size_t));
 	if (sz > srcsz)
 		memset((char *)dst + srcsz, 0, sz - srcsz);
 	return 0;
@@ -203,10 +194,7 @@ static void unlock_all(bool child)
 	pthread_mutex_unlock(&rt_list_lock);
 }
 
-static void fork_parent(void)
-{
-	unlock_all(false);
-}
+static void fork_parent(void) { unlock_all(false); }
 
 static void fork_child(void)
 {
@@ -293,8 +281,7 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 {
 	rt->backend_kind = o->backend;
 	switch (o->backend) {
-	case LIN_BACKEND_NONE:
-		return 0;
+	case LIN_BACKEND_NONE: return 0;
 	case LIN_BACKEND_CUSTOM: {
 		/* Only what the caller's sz covers: a caller built against 0.2 has no flags. */
 		size_t n = o->backend_ops->sz < sizeof(rt->be) ? o->backend_ops->sz : sizeof(rt->be);
@@ -406,8 +393,8 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next) {
 		if (!atomic_load(&ts->exited) && ts->depth) {
 			struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
-			lin_record_misuse(rt, ts, LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE, top->kind, top->id,
-					  top->version, ts->depth);
+			lin_record_misuse(rt, ts, LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE, top->kind,
+					  top->id, top->version, ts->depth);
 		}
 		atomic_store(&ts->exited, 1);
 	}
@@ -434,7 +421,7 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 {
 	if (!rt || !st || st->sz < sizeof(size_t) || st->sz > OUT_SZ_MAX)
 		return -EINVAL;
-	struct lin_runtime_stats *out = st, full = {.sz = sizeof(full)};
+	struct lin_runtime_stats *out = st, full = { .sz = sizeof(full) };
 	st = &full;
 	st->live_requests = atomic_load(&rt->reg.live_requests);
 	st->live_epochs = atomic_load(&rt->reg.live_epochs);
@@ -542,9 +529,9 @@ LIN_API int lin_request_end(lin_runtime *rt, uint64_t id)
 		return err;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (ts) {
-		struct lin_event e = {.type = LIN_REC_REQUEST_END,
-				      .ticks = lin_clock_ticks(&rt->clock),
-				      .a = id};
+		struct lin_event e = { .type = LIN_REC_REQUEST_END,
+				       .ticks = lin_clock_ticks(&rt->clock),
+				       .a = id };
 		lin_event_push(ts, &e);
 	}
 	return 0;
@@ -563,7 +550,7 @@ static int current_requests(lin_runtime *rt, struct lin_tstate *ts, uint64_t **r
 		*n = 1;
 		return 0;
 	}
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	int err = lin_registry_info(&rt->reg, top->id, &info, one, 1, NULL);
 	if (err)
 		return err;
@@ -589,7 +576,7 @@ static int current_requests(lin_runtime *rt, struct lin_tstate *ts, uint64_t **r
 static int check_requests_live(lin_runtime *rt, const uint64_t *req, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct lin_entity_info info = {.sz = sizeof(info)};
+		struct lin_entity_info info = { .sz = sizeof(info) };
 		if (lin_registry_info(&rt->reg, req[i], &info, NULL, 0, NULL) ||
 		    info.kind != LIN_TARGET_REQUEST)
 			return -LIN_ENOTFOUND;
@@ -630,7 +617,7 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 			return err;
 	}
 	if (!err && parent) {
-		struct lin_entity_info info = {.sz = sizeof(info)};
+		struct lin_entity_info info = { .sz = sizeof(info) };
 		if (lin_registry_info(&rt->reg, parent, &info, NULL, 0, NULL) ||
 		    info.kind != LIN_TARGET_EPOCH)
 			err = -LIN_ENOTFOUND;
@@ -670,11 +657,11 @@ LIN_API int lin_epoch_reissue(lin_runtime *rt, uint64_t id, uint32_t reason, uin
 		return err;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (ts) {
-		struct lin_event e = {.type = LIN_REC_EPOCH_REISSUE,
-				      .version = v,
-				      .ticks = lin_clock_ticks(&rt->clock),
-				      .a = id,
-				      .b = reason};
+		struct lin_event e = { .type = LIN_REC_EPOCH_REISSUE,
+				       .version = v,
+				       .ticks = lin_clock_ticks(&rt->clock),
+				       .a = id,
+				       .b = reason };
 		lin_event_push(ts, &e);
 	}
 	if (version)
@@ -692,10 +679,10 @@ LIN_API int lin_epoch_retire(lin_runtime *rt, uint64_t id)
 		return err;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (ts) {
-		struct lin_event e = {.type = LIN_REC_EPOCH_RETIRE,
-				      .version = v,
-				      .ticks = lin_clock_ticks(&rt->clock),
-				      .a = id};
+		struct lin_event e = { .type = LIN_REC_EPOCH_RETIRE,
+				       .version = v,
+				       .ticks = lin_clock_ticks(&rt->clock),
+				       .a = id };
 		lin_event_push(ts, &e);
 	}
 	return 0;
@@ -708,7 +695,7 @@ LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_in
 		return -EINVAL;
 	if (info && (info->sz < sizeof(size_t) || info->sz > OUT_SZ_MAX))
 		return -EINVAL;
-	struct lin_entity_info full = {.sz = sizeof(full)};
+	struct lin_entity_info full = { .sz = sizeof(full) };
 	int err = lin_registry_info(&rt->reg, id, info ? &full : NULL, requests, cap, NULL);
 	if (!err && info)
 		err = copy_out(info, &full, sizeof(full));

@@ -31,8 +31,8 @@ struct lin_tstate *lin_tstate_slow(lin_runtime *rt)
 {
 	struct lin_tstate *ts = pthread_getspecific(rt->key);
 	if (!ts) {
-		ts = aligned_alloc(LIN_CACHELINE, (sizeof(*ts) + LIN_CACHELINE - 1) &
-							  ~(size_t)(LIN_CACHELINE - 1));
+		ts = aligned_alloc(LIN_CACHELINE,
+				   (sizeof(*ts) + LIN_CACHELINE - 1) & ~(size_t)(LIN_CACHELINE - 1));
 		if (!ts)
 			return NULL;
 		memset(ts, 0, sizeof(*ts));
@@ -119,8 +119,8 @@ void lin_tstate_key_dtor(void *p)
 	lin_runtime *rt = ts->rt;
 	if (ts->depth) {
 		struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
-		lin_record_misuse(rt, ts, LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE, top->kind, top->id, top->version,
-				  ts->depth);
+		lin_record_misuse(rt, ts, LIN_MISUSE_THREAD_EXIT_OPEN_SCOPE, top->kind, top->id,
+				  top->version, ts->depth);
 	}
 	if (lin_tls.ts == ts) {
 		lin_tls.rt = NULL;

@@ -31,7 +31,7 @@ _Static_assert(sizeof(lin_token) == 32, "lin_token must stay 32 bytes");
  */
 static inline __attribute__((always_inline)) uint32_t token_tag(const lin_token *t)
 {
-	uint64_t in[2] = {t->id, ((uint64_t)t->version << 32) | t->slot};
+	uint64_t in[2] = { t->id, ((uint64_t)t->version << 32) | t->slot };
 	uint64_t seed = TOKEN_SEED ^ ((uint64_t)t->rt << 8) ^ t->kind;
 	return (uint32_t)XXH3_64bits_withSeed(in, sizeof(in), seed);
 }
@@ -42,8 +42,8 @@ static inline uint64_t lean_ticks(const lin_runtime *rt)
 	return (rt->flags & LIN_RT_LEAN_TIMESTAMPS) ? 0 : lin_clock_ticks(&rt->clock);
 }
 
-static void token_fill(lin_runtime *rt, lin_token *tok, uint8_t kind, uint64_t id,
-		       uint32_t version, uint32_t slot, uint32_t tid, uint32_t seq)
+static void token_fill(lin_runtime *rt, lin_token *tok, uint8_t kind, uint64_t id, uint32_t version,
+		       uint32_t slot, uint32_t tid, uint32_t seq)
 {
 	tok->id = id;
 	tok->version = version;
@@ -80,7 +80,7 @@ LIN_API int lin_token_make(lin_runtime *rt, uint64_t id, lin_token *tok)
 {
 	if (!rt || !tok)
 		return -EINVAL;
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	uint32_t slot;
 	int err = lin_registry_info(&rt->reg, id, &info, NULL, 0, &slot);
 	if (err)
@@ -91,9 +91,10 @@ LIN_API int lin_token_make(lin_runtime *rt, uint64_t id, lin_token *tok)
 
 /* Push a scope for a checked (kind, id, version); records the adopt. @capture is
  * (capture_tid << 32 | capture_seq), or LIN_NIL. */
-static inline __attribute__((always_inline)) int
-scope_push(lin_runtime *rt, struct lin_tstate *ts, uint8_t kind, uint64_t id, uint32_t version,
-	   uint32_t slot, uint64_t capture, lin_scope *scope)
+static inline __attribute__((always_inline)) int scope_push(lin_runtime *rt, struct lin_tstate *ts,
+							    uint8_t kind, uint64_t id,
+							    uint32_t version, uint32_t slot,
+							    uint64_t capture, lin_scope *scope)
 {
 	if (LIN_UNLIKELY(ts->depth >= LIN_MAX_SCOPES)) {
 		lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_DEPTH, kind, id, version, ts->depth);
@@ -125,8 +126,8 @@ LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *sc
 		return -LIN_EBADTOKEN;
 	}
 	if (LIN_UNLIKELY(tok->rt != rt->rt_tag)) {
-		lin_record_misuse(rt, ts, LIN_MISUSE_FOREIGN_TOKEN, tok->kind, tok->id, tok->version,
-				  tok->rt);
+		lin_record_misuse(rt, ts, LIN_MISUSE_FOREIGN_TOKEN, tok->kind, tok->id,
+				  tok->version, tok->rt);
 		return -LIN_EFOREIGN;
 	}
 	if (LIN_UNLIKELY(!lin_registry_check(&rt->reg, tok->slot, tok->id, tok->version))) {
@@ -148,7 +149,7 @@ LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope)
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (!ts)
 		return -ENOMEM;
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	uint32_t slot;
 	int err = lin_registry_info(&rt->reg, id, &info, NULL, 0, &slot);
 	if (err)
@@ -183,8 +184,8 @@ LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
 	for (uint32_t i = 0; i + 1 < ts->depth; i++) {
 		if (ts->scopes[i].cookie == cookie) {
 			const struct lin_scope_ent *s = &ts->scopes[i];
-			lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_ORDER, s->kind, s->id, s->version,
-					  ts->depth);
+			lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_ORDER, s->kind, s->id,
+					  s->version, ts->depth);
 			return -LIN_ESCOPE_ORDER;
 		}
 	}
@@ -256,11 +257,11 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 		      ret == -LIN_ELAUNCH_DEPTH ? 0 : (uint16_t)ts->nlaunch,
 		      epoch ? top->version : 0, ticks, epoch ? epoch : LIN_NIL, (uintptr_t)name);
 	if (rt->observer) {
-		struct lin_launch_info info = {.epoch = epoch,
-					       .version = epoch ? top->version : 0,
-					       .tid = ts->tid,
-					       .name = name,
-					       .host_ns = lin_clock_ticks_to_ns(&rt->clock, ticks)};
+		struct lin_launch_info info = { .epoch = epoch,
+						.version = epoch ? top->version : 0,
+						.tid = ts->tid,
+						.name = name,
+						.host_ns = lin_clock_ticks_to_ns(&rt->clock, ticks) };
 		rt->observer(&info, rt->observer_user);
 	}
 	return ret;
@@ -286,8 +287,7 @@ LIN_API int lin_launch_end(lin_runtime *rt, lin_launch *l)
 		lin_record_misuse(rt, ts, LIN_MISUSE_LAUNCH_ORDER, 0, LIN_NIL, 0, LIN_NIL);
 		return -LIN_ELAUNCH_ORDER;
 	}
-	lin_event_put(ts, LIN_REC_LAUNCH_END, 0, (uint16_t)ts->nlaunch--, 0, lean_ticks(rt), LIN_NIL,
-		      0);
+	lin_event_put(ts, LIN_REC_LAUNCH_END, 0, (uint16_t)ts->nlaunch--, 0, lean_ticks(rt), LIN_NIL, 0);
 	if (l->ext_id && LIN_UNLIKELY(backend_pop(rt, ts, l->ext_id) != 0))
 		ret = -LIN_EBACKEND;
 	l->cookie = 0;
@@ -306,8 +306,7 @@ static int backend_pop(lin_runtime *rt, struct lin_tstate *ts, uint64_t ext_id)
 	if (LIN_LIKELY(rt->be.pop(rt->be.ctx, rt->ext_kind, &popped) == 0 && popped == ext_id))
 		return 0;
 	lin_record_misuse(rt, ts, LIN_MISUSE_BACKEND_POP, LIN_TARGET_EPOCH, ext_id, 0, popped);
-	if (popped && popped != ext_id &&
-	    rt->be.pop(rt->be.ctx, rt->ext_kind, &under) == 0) {
+	if (popped && popped != ext_id && rt->be.pop(rt->be.ctx, rt->ext_kind, &under) == 0) {
 		if (under != ext_id) /* ours is not there either: leave the stack as it was */
 			(void)rt->be.push(rt->be.ctx, rt->ext_kind, under);
 		(void)rt->be.push(rt->be.ctx, rt->ext_kind, popped);
@@ -365,7 +364,7 @@ LIN_API int lin_token_parse(const char *text, lin_token *tok)
 		return -EINVAL;
 	static const struct {
 		unsigned max, exact;
-	} f[6] = {{16, 16}, {8, 0}, {8, 0}, {4, 0}, {2, 0}, {8, 8}};
+	} f[6] = { { 16, 16 }, { 8, 0 }, { 8, 0 }, { 4, 0 }, { 2, 0 }, { 8, 8 } };
 	uint64_t v[6];
 	const char *p = text + 5;
 	for (int i = 0; i < 6; i++) {
@@ -375,13 +374,13 @@ LIN_API int lin_token_parse(const char *text, lin_token *tok)
 		if (i < 5)
 			p++;
 	}
-	lin_token t = {.id = v[0],
-		       .version = (uint32_t)v[1],
-		       .slot = (uint32_t)v[2],
-		       .rt = (uint16_t)v[3],
-		       .kind = (uint8_t)v[4],
-		       .flags = TOKEN_FLAG_TEXT,
-		       .tag = (uint32_t)v[5]};
+	lin_token t = { .id = v[0],
+			.version = (uint32_t)v[1],
+			.slot = (uint32_t)v[2],
+			.rt = (uint16_t)v[3],
+			.kind = (uint8_t)v[4],
+			.flags = TOKEN_FLAG_TEXT,
+			.tag = (uint32_t)v[5] };
 	if (!t.id || (t.kind != LIN_TARGET_REQUEST && t.kind != LIN_TARGET_EPOCH) ||
 	    t.tag != token_tag(&t))
 		return -LIN_EBADTOKEN;

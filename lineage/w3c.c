@@ -55,10 +55,7 @@ static int all_zero(const uint8_t *p, size_t n)
 	return 1;
 }
 
-static int is_ows(char c)
-{
-	return c == ' ' || c == '\t';
-}
+static int is_ows(char c) { return c == ' ' || c == '\t'; }
 
 LIN_API int lin_w3c_traceparent_parse(const char *s, struct lin_w3c_traceparent *out)
 {
@@ -85,8 +82,7 @@ LIN_API int lin_w3c_traceparent_parse(const char *s, struct lin_w3c_traceparent 
 	return 0;
 }
 
-LIN_API int lin_w3c_traceparent_format(const struct lin_w3c_traceparent *tp, char *buf,
-				       size_t len)
+LIN_API int lin_w3c_traceparent_format(const struct lin_w3c_traceparent *tp, char *buf, size_t len)
 {
 	if (!tp || !buf)
 		return -EINVAL;
@@ -177,7 +173,7 @@ static int ts_split(const char *ts, struct ts_member *m)
 			const char *eq = memchr(b, '=', (size_t)(t - b));
 			if (!eq || n == LIN_W3C_TRACESTATE_MEMBERS)
 				return -EINVAL;
-			struct ts_member cur = {b, eq + 1, (size_t)(eq - b), (size_t)(t - eq - 1)};
+			struct ts_member cur = { b, eq + 1, (size_t)(eq - b), (size_t)(t - eq - 1) };
 			if (!key_valid(cur.key, cur.klen) || !value_valid(cur.val, cur.vlen))
 				return -EINVAL;
 			for (int i = 0; i < n; i++)
@@ -215,8 +211,8 @@ LIN_API int lin_w3c_tracestate_find(const char *ts, const char *key, char *value
 	return 0;
 }
 
-LIN_API int lin_w3c_tracestate_put(const char *ts, const char *key, const char *value,
-				   char *buf, size_t len)
+LIN_API int lin_w3c_tracestate_put(const char *ts, const char *key, const char *value, char *buf,
+				   size_t len)
 {
 	if (!key || !value || !buf)
 		return -EINVAL;
@@ -259,8 +255,7 @@ static uint32_t lin_bind(const uint8_t trace_id[16], uint32_t tag)
 	return (uint32_t)lin_w3c_mix64(hi ^ lin_w3c_mix64(lo ^ tag));
 }
 
-LIN_API int lin_w3c_lin_format(const lin_token *tok, const uint8_t trace_id[16], char *buf,
-			       size_t len)
+LIN_API int lin_w3c_lin_format(const lin_token *tok, const uint8_t trace_id[16], char *buf, size_t len)
 {
 	if (!tok || !trace_id || !buf)
 		return -EINVAL;
@@ -304,8 +299,7 @@ LIN_API int lin_w3c_lin_parse(const char *value, const uint8_t trace_id[16], lin
 
 /* ---------------------------------------------------------------- headers */
 
-LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate,
-			    struct lin_w3c_context *out)
+LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate, struct lin_w3c_context *out)
 {
 	if (!traceparent || !out)
 		return -EINVAL;
@@ -339,9 +333,8 @@ static uint64_t this_proc_key(void)
 	return lin_w3c_proc_key(host, (uint64_t)getpid());
 }
 
-LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
-			   const struct lin_w3c_context *in, const char *in_tracestate,
-			   uint8_t flags, struct lin_w3c_headers *out)
+LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok, const struct lin_w3c_context *in,
+			   const char *in_tracestate, uint8_t flags, struct lin_w3c_headers *out)
 {
 	if (!rt || !tok || !out || !tok->id)
 		return -EINVAL;
@@ -353,7 +346,7 @@ LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
 	} else {
 		uint64_t req = tok->id;
 		if (tok->kind == LIN_TARGET_EPOCH) {
-			struct lin_entity_info info = {.sz = sizeof(info)};
+			struct lin_entity_info info = { .sz = sizeof(info) };
 			int err = lin_entity_lookup(rt, tok->id, &info, &req, 1);
 			if (err)
 				return err;
@@ -384,8 +377,7 @@ LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
 	return 0;
 }
 
-LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx,
-			  lin_scope *scope)
+LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx, lin_scope *scope)
 {
 	if (!rt || !ctx || !scope)
 		return -EINVAL;
@@ -402,7 +394,7 @@ LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context 
 {
 	if (!rt || !ctx || !id)
 		return -EINVAL;
-	struct lin_request_opts o = {.sz = sizeof(o)};
+	struct lin_request_opts o = { .sz = sizeof(o) };
 	if (opts) {
 		if (opts->sz < sizeof(size_t))
 			return -EINVAL;

@@ -28,7 +28,7 @@
 
 /* String table: content hash -> sid, plus a pointer cache in front for launch names. */
 struct lin_strtab {
-	uint64_t *hash;           /* 0 = empty slot */
+	uint64_t *hash; /* 0 = empty slot */
 	uint64_t *sid;
 	size_t cap, n;
 	uint64_t next_sid;
@@ -45,11 +45,26 @@ static int out_write_cb(void *data, const char *buf, size_t len)
 	if (LIN_LIKELY(rt->olen + 16 <= rt->ocap)) {
 		char *d = rt->obuf + rt->olen;
 		switch (len) {
-		case 1: d[0] = buf[0]; rt->olen += 1; return 0;
-		case 2: memcpy(d, buf, 2); rt->olen += 2; return 0;
-		case 3: memcpy(d, buf, 3); rt->olen += 3; return 0;
-		case 5: memcpy(d, buf, 5); rt->olen += 5; return 0;
-		case 9: memcpy(d, buf, 9); rt->olen += 9; return 0;
+		case 1:
+			d[0] = buf[0];
+			rt->olen += 1;
+			return 0;
+		case 2:
+			memcpy(d, buf, 2);
+			rt->olen += 2;
+			return 0;
+		case 3:
+			memcpy(d, buf, 3);
+			rt->olen += 3;
+			return 0;
+		case 5:
+			memcpy(d, buf, 5);
+			rt->olen += 5;
+			return 0;
+		case 9:
+			memcpy(d, buf, 9);
+			rt->olen += 9;
+			return 0;
 		default: break;
 		}
 	}
@@ -83,7 +98,8 @@ static int out_flush_locked(lin_runtime *rt)
 			err = lin_write_all(rt->fd, rt->obuf, rt->olen);
 		if (err) {
 			rt->out_failed = true;
-			lin_rt_log(rt, LIN_LOG_ERROR, "trace output failed: %s; further output is discarded",
+			lin_rt_log(rt, LIN_LOG_ERROR,
+				   "trace output failed: %s; further output is discarded",
 				   lin_strerror(err));
 		} else {
 			atomic_fetch_add_explicit(&rt->bytes_written, rt->olen, memory_order_relaxed);
@@ -207,16 +223,14 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 	switch (e->type) {
 	case LIN_REC_REQUEST_BEGIN:
 		if (b) {
-			lin_tf_request_begin(pk, ns, ts->tid, e->a, b->user_id, intern_owned(rt, b->name),
-					     b->parent);
+			lin_tf_request_begin(pk, ns, ts->tid, e->a, b->user_id,
+					     intern_owned(rt, b->name), b->parent);
 			if (b->remote)
 				encode_link(pk, ns, ts->tid, e->a, b->remote);
 		} else
 			lin_tf_request_begin(pk, ns, ts->tid, e->a, LIN_NIL, 0, LIN_NIL);
 		break;
-	case LIN_REC_REQUEST_END:
-		lin_tf_request_end(pk, ns, ts->tid, e->a);
-		break;
+	case LIN_REC_REQUEST_END: lin_tf_request_end(pk, ns, ts->tid, e->a); break;
 	case LIN_REC_EPOCH_DECLARE:
 		lin_tf_epoch_declare(pk, ns, ts->tid, e->a, e->version, b->req, b->n, b->parent,
 				     intern_owned(rt, b->name));
@@ -224,9 +238,7 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 	case LIN_REC_EPOCH_REISSUE:
 		lin_tf_epoch_reissue(pk, ns, ts->tid, e->a, e->version, (uint32_t)e->b);
 		break;
-	case LIN_REC_EPOCH_RETIRE:
-		lin_tf_epoch_retire(pk, ns, ts->tid, e->a, e->version);
-		break;
+	case LIN_REC_EPOCH_RETIRE: lin_tf_epoch_retire(pk, ns, ts->tid, e->a, e->version); break;
 	case LIN_REC_TOKEN_CAPTURE: {
 		struct lin_tfast f = fast_begin(rt);
 		lin_tfast_token_capture(&f, e->ticks ? ns : LIN_NIL, ts->tid, e->kind, e->a,
@@ -269,8 +281,7 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 		fast_end(rt, &f);
 		break;
 	}
-	default:
-		break;
+	default: break;
 	}
 	lin_event_drop_owned(e);
 	maybe_flush_locked(rt);
@@ -346,7 +357,8 @@ int lin_writer_drain(lin_runtime *rt, bool exact)
 			uint64_t d = atomic_load(&rt->ext_dropped[s]);
 			if (d != rt->ext_dropped_reported[s]) {
 				lin_tf_dropped(&rt->pk, s, d - rt->ext_dropped_reported[s], LIN_NIL,
-					       s == LIN_DROP_CUPTI_RECORDS ? "cupti_dropped" : "cupti_buffer");
+					       s == LIN_DROP_CUPTI_RECORDS ? "cupti_dropped"
+									   : "cupti_buffer");
 				rt->ext_dropped_reported[s] = d;
 			}
 		}
@@ -354,8 +366,7 @@ int lin_writer_drain(lin_runtime *rt, bool exact)
 	}
 	pthread_mutex_unlock(&rt->out_lock);
 	if (rt->tap) /* decoded and written outside the output lock */
-		rt->tap_ops->tick(rt->tap, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS,
-				 exact);
+		rt->tap_ops->tick(rt->tap, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS, exact);
 	return err;
 }
 
@@ -401,12 +412,14 @@ static int open_otlp_tap(lin_runtime *rt, const struct lin_runtime_opts *o)
 {
 	lin_tap_open_fn open = atomic_load(&otlp_open);
 	if (!open) {
-		lin_rt_log(rt, LIN_LOG_ERROR, "otlp_path/otlp_write: the OTLP stream is in "
+		lin_rt_log(rt, LIN_LOG_ERROR,
+			   "otlp_path/otlp_write: the OTLP stream is in "
 			   "liblineage-otlp: link it and call lin_otlp_enable() first");
 		return -ENOTSUP;
 	}
-	struct lin_tap_args a = {.sz = sizeof(a), .opts = o, .rt = rt,
-				 .threaded = !(rt->flags & LIN_RT_NO_WRITER_THREAD)};
+	struct lin_tap_args a = {
+		.sz = sizeof(a), .opts = o, .rt = rt, .threaded = !(rt->flags & LIN_RT_NO_WRITER_THREAD)
+	};
 	const struct lin_tap_ops *ops = NULL;
 	void *tap = NULL;
 	int err = open(&a, &ops, &tap);
@@ -459,7 +472,7 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 	msgpack_packer_init(&rt->pk, rt, out_write_cb);
 	char host[256];
 	get_host(host, sizeof(host));
-	static const char *backend_names[] = {"none", "cupti", "custom"};
+	static const char *backend_names[] = { "none", "cupti", "custom" };
 	struct lin_tf_header h = {
 		.format = LIN_TRACE_FORMAT_NAME,
 		.writer = "liblineage " LIN_STRINGIFY_VERSION,
@@ -568,7 +581,8 @@ static void write_trace_end(lin_runtime *rt)
 		uint64_t dropped = atomic_load(&rt->dropped_retired);
 		for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next)
 			dropped += atomic_load(&ts->dropped);
-		lin_tf_trace_end(&rt->pk, lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock)),
+		lin_tf_trace_end(&rt->pk,
+				 lin_clock_ticks_to_ns(&rt->clock, lin_clock_ticks(&rt->clock)),
 				 dropped);
 		out_flush_locked(rt);
 	}

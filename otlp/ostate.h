@@ -34,7 +34,7 @@ struct sreqref {
 struct sepoch {
 	uint64_t begin, parent_span, name_sid, exec, ordinal;
 	uint8_t trace[16];
-	struct sreqref *reqs;        /* [nreq], owned */
+	struct sreqref *reqs; /* [nreq], owned */
 	uint32_t nreq, version, reissues, tid;
 };
 
@@ -44,11 +44,11 @@ struct sadopt {
 	uint32_t kind;
 };
 
-struct scorr {                   /* external correlation -> epoch */
-	uint64_t epoch, seen;        /* epoch NIL: several epochs (ambiguous) */
+struct scorr {                /* external correlation -> epoch */
+	uint64_t epoch, seen; /* epoch NIL: several epochs (ambiguous) */
 };
 
-struct sdone {                   /* a retired epoch, for GPU records that come later */
+struct sdone { /* a retired epoch, for GPU records that come later */
 	uint64_t t;
 	uint8_t trace[16];
 };
@@ -56,15 +56,15 @@ struct sdone {                   /* a retired epoch, for GPU records that come l
 /* A host record waiting for its turn: host records are processed in host-time order
  * (the writer drains thread by thread, so the byte stream is ordered per thread only). */
 struct srec {
-	uint64_t t, seq;             /* ordering key: host time, then decode order */
-	uint64_t f[8];               /* fields 1..8; NIL when nil or absent */
-	uint64_t *reqs;              /* epoch_declare: its requests, owned */
+	uint64_t t, seq; /* ordering key: host time, then decode order */
+	uint64_t f[8];   /* fields 1..8; NIL when nil or absent */
+	uint64_t *reqs;  /* epoch_declare: its requests, owned */
 	uint32_t nreq;
 	uint8_t type;
-	char str[40];                /* misuse: its cause */
+	char str[40]; /* misuse: its cause */
 };
 
-struct snode {                   /* graph node -> the epoch it was created under */
+struct snode { /* graph node -> the epoch it was created under */
 	uint64_t epoch;
 	uint8_t trace[16];
 };
@@ -78,9 +78,9 @@ struct sgpu {
 
 struct sevent {
 	uint64_t t, a, b, c;
-	const char *name;            /* static */
+	const char *name; /* static */
 	char cause[40];
-	uint8_t what;                /* EV_MISUSE, EV_LOSS */
+	uint8_t what; /* EV_MISUSE, EV_LOSS */
 };
 
 enum { EV_MISUSE, EV_LOSS };
@@ -97,10 +97,10 @@ struct lin_ostream {
 	 * guards the stream thread's hand-over fields below */
 	pthread_mutex_t in_mu;
 	uint8_t *in;
-	size_t ilen, icap, ioff;     /* in[ioff..ilen) waits */
-	uint64_t in_pos;             /* trace offset of in[ioff] */
-	bool resync;                 /* bytes were skipped: decoding restarts at in_pos */
-	uint64_t dropped_bytes;      /* fed while the backlog was full: not decoded */
+	size_t ilen, icap, ioff; /* in[ioff..ilen) waits */
+	uint64_t in_pos;         /* trace offset of in[ioff] */
+	bool resync;             /* bytes were skipped: decoding restarts at in_pos */
+	uint64_t dropped_bytes;  /* fed while the backlog was full: not decoded */
 	/* the stream's own thread (threaded streams) */
 	pthread_t thr;
 	pthread_cond_t work_cv, done_cv;
@@ -110,20 +110,20 @@ struct lin_ostream {
 	pthread_mutex_t tick_mu;
 	uint8_t *pend;
 	size_t plen, pcap;
-	uint64_t base;               /* trace offset of pend[0] */
-	struct lin_reader *rd;       /* trace/'s reader, in stream mode */
-	struct lin_rec *rec;         /* the record it decodes into (large: on the heap) */
+	uint64_t base;         /* trace offset of pend[0] */
+	struct lin_reader *rd; /* trace/'s reader, in stream mode */
+	struct lin_rec *rec;   /* the record it decodes into (large: on the heap) */
 	bool have_header;
 	/* the process */
 	char host[256], backend[32];
 	uint64_t pid, key, ext_kind, tmin, tmax;
-	uint64_t now;                /* the latest tick's watermark (host ns) */
+	uint64_t now; /* the latest tick's watermark (host ns) */
 	/* open state */
 	struct lin_vtab reqs, epochs, adopts, strs, corrs, nodes, clones, replays, done, lastt;
 	struct lin_vec pending, events, heap;
 	uint64_t seq;
 	uint64_t events_over;
-	struct lin_oj w;             /* the document being built */
+	struct lin_oj w; /* the document being built */
 	struct lin_ostream_stats st;
 };
 
@@ -139,8 +139,8 @@ void lin_os_process(struct lin_ostream *s, struct srec *r);
 void lin_os_resource(struct lin_oj *w, int res, void *user);
 void lin_os_seen(struct lin_ostream *s, uint64_t t);
 int lin_os_sink(const char *doc, size_t len, void *user);
-void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth,
-			const struct sadopt *a, uint64_t end, bool closed);
+void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth, const struct sadopt *a,
+			uint64_t end, bool closed);
 void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch *e, uint64_t end,
 			bool open);
 void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t *trace,

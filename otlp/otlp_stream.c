@@ -25,7 +25,6 @@
 #include "schema.h"
 #include "vtab.h"
 
-
 /* ---------------------------------------------------------------- decoding */
 
 /* Field @i of @r, counting the type as field 0 (the format's numbering): NIL when nil,
@@ -128,12 +127,20 @@ static bool gpu_try(struct lin_ostream *s, const struct sgpu *g, bool last)
 static void on_gpu(struct lin_ostream *s, const struct lin_rec *r, uint64_t type, uint64_t off)
 {
 	bool k = type == LIN_REC_KERNEL;
-	struct sgpu g = {.offset = off, .corr = fu(r, 1), .start = fu(r, 2), .end = fu(r, 3),
-			 .device = (uint32_t)fu(r, 4), .context = (uint32_t)fu(r, 5),
-			 .stream = (uint32_t)fu(r, 6), .graph = fu(r, k ? 8 : 9),
-			 .node = fu(r, k ? 9 : 10), .name_sid = k ? fu(r, 10) : NIL,
-			 .bytes = k ? NIL : fu(r, 7), .kind = (uint8_t)type,
-			 .devl = k && fu(r, 13) == 1, .arrived = 0 /* set by the next tick */};
+	struct sgpu g = { .offset = off,
+			  .corr = fu(r, 1),
+			  .start = fu(r, 2),
+			  .end = fu(r, 3),
+			  .device = (uint32_t)fu(r, 4),
+			  .context = (uint32_t)fu(r, 5),
+			  .stream = (uint32_t)fu(r, 6),
+			  .graph = fu(r, k ? 8 : 9),
+			  .node = fu(r, k ? 9 : 10),
+			  .name_sid = k ? fu(r, 10) : NIL,
+			  .bytes = k ? NIL : fu(r, 7),
+			  .kind = (uint8_t)type,
+			  .devl = k && fu(r, 13) == 1,
+			  .arrived = 0 /* set by the next tick */ };
 	/* joined at the next tick, once the host records before it are processed */
 	struct sgpu *p = s->pending.n < LIN_OSTREAM_MAX_PENDING ? lin_vec_push(&s->pending) : NULL;
 	if (p)
@@ -145,13 +152,18 @@ static void on_gpu(struct lin_ostream *s, const struct lin_rec *r, uint64_t type
 static bool timed(uint64_t type)
 {
 	switch (type) {
-	case LIN_REC_REQUEST_BEGIN: case LIN_REC_REQUEST_END: case LIN_REC_REQUEST_LINK:
-	case LIN_REC_EPOCH_DECLARE: case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE:
-	case LIN_REC_TOKEN_ADOPT: case LIN_REC_SCOPE_CLOSE: case LIN_REC_MISUSE:
-	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_UPDATE:
-		return true;
-	default:
-		return false;
+	case LIN_REC_REQUEST_BEGIN:
+	case LIN_REC_REQUEST_END:
+	case LIN_REC_REQUEST_LINK:
+	case LIN_REC_EPOCH_DECLARE:
+	case LIN_REC_EPOCH_REISSUE:
+	case LIN_REC_EPOCH_RETIRE:
+	case LIN_REC_TOKEN_ADOPT:
+	case LIN_REC_SCOPE_CLOSE:
+	case LIN_REC_MISUSE:
+	case LIN_REC_GRAPH_NODE:
+	case LIN_REC_GRAPH_NODE_UPDATE: return true;
+	default: return false;
 	}
 }
 
@@ -159,7 +171,7 @@ static bool timed(uint64_t type)
  * of their thread's previous record, so they stay after it. */
 static void queue_host(struct lin_ostream *s, const struct lin_rec *r, uint64_t type)
 {
-	struct srec q = {.type = (uint8_t)type, .seq = s->seq++};
+	struct srec q = { .type = (uint8_t)type, .seq = s->seq++ };
 	for (uint32_t i = 0; i < 8; i++)
 		q.f[i] = fu(r, i + 1);
 	uint64_t tid = q.f[1];
@@ -196,7 +208,9 @@ static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t o
 	switch (type) {
 	case LIN_REC_STRING: on_string(s, r); break;
 	case LIN_REC_EXT_CORRELATION: on_ext(s, r); break;
-	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET: on_gpu(s, r, type, off); break;
+	case LIN_REC_KERNEL:
+	case LIN_REC_MEMCPY:
+	case LIN_REC_MEMSET: on_gpu(s, r, type, off); break;
 	case LIN_REC_GRAPH_NODE_CLONE: {
 		uint64_t *c = lin_os_get(s, &s->clones, fu(r, 2), 0);
 		if (c)
@@ -217,15 +231,14 @@ static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t o
 		size_t wlen;
 		const char *why = fstr(r, &wlen);
 		if (fu(r, 2) && fu(r, 2) != NIL)
-			lin_os_add_event(s, EV_LOSS, s->tmax, why ? why : "", wlen, fu(r, 1), fu(r, 2),
-				  fu(r, 3));
+			lin_os_add_event(s, EV_LOSS, s->tmax, why ? why : "", wlen, fu(r, 1),
+					 fu(r, 2), fu(r, 3));
 		break;
 	}
-	case LIN_REC_LAUNCH: case LIN_REC_TOKEN_CAPTURE: case LIN_REC_TRACE_END:
-		lin_os_seen(s, fu(r, 1));
-		break;
-	default:
-		break;
+	case LIN_REC_LAUNCH:
+	case LIN_REC_TOKEN_CAPTURE:
+	case LIN_REC_TRACE_END: lin_os_seen(s, fu(r, 1)); break;
+	default: break;
 	}
 }
 
@@ -246,9 +259,10 @@ static void fail_decode(struct lin_ostream *s)
 	if (s->failed)
 		return;
 	s->failed = -EINVAL;
-	lin_runtime_log(s->rt, LIN_LOG_ERROR, "otlp stream: undecodable trace bytes at byte %llu: %s; "
-		   "the stream stops (the trace goes on)",
-		   (unsigned long long)lin_reader_error_offset(s->rd), lin_reader_error(s->rd));
+	lin_runtime_log(s->rt, LIN_LOG_ERROR,
+			"otlp stream: undecodable trace bytes at byte %llu: %s; "
+			"the stream stops (the trace goes on)",
+			(unsigned long long)lin_reader_error_offset(s->rd), lin_reader_error(s->rd));
 }
 
 /* ---------------------------------------------------------------- public */
@@ -340,8 +354,8 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 		s->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (s->fd < 0) {
 			int err = -errno;
-			lin_runtime_log(s->rt, LIN_LOG_ERROR, "cannot open OTLP stream '%s': %s", o->path,
-				   lin_strerror(err));
+			lin_runtime_log(s->rt, LIN_LOG_ERROR, "cannot open OTLP stream '%s': %s",
+					o->path, lin_strerror(err));
 			s->failed = err;
 			lin_ostream_close(s);
 			return err;
@@ -384,9 +398,10 @@ void lin_ostream_feed(struct lin_ostream *s, const void *buf, size_t len)
 		 * decoding restarts at the next piece (the writer hands out whole records), so
 		 * the trace never waits for the stream. */
 		if (!s->dropped_bytes)
-			lin_runtime_log(s->rt, LIN_LOG_WARN, "otlp stream: more than %u MiB waiting; "
-				   "trace bytes are skipped until it catches up",
-				   LIN_OSTREAM_MAX_BACKLOG >> 20);
+			lin_runtime_log(s->rt, LIN_LOG_WARN,
+					"otlp stream: more than %u MiB waiting; "
+					"trace bytes are skipped until it catches up",
+					LIN_OSTREAM_MAX_BACKLOG >> 20);
 		s->dropped_bytes += waiting + len;
 		s->in_pos += waiting + len;
 		s->ilen = s->ioff = 0;
@@ -497,7 +512,7 @@ static void pick_old(struct lin_ostream *s, struct lin_vtab *t, size_t at, bool 
 			memcpy(p + at, &s->now, sizeof(s->now));
 			when = s->now;
 		}
-		keys[m++] = (struct ekey){when, k.k0, k.k1};
+		keys[m++] = (struct ekey){ when, k.k0, k.k1 };
 	}
 	qsort(keys, m, sizeof(*keys), ekey_cmp);
 	size_t old = 0;
@@ -617,7 +632,7 @@ void lin_ostream_discard(struct lin_ostream *s)
 {
 	s->failed = -ECHILD; /* lin_ostream_close writes nothing */
 	s->rt = NULL;
-	s->running = false;  /* the thread is not in the child */
+	s->running = false; /* the thread is not in the child */
 	/* its condition variables may count the parent's waiters: start them afresh */
 	pthread_cond_init(&s->work_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
@@ -632,17 +647,17 @@ void lin_ostream_close(struct lin_ostream *s)
 		goto free_all;
 	stop_thread(s); /* it has done every tick asked for */
 	lin_runtime_log(s->rt, LIN_LOG_DEBUG,
-		   "otlp stream: at close: open requests=%zu epochs=%zu scopes=%zu; retired "
-		   "epochs=%zu correlations=%zu replays=%zu waiting gpu=%zu heap=%zu; buffers "
-		   "in=%zu pend=%zu heap=%zu json=%zu tables=%zu; evicted=%llu", s->reqs.n,
-		   s->epochs.n, s->adopts.n, s->done.n, s->corrs.n, s->replays.n, s->pending.n,
-		   s->heap.n, s->icap, s->pcap, s->heap.cap * s->heap.esz, s->w.cap,
-		   lin_vtab_bytes(&s->reqs) + lin_vtab_bytes(&s->epochs) +
-		   lin_vtab_bytes(&s->adopts) + lin_vtab_bytes(&s->done) +
-		   lin_vtab_bytes(&s->corrs) + lin_vtab_bytes(&s->replays) +
-		   lin_vtab_bytes(&s->nodes) + lin_vtab_bytes(&s->clones) +
-		   lin_vtab_bytes(&s->strs) + lin_vtab_bytes(&s->lastt),
-		   (unsigned long long)s->st.evicted);
+			"otlp stream: at close: open requests=%zu epochs=%zu scopes=%zu; retired "
+			"epochs=%zu correlations=%zu replays=%zu waiting gpu=%zu heap=%zu; buffers "
+			"in=%zu pend=%zu heap=%zu json=%zu tables=%zu; evicted=%llu",
+			s->reqs.n, s->epochs.n, s->adopts.n, s->done.n, s->corrs.n, s->replays.n,
+			s->pending.n, s->heap.n, s->icap, s->pcap, s->heap.cap * s->heap.esz, s->w.cap,
+			lin_vtab_bytes(&s->reqs) + lin_vtab_bytes(&s->epochs) +
+				lin_vtab_bytes(&s->adopts) + lin_vtab_bytes(&s->done) +
+				lin_vtab_bytes(&s->corrs) + lin_vtab_bytes(&s->replays) +
+				lin_vtab_bytes(&s->nodes) + lin_vtab_bytes(&s->clones) +
+				lin_vtab_bytes(&s->strs) + lin_vtab_bytes(&s->lastt),
+			(unsigned long long)s->st.evicted);
 	while (!s->failed && decode(s))
 		lin_os_drain_heap(s, UINT64_MAX);
 	if (!s->failed && s->have_header) {
@@ -661,8 +676,8 @@ free_all:
 	it = 0;
 	for (char **p; (p = lin_vtab_next(&s->strs, &it, &k));)
 		free(*p);
-	struct lin_vtab *tabs[] = {&s->reqs, &s->epochs, &s->adopts, &s->strs, &s->corrs,
-				   &s->nodes, &s->clones, &s->replays, &s->done, &s->lastt};
+	struct lin_vtab *tabs[] = { &s->reqs,  &s->epochs, &s->adopts,  &s->strs, &s->corrs,
+				    &s->nodes, &s->clones, &s->replays, &s->done, &s->lastt };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	for (size_t i = 0; i < s->heap.n; i++)

@@ -34,27 +34,31 @@
 #include "lineage/tap.h"
 
 #define LIN_OSTREAM_RETAIN_NS (10ull * 1000000000ull)
-#define LIN_OSTREAM_MAX_PENDING 65536  /* GPU records waiting; beyond, written unjoined */
-#define LIN_OSTREAM_MAX_EVENTS 1024    /* process-span events kept; beyond, counted */
-#define LIN_OSTREAM_MAX_RETAIN 65536   /* retired epochs and correlations kept: each; beyond,
+#define LIN_OSTREAM_MAX_PENDING 65536 /* GPU records waiting; beyond, written unjoined */
+#define LIN_OSTREAM_MAX_EVENTS 1024   /* process-span events kept; beyond, counted */
+#define LIN_OSTREAM_MAX_RETAIN \
+	65536 /* retired epochs and correlations kept: each; beyond,
 					* the older half goes before its retention time */
-#define LIN_OSTREAM_MAX_BACKLOG (8u << 20)  /* trace bytes waiting for a threaded stream;
+#define LIN_OSTREAM_MAX_BACKLOG \
+	(8u << 20) /* trace bytes waiting for a threaded stream;
 					* beyond, pieces are skipped (counted) */
-#define LIN_OSTREAM_MAX_HEAP 65536     /* host records waiting for the watermark; beyond,
+#define LIN_OSTREAM_MAX_HEAP \
+	65536 /* host records waiting for the watermark; beyond,
 					* the oldest go on (out of order, if at all) */
-#define LIN_OSTREAM_MAX_OPEN 16384     /* open requests, epochs, scopes: each; beyond, the
+#define LIN_OSTREAM_MAX_OPEN \
+	16384 /* open requests, epochs, scopes: each; beyond, the
 					* older half is written marked open and forgotten */
 
 struct lin_ostream;
 
 struct lin_ostream_opts {
-	const char *path;            /* JSON Lines file (created or truncated), or NULL */
-	lin_trace_write_fn write;    /* or a callback: one whole document (line) per call */
+	const char *path;         /* JSON Lines file (created or truncated), or NULL */
+	lin_trace_write_fn write; /* or a callback: one whole document (line) per call */
 	void *user;
-	const char *service;         /* service.name, or NULL: $OTEL_SERVICE_NAME or "lineage" */
-	int64_t unix_offset_ns;      /* CLOCK_REALTIME - trace host clock */
-	const lin_runtime *rt;       /* for its log */
-	bool threaded;               /* decode and write on the stream's own thread */
+	const char *service;    /* service.name, or NULL: $OTEL_SERVICE_NAME or "lineage" */
+	int64_t unix_offset_ns; /* CLOCK_REALTIME - trace host clock */
+	const lin_runtime *rt;  /* for its log */
+	bool threaded;          /* decode and write on the stream's own thread */
 };
 
 /* Return: 0; -errno (the file cannot be opened); -ENOMEM. */
@@ -80,9 +84,9 @@ void lin_ostream_discard(struct lin_ostream *s);
 struct lin_ostream_stats {
 	uint64_t documents, spans, links, events;
 	uint64_t gpu_joined, gpu_unjoined, bytes;
-	uint64_t evicted;            /* open spans written early (LIN_OSTREAM_MAX_OPEN) */
-	uint64_t dropped_bytes;      /* trace bytes skipped: the backlog was full */
-	int failed;                  /* 0, or the error that stopped the stream */
+	uint64_t evicted;       /* open spans written early (LIN_OSTREAM_MAX_OPEN) */
+	uint64_t dropped_bytes; /* trace bytes skipped: the backlog was full */
+	int failed;             /* 0, or the error that stopped the stream */
 };
 void lin_ostream_stats(struct lin_ostream *s, struct lin_ostream_stats *st);
 

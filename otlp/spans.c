@@ -19,7 +19,7 @@ void lin_os_fail(struct lin_ostream *s, int err, const char *what)
 		return;
 	s->failed = err;
 	lin_runtime_log(s->rt, LIN_LOG_ERROR, "otlp stream: %s: %s; the stream stops (the trace goes on)",
-		   what, lin_strerror(err));
+			what, lin_strerror(err));
 }
 
 /* The writer's sink: one whole document to the file or the callback. */
@@ -54,10 +54,7 @@ static uint64_t unix_ns(const struct lin_ostream *s, uint64_t host_ns)
 	return host_ns == NIL ? 0 : host_ns + (uint64_t)s->unix_off;
 }
 
-static uint64_t proc_span(const struct lin_ostream *s)
-{
-	return lin_w3c_span_id(s->key, 0);
-}
+static uint64_t proc_span(const struct lin_ostream *s) { return lin_w3c_span_id(s->key, 0); }
 
 void lin_os_seen(struct lin_ostream *s, uint64_t t)
 {
@@ -69,8 +66,7 @@ void lin_os_seen(struct lin_ostream *s, uint64_t t)
 		s->tmax = t;
 }
 
-static const char *name_or(const struct lin_ostream *s, uint64_t sid, const char *dflt,
-			   size_t *len)
+static const char *name_or(const struct lin_ostream *s, uint64_t sid, const char *dflt, size_t *len)
 {
 	char *const *p = sid == NIL ? NULL : lin_vtab_find(&s->strs, sid, 0);
 	if (!p || !*p || !**p) {
@@ -103,19 +99,19 @@ void *lin_os_get(struct lin_ostream *s, struct lin_vtab *t, uint64_t k0, uint64_
 
 /* ---------------------------------------------------------------- spans */
 
-void lin_os_write_request(struct lin_ostream *s, uint64_t id, const struct sreq *q, uint64_t end,
-			  bool open)
+void lin_os_write_request(struct lin_ostream *s, uint64_t id, const struct sreq *q, uint64_t end, bool open)
 {
 	if (!doc_begin(s))
 		return;
 	struct lin_oj *w = &s->w;
-	uint64_t parent = q->remote ? q->rparent
-			  : q->parent != NIL ? lin_w3c_span_id(s->key, q->parent) : 0;
+	uint64_t parent = q->remote          ? q->rparent
+			  : q->parent != NIL ? lin_w3c_span_id(s->key, q->parent)
+					     : 0;
 	size_t nlen;
 	const char *name = name_or(s, q->name_sid, "request", &nlen);
 	lin_oj_span_open(w, 0, q->trace, lin_w3c_span_id(s->key, id), parent, name, nlen,
-			 q->remote ? LIN_OJ_KIND_SERVER : LIN_OJ_KIND_INTERNAL, unix_ns(s, q->begin),
-			 unix_ns(s, end));
+			 q->remote ? LIN_OJ_KIND_SERVER : LIN_OJ_KIND_INTERNAL,
+			 unix_ns(s, q->begin), unix_ns(s, end));
 	lin_oj_acstr(w, "lineage.span", "request");
 	lin_oj_aint(w, "lineage.request.id", id);
 	lin_oj_aint(w, "lineage.request.user_id", q->user_id);
@@ -129,8 +125,7 @@ void lin_os_write_request(struct lin_ostream *s, uint64_t id, const struct sreq 
 	lin_oj_span_close(w, NULL);
 }
 
-void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch *e, uint64_t end,
-			bool open)
+void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch *e, uint64_t end, bool open)
 {
 	if (!doc_begin(s))
 		return;
@@ -161,8 +156,8 @@ void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch 
 	lin_oj_span_close(w, NULL);
 }
 
-void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth,
-			const struct sadopt *a, uint64_t end, bool closed)
+void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth, const struct sadopt *a,
+			uint64_t end, bool closed)
 {
 	if (!doc_begin(s))
 		return;
@@ -210,8 +205,7 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 	size_t nlen;
 	const char *name = name_or(s, g->name_sid, gpu_kind(g->kind), &nlen);
 	uint64_t span = lin_w3c_mix64(s->key ^ lin_w3c_mix64(g->offset));
-	lin_oj_span_open(w, 0, trace, span ? span : 1, parent, name, nlen, LIN_OJ_KIND_INTERNAL,
-			 t0, t1);
+	lin_oj_span_open(w, 0, trace, span ? span : 1, parent, name, nlen, LIN_OJ_KIND_INTERNAL, t0, t1);
 	lin_oj_acstr(w, "lineage.span", gpu_kind(g->kind));
 	lin_oj_acstr(w, "lineage.join", join);
 	if (!strcmp(join, "inferred"))
@@ -238,7 +232,7 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 
 /* ---------------------------------------------------------------- host records */
 
-#define F(r, i) ((r)->f[(i) - 1])
+#define F(r, i) ((r)->f[(i)-1])
 
 static void own_trace(const struct lin_ostream *s, uint64_t req, uint8_t out[16])
 {
@@ -253,8 +247,12 @@ static void on_request_begin(struct lin_ostream *s, const struct srec *r)
 	struct sreq *q = lin_os_get(s, &s->reqs, id, 0);
 	if (!q)
 		return;
-	*q = (struct sreq){.begin = F(r, 1), .tid = (uint32_t)F(r, 2), .user_id = F(r, 4),
-			   .name_sid = F(r, 5), .parent = F(r, 6), .rparent = NIL};
+	*q = (struct sreq){ .begin = F(r, 1),
+			    .tid = (uint32_t)F(r, 2),
+			    .user_id = F(r, 4),
+			    .name_sid = F(r, 5),
+			    .parent = F(r, 6),
+			    .rparent = NIL };
 	const struct sreq *p = q->parent == NIL ? NULL : lin_vtab_find(&s->reqs, q->parent, 0);
 	if (p) {
 		memcpy(q->trace, p->trace, 16);
@@ -310,9 +308,14 @@ static void on_epoch_declare(struct lin_ostream *s, struct srec *r)
 		free(refs);
 		return;
 	}
-	*e = (struct sepoch){.begin = F(r, 1), .tid = (uint32_t)F(r, 2),
-			     .version = (uint32_t)F(r, 4), .name_sid = F(r, 7), .reqs = refs,
-			     .nreq = n, .exec = NIL, .ordinal = NIL};
+	*e = (struct sepoch){ .begin = F(r, 1),
+			      .tid = (uint32_t)F(r, 2),
+			      .version = (uint32_t)F(r, 4),
+			      .name_sid = F(r, 7),
+			      .reqs = refs,
+			      .nreq = n,
+			      .exec = NIL,
+			      .ordinal = NIL };
 	uint64_t pid = F(r, 6);
 	const struct sepoch *pe = pid == NIL ? NULL : lin_vtab_find(&s->epochs, pid, 0);
 	const struct sreq *q0 = n ? lin_vtab_find(&s->reqs, refs[0].id, 0) : NULL;
@@ -364,8 +367,8 @@ static void on_epoch(struct lin_ostream *s, const struct srec *r)
 	lin_vtab_del(&s->epochs, e);
 }
 
-static void target_trace(const struct lin_ostream *s, uint32_t kind, uint64_t id,
-			 uint8_t trace[16], uint64_t *parent)
+static void target_trace(const struct lin_ostream *s, uint32_t kind, uint64_t id, uint8_t trace[16],
+			 uint64_t *parent)
 {
 	const struct sreq *q = kind == LIN_TARGET_REQUEST ? lin_vtab_find(&s->reqs, id, 0) : NULL;
 	const struct sepoch *e = kind == LIN_TARGET_EPOCH ? lin_vtab_find(&s->epochs, id, 0) : NULL;
@@ -391,8 +394,9 @@ static void on_adopt(struct lin_ostream *s, const struct srec *r)
 	}
 	if (!fresh) /* never closed (the thread exited with it open): written as it was */
 		lin_os_write_adopt(s, tid, depth, a, a->begin, false);
-	*a = (struct sadopt){.begin = F(r, 1), .kind = (uint32_t)F(r, 3), .target = F(r, 4),
-			     .capture_tid = F(r, 6)};
+	*a = (struct sadopt){
+		.begin = F(r, 1), .kind = (uint32_t)F(r, 3), .target = F(r, 4), .capture_tid = F(r, 6)
+	};
 	target_trace(s, a->kind, a->target, a->trace, &a->parent);
 }
 
@@ -436,8 +440,12 @@ void lin_os_add_event(struct lin_ostream *s, uint8_t what, uint64_t t, const cha
 		s->events_over++;
 		return;
 	}
-	*e = (struct sevent){.t = t, .a = a, .b = b, .c = c, .what = what,
-			     .name = what == EV_MISUSE ? "lineage.misuse" : "lineage.loss"};
+	*e = (struct sevent){ .t = t,
+			      .a = a,
+			      .b = b,
+			      .c = c,
+			      .what = what,
+			      .name = what == EV_MISUSE ? "lineage.misuse" : "lineage.loss" };
 	memcpy(e->cause, cause, clen < sizeof(e->cause) - 1 ? clen : sizeof(e->cause) - 1);
 }
 
@@ -448,17 +456,17 @@ void lin_os_process(struct lin_ostream *s, struct srec *r)
 	case LIN_REC_REQUEST_LINK: on_request_link(s, r); break;
 	case LIN_REC_REQUEST_END: on_request_end(s, r); break;
 	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(s, r); break;
-	case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE: on_epoch(s, r); break;
+	case LIN_REC_EPOCH_REISSUE:
+	case LIN_REC_EPOCH_RETIRE: on_epoch(s, r); break;
 	case LIN_REC_TOKEN_ADOPT: on_adopt(s, r); break;
 	case LIN_REC_SCOPE_CLOSE: on_scope_close(s, r); break;
-	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_UPDATE:
-		on_graph(s, r);
-		break;
+	case LIN_REC_GRAPH_NODE:
+	case LIN_REC_GRAPH_NODE_UPDATE: on_graph(s, r); break;
 	case LIN_REC_MISUSE:
-		lin_os_add_event(s, EV_MISUSE, F(r, 1), r->str, strlen(r->str), F(r, 2), F(r, 5), F(r, 7));
+		lin_os_add_event(s, EV_MISUSE, F(r, 1), r->str, strlen(r->str), F(r, 2), F(r, 5),
+				 F(r, 7));
 		break;
-	default:
-		break;
+	default: break;
 	}
 	free(r->reqs);
 	r->reqs = NULL;
@@ -504,8 +512,7 @@ static void heap_pop(struct lin_ostream *s, struct srec *out)
 		size_t l = 2 * i + 1, m = i;
 		if (l < s->heap.n && rec_before(lin_vec_at(&s->heap, l), lin_vec_at(&s->heap, m)))
 			m = l;
-		if (l + 1 < s->heap.n &&
-		    rec_before(lin_vec_at(&s->heap, l + 1), lin_vec_at(&s->heap, m)))
+		if (l + 1 < s->heap.n && rec_before(lin_vec_at(&s->heap, l + 1), lin_vec_at(&s->heap, m)))
 			m = l + 1;
 		if (m == i)
 			break;

@@ -24,8 +24,13 @@ static void fork_child(void *t)
 }
 
 static const struct lin_tap_ops otlp_tap_ops = {
-	.sz = sizeof(struct lin_tap_ops), .feed = feed, .tick = tick, .close = close_tap,
-	.fork_prepare = fork_prepare, .fork_parent = fork_parent, .fork_child = fork_child,
+	.sz = sizeof(struct lin_tap_ops),
+	.feed = feed,
+	.tick = tick,
+	.close = close_tap,
+	.fork_prepare = fork_prepare,
+	.fork_parent = fork_parent,
+	.fork_child = fork_child,
 };
 
 static uint64_t ns(clockid_t id)
@@ -41,9 +46,12 @@ static int open_tap(const struct lin_tap_args *a, const struct lin_tap_ops **ops
 		return -EINVAL;
 	/* The trace's host clock is CLOCK_MONOTONIC: spans carry Unix times. */
 	uint64_t real = ns(CLOCK_REALTIME), mono = ns(CLOCK_MONOTONIC);
-	struct lin_ostream_opts so = {
-		.path = a->opts->otlp_path, .write = a->opts->otlp_write, .user = a->opts->otlp_user,
-		.rt = a->rt, .threaded = a->threaded, .unix_offset_ns = (int64_t)(real - mono)};
+	struct lin_ostream_opts so = { .path = a->opts->otlp_path,
+				       .write = a->opts->otlp_write,
+				       .user = a->opts->otlp_user,
+				       .rt = a->rt,
+				       .threaded = a->threaded,
+				       .unix_offset_ns = (int64_t)(real - mono) };
 	struct lin_ostream *s = NULL;
 	int err = lin_ostream_open(&so, &s);
 	if (err)
@@ -53,7 +61,4 @@ static int open_tap(const struct lin_tap_args *a, const struct lin_tap_ops **ops
 	return 0;
 }
 
-LIN_API int lin_otlp_enable(void)
-{
-	return lin_runtime_set_otlp_tap(open_tap);
-}
+LIN_API int lin_otlp_enable(void) { return lin_runtime_set_otlp_tap(open_tap); }

@@ -131,13 +131,13 @@ static int utf8_len(const unsigned char *s, size_t n)
 		return -1;
 	int len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
 	if (c == 0xe0)
-		lo = 0xa0;          /* overlong */
+		lo = 0xa0; /* overlong */
 	else if (c == 0xed)
-		hi = 0x9f;          /* surrogates D800..DFFF */
+		hi = 0x9f; /* surrogates D800..DFFF */
 	else if (c == 0xf0)
-		lo = 0x90;          /* overlong */
+		lo = 0x90; /* overlong */
 	else if (c == 0xf4)
-		hi = 0x8f;          /* above U+10FFFF */
+		hi = 0x8f; /* above U+10FFFF */
 	for (int i = 1; i < len; i++, lo = 0x80, hi = 0xbf)
 		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
 			return -i;
@@ -147,15 +147,9 @@ static int utf8_len(const unsigned char *s, size_t n)
 /* Where an encoded string goes: the writer's buffer, or a stdio stream. */
 typedef void (*put_fn)(void *to, const char *s, size_t n);
 
-static void put_oj(void *to, const char *s, size_t n)
-{
-	put(to, s, n);
-}
+static void put_oj(void *to, const char *s, size_t n) { put(to, s, n); }
 
-static void put_file(void *to, const char *s, size_t n)
-{
-	fwrite(s, 1, n, to);
-}
+static void put_file(void *to, const char *s, size_t n) { fwrite(s, 1, n, to); }
 
 /* The one JSON string encoder (lin_oj_str, lin_oj_fstr). */
 static void json_str(put_fn out, void *to, const char *s, size_t n)
@@ -178,10 +172,10 @@ static void json_str(put_fn out, void *to, const char *s, size_t n)
 			continue;
 		}
 		if (c == '"' || c == '\\') {
-			char e[2] = {'\\', (char)c};
+			char e[2] = { '\\', (char)c };
 			out(to, e, 2);
 		} else if (c < 0x20) {
-			char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
+			char e[6] = { '\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15] };
 			out(to, e, 6);
 		} else {
 			out(to, s + i, (size_t)len);
@@ -191,20 +185,11 @@ static void json_str(put_fn out, void *to, const char *s, size_t n)
 	out(to, "\"", 1);
 }
 
-void lin_oj_str(struct lin_oj *w, const char *s, size_t n)
-{
-	json_str(put_oj, w, s, n);
-}
+void lin_oj_str(struct lin_oj *w, const char *s, size_t n) { json_str(put_oj, w, s, n); }
 
-void lin_oj_fstr(FILE *out, const char *s, size_t n)
-{
-	json_str(put_file, out, s, n);
-}
+void lin_oj_fstr(FILE *out, const char *s, size_t n) { json_str(put_file, out, s, n); }
 
-static void cstr(struct lin_oj *w, const char *s)
-{
-	lin_oj_str(w, s, strlen(s));
-}
+static void cstr(struct lin_oj *w, const char *s) { lin_oj_str(w, s, strlen(s)); }
 
 /* ---------------------------------------------------------------- attributes */
 
@@ -312,15 +297,14 @@ static void resource_open(struct lin_oj *w, int res)
 	w->resource(w, res, w->user);
 	PUTS(w, "]},\"scopeSpans\":[{\"scope\":{\"name\":");
 	cstr(w, w->scope);
-	PUTS(w, ",\"version\":\"" LIN_OJ_STR(LIN_VERSION_MAJOR) "." LIN_OJ_STR(LIN_VERSION_MINOR)
-		"." LIN_OJ_STR(LIN_VERSION_PATCH) "\"},\"spans\":[");
+	PUTS(w, ",\"version\":\"" LIN_OJ_STR(LIN_VERSION_MAJOR) "." LIN_OJ_STR(
+			LIN_VERSION_MINOR) "." LIN_OJ_STR(LIN_VERSION_PATCH) "\"},\"spans\":[");
 	w->res = res;
 	w->first_span = true;
 }
 
-void lin_oj_span_open(struct lin_oj *w, int res, const uint8_t trace[16], uint64_t span,
-		      uint64_t parent, const char *name, size_t nlen, int kind, uint64_t t0,
-		      uint64_t t1)
+void lin_oj_span_open(struct lin_oj *w, int res, const uint8_t trace[16], uint64_t span, uint64_t parent,
+		      const char *name, size_t nlen, int kind, uint64_t t0, uint64_t t1)
 {
 	if (w->in_doc && w->nspans >= LIN_OJ_SPANS_PER_DOC)
 		lin_oj_doc_close(w);

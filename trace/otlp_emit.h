@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define LIN_OJ_NIL UINT64_MAX      /* an unknown integer: the attribute is left out */
-#define LIN_OJ_SPANS_PER_DOC 4096  /* spans per document: larger batches are split */
+#define LIN_OJ_NIL UINT64_MAX     /* an unknown integer: the attribute is left out */
+#define LIN_OJ_SPANS_PER_DOC 4096 /* spans per document: larger batches are split */
 
 enum { LIN_OJ_KIND_INTERNAL = 1, LIN_OJ_KIND_SERVER = 2 };
 
@@ -31,17 +31,17 @@ typedef void (*lin_oj_resource_fn)(struct lin_oj *w, int res, void *user);
 typedef int (*lin_oj_sink_fn)(const char *doc, size_t len, void *user);
 
 struct lin_oj {
-	char *buf;                   /* the open document */
+	char *buf; /* the open document */
 	size_t len, cap;
-	int err;                     /* the first sink or allocation error (-errno), sticky */
+	int err; /* the first sink or allocation error (-errno), sticky */
 	lin_oj_sink_fn sink;
 	void *sink_user;
-	const char *scope;           /* instrumentation scope name */
+	const char *scope; /* instrumentation scope name */
 	lin_oj_resource_fn resource;
 	void *user;
-	int res;                     /* resource now open, -1: none */
+	int res; /* resource now open, -1: none */
 	bool in_doc, res_in_doc, first_span, first_item;
-	size_t nspans;               /* spans in the open document */
+	size_t nspans; /* spans in the open document */
 	uint64_t documents, spans, links, events;
 };
 
@@ -59,9 +59,8 @@ void lin_oj_fstr(FILE *out, const char *s, size_t n);
 
 /* Open a span of resource @res (opening a document or resource as needed). @parent 0: a
  * root span. @t1 < @t0 is written as @t0. */
-void lin_oj_span_open(struct lin_oj *w, int res, const uint8_t trace[16], uint64_t span,
-		      uint64_t parent, const char *name, size_t nlen, int kind, uint64_t t0,
-		      uint64_t t1);
+void lin_oj_span_open(struct lin_oj *w, int res, const uint8_t trace[16], uint64_t span, uint64_t parent,
+		      const char *name, size_t nlen, int kind, uint64_t t0, uint64_t t1);
 void lin_oj_events(struct lin_oj *w);
 void lin_oj_event_open(struct lin_oj *w, uint64_t t, const char *name);
 void lin_oj_event_close(struct lin_oj *w);
@@ -76,7 +75,7 @@ int lin_oj_doc_close(struct lin_oj *w);
 /* Attributes, inside a resource's, span's, event's or link's attribute list. */
 void lin_oj_astr(struct lin_oj *w, const char *key, const char *s, size_t n);
 void lin_oj_acstr(struct lin_oj *w, const char *key, const char *s);
-void lin_oj_aint(struct lin_oj *w, const char *key, uint64_t v);    /* LIN_OJ_NIL: left out */
+void lin_oj_aint(struct lin_oj *w, const char *key, uint64_t v); /* LIN_OJ_NIL: left out */
 void lin_oj_abool(struct lin_oj *w, const char *key, bool v);
 void lin_oj_aints(struct lin_oj *w, const char *key, const uint64_t *v, size_t n);
 void lin_oj_ahex(struct lin_oj *w, const char *key, uint64_t v);

@@ -19,24 +19,23 @@
 #include "schema.h"
 
 struct lin_reader {
-	int fd;                 /* -1: memory mode */
-	uint8_t *own;           /* fd mode: the read buffer */
+	int fd;       /* -1: memory mode */
+	uint8_t *own; /* fd mode: the read buffer */
 	const uint8_t *buf;
-	size_t len, pos;        /* valid bytes in buf; parse position */
-	uint64_t base;          /* file offset of buf[0] */
-	uint64_t size;          /* file size */
+	size_t len, pos; /* valid bytes in buf; parse position */
+	uint64_t base;   /* file offset of buf[0] */
+	uint64_t size;   /* file size */
 	bool eof;
-	bool stream;            /* stream mode: bytes arrive in spans (lin_reader_stream_span) */
+	bool stream; /* stream mode: bytes arrive in spans (lin_reader_stream_span) */
 	bool truncated;
 	uint64_t records;
-	uint64_t cur_off;       /* offset of the object being parsed */
-	const char *what;       /* what is being parsed, for truncation messages */
+	uint64_t cur_off; /* offset of the object being parsed */
+	const char *what; /* what is being parsed, for truncation messages */
 	char err[512];
 	uint64_t err_off;
 };
 
-typedef int (*lin_parse_fn)(struct lin_reader *r, const uint8_t **pp, const uint8_t *end,
-			    void *arg);
+typedef int (*lin_parse_fn)(struct lin_reader *r, const uint8_t **pp, const uint8_t *end, void *arg);
 
 static int fail(struct lin_reader *r, uint64_t off, const char *fmt, ...)
 {
@@ -116,10 +115,7 @@ void lin_reader_stream_span(struct lin_reader *r, const void *data, size_t len, 
 	r->base = base;
 }
 
-size_t lin_reader_consumed(const struct lin_reader *r)
-{
-	return r->pos;
-}
+size_t lin_reader_consumed(const struct lin_reader *r) { return r->pos; }
 
 void lin_reader_free(struct lin_reader *r)
 {
@@ -193,8 +189,8 @@ static int tok(struct lin_reader *r, const uint8_t **pp, const uint8_t *end, str
 		return fail(r, off_of(r, at), "reserved MessagePack tag 0x%02x", *at);
 	if ((v->type == LIN_MP_STR || v->type == LIN_MP_BIN || v->type == LIN_MP_EXT) &&
 	    v->len > LIN_READER_BUF)
-		return fail(r, off_of(r, at), "%s header claims %" PRIu32
-			    " bytes, more than the %u-byte record limit",
+		return fail(r, off_of(r, at),
+			    "%s header claims %" PRIu32 " bytes, more than the %u-byte record limit",
 			    lin_mp_type_name(v->type), v->len, LIN_READER_BUF);
 	if (rc != LIN_MP_OK)
 		return rc;
@@ -202,24 +198,24 @@ static int tok(struct lin_reader *r, const uint8_t **pp, const uint8_t *end, str
 		uint64_t items = (uint64_t)v->len * (v->type == LIN_MP_MAP ? 2 : 1);
 		uint64_t left = r->size - off_of(r, *pp);
 		if (v->len > LIN_READER_MAX_ELEMS)
-			return fail(r, off_of(r, at), "%s header claims %" PRIu32
-				    " elements, more than the limit of %u",
+			return fail(r, off_of(r, at),
+				    "%s header claims %" PRIu32 " elements, more than the limit of %u",
 				    lin_mp_type_name(v->type), v->len, LIN_READER_MAX_ELEMS);
 		if (items > left) {
 			r->truncated = true;
-			return fail(r, r->cur_off, "truncated: %s header at byte %" PRIu64
-				    " claims %" PRIu64 " elements but only %" PRIu64
-				    " bytes remain in the file (%s #%" PRIu64 " starts at byte %"
-				    PRIu64 ")", lin_mp_type_name(v->type), off_of(r, at), items,
-				    left, r->what, r->records, r->cur_off);
+			return fail(r, r->cur_off,
+				    "truncated: %s header at byte %" PRIu64 " claims %" PRIu64
+				    " elements but only %" PRIu64 " bytes remain in the file (%s #%" PRIu64
+				    " starts at byte %" PRIu64 ")",
+				    lin_mp_type_name(v->type), off_of(r, at), items, left, r->what,
+				    r->records, r->cur_off);
 		}
 	}
 	return LIN_MP_OK;
 }
 
 /* Skip @items objects of any type, with bounded nesting. */
-static int skip(struct lin_reader *r, const uint8_t **pp, const uint8_t *end, uint64_t items,
-		int depth)
+static int skip(struct lin_reader *r, const uint8_t **pp, const uint8_t *end, uint64_t items, int depth)
 {
 	uint64_t stack[LIN_READER_MAX_DEPTH];
 	int sp = 0;
@@ -262,9 +258,10 @@ static const char *code_name(char c)
 static int field_err(struct lin_reader *r, uint32_t type, uint32_t i, const char *what,
 		     const struct lin_mp_val *v)
 {
-	return fail(r, r->cur_off, "record #%" PRIu64 " (%s) at byte %" PRIu64
-		    ": field '%s': expected %s, found %s", r->records, lin_rec_name(type),
-		    r->cur_off, lin_rec_field_name(type, i), what, lin_mp_type_name(v->type));
+	return fail(r, r->cur_off,
+		    "record #%" PRIu64 " (%s) at byte %" PRIu64 ": field '%s': expected %s, found %s",
+		    r->records, lin_rec_name(type), r->cur_off, lin_rec_field_name(type, i), what,
+		    lin_mp_type_name(v->type));
 }
 
 static int read_reqs(struct lin_reader *r, const uint8_t **pp, const uint8_t *end,
@@ -272,8 +269,9 @@ static int read_reqs(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 {
 	struct lin_mp_val v;
 	if (hdr->len > LIN_READER_MAX_REQS)
-		return fail(r, r->cur_off, "record #%" PRIu64 " at byte %" PRIu64
-			    ": field '%s' has %" PRIu32 " elements, more than the limit of %u",
+		return fail(r, r->cur_off,
+			    "record #%" PRIu64 " at byte %" PRIu64 ": field '%s' has %" PRIu32
+			    " elements, more than the limit of %u",
 			    r->records, r->cur_off, lin_rec_field_name(rec->type, i), hdr->len,
 			    LIN_READER_MAX_REQS);
 	rec->nreqs = hdr->len;
@@ -301,7 +299,8 @@ static int read_field(struct lin_reader *r, const uint8_t **pp, const uint8_t *e
 		return LIN_MP_OK;
 	}
 	switch (code) {
-	case 'u': case 'o':
+	case 'u':
+	case 'o':
 		if (v.type != LIN_MP_UINT)
 			return field_err(r, rec->type, i, code_name(code), &v);
 		rec->f[i] = v.v.u;
@@ -310,7 +309,8 @@ static int read_field(struct lin_reader *r, const uint8_t **pp, const uint8_t *e
 		if (v.type != LIN_MP_UINT)
 			return field_err(r, rec->type, i, code_name(code), &v);
 		if (v.v.u > UINT32_MAX)
-			return fail(r, r->cur_off, "record #%" PRIu64 " (%s) at byte %" PRIu64
+			return fail(r, r->cur_off,
+				    "record #%" PRIu64 " (%s) at byte %" PRIu64
 				    ": field '%s': %" PRIu64 " is not a 32-bit correlation id",
 				    r->records, lin_rec_name(rec->type), r->cur_off,
 				    lin_rec_field_name(rec->type, i), v.v.u);
@@ -326,7 +326,8 @@ static int read_field(struct lin_reader *r, const uint8_t **pp, const uint8_t *e
 			return field_err(r, rec->type, i, "bool", &v);
 		rec->f[i] = (uint64_t)v.v.b;
 		return LIN_MP_OK;
-	case 's': case 'n':
+	case 's':
+	case 'n':
 		if (v.type != LIN_MP_STR)
 			return field_err(r, rec->type, i, code_name(code), &v);
 		rec->str = (const char *)v.p;
@@ -348,15 +349,17 @@ static int parse_record(struct lin_reader *r, const uint8_t **pp, const uint8_t 
 	if (rc != LIN_MP_OK)
 		return rc;
 	if (v.type != LIN_MP_ARRAY || v.len == 0)
-		return fail(r, r->cur_off, "record #%" PRIu64 " at byte %" PRIu64
-			    ": expected a non-empty record array, found %s", r->records,
-			    r->cur_off, v.type == LIN_MP_ARRAY ? "an empty array" :
-			    lin_mp_type_name(v.type));
+		return fail(r, r->cur_off,
+			    "record #%" PRIu64 " at byte %" PRIu64
+			    ": expected a non-empty record array, found %s",
+			    r->records, r->cur_off,
+			    v.type == LIN_MP_ARRAY ? "an empty array" : lin_mp_type_name(v.type));
 	uint32_t n = v.len;
 	if ((rc = tok(r, pp, end, &v)) != LIN_MP_OK)
 		return rc;
 	if (v.type != LIN_MP_UINT || v.v.u == 0 || v.v.u > UINT32_MAX)
-		return fail(r, r->cur_off, "record #%" PRIu64 " at byte %" PRIu64
+		return fail(r, r->cur_off,
+			    "record #%" PRIu64 " at byte %" PRIu64
 			    ": element 0 (record type): expected a positive uint, found %s",
 			    r->records, r->cur_off, lin_mp_type_name(v.type));
 	rec->type = (uint32_t)v.v.u;
@@ -376,10 +379,11 @@ static int parse_record(struct lin_reader *r, const uint8_t **pp, const uint8_t 
 	uint32_t need = (uint32_t)(bar ? (size_t)(bar - s->types) : strlen(s->types));
 	uint32_t known = need + (bar ? (uint32_t)strlen(bar + 1) : 0);
 	if (n - 1 < need)
-		return fail(r, r->cur_off, "record #%" PRIu64 " (%s) at byte %" PRIu64
-			    ": has %" PRIu32 " fields, format %d.%d has %" PRIu32, r->records,
-			    s->name, r->cur_off, n - 1, LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR,
-			    need);
+		return fail(r, r->cur_off,
+			    "record #%" PRIu64 " (%s) at byte %" PRIu64 ": has %" PRIu32
+			    " fields, format %d.%d has %" PRIu32,
+			    r->records, s->name, r->cur_off, n - 1, LIN_TRACE_FORMAT_MAJOR,
+			    LIN_TRACE_FORMAT_MINOR, need);
 	uint32_t have = n - 1 < known ? n - 1 : known;
 	rec->nfields = known;
 	for (uint32_t i = 0; i < have; i++) {
@@ -439,9 +443,10 @@ static int hdr_str(struct lin_reader *r, const struct lin_mp_val *v, const char 
 	if (!dst)
 		return LIN_MP_OK;
 	if (v->len >= cap || memchr(v->p, 0, v->len))
-		return fail(r, r->cur_off, "header at byte %" PRIu64 ": key '%s': string of %" PRIu32
-			    " bytes is too long or holds a NUL (limit %zu)", r->cur_off, key,
-			    v->len, cap - 1);
+		return fail(r, r->cur_off,
+			    "header at byte %" PRIu64 ": key '%s': string of %" PRIu32
+			    " bytes is too long or holds a NUL (limit %zu)",
+			    r->cur_off, key, v->len, cap - 1);
 	memcpy(dst, v->p, v->len);
 	dst[v->len] = 0;
 	return LIN_MP_OK;
@@ -462,14 +467,16 @@ static int hdr_version(struct lin_reader *r, const uint8_t **pp, const uint8_t *
 	struct lin_mp_val a, b;
 	int rc;
 	if (v->type != LIN_MP_ARRAY || v->len < 2)
-		return fail(r, r->cur_off, "header at byte %" PRIu64
-			    ": key 'version': expected array [major, minor], found %s", r->cur_off,
-			    lin_mp_type_name(v->type));
+		return fail(r, r->cur_off,
+			    "header at byte %" PRIu64
+			    ": key 'version': expected array [major, minor], found %s",
+			    r->cur_off, lin_mp_type_name(v->type));
 	if ((rc = tok(r, pp, end, &a)) != LIN_MP_OK || (rc = tok(r, pp, end, &b)) != LIN_MP_OK)
 		return rc;
 	if (a.type != LIN_MP_UINT || b.type != LIN_MP_UINT)
-		return fail(r, r->cur_off, "header at byte %" PRIu64
-			    ": key 'version': expected [uint, uint]", r->cur_off);
+		return fail(r, r->cur_off,
+			    "header at byte %" PRIu64 ": key 'version': expected [uint, uint]",
+			    r->cur_off);
 	h->major = a.v.u;
 	h->minor = b.v.u;
 	return skip(r, pp, end, v->len - 2, 2);
@@ -478,9 +485,9 @@ static int hdr_version(struct lin_reader *r, const uint8_t **pp, const uint8_t *
 static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *end,
 		     const struct lin_mp_val *k, struct lin_header *h, unsigned *seen)
 {
-	static const char *const keys[] = { "format", "version", "host", "pid", "writer",
-					    "start_host_ns", "ext_kind", "backend", "tsc_hz", "cupti",
-					    "device_clock" };
+	static const char *const keys[] = { "format", "version",       "host",        "pid",
+					    "writer", "start_host_ns", "ext_kind",    "backend",
+					    "tsc_hz", "cupti",         "device_clock" };
 	struct lin_mp_val v;
 	int idx = -1, rc;
 	for (int i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
@@ -520,10 +527,12 @@ static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 		if (v.type == LIN_MP_NIL || (v.type == LIN_MP_UINT && v.v.u > 0))
 			return LIN_MP_OK;
 		if (v.type != LIN_MP_FLOAT || !isfinite(v.v.f) || v.v.f <= 0)
-			return fail(r, r->cur_off, "header at byte %" PRIu64 ": key 'tsc_hz': expected"
-				    " a positive finite number or nil, found %s", r->cur_off,
-				    v.type == LIN_MP_FLOAT ? "a non-finite or non-positive float" :
-				    lin_mp_type_name(v.type));
+			return fail(r, r->cur_off,
+				    "header at byte %" PRIu64 ": key 'tsc_hz': expected"
+				    " a positive finite number or nil, found %s",
+				    r->cur_off,
+				    v.type == LIN_MP_FLOAT ? "a non-finite or non-positive float"
+							   : lin_mp_type_name(v.type));
 		return LIN_MP_OK;
 	}
 }
@@ -560,14 +569,18 @@ static int parse_header(struct lin_reader *r, const uint8_t **pp, const uint8_t 
 			return rc;
 	}
 	if ((seen & 0xf) != 0xf)
-		return fail(r, 0, "header: missing key '%s'", !(seen & 1) ? "format" :
-			    !(seen & 2) ? "version" : !(seen & 4) ? "host" : "pid");
+		return fail(r, 0, "header: missing key '%s'",
+			    !(seen & 1)   ? "format"
+			    : !(seen & 2) ? "version"
+			    : !(seen & 4) ? "host"
+					  : "pid");
 	if (strcmp(h->format, st->want) != 0)
 		return fail(r, 0, "header: format '%s', expected '%s'", h->format, st->want);
 	if (h->major != LIN_TRACE_FORMAT_MAJOR)
-		return fail(r, 0, "header: unsupported format version %" PRIu64 ".%" PRIu64
-			    " (this validator reads %d.x)", h->major, h->minor,
-			    LIN_TRACE_FORMAT_MAJOR);
+		return fail(r, 0,
+			    "header: unsupported format version %" PRIu64 ".%" PRIu64
+			    " (this validator reads %d.x)",
+			    h->major, h->minor, LIN_TRACE_FORMAT_MAJOR);
 	return LIN_MP_OK;
 }
 

@@ -17,19 +17,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LIN_READER_BUF (1u << 20)     /* read buffer; also the largest accepted record */
-#define LIN_READER_MAX_FIELDS 16      /* known fields per record */
-#define LIN_READER_MAX_ELEMS 65536    /* elements in any array or map */
-#define LIN_READER_MAX_REQS 1024      /* request ids in one requests array */
-#define LIN_READER_MAX_DEPTH 16       /* nesting of arrays and maps */
+#define LIN_READER_BUF (1u << 20)  /* read buffer; also the largest accepted record */
+#define LIN_READER_MAX_FIELDS 16   /* known fields per record */
+#define LIN_READER_MAX_ELEMS 65536 /* elements in any array or map */
+#define LIN_READER_MAX_REQS 1024   /* request ids in one requests array */
+#define LIN_READER_MAX_DEPTH 16    /* nesting of arrays and maps */
 
 struct lin_header {
 	char format[32];
 	char host[256];
 	char writer[64];
 	char backend[32];
-	char cupti[128];                      /* the cupti status ("" when nil or absent) */
-	bool device_clock_host;               /* device_clock "host": device times are host times */
+	char cupti[128];        /* the cupti status ("" when nil or absent) */
+	bool device_clock_host; /* device_clock "host": device times are host times */
 	uint64_t major, minor;
 	uint64_t pid;
 	uint64_t start_host_ns;
@@ -39,21 +39,23 @@ struct lin_header {
 
 struct lin_rec {
 	uint32_t type;
-	uint32_t nfields;                     /* known fields decoded into f[] */
-	uint64_t f[LIN_READER_MAX_FIELDS];    /* uint / int fields; str fields: length */
-	uint32_t nil;                         /* bit i set: field i is nil */
-	const char *str;                      /* the record's str field (string, misuse) */
+	uint32_t nfields;                  /* known fields decoded into f[] */
+	uint64_t f[LIN_READER_MAX_FIELDS]; /* uint / int fields; str fields: length */
+	uint32_t nil;                      /* bit i set: field i is nil */
+	const char *str;                   /* the record's str field (string, misuse) */
 	uint32_t str_len;
-	uint32_t nreqs;                       /* the record's uint array (requests) */
+	uint32_t nreqs; /* the record's uint array (requests) */
 	uint64_t reqs[LIN_READER_MAX_REQS];
-	uint64_t offset;                      /* byte offset of the record in the file */
-	uint64_t index;                       /* 0-based record index (header excluded) */
-	bool known;                           /* false: an unknown type, skipped */
+	uint64_t offset; /* byte offset of the record in the file */
+	uint64_t index;  /* 0-based record index (header excluded) */
+	bool known;      /* false: an unknown type, skipped */
 };
 
 enum lin_read_status {
-	LIN_READ_RECORD = 1, LIN_READ_EOF = 0, LIN_READ_ERROR = -1,
-	LIN_READ_MORE = 2,   /* stream mode: the span ends inside the next object */
+	LIN_READ_RECORD = 1,
+	LIN_READ_EOF = 0,
+	LIN_READ_ERROR = -1,
+	LIN_READ_MORE = 2, /* stream mode: the span ends inside the next object */
 };
 
 struct lin_reader;
@@ -84,12 +86,12 @@ int lin_reader_header(struct lin_reader *r, const char *want_format, struct lin_
 /* Next record into @rec (valid until the next call). */
 enum lin_read_status lin_reader_next(struct lin_reader *r, struct lin_rec *rec);
 
-const char *lin_reader_error(const struct lin_reader *r);     /* "" when none */
+const char *lin_reader_error(const struct lin_reader *r); /* "" when none */
 uint64_t lin_reader_error_offset(const struct lin_reader *r);
 bool lin_reader_truncated(const struct lin_reader *r);
 uint64_t lin_reader_size(const struct lin_reader *r);
-uint64_t lin_reader_records(const struct lin_reader *r);      /* complete records read */
-const char *lin_rec_name(uint32_t type);                      /* NULL: unknown type */
+uint64_t lin_reader_records(const struct lin_reader *r); /* complete records read */
+const char *lin_rec_name(uint32_t type);                 /* NULL: unknown type */
 const char *lin_rec_field_name(uint32_t type, uint32_t i);
 
 #endif

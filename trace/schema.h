@@ -11,7 +11,7 @@
 
 struct lin_schema {
 	const char *name;
-	const char *types;                           /* one code per field, see schema.c */
+	const char *types; /* one code per field, see schema.c */
 	const char *fields[LIN_READER_MAX_FIELDS];
 };
 

@@ -120,8 +120,7 @@ static void pack_dev_common(msgpack_packer *pk, uint64_t corr, uint64_t start, u
 void lin_tf_kernel(msgpack_packer *pk, const struct lin_tf_kernel *k)
 {
 	pack_head(pk, LIN_REC_KERNEL, LIN_REC_NFIELDS_KERNEL);
-	pack_dev_common(pk, k->correlation, k->start_dev, k->end_dev, k->device, k->context,
-			k->stream);
+	pack_dev_common(pk, k->correlation, k->start_dev, k->end_dev, k->device, k->context, k->stream);
 	lin_tf_pack_nz(pk, k->grid_id);
 	lin_tf_pack_nz(pk, k->graph_id);
 	lin_tf_pack_nz(pk, k->graph_node_id);
@@ -137,8 +136,7 @@ void lin_tf_kernel(msgpack_packer *pk, const struct lin_tf_kernel *k)
 static void pack_memop(msgpack_packer *pk, enum lin_rec_type type, const struct lin_tf_memop *m)
 {
 	pack_head(pk, type, LIN_REC_NFIELDS_MEMCPY);
-	pack_dev_common(pk, m->correlation, m->start_dev, m->end_dev, m->device, m->context,
-			m->stream);
+	pack_dev_common(pk, m->correlation, m->start_dev, m->end_dev, m->device, m->context, m->stream);
 	msgpack_pack_uint64(pk, m->bytes);
 	msgpack_pack_uint32(pk, m->kind_or_value);
 	lin_tf_pack_nz(pk, m->graph_id);
@@ -155,9 +153,8 @@ void lin_tf_memset(msgpack_packer *pk, const struct lin_tf_memop *m)
 	pack_memop(pk, LIN_REC_MEMSET, m);
 }
 
-void lin_tf_graph_trace(msgpack_packer *pk, uint64_t correlation, uint64_t start_dev,
-			uint64_t end_dev, uint32_t device, uint32_t context, uint32_t stream,
-			uint64_t graph_id)
+void lin_tf_graph_trace(msgpack_packer *pk, uint64_t correlation, uint64_t start_dev, uint64_t end_dev,
+			uint32_t device, uint32_t context, uint32_t stream, uint64_t graph_id)
 {
 	pack_head(pk, LIN_REC_GRAPH_TRACE, LIN_REC_NFIELDS_GRAPH_TRACE);
 	pack_dev_common(pk, correlation, start_dev, end_dev, device, context, stream);
@@ -198,8 +195,8 @@ void lin_tf_graph_exec(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint6
 }
 
 void lin_tf_graph_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t exec_id,
-			 uint64_t replay_epoch, uint64_t ordinal, uint64_t epoch,
-			 uint64_t version, uint64_t correlation)
+			 uint64_t replay_epoch, uint64_t ordinal, uint64_t epoch, uint64_t version,
+			 uint64_t correlation)
 {
 	pack_head(pk, LIN_REC_GRAPH_LAUNCH, LIN_REC_NFIELDS_GRAPH_LAUNCH);
 	msgpack_pack_uint64(pk, host_ns);
@@ -212,8 +209,8 @@ void lin_tf_graph_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uin
 	lin_tf_pack_opt(pk, correlation);
 }
 
-void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid,
-			      uint64_t node_id, uint64_t epoch, uint64_t version)
+void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t node_id,
+			      uint64_t epoch, uint64_t version)
 {
 	pack_head(pk, LIN_REC_GRAPH_NODE_UPDATE, LIN_REC_NFIELDS_GRAPH_NODE_UPDATE);
 	lin_tf_pack_opt(pk, host_ns);
@@ -223,8 +220,7 @@ void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid
 	lin_tf_pack_opt(pk, version);
 }
 
-void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_t tid,
-		    const char *reason)
+void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_t tid, const char *reason)
 {
 	pack_head(pk, LIN_REC_DROPPED, LIN_REC_NFIELDS_DROPPED);
 	msgpack_pack_uint32(pk, source);
@@ -233,8 +229,7 @@ void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_
 	lin_tf_pack_str(pk, reason);
 }
 
-void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns,
-		  uint64_t host_after_ns)
+void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns)
 {
 	pack_head(pk, LIN_REC_CLOCK, LIN_REC_NFIELDS_CLOCK);
 	msgpack_pack_uint64(pk, host_ns);

@@ -19,13 +19,13 @@
 #define LIN_TF_NIL UINT64_MAX
 
 struct lin_tf_header {
-	const char *format;       /* LIN_TRACE_FORMAT_NAME or LIN_TRUTH_FORMAT_NAME */
-	const char *writer;       /* "liblineage 0.1.0" */
+	const char *format; /* LIN_TRACE_FORMAT_NAME or LIN_TRUTH_FORMAT_NAME */
+	const char *writer; /* "liblineage 0.1.0" */
 	const char *host;
 	uint64_t pid;
 	uint64_t start_host_ns;
 	const char *host_clock_source; /* "tsc" or "clock_gettime" */
-	double tsc_hz;            /* <= 0: nil */
+	double tsc_hz;                 /* <= 0: nil */
 	uint32_t ext_kind;
 	const char *backend;      /* "none", "cupti", "custom", "attach" */
 	const char *cupti;        /* NULL: nil */
@@ -33,34 +33,34 @@ struct lin_tf_header {
 };
 
 struct lin_tf_kernel {
-	uint64_t correlation, start_dev, end_dev;   /* 0 correlation / start / end: nil */
+	uint64_t correlation, start_dev, end_dev; /* 0 correlation / start / end: nil */
 	uint32_t device, context, stream;
-	uint64_t grid_id, graph_id, graph_node_id;  /* 0: nil */
-	uint64_t name_sid;                          /* 0: nil */
-	uint64_t queued_dev, submitted_dev;         /* 0: nil */
+	uint64_t grid_id, graph_id, graph_node_id; /* 0: nil */
+	uint64_t name_sid;                         /* 0: nil */
+	uint64_t queued_dev, submitted_dev;        /* 0: nil */
 	bool device_launched;
 };
 
-struct lin_tf_memop {                            /* memcpy and memset */
-	uint64_t correlation, start_dev, end_dev;   /* 0: nil */
+struct lin_tf_memop {                             /* memcpy and memset */
+	uint64_t correlation, start_dev, end_dev; /* 0: nil */
 	uint32_t device, context, stream;
 	uint64_t bytes;
-	uint32_t kind_or_value;                     /* memcpy: copy_kind; memset: value */
-	uint64_t graph_id, graph_node_id;           /* 0: nil */
+	uint32_t kind_or_value;           /* memcpy: copy_kind; memset: value */
+	uint64_t graph_id, graph_node_id; /* 0: nil */
 };
 
 struct lin_tf_api {
-	uint32_t domain;                            /* enum lin_api_domain */
-	uint64_t cbid;                              /* LIN_TF_NIL for internal launches */
-	uint64_t correlation;                       /* 0: nil */
-	uint64_t start_dev, end_dev;                /* 0: nil */
+	uint32_t domain;             /* enum lin_api_domain */
+	uint64_t cbid;               /* LIN_TF_NIL for internal launches */
+	uint64_t correlation;        /* 0: nil */
+	uint64_t start_dev, end_dev; /* 0: nil */
 	uint32_t pid, tid;
 	int64_t return_value;
 };
 
-void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v);          /* LIN_TF_NIL -> nil */
-void lin_tf_pack_nz(msgpack_packer *pk, uint64_t v);           /* 0 -> nil */
-void lin_tf_pack_str(msgpack_packer *pk, const char *s);       /* NULL -> nil */
+void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v);    /* LIN_TF_NIL -> nil */
+void lin_tf_pack_nz(msgpack_packer *pk, uint64_t v);     /* 0 -> nil */
+void lin_tf_pack_str(msgpack_packer *pk, const char *s); /* NULL -> nil */
 
 void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h);
 void lin_tf_string(msgpack_packer *pk, uint64_t sid, const char *text, size_t len);
@@ -70,9 +70,8 @@ void lin_tf_api(msgpack_packer *pk, const struct lin_tf_api *a);
 void lin_tf_kernel(msgpack_packer *pk, const struct lin_tf_kernel *k);
 void lin_tf_memcpy(msgpack_packer *pk, const struct lin_tf_memop *m);
 void lin_tf_memset(msgpack_packer *pk, const struct lin_tf_memop *m);
-void lin_tf_graph_trace(msgpack_packer *pk, uint64_t correlation, uint64_t start_dev,
-			uint64_t end_dev, uint32_t device, uint32_t context, uint32_t stream,
-			uint64_t graph_id);
+void lin_tf_graph_trace(msgpack_packer *pk, uint64_t correlation, uint64_t start_dev, uint64_t end_dev,
+			uint32_t device, uint32_t context, uint32_t stream, uint64_t graph_id);
 /* host_ns, tid, epoch, version: LIN_TF_NIL when unknown. */
 void lin_tf_graph_node(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t graph_id,
 		       uint64_t node_id, uint64_t epoch, uint64_t version, uint32_t origin);
@@ -81,16 +80,14 @@ void lin_tf_graph_node_clone(msgpack_packer *pk, uint64_t original, uint64_t clo
 void lin_tf_graph_exec(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t graph_id,
 		       uint64_t exec_id);
 void lin_tf_graph_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t exec_id,
-			 uint64_t replay_epoch, uint64_t ordinal, uint64_t epoch,
-			 uint64_t version, uint64_t correlation);
-void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid,
-			      uint64_t node_id, uint64_t epoch, uint64_t version);
-void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_t tid,
-		    const char *reason);
+			 uint64_t replay_epoch, uint64_t ordinal, uint64_t epoch, uint64_t version,
+			 uint64_t correlation);
+void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t node_id,
+			      uint64_t epoch, uint64_t version);
+void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_t tid, const char *reason);
 /* A clock pair: host time read before the device time, and after it (LIN_TF_NIL: not
  * read); host_after_ns - host_ns bounds the pair's error. */
-void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns,
-		  uint64_t host_after_ns);
+void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns);
 /* The last record of a trace that was closed (lin_runtime_free). */
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped);
 /* Truth label: requests[n]; epoch LIN_TF_NIL when not known. */

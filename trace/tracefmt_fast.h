@@ -33,11 +33,11 @@ struct lin_tfast {
 #define msgpack_pack_inline_func_cint(name) static inline int lin_tfast##name
 #define msgpack_pack_inline_func_fixint(name) static inline int lin_tfast_fix##name
 #define msgpack_pack_user struct lin_tfast *
-#define msgpack_pack_append_buffer(user, buf, len)      \
-	do {                                            \
-		memcpy((user)->p, (buf), (len));        \
-		(user)->p += (len);                     \
-		return 0;                               \
+#define msgpack_pack_append_buffer(user, buf, len) \
+	do { \
+		memcpy((user)->p, (buf), (len)); \
+		(user)->p += (len); \
+		return 0; \
 	} while (0)
 /* The template's timestamp routine calls the ext header routine by its msgpack-c name. */
 #define msgpack_pack_ext lin_tfast_ext
@@ -67,8 +67,7 @@ static inline void lin_tfast_head(struct lin_tfast *f, enum lin_rec_type type, s
 }
 
 static inline void lin_tfast_token_capture(struct lin_tfast *f, uint64_t host_ns, uint64_t tid,
-					   uint32_t kind, uint64_t target, uint64_t version,
-					   uint64_t seq)
+					   uint32_t kind, uint64_t target, uint64_t version, uint64_t seq)
 {
 	lin_tfast_head(f, LIN_REC_TOKEN_CAPTURE, LIN_REC_NFIELDS_TOKEN_CAPTURE);
 	lin_tfast_opt(f, host_ns);
@@ -105,10 +104,9 @@ static inline void lin_tfast_scope_close(struct lin_tfast *f, uint64_t host_ns, 
 	lin_tfast_uint32(f, depth);
 }
 
-static inline void lin_tfast_launch(struct lin_tfast *f, uint64_t host_ns, uint64_t tid,
-				    uint64_t epoch, uint64_t version, uint64_t ext_id,
-				    uint64_t name_sid, uint64_t api_sid, uint64_t correlation,
-				    uint64_t depth)
+static inline void lin_tfast_launch(struct lin_tfast *f, uint64_t host_ns, uint64_t tid, uint64_t epoch,
+				    uint64_t version, uint64_t ext_id, uint64_t name_sid,
+				    uint64_t api_sid, uint64_t correlation, uint64_t depth)
 {
 	lin_tfast_head(f, LIN_REC_LAUNCH, LIN_REC_NFIELDS_LAUNCH);
 	lin_tfast_uint64(f, host_ns);
@@ -122,8 +120,7 @@ static inline void lin_tfast_launch(struct lin_tfast *f, uint64_t host_ns, uint6
 	lin_tfast_opt(f, depth);
 }
 
-static inline void lin_tfast_launch_end(struct lin_tfast *f, uint64_t host_ns, uint64_t tid,
-					uint64_t depth)
+static inline void lin_tfast_launch_end(struct lin_tfast *f, uint64_t host_ns, uint64_t tid, uint64_t depth)
 {
 	lin_tfast_head(f, LIN_REC_LAUNCH_END, LIN_REC_NFIELDS_LAUNCH_END);
 	lin_tfast_opt(f, host_ns);

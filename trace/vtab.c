@@ -134,10 +134,7 @@ void *lin_vtab_next(const struct lin_vtab *t, size_t *it, struct lin_vkey *key)
 	return NULL;
 }
 
-size_t lin_vtab_bytes(const struct lin_vtab *t)
-{
-	return t->cap * t->esz;
-}
+size_t lin_vtab_bytes(const struct lin_vtab *t) { return t->cap * t->esz; }
 
 void lin_vec_init(struct lin_vec *v, size_t esz)
 {

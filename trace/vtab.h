@@ -23,9 +23,9 @@ struct lin_vkey {
 
 struct lin_vtab {
 	uint8_t *slots;
-	size_t cap;         /* power of two, 0 when empty */
+	size_t cap; /* power of two, 0 when empty */
 	size_t n;
-	size_t esz;         /* entry size: 16-byte key + payload, multiple of 8 */
+	size_t esz; /* entry size: 16-byte key + payload, multiple of 8 */
 };
 
 void lin_vtab_init(struct lin_vtab *t, size_t payload);
@@ -48,9 +48,6 @@ void lin_vec_init(struct lin_vec *v, size_t esz);
 void lin_vec_free(struct lin_vec *v);
 /* Append a zeroed element; NULL on ENOMEM. */
 void *lin_vec_push(struct lin_vec *v);
-static inline void *lin_vec_at(const struct lin_vec *v, size_t i)
-{
-	return v->data + i * v->esz;
-}
+static inline void *lin_vec_at(const struct lin_vec *v, size_t i) { return v->data + i * v->esz; }
 
 #endif

@@ -18,17 +18,14 @@
 #include "lineage/trace_format.h"
 #include "vstate.h"
 
-
-static void structural(struct lin_validator *v, const char *cause, uint32_t file,
-		       uint64_t offset, uint64_t index, int nids, const char *const *names,
-		       const uint64_t *ids)
+static void structural(struct lin_validator *v, const char *cause, uint32_t file, uint64_t offset,
+		       uint64_t index, int nids, const char *const *names, const uint64_t *ids)
 {
 	v->sum.structural++;
 	lin_v_finding(v, "structural", cause, file, offset, index, nids, names, ids);
 }
 
-struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid,
-				  bool create)
+struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid, bool create)
 {
 	if (!create)
 		return lin_vtab_find(&v->bthreads, tid, lin_k1(proc, 0));
@@ -46,12 +43,10 @@ struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64
 
 static struct lin_br *at(struct lin_bthread *t, uint64_t seq)
 {
-	return seq != LIN_NIL && seq >= t->base && seq - t->base < t->n ? &t->b[seq - t->base]
-									 : NULL;
+	return seq != LIN_NIL && seq >= t->base && seq - t->base < t->n ? &t->b[seq - t->base] : NULL;
 }
 
-static struct lin_vers_ent *version(struct lin_validator *v, uint16_t proc, uint64_t epoch,
-				    uint64_t ver)
+static struct lin_vers_ent *version(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint64_t ver)
 {
 	bool fresh;
 	struct lin_vers_ent *e = lin_vtab_get(&v->vers, epoch, lin_k1(proc, ver), &fresh);
@@ -74,8 +69,8 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 {
 	struct lin_vers_ent *ve = version(v, proc, epoch, ver);
 	if (ve && (!ve->launched || host_ns >= ve->launch_ns))
-		*ve = (struct lin_vers_ent){ host_ns, ve->changed_ns, r->offset, r->index, file, 1,
-					     ve->changed, { 0, 0 } };
+		*ve = (struct lin_vers_ent){ host_ns, ve->changed_ns, r->offset, r->index, file,
+					     1,       ve->changed,    { 0, 0 } };
 }
 
 /*
@@ -137,7 +132,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		static const char *const n[] = { "tid", "begin_ns", "previous_begin_ns" };
 		uint64_t ids[] = { r->f[1], r->f[0], t->b[t->n - 1].begin };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
-		t->unordered = true;     /* lookups by time on this thread are refused */
+		t->unordered = true; /* lookups by time on this thread are refused */
 	}
 	if (orphan && !t->orphan) {
 		/* The runtime opens a bracket at depth d only inside the one open at d - 1.
@@ -148,9 +143,12 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		t->orphan = true;
 	}
 	uint64_t seq = t->base + t->n;
-	t->b[t->n++] = (struct lin_br){ r->f[0], LIN_NIL, pushed ? r->f[4] : (LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]),
-					r->offset, r->index, parent, 0, file, (uint16_t)depth,
-					pushed, 0, { 0, 0, 0, 0 } };
+	t->b[t->n++] = (struct lin_br){
+		r->f[0],   LIN_NIL,  pushed ? r->f[4] : (LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]),
+		r->offset, r->index, parent,
+		0,         file,     (uint16_t)depth,
+		pushed,    0,        { 0, 0, 0, 0 }
+	};
 	t->unpushed += !pushed;
 	if (depth) {
 		/* A bracket still open at this depth never ended; deeper ones neither. */
@@ -162,13 +160,12 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		lin_v_xcheck_wake(v, t, r->f[0]);
 }
 
-void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
-			 const struct lin_rec *r)
+void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	uint64_t depth = r->f[2];
 	uint64_t end = LIN_REC_NIL(r, 0) ? LIN_END_UNTIMED : r->f[0];
-	struct lin_bthread *t = depth && depth <= LIN_OPEN_DEPTH ? lin_v_bthread(v, proc, r->f[1], false)
-								  : NULL;
+	struct lin_bthread *t =
+		depth && depth <= LIN_OPEN_DEPTH ? lin_v_bthread(v, proc, r->f[1], false) : NULL;
 	uint64_t seq = t ? t->open[depth - 1] : LIN_NIL;
 	if (seq == LIN_NIL) {
 		static const char *const n[] = { "tid", "depth" };
@@ -181,7 +178,7 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
 		t->open[d] = LIN_NIL;
 	struct lin_br *b = at(t, seq);
 	if (!b)
-		return;                 /* dropped (only closed brackets are; not reached) */
+		return; /* dropped (only closed brackets are; not reached) */
 	b->end = end;
 	if (end != LIN_END_UNTIMED && end < b->begin) {
 		static const char *const n[] = { "tid", "begin_ns", "end_ns" };
@@ -248,7 +245,7 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 	const struct lin_vec *cl = &p->clocks;
 	if (!cl->n)
 		return false;
-	size_t lo = 0, hi = cl->n;              /* first pair with device_ns > dev */
+	size_t lo = 0, hi = cl->n; /* first pair with device_ns > dev */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (((const struct lin_clock_pair *)lin_vec_at(cl, mid))->device_ns <= dev)
@@ -262,7 +259,8 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 	const struct lin_clock_pair *a = lin_vec_at(cl, lo ? lo - 1 : 0);
 	const struct lin_clock_pair *b = lo && lo < cl->n ? lin_vec_at(cl, lo) : NULL;
 	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
-		long double f = (long double)(dev - a->device_ns) / (long double)(b->device_ns - a->device_ns);
+		long double f = (long double)(dev - a->device_ns) /
+				(long double)(b->device_ns - a->device_ns);
 		*host = a->host_ns + (uint64_t)(f * (long double)(b->host_ns - a->host_ns) + 0.5L);
 		return true;
 	}
@@ -306,7 +304,7 @@ void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bo
 		   bool final, bool mark, struct lin_hold *h)
 {
 	*h = (struct lin_hold){ NULL, false, false, false };
-	size_t lo = 0, hi = t->n;               /* first bracket beginning after s + u */
+	size_t lo = 0, hi = t->n; /* first bracket beginning after s + u */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (t->b[mid].begin <= s + u)
@@ -315,7 +313,7 @@ void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bo
 			hi = mid;
 	}
 	if (lo == t->n && !final) {
-		h->later = true;                /* one may still begin before the call */
+		h->later = true; /* one may still begin before the call */
 		return;
 	}
 	for (size_t i = lo; i-- > 0;) {
@@ -334,11 +332,11 @@ void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bo
 			}
 		}
 		if (!b->depth && k == 1 && (b->end == LIN_NIL || b->end == LIN_END_UNTIMED))
-			return;                 /* no nesting known and no end: nothing more to say */
+			return; /* no nesting known and no end: nothing more to say */
 		/* Every earlier bracket that is not an ancestor of b ended before b began; if
 		 * that is before the call can have ended, only b's ancestors are left. */
-		if (b->depth && (b->begin + u <= e || (b->end != LIN_NIL && b->end < LIN_END_UNTIMED &&
-							  b->end + u < e))) {
+		if (b->depth && (b->begin + u <= e ||
+				 (b->end != LIN_NIL && b->end < LIN_END_UNTIMED && b->end + u < e))) {
 			/* An outermost bracket has no ancestor; nor has one opened with no bracket
 			 * open above it (bracket_without_parent): every earlier one had ended when
 			 * it began. */
@@ -346,7 +344,7 @@ void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bo
 				return;
 			if (b->parent < t->base)
 				return;
-			i = b->parent - t->base + 1;    /* the loop's i-- lands on it */
+			i = b->parent - t->base + 1; /* the loop's i-- lands on it */
 		}
 	}
 }
@@ -373,11 +371,11 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 	struct lin_hold h;
 	lin_v_holders(t, s, e, u, false, true, false, &h);
 	if (h.unclosed)
-		return LIN_BF_UNCLOSED;         /* one without an end may hold it: cannot tell */
+		return LIN_BF_UNCLOSED; /* one without an end may hold it: cannot tell */
 	if (!bounded)
-		return LIN_BF_UNCERTAIN;        /* no bound on the mapping error */
+		return LIN_BF_UNCERTAIN; /* no bound on the mapping error */
 	if (h.ambiguous)
-		return LIN_BF_UNCERTAIN;        /* the call is within the error of an edge */
+		return LIN_BF_UNCERTAIN; /* the call is within the error of an edge */
 	if (!h.inner)
 		return LIN_BF_NONE;
 	*out = h.inner;
@@ -447,8 +445,8 @@ static void accounting_by_count(struct lin_validator *v)
 		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
 			continue;
 		uint64_t ids[] = { k.k0, e->pushed, calls };
-		structural(v, "launch_without_api_record", e->where_file, e->where_off, e->where_index,
-			   3, n, ids);
+		structural(v, "launch_without_api_record", e->where_file, e->where_off,
+			   e->where_index, 3, n, ids);
 	}
 }
 
@@ -492,7 +490,8 @@ static void accounting_unpushed(struct lin_validator *v)
 			if (b->pushed || b->apis || b->end >= LIN_END_UNTIMED)
 				continue;
 			uint64_t ids[] = { k.k0, b->id, b->depth };
-			structural(v, "launch_without_api_record", b->file, b->offset, b->index, 3, n, ids);
+			structural(v, "launch_without_api_record", b->file, b->offset, b->index, 3,
+				   n, ids);
 		}
 	}
 }

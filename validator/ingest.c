@@ -14,8 +14,9 @@
 #include "misuse.h"
 #include "vstate.h"
 
-#define CLOSED_PAGE_BITS 9                        /* 64-byte bitmap pages: a hostile file of sparse ids costs ~4x its size */
-#define CAPTURE_PAGE_SHIFT 3                      /* 8 host_ns per page (64 B), for the same reason */
+#define CLOSED_PAGE_BITS \
+	9 /* 64-byte bitmap pages: a hostile file of sparse ids costs ~4x its size */
+#define CAPTURE_PAGE_SHIFT 3 /* 8 host_ns per page (64 B), for the same reason */
 
 struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 {
@@ -80,14 +81,14 @@ void lin_validator_free(struct lin_validator *v)
 	free_pages(&v->captures);
 	free_pages(&v->grids);
 	lin_v_bthreads_free(v);
-	struct lin_vtab *tabs[] = { &v->epochs, &v->corrs, &v->nodes, &v->clones, &v->strings,
-				    &v->undef, &v->stale, &v->truth, &v->vers,
-				    &v->gmemops, &v->replays, &v->requests, &v->apiring,
-				    &v->capheads };
+	struct lin_vtab *tabs[] = { &v->epochs,  &v->corrs,   &v->nodes,   &v->clones,
+				    &v->strings, &v->undef,   &v->stale,   &v->truth,
+				    &v->vers,    &v->gmemops, &v->replays, &v->requests,
+				    &v->apiring, &v->capheads };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
-	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool, &v->cands,
-				   &v->pending, &v->adopts };
+	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool,
+				   &v->cands,    &v->pending, &v->adopts };
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		lin_vec_free(vecs[i]);
 	free(v);
@@ -119,8 +120,7 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 }
 
 void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
-		       const struct lin_rec *r, int nids, const char *const *names,
-		       const uint64_t *ids)
+		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids)
 {
 	v->sum.structural++;
 	lin_v_finding(v, "structural", cause, file, r->offset, r->index, nids, names, ids);
@@ -145,12 +145,10 @@ static void *page_get(struct lin_validator *v, struct lin_vtab *tab, uint64_t pa
 }
 
 /* Dense paged bitmap of @id under @k1: was the bit set? Set it when @set. */
-static bool page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id,
-		     bool set)
+static bool page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id, bool set)
 {
 	uint64_t bit = id & ((1u << CLOSED_PAGE_BITS) - 1);
-	uint8_t *bits = page_get(v, tab, id >> CLOSED_PAGE_BITS, k1, (1u << CLOSED_PAGE_BITS) / 8,
-				 set);
+	uint8_t *bits = page_get(v, tab, id >> CLOSED_PAGE_BITS, k1, (1u << CLOSED_PAGE_BITS) / 8, set);
 	if (!bits)
 		return false;
 	bool was = bits[bit >> 3] & (1u << (bit & 7));
@@ -166,8 +164,7 @@ bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool se
 }
 
 /* Host time (+1) of capture (tid, seq); per-thread capture counters are dense. */
-uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
-			     bool create)
+uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq, bool create)
 {
 	uint64_t *times = page_get(v, &v->captures, seq >> CAPTURE_PAGE_SHIFT, lin_k1(proc, tid),
 				   (1u << CAPTURE_PAGE_SHIFT) * sizeof(uint64_t), create);
@@ -218,7 +215,6 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 		proc_from_trace(p, h, file);
 	return (int)(p - v->procs);
 }
-
 
 static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
 		       const struct lin_rec *r, int field)
@@ -316,7 +312,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (LIN_REC_NIL(r, 5) || LIN_REC_NIL(r, 6))
-		return;                   /* token parsed from text: no capture to match */
+		return; /* token parsed from text: no capture to match */
 	uint64_t *s = lin_v_capture_slot(v, proc, r->f[5], r->f[6], false);
 	if (s && *s) {
 		if (*s != LIN_V_CAPTURE_UNTIMED && r->f[0] < *s - 1) {
@@ -331,8 +327,8 @@ static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		v->oom = true;
 		return;
 	}
-	*a = (struct lin_adopt){ r->f[0], r->f[6], r->offset, r->index, (uint32_t)r->f[5], file,
-				 proc };
+	*a = (struct lin_adopt){ r->f[0],           r->f[6], r->offset, r->index,
+				 (uint32_t)r->f[5], file,    proc };
 }
 
 static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
@@ -375,8 +371,7 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 }
 
 /* Check queued <= submitted <= start <= end where known. */
-static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_rec *r,
-		      uint64_t *t0)
+static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t *t0)
 {
 	static const char *const kn[] = { "queued_dev", "submitted_dev", "start_dev", "end_dev" };
 	uint64_t t[4] = { LIN_NIL, LIN_NIL, LIN_REC_OPT(r, 1), LIN_REC_OPT(r, 2) };
@@ -432,7 +427,8 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 		key = mix64(r->f[1]) ^ mix64(LIN_REC_OPT(r, 2) + 0x9e3779b97f4a7c15ull) ^
 		      mix64((r->f[3] << 32) ^ r->f[5] ^ 0xc2b2ae3d27d4eb4full);
 		if (graph) /* two nodes of one replay may start in the same timer tick */
-			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? r->f[gid] : LIN_REC_OPT(r, gid + 1)) ^
+			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? r->f[gid]
+								     : LIN_REC_OPT(r, gid + 1)) ^
 				     0x165667b19e3779f9ull);
 		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, r->f[0]), &fresh))
 			v->oom = true;
@@ -486,8 +482,7 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 }
 
 /* A dropped record is explicit loss: counted, reported as a finding, exit status 1. */
-static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
-		       const struct lin_rec *r)
+static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (r->f[1] == 0)
 		return;
@@ -496,8 +491,8 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
 	v->sum.dropped += r->f[1];
 	v->sum.structural++;
 	size_t before = v->findings.n;
-	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index, LIN_REC_NIL(r, 2) ? 2 : 3, n,
-		      ids);
+	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index,
+		      LIN_REC_NIL(r, 2) ? 2 : 3, n, ids);
 	/* The writer's reason, as the detail (printable ASCII only: it is the trace's text). */
 	if (v->findings.n > before && r->str && !LIN_REC_NIL(r, 3)) {
 		struct lin_finding *f = lin_vec_at(&v->findings, before);
@@ -509,8 +504,7 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file,
 	if (r->f[0] == LIN_DROP_HOST_EVENTS) {
 		v->procs[proc].dropped_host = true;
 		v->procs[proc].host_dropped += r->f[1];
-	}
-	else
+	} else
 		v->procs[proc].dropped_cupti = true;
 }
 
@@ -600,7 +594,8 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_MISUSE: on_misuse(v, proc, file, r); break;
 	case LIN_REC_LAUNCH: on_launch(v, proc, file, r); break;
 	case LIN_REC_LAUNCH_END: lin_v_on_launch_end(v, proc, file, r); break;
-	case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
+	case LIN_REC_EPOCH_REISSUE:
+	case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
 	case LIN_REC_TRACE_END:
 		v->files[file].ended = true;
 		if (!LIN_REC_NIL(r, 1)) {
@@ -616,12 +611,13 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_STRING: on_string(v, proc, file, r); break;
 	case LIN_REC_EXT_CORRELATION: lin_v_on_ext(v, proc, file, r); break;
 	case LIN_REC_API: lin_v_on_api(v, proc, file, r); break;
-	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET: case LIN_REC_GRAPH_TRACE:
-		on_gpu(v, proc, file, r);
-		break;
-	case LIN_REC_GRAPH_NODE: case LIN_REC_GRAPH_NODE_CLONE: case LIN_REC_GRAPH_NODE_UPDATE:
-		on_graph(v, proc, file, r);
-		break;
+	case LIN_REC_KERNEL:
+	case LIN_REC_MEMCPY:
+	case LIN_REC_MEMSET:
+	case LIN_REC_GRAPH_TRACE: on_gpu(v, proc, file, r); break;
+	case LIN_REC_GRAPH_NODE:
+	case LIN_REC_GRAPH_NODE_CLONE:
+	case LIN_REC_GRAPH_NODE_UPDATE: on_graph(v, proc, file, r); break;
 	case LIN_REC_GRAPH_LAUNCH: on_graph(v, proc, file, r); break;
 	case LIN_REC_DROPPED: on_dropped(v, proc, file, r); break;
 	case LIN_REC_CLOCK: lin_v_on_clock(v, proc, r); break;
@@ -763,8 +759,10 @@ static int truth_too_late(struct lin_validator *v, const char *name)
 		struct lin_vfile *f = &v->files[fi];
 		v->sum.files++;
 		f->failed = true;
-		snprintf(f->err, sizeof(f->err), "truth file added after the trace %s: truth files "
-			 "must come before the traces they describe", v->files[i].name);
+		snprintf(f->err, sizeof(f->err),
+			 "truth file added after the trace %s: truth files "
+			 "must come before the traces they describe",
+			 v->files[i].name);
 		v->sum.file_errors++;
 		return -1;
 	}
@@ -780,8 +778,7 @@ int lin_validator_add_truth(struct lin_validator *v, const char *path)
 	return ingest(v, lin_reader_open(path), path, true);
 }
 
-int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data,
-				size_t n)
+int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data, size_t n)
 {
 	int late = truth_too_late(v, name);
 	if (late)

@@ -38,15 +38,14 @@ static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
 		return;
 	}
 	if (!e->ext_n++ && !(e->flags & LIN_EP_PUSHED)) {
-		e->where_off = r->offset;       /* until a bracket pushes it (ext_without_bracket) */
+		e->where_off = r->offset; /* until a bracket pushes it (ext_without_bracket) */
 		e->where_index = r->index;
 		e->where_file = file;
 	}
 }
 
 /* The ring entry of launch record @corr on @tid (NULL: not among its last LIN_APIRING). */
-static struct lin_apirec *ring_rec(struct lin_validator *v, uint16_t proc, uint32_t tid,
-				   uint64_t corr)
+static struct lin_apirec *ring_rec(struct lin_validator *v, uint16_t proc, uint32_t tid, uint64_t corr)
 {
 	struct lin_apiring *ring = lin_vtab_find(&v->apiring, tid, lin_k1(proc, 0));
 	for (uint32_t i = 0; ring && i < ring->n; i++)
@@ -138,7 +137,7 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 		return;
 	e->flags |= LIN_C_AMBIG;
 	count_ext(v, proc, file, r, epoch);
-	if (v->cands.n >= LIN_MAX_CANDS)            /* listed candidates are bounded */
+	if (v->cands.n >= LIN_MAX_CANDS) /* listed candidates are bounded */
 		return;
 	for (size_t i = 0; i < v->cands.n; i++) {
 		struct lin_cand *c = lin_vec_at(&v->cands, i);
@@ -178,15 +177,15 @@ static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
  * stack through aux (a close always takes the top of its window's thread: the last open
  * anywhere is the last open on its own thread too), and capopen lists the opened ones in
  * order, closed ones dropped from its top as met: constant time a record, amortized. */
-static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr,
-			bool begin)
+static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr, bool begin)
 {
 	struct lin_vproc *p = &v->procs[proc];
 	struct lin_vec *w = &p->capwin;
 	if (!begin) {
 		/* A window keeps its thread id in 32 bits: a wider id matches none of its own. */
-		uint64_t *head = tid == (uint32_t)tid ? lin_vtab_find(&v->capheads, tid, lin_k1(proc, 0))
-						      : NULL;
+		uint64_t *head = tid == (uint32_t)tid
+					 ? lin_vtab_find(&v->capheads, tid, lin_k1(proc, 0))
+					 : NULL;
 		struct lin_capture *c = head && *head ? lin_vec_at(w, *head - 1) : NULL;
 		while (!c && p->capopen.n) {
 			const uint64_t *i = lin_vec_at(&p->capopen, p->capopen.n - 1);
@@ -201,7 +200,7 @@ static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, ui
 		if (c) {
 			c->end = corr;
 			if (head)
-				*head = c->aux;       /* its thread's window open before it */
+				*head = c->aux; /* its thread's window open before it */
 			return;
 		}
 	}
@@ -233,8 +232,7 @@ static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, ui
  * not say which), so the pair owes one record between them. Each launch record looks for
  * its partner among its thread's last LIN_APIRING launch records.
  */
-static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr,
-			struct lin_corr_ent *e)
+static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr, struct lin_corr_ent *e)
 {
 	bool fresh;
 	struct lin_apiring *ring = lin_vtab_get(&v->apiring, e->api_tid, lin_k1(proc, 0), &fresh);
@@ -261,9 +259,11 @@ static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		if ((e->flags & LIN_C_EXT) && pe != LIN_NIL)
 			count_pair(v, proc, e->epoch, pe);
 	}
-	ring->r[ring->head] = (struct lin_apirec){ e->api_start, e->api_end,
-						   e->flags & LIN_C_EXT ? e->epoch : LIN_NIL,
-						   (uint32_t)corr, e->partner, e->domain, { 0 } };
+	ring->r[ring->head] = (struct lin_apirec){
+		e->api_start,   e->api_end, e->flags & LIN_C_EXT ? e->epoch : LIN_NIL,
+		(uint32_t)corr, e->partner, e->domain,
+		{ 0 }
+	};
 	ring->head = (ring->head + 1) % LIN_APIRING;
 	if (ring->n < LIN_APIRING)
 		ring->n++;
@@ -308,7 +308,8 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 			return; /* the runtime record, the call the application made, is kept */
 	}
 	e->flags |= LIN_C_API;
-	e->lkind = LIN_REC_NIL(r, 1) ? LIN_LAUNCH_NONE : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
+	e->lkind = LIN_REC_NIL(r, 1) ? LIN_LAUNCH_NONE
+				     : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
 	if (e->lkind && r->f[7] == 0)
 		e->flags |= LIN_C_LAUNCH;
 	e->domain = (uint8_t)r->f[0];

@@ -18,68 +18,68 @@
 #define DEFAULT_MAX_FINDINGS 20
 
 static const char usage_text[] =
-"NAME\n"
-"    lineage-validate - rebuild and check every lineage join in lineage trace files\n"
-"\n"
-"SYNOPSIS\n"
-"    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] [--allow-empty] TRACE...\n"
-"    lineage-validate [--from kineto|nsys] [--json] [--export-perfetto OUT.json] FILE|DIR...\n"
-"    lineage-validate --export-otlp OUT.json [--json] [--max-findings N] TRACE...\n"
-"    lineage-validate --help | --version\n"
-"\n"
-"DESCRIPTION\n"
-"    Streams each TRACE (trace format %d.x, docs/trace-format.md), rebuilds the chain\n"
-"    GPU record -> correlation -> external correlation -> epoch -> requests (and, for\n"
-"    graph kernels, clone -> graph node -> epoch), and classifies every kernel, memcpy\n"
-"    and memset record as observed, inferred (rule named), lost (cause named) or\n"
-"    ambiguous (candidates listed). It also checks token and scope discipline, time\n"
-"    order where known, duplicate and undefined ids, and reused correlation ids.\n"
-"    Several files are one run; ids are keyed by the (host, pid) of each file's header.\n"
-"    Each file's kind is read from its first bytes: a lineage trace (MessagePack), a\n"
-"    PyTorch profiler / Kineto trace-event JSON file (.json or .json.gz) or an Nsight\n"
-"    Systems SQLite export (docs/importers.md). A directory stands for every file in\n"
-"    it that is recognisably a trace (one file per rank, as PyTorch writes them), read\n"
-"    as one run; other files are named on stderr (skipped).\n"
-"\n"
-"OPTIONS\n"
-"    --json              print one JSON object on stdout (schema: docs/validator.md)\n"
-"    --expect TRUTH      compare the joins with a truth file (may be repeated, one per\n"
-"                        process); adds truth_records and matched to the report\n"
-"    --max-findings N    list at most N findings (default 20; all are counted, and the\n"
-"                        report says how many more there are)\n"
-"    --allow-empty       let a run without any GPU record exit 0 when nothing else is\n"
-"                        wrong (by default it is the finding no_gpu_records, exit 1:\n"
-"                        an empty trace proves no join)\n"
-"    --from FMT          read every file as FMT, not by its content: kineto (PyTorch\n"
-"                        profiler JSON, .json or .json.gz) or nsys (Nsight Systems\n"
-"                        SQLite export); same report and exit status\n"
-"    --export-perfetto OUT.json\n"
-"                        also write the last trace as Chrome/Perfetto JSON with flow\n"
-"                        arrows request -> handoff -> launch -> kernel (with --from:\n"
-"                        op -> launch -> kernel)\n"
-"    --export-otlp OUT.json\n"
-"                        also write the traces as OpenTelemetry spans: OTLP/JSON\n"
-"                        ExportTraceServiceRequest documents, one per line, for an\n"
-"                        OpenTelemetry collector (docs/fleet.md); counts go to stderr\n"
-"    -h, --help          show this help and exit\n"
-"    -V, --version       show the version and exit\n"
-"\n"
-"EXIT STATUS\n"
-"    0   at least one GPU record was read, every GPU record is joined (observed or\n"
-"        inferred), every launch is accounted for, nothing is incorrect and there are no\n"
-"        structural findings\n"
-"    1   lost, ambiguous or incorrect joins, or structural findings\n"
-"    2   a file is missing, unreadable, malformed, truncated, of an unsupported version\n"
-"        or (imported) holds no event of a category the importer reads (the message\n"
-"        names the file, the byte offset and what was expected)\n"
-"    64  usage error\n"
-"\n"
-"EXAMPLES\n"
-"    lineage-validate rank0.lt rank1.lt\n"
-"    lineage-validate --json --max-findings 10 run.lt | jq .lost_by_cause\n"
-"    lineage-validate --expect run.truth run.lt\n"
-"    lineage-validate worker0.pt.trace.json.gz report.sqlite\n"
-"    lineage-validate --export-perfetto lineage.json ./profiler_traces/\n";
+	"NAME\n"
+	"    lineage-validate - rebuild and check every lineage join in lineage trace files\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] [--allow-empty] TRACE...\n"
+	"    lineage-validate [--from kineto|nsys] [--json] [--export-perfetto OUT.json] FILE|DIR...\n"
+	"    lineage-validate --export-otlp OUT.json [--json] [--max-findings N] TRACE...\n"
+	"    lineage-validate --help | --version\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Streams each TRACE (trace format %d.x, docs/trace-format.md), rebuilds the chain\n"
+	"    GPU record -> correlation -> external correlation -> epoch -> requests (and, for\n"
+	"    graph kernels, clone -> graph node -> epoch), and classifies every kernel, memcpy\n"
+	"    and memset record as observed, inferred (rule named), lost (cause named) or\n"
+	"    ambiguous (candidates listed). It also checks token and scope discipline, time\n"
+	"    order where known, duplicate and undefined ids, and reused correlation ids.\n"
+	"    Several files are one run; ids are keyed by the (host, pid) of each file's header.\n"
+	"    Each file's kind is read from its first bytes: a lineage trace (MessagePack), a\n"
+	"    PyTorch profiler / Kineto trace-event JSON file (.json or .json.gz) or an Nsight\n"
+	"    Systems SQLite export (docs/importers.md). A directory stands for every file in\n"
+	"    it that is recognisably a trace (one file per rank, as PyTorch writes them), read\n"
+	"    as one run; other files are named on stderr (skipped).\n"
+	"\n"
+	"OPTIONS\n"
+	"    --json              print one JSON object on stdout (schema: docs/validator.md)\n"
+	"    --expect TRUTH      compare the joins with a truth file (may be repeated, one per\n"
+	"                        process); adds truth_records and matched to the report\n"
+	"    --max-findings N    list at most N findings (default 20; all are counted, and the\n"
+	"                        report says how many more there are)\n"
+	"    --allow-empty       let a run without any GPU record exit 0 when nothing else is\n"
+	"                        wrong (by default it is the finding no_gpu_records, exit 1:\n"
+	"                        an empty trace proves no join)\n"
+	"    --from FMT          read every file as FMT, not by its content: kineto (PyTorch\n"
+	"                        profiler JSON, .json or .json.gz) or nsys (Nsight Systems\n"
+	"                        SQLite export); same report and exit status\n"
+	"    --export-perfetto OUT.json\n"
+	"                        also write the last trace as Chrome/Perfetto JSON with flow\n"
+	"                        arrows request -> handoff -> launch -> kernel (with --from:\n"
+	"                        op -> launch -> kernel)\n"
+	"    --export-otlp OUT.json\n"
+	"                        also write the traces as OpenTelemetry spans: OTLP/JSON\n"
+	"                        ExportTraceServiceRequest documents, one per line, for an\n"
+	"                        OpenTelemetry collector (docs/fleet.md); counts go to stderr\n"
+	"    -h, --help          show this help and exit\n"
+	"    -V, --version       show the version and exit\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0   at least one GPU record was read, every GPU record is joined (observed or\n"
+	"        inferred), every launch is accounted for, nothing is incorrect and there are no\n"
+	"        structural findings\n"
+	"    1   lost, ambiguous or incorrect joins, or structural findings\n"
+	"    2   a file is missing, unreadable, malformed, truncated, of an unsupported version\n"
+	"        or (imported) holds no event of a category the importer reads (the message\n"
+	"        names the file, the byte offset and what was expected)\n"
+	"    64  usage error\n"
+	"\n"
+	"EXAMPLES\n"
+	"    lineage-validate rank0.lt rank1.lt\n"
+	"    lineage-validate --json --max-findings 10 run.lt | jq .lost_by_cause\n"
+	"    lineage-validate --expect run.truth run.lt\n"
+	"    lineage-validate worker0.pt.trace.json.gz report.sqlite\n"
+	"    lineage-validate --export-perfetto lineage.json ./profiler_traces/\n";
 
 /* --export-otlp: write the export and its counts (stderr). Return 0 or -1. */
 static int export_otlp(const char *out, char **files, int n)
@@ -90,13 +90,14 @@ static int export_otlp(const char *out, char **files, int n)
 		fprintf(stderr, "lineage-validate: --export-otlp: %s\n", err);
 		return -1;
 	}
-	fprintf(stderr, "lineage-validate: otlp: %s: documents=%llu resources=%llu spans=%llu "
+	fprintf(stderr,
+		"lineage-validate: otlp: %s: documents=%llu resources=%llu spans=%llu "
 		"links=%llu events=%llu remote_requests=%llu remote_joined=%llu "
-		"cross_process_gpu=%llu\n", out, (unsigned long long)st.documents,
-		(unsigned long long)st.resources, (unsigned long long)st.spans,
-		(unsigned long long)st.links, (unsigned long long)st.events,
-		(unsigned long long)st.remote_requests, (unsigned long long)st.remote_joined,
-		(unsigned long long)st.cross_gpu);
+		"cross_process_gpu=%llu\n",
+		out, (unsigned long long)st.documents, (unsigned long long)st.resources,
+		(unsigned long long)st.spans, (unsigned long long)st.links,
+		(unsigned long long)st.events, (unsigned long long)st.remote_requests,
+		(unsigned long long)st.remote_joined, (unsigned long long)st.cross_gpu);
 	return 0;
 }
 
@@ -109,7 +110,7 @@ static int usage_error(const char *msg)
 /* The files a run reads: each argument, a directory's entries in name order. */
 struct inputs {
 	char **path;
-	int *fmt;                   /* enum lin_imp_fmt */
+	int *fmt; /* enum lin_imp_fmt */
 	int n, cap;
 };
 
@@ -185,8 +186,7 @@ static int add_dir(struct inputs *in, const char *dir)
 		if (stat(path, &st) != 0) {
 			int e = errno;
 			struct stat lst;
-			bool dangling = e == ENOENT && lstat(path, &lst) == 0 &&
-					S_ISLNK(lst.st_mode);
+			bool dangling = e == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
 			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
 				dangling ? "a symbolic link to nothing" : strerror(e));
 			continue;
@@ -194,12 +194,13 @@ static int add_dir(struct inputs *in, const char *dir)
 		if (!S_ISREG(st.st_mode)) {
 			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
 				S_ISDIR(st.st_mode) ? "a directory: directories are not read "
-				"recursively" : lin_imp_not_regular(st.st_mode));
+						      "recursively"
+						    : lin_imp_not_regular(st.st_mode));
 			continue;
 		}
 		const char *why_not = NULL;
 		int f = lin_imp_detect(path, err, sizeof(err), &why_not);
-		if (f < 0 || why_not) {     /* not recognisably a trace: left out, not an error */
+		if (f < 0 || why_not) { /* not recognisably a trace: left out, not an error */
 			fprintf(stderr, "lineage-validate: %s: skipped (%s)\n", path,
 				f < 0 ? err : why_not);
 			continue;
@@ -241,7 +242,7 @@ static int collect(struct inputs *in, char **args, int n)
 			continue;
 		}
 		const char *why = lin_imp_not_regular(st.st_mode);
-		if (why) {                  /* never opened: a FIFO would block the run */
+		if (why) { /* never opened: a FIFO would block the run */
 			fprintf(stderr, "lineage-validate: %s: %s\n", args[i], why);
 			return EXIT_BAD_FILE;
 		}
@@ -292,8 +293,7 @@ static int check_import_opts(const char *fmt, int ntruth, const char *otlp)
 
 /* The report, and on exit 2 the first file error on stderr: FILE: byte N: MESSAGE (an
  * SQLite file's message names its table and rowid instead). */
-static void report(struct lin_validator *v, bool json, const struct inputs *in,
-		   const char *const *fmts)
+static void report(struct lin_validator *v, bool json, const struct inputs *in, const char *const *fmts)
 {
 	if (json)
 		lin_validator_report_json(v, stdout);
@@ -404,9 +404,9 @@ int main(int argc, char **argv)
 		}
 		case 'h': printf(usage_text, 1); return 0;
 		case 'V':
-			printf("lineage-validate %d.%d.%d (trace format %d.%d)\n", LIN_VERSION_MAJOR,
-			       LIN_VERSION_MINOR, LIN_VERSION_PATCH, LIN_TRACE_FORMAT_MAJOR,
-			       LIN_TRACE_FORMAT_MINOR);
+			printf("lineage-validate %d.%d.%d (trace format %d.%d)\n",
+			       LIN_VERSION_MAJOR, LIN_VERSION_MINOR, LIN_VERSION_PATCH,
+			       LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR);
 			return 0;
 		default: return usage_error("unknown option or missing argument");
 		}

@@ -10,10 +10,7 @@
 
 /* A JSON string: valid UTF-8 as it is, U+FFFD for each maximal ill-formed subsequence
  * (the OTLP writer's encoder). */
-static void json_str(FILE *out, const char *s)
-{
-	lin_oj_fstr(out, s, strlen(s));
-}
+static void json_str(FILE *out, const char *s) { lin_oj_fstr(out, s, strlen(s)); }
 
 static double bytes_per_launch(const struct lin_vsummary *s)
 {
@@ -84,33 +81,40 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 {
 	const struct lin_vsummary *s = &v->sum;
 	fprintf(out, "{\"format_version\":\"%d.%d\",\"validator\":\"%d.%d.%d\",\"exit_code\":%d,",
-		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR, LIN_VERSION_MAJOR, LIN_VERSION_MINOR,
-		LIN_VERSION_PATCH, lin_validator_exit_code(v));
+		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR, LIN_VERSION_MAJOR,
+		LIN_VERSION_MINOR, LIN_VERSION_PATCH, lin_validator_exit_code(v));
 	json_files(v, out);
-	fprintf(out, "\"records\":%" PRIu64 ",\"gpu_records\":%" PRIu64 ",\"joined_observed\":%"
-		PRIu64 ",\"joined_inferred\":%" PRIu64 ",\"inferred_by_rule\":{", s->records,
-		s->gpu_records, s->observed, s->inferred);
+	fprintf(out,
+		"\"records\":%" PRIu64 ",\"gpu_records\":%" PRIu64 ",\"joined_observed\":%" PRIu64
+		",\"joined_inferred\":%" PRIu64 ",\"inferred_by_rule\":{",
+		s->records, s->gpu_records, s->observed, s->inferred);
 	for (int i = 0; i < LIN_RULE_N; i++)
-		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_rule_name(i), s->inferred_by_rule[i]);
+		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_rule_name(i),
+			s->inferred_by_rule[i]);
 	fputs("},\"joined_by_level\":{", out);
 	for (int i = 0; i < LIN_LEVEL_N; i++)
-		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_level_name(i), s->joined_by_level[i]);
-	fprintf(out, "},\"duplicates\":%" PRIu64 ",\"captured_launches\":%" PRIu64
-		",\"bracket_checked\":%" PRIu64 ",\"bracket_unchecked\":%" PRIu64, s->duplicates,
-		s->captured_launches, s->bracket_checked, s->bracket_unchecked);
+		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lin_level_name(i),
+			s->joined_by_level[i]);
+	fprintf(out,
+		"},\"duplicates\":%" PRIu64 ",\"captured_launches\":%" PRIu64
+		",\"bracket_checked\":%" PRIu64 ",\"bracket_unchecked\":%" PRIu64,
+		s->duplicates, s->captured_launches, s->bracket_checked, s->bracket_unchecked);
 	fprintf(out, ",\"lost\":%" PRIu64 ",\"lost_by_cause\":{", s->lost);
 	int first = 1;
 	for (int i = 0; i < LIN_CAUSE_N; i++) {
 		if (!s->lost_by_cause[i])
 			continue;
-		fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", lin_cause_name(i), s->lost_by_cause[i]);
+		fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", lin_cause_name(i),
+			s->lost_by_cause[i]);
 		first = 0;
 	}
 	fprintf(out, "},\"dropped\":%" PRIu64, s->dropped);
-	fprintf(out, ",\"ambiguous\":%" PRIu64 ",\"incorrect\":%" PRIu64 ",\"structural\":%" PRIu64
-		",\"notes\":%" PRIu64 ",\"file_errors\":%u,\"bytes\":%" PRIu64 ",\"launches\":%" PRIu64
-		",\"bytes_per_launch\":%.2f,", s->ambiguous, s->incorrect, s->structural, s->notes,
-		s->file_errors, s->bytes, s->launches, bytes_per_launch(s));
+	fprintf(out,
+		",\"ambiguous\":%" PRIu64 ",\"incorrect\":%" PRIu64 ",\"structural\":%" PRIu64
+		",\"notes\":%" PRIu64 ",\"file_errors\":%u,\"bytes\":%" PRIu64
+		",\"launches\":%" PRIu64 ",\"bytes_per_launch\":%.2f,",
+		s->ambiguous, s->incorrect, s->structural, s->notes, s->file_errors, s->bytes,
+		s->launches, bytes_per_launch(s));
 	if (s->have_truth) {
 		fprintf(out, "\"truth_records\":%" PRIu64 ",\"matched\":%" PRIu64 ",",
 			s->truth_records, s->matched);
@@ -160,12 +164,14 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "lost", s->lost);
 	for (int i = 0; i < LIN_CAUSE_N; i++)
 		if (s->lost_by_cause[i])
-			fprintf(out, "    %-26s %12" PRIu64 "\n", lin_cause_name(i), s->lost_by_cause[i]);
+			fprintf(out, "    %-26s %12" PRIu64 "\n", lin_cause_name(i),
+				s->lost_by_cause[i]);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "ambiguous", s->ambiguous);
 	if (s->duplicates)
 		fprintf(out, "  %-28s %12" PRIu64 "\n", "duplicate GPU records", s->duplicates);
 	if (s->captured_launches)
-		fprintf(out, "  %-28s %12" PRIu64 "\n", "launches in stream capture", s->captured_launches);
+		fprintf(out, "  %-28s %12" PRIu64 "\n", "launches in stream capture",
+			s->captured_launches);
 	if (s->bracket_checked || s->bracket_unchecked)
 		fprintf(out, "  %-28s %12" PRIu64 " (%" PRIu64 " not checked)\n",
 			"calls inside their bracket", s->bracket_checked, s->bracket_unchecked);
@@ -186,7 +192,9 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 	for (size_t i = 0; i < v->findings.n; i++)
 		text_finding(v, lin_vec_at(&v->findings, i), out);
 	if (s->findings > v->findings.n)
-		fprintf(out, "  ... %" PRIu64 " more finding(s) not listed (--max-findings %" PRIu64
-			" lists them all)\n", s->findings - (uint64_t)v->findings.n, s->findings);
+		fprintf(out,
+			"  ... %" PRIu64 " more finding(s) not listed (--max-findings %" PRIu64
+			" lists them all)\n",
+			s->findings - (uint64_t)v->findings.n, s->findings);
 	fprintf(out, "exit status %d\n", lin_validator_exit_code(v));
 }

@@ -14,17 +14,17 @@ enum cls { CLS_PENDING, CLS_OBSERVED, CLS_INFERRED, CLS_LOST, CLS_AMBIGUOUS };
 
 struct verdict {
 	enum cls cls;
-	int why;                    /* enum lin_cause or enum lin_rule */
-	uint64_t epoch;             /* the joined epoch or request (observed or inferred) */
-	uint64_t node_epoch;        /* node-origin epoch (provenance), or LIN_NIL */
+	int why;             /* enum lin_cause or enum lin_rule */
+	uint64_t epoch;      /* the joined epoch or request (observed or inferred) */
+	uint64_t node_epoch; /* node-origin epoch (provenance), or LIN_NIL */
 	enum lin_level level;
 };
 
 #define CAUSE_NAME(e, s) s,
 static const char *const cause_names[] = { LIN_CAUSES(CAUSE_NAME) };
 static const char *const rule_names[] = { "same_thread_time_containment",
-					   "external_id_is_correlation_fallback",
-					   "graph_launch_enclosing_op" };
+					  "external_id_is_correlation_fallback",
+					  "graph_launch_enclosing_op" };
 #define LEVEL_NAME(e, s) s,
 static const char *const level_names[] = { LIN_LEVELS(LEVEL_NAME) };
 #define AMBIGUOUS_CAUSE "multiple_epochs"
@@ -44,7 +44,11 @@ const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v, const struct lin
 
 /* What a join may end on: a declared epoch (its requests) or a begun request (itself).
  * Use it where it is: req may point into it. */
-struct target { const uint64_t *req; uint32_t nreq; uint64_t one; };
+struct target {
+	const uint64_t *req;
+	uint32_t nreq;
+	uint64_t one;
+};
 
 static bool declared(const struct lin_validator *v, uint16_t proc, uint64_t id, struct target *t)
 {
@@ -74,8 +78,8 @@ static enum lin_level target_level(const struct target *t)
 static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, uint64_t *epoch)
 {
 	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
-	const struct lin_node_ent *n = lin_vtab_find(&v->nodes, cl ? cl->original : g->node,
-						     lin_k1(g->proc, 0));
+	const struct lin_node_ent *n =
+		lin_vtab_find(&v->nodes, cl ? cl->original : g->node, lin_k1(g->proc, 0));
 	if (!n || !n->has_epoch || !declared(v, g->proc, n->epoch, NULL))
 		return false;
 	*epoch = n->epoch;
@@ -286,12 +290,13 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 }
 
 /* lin_vopts.on_gpu: the verdict on @g, keyed by its file and offset. */
-static void hand_over(const struct lin_validator *v, const struct lin_gpu *g,
-		      const struct verdict *r)
+static void hand_over(const struct lin_validator *v, const struct lin_gpu *g, const struct verdict *r)
 {
 	static const enum lin_join join[] = {
-		[CLS_OBSERVED] = LIN_JOIN_OBSERVED, [CLS_INFERRED] = LIN_JOIN_INFERRED,
-		[CLS_LOST] = LIN_JOIN_LOST, [CLS_AMBIGUOUS] = LIN_JOIN_AMBIGUOUS,
+		[CLS_OBSERVED] = LIN_JOIN_OBSERVED,
+		[CLS_INFERRED] = LIN_JOIN_INFERRED,
+		[CLS_LOST] = LIN_JOIN_LOST,
+		[CLS_AMBIGUOUS] = LIN_JOIN_AMBIGUOUS,
 	};
 	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls], r->level };
 	if (r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED)
@@ -309,14 +314,16 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 {
 	if (v->opts.on_gpu)
 		hand_over(v, g, r);
-	static const char *const nm[] = { "correlation", "epoch", "graph_node_id", "node_epoch",
-					  "pid" };
+	static const char *const nm[] = { "correlation", "epoch", "graph_node_id", "node_epoch", "pid" };
 	uint64_t ids[] = { g->corr ? g->corr : LIN_NIL, r->epoch, g->node ? g->node : LIN_NIL,
-			  r->node_epoch, v->procs[g->proc].pid };
+			   r->node_epoch, v->procs[g->proc].pid };
 	v->sum.joined_by_level[r->level]++;
 	switch (r->cls) {
 	case CLS_OBSERVED: v->sum.observed++; break;
-	case CLS_INFERRED: v->sum.inferred++; v->sum.inferred_by_rule[r->why]++; break;
+	case CLS_INFERRED:
+		v->sum.inferred++;
+		v->sum.inferred_by_rule[r->why]++;
+		break;
 	case CLS_LOST:
 		v->sum.lost++;
 		v->sum.lost_by_cause[r->why]++;
@@ -325,8 +332,7 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 	case CLS_AMBIGUOUS: {
 		v->sum.ambiguous++;
 		size_t before = v->findings.n;
-		lin_v_finding(v, "ambiguous", AMBIGUOUS_CAUSE, g->file, g->offset, g->index, 1,
-			      nm, ids);
+		lin_v_finding(v, "ambiguous", AMBIGUOUS_CAUSE, g->file, g->offset, g->index, 1, nm, ids);
 		if (v->findings.n == before)
 			break;
 		struct lin_finding *f = lin_vec_at(&v->findings, before);
@@ -345,8 +351,7 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 	check_truth(v, g, r);
 }
 
-static void api_before_gpu(struct lin_validator *v, const struct lin_gpu *g,
-			   const struct lin_corr_ent *c)
+static void api_before_gpu(struct lin_validator *v, const struct lin_gpu *g, const struct lin_corr_ent *c)
 {
 	if (!c || !(c->flags & LIN_C_API) || c->api_start == LIN_NIL || g->t0 == LIN_NIL ||
 	    g->t0 >= c->api_start)
@@ -367,8 +372,8 @@ void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
 			v->sum.structural++;
 			lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
 				      g->index, 1, n, &g->corr);
-			struct verdict r = { CLS_LOST, LIN_CAUSE_CORRELATION_REUSED, LIN_NIL, LIN_NIL,
-					     LIN_LEVEL_NONE };
+			struct verdict r = { CLS_LOST, LIN_CAUSE_CORRELATION_REUSED, LIN_NIL,
+					     LIN_NIL, LIN_LEVEL_NONE };
 			account(v, g, &r);
 			return;
 		}
@@ -502,7 +507,7 @@ static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t cor
 {
 	const struct lin_vproc *p = &v->procs[proc];
 	const struct lin_vec *w = &p->capwin;
-	size_t lo = 0, hi = w->n;                    /* windows opened before corr */
+	size_t lo = 0, hi = w->n; /* windows opened before corr */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (((const struct lin_capture *)lin_vec_at(w, mid))->begin < corr)
@@ -513,7 +518,7 @@ static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t cor
 	if (!lo || ((const struct lin_capture *)lin_vec_at(w, lo - 1))->aux <= corr)
 		return 0;
 	const struct lin_vec *th = &p->capthr;
-	lo = 0, hi = th->n;                          /* the first at or after (tid, corr) */
+	lo = 0, hi = th->n; /* the first at or after (tid, corr) */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct lin_capthr *t = lin_vec_at(th, mid);
@@ -543,12 +548,13 @@ static void finish_launches(struct lin_validator *v)
 			continue;
 		}
 		enum lin_cause cause = v->procs[proc].dropped_cupti ? LIN_CAUSE_DROPPED_RECORDS
-				       : cap ? LIN_CAUSE_MAYBE_CAPTURED : LIN_CAUSE_NO_GPU_RECORD;
+				       : cap                        ? LIN_CAUSE_MAYBE_CAPTURED
+								    : LIN_CAUSE_NO_GPU_RECORD;
 		uint64_t ids[] = { k.k0, v->procs[proc].pid, c->api_tid };
 		v->sum.lost++;
 		v->sum.lost_by_cause[cause]++;
-		lin_v_finding(v, "lost", cause_names[cause], c->api_file, c->api_offset, c->api_index,
-			      3, n, ids);
+		lin_v_finding(v, "lost", cause_names[cause], c->api_file, c->api_offset,
+			      c->api_index, 3, n, ids);
 	}
 }
 
@@ -571,8 +577,8 @@ static void finish_strings_truth(struct lin_validator *v)
 			continue;
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		/* A label tied to a launch already counted as no_gpu_record is that loss. */
-		const struct lin_corr_ent *tc = t->corr == LIN_NIL ? NULL
-			: lin_vtab_find(&v->corrs, t->corr, lin_k1(proc, 0));
+		const struct lin_corr_ent *tc =
+			t->corr == LIN_NIL ? NULL : lin_vtab_find(&v->corrs, t->corr, lin_k1(proc, 0));
 		if (tc && missing_gpu(v, proc, t->corr) && in_capture(v, proc, t->corr, tc->api_tid) != 1)
 			continue;
 		uint64_t ids[] = { k.k1 & 0xffffffffu, k.k0, v->procs[proc].pid };
@@ -583,10 +589,9 @@ static void finish_strings_truth(struct lin_validator *v)
 }
 
 /* Why a process (or the run, when @p is NULL) has launches and no GPU record, in words. */
-static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, char *buf,
-		      size_t n)
+static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, char *buf, size_t n)
 {
-	if (!p && v->empty_why[0]) {        /* an importer knows why */
+	if (!p && v->empty_why[0]) { /* an importer knows why */
 		snprintf(buf, n, "%s", v->empty_why);
 		return;
 	}
@@ -603,12 +608,15 @@ static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, 
 	else if (p->dropped_cupti)
 		snprintf(buf, n, "CUPTI records were dropped (see the loss findings)");
 	else if (p->launches && !p->api_records)
-		snprintf(buf, n, "%llu launch brackets but no CUPTI activity record: CUPTI was never "
-			 "enabled or its buffers were never flushed", (unsigned long long)p->launches);
+		snprintf(buf, n,
+			 "%llu launch brackets but no CUPTI activity record: CUPTI was never "
+			 "enabled or its buffers were never flushed",
+			 (unsigned long long)p->launches);
 	else if (p->launches)
-		snprintf(buf, n, "%llu launch brackets and %llu API records but no kernel, memcpy or "
-			 "memset record", (unsigned long long)p->launches,
-			 (unsigned long long)p->api_records);
+		snprintf(buf, n,
+			 "%llu launch brackets and %llu API records but no kernel, memcpy or "
+			 "memset record",
+			 (unsigned long long)p->launches, (unsigned long long)p->api_records);
 	else
 		snprintf(buf, n, "the trace holds no launch and no GPU record");
 }
@@ -697,8 +705,8 @@ void lin_v_resolve_all(struct lin_validator *v)
 			if (c->ngpu && !many(g, c)) {
 				static const char *const n[] = { "correlation" };
 				v->sum.structural++;
-				lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
-					      g->index, 1, n, &g->corr);
+				lin_v_finding(v, "structural", "correlation_reused", g->file,
+					      g->offset, g->index, 1, n, &g->corr);
 			}
 			if (c->ngpu < 255)
 				c->ngpu++;
@@ -715,15 +723,9 @@ void lin_v_resolve_all(struct lin_validator *v)
 	finish_end_counts(v);
 }
 
-void lin_validator_finish(struct lin_validator *v)
-{
-	lin_v_resolve_all(v);
-}
+void lin_validator_finish(struct lin_validator *v) { lin_v_resolve_all(v); }
 
-const struct lin_vsummary *lin_validator_summary(const struct lin_validator *v)
-{
-	return &v->sum;
-}
+const struct lin_vsummary *lin_validator_summary(const struct lin_validator *v) { return &v->sum; }
 
 int lin_validator_exit_code(const struct lin_validator *v)
 {
@@ -735,8 +737,7 @@ int lin_validator_exit_code(const struct lin_validator *v)
 	return 0;
 }
 
-const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset,
-				const char **file)
+const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset, const char **file)
 {
 	for (unsigned i = 0; i < v->nfiles; i++) {
 		if (v->files[i].failed) {

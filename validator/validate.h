@@ -49,8 +49,12 @@ enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };
 /* Inference rules (docs/validator.md, "Inference rules"; the last two are the importers',
  * docs/importers.md). Graph node origin is provenance, never a join on its own: it has no
  * rule. */
-enum lin_rule { LIN_RULE_TIME_CONTAINMENT, LIN_RULE_EXTERNAL_ID_IS_CORRELATION,
-		LIN_RULE_GRAPH_LAUNCH_ENCLOSING_OP, LIN_RULE_N };
+enum lin_rule {
+	LIN_RULE_TIME_CONTAINMENT,
+	LIN_RULE_EXTERNAL_ID_IS_CORRELATION,
+	LIN_RULE_GRAPH_LAUNCH_ENCLOSING_OP,
+	LIN_RULE_N
+};
 
 /*
  * How far a GPU record's chain reaches (docs/validator.md, "Join levels"): none (no API
@@ -76,13 +80,13 @@ struct lin_vsummary {
 	/* With truth: the matched and the incorrect joins, by the level each reached (an
 	 * epoch that names no request never matches a label: it is incorrect at "epoch"). */
 	uint64_t matched_by_level[LIN_LEVEL_N], incorrect_by_level[LIN_LEVEL_N];
-	uint64_t duplicates;       /* GPU records read twice (not classified again) */
+	uint64_t duplicates;        /* GPU records read twice (not classified again) */
 	uint64_t captured_launches; /* launch APIs made while a stream capture was open, with no
 				     * GPU record: not held to one (they may have been captured) */
 	uint64_t bracket_checked;   /* API calls under a pushed id found inside its bracket */
 	uint64_t bracket_unchecked; /* ... that could not be checked (docs/validator.md) */
 	uint64_t structural, notes, findings;
-	uint64_t dropped;          /* events and CUPTI records reported lost by dropped records */
+	uint64_t dropped; /* events and CUPTI records reported lost by dropped records */
 	uint64_t truth_records, matched;
 	bool have_truth;
 	uint64_t bytes, launches;
@@ -90,22 +94,27 @@ struct lin_vsummary {
 };
 
 /* A GPU record's classification, as handed to lin_vopts.on_gpu. */
-enum lin_join { LIN_JOIN_NONE, LIN_JOIN_OBSERVED, LIN_JOIN_INFERRED, LIN_JOIN_LOST,
-		LIN_JOIN_AMBIGUOUS };
+enum lin_join {
+	LIN_JOIN_NONE,
+	LIN_JOIN_OBSERVED,
+	LIN_JOIN_INFERRED,
+	LIN_JOIN_LOST,
+	LIN_JOIN_AMBIGUOUS
+};
 
 struct lin_gpu_verdict {
-	uint64_t offset;            /* the GPU record's byte offset in its trace file */
-	uint64_t epoch;             /* the joined epoch (observed, inferred), else UINT64_MAX */
-	const char *why;            /* inferred: the rule (lin_rule_name()); lost, ambiguous:
+	uint64_t offset; /* the GPU record's byte offset in its trace file */
+	uint64_t epoch;  /* the joined epoch (observed, inferred), else UINT64_MAX */
+	const char *why; /* inferred: the rule (lin_rule_name()); lost, ambiguous:
 				     * the finding's cause; observed: NULL. Static storage. */
-	uint32_t file;              /* the file's index: the order of lin_validator_add_*()
+	uint32_t file;   /* the file's index: the order of lin_validator_add_*()
 				     * calls, truth files included */
 	enum lin_join join;
-	enum lin_level level;       /* how far the chain reaches */
+	enum lin_level level; /* how far the chain reaches */
 };
 
 struct lin_vopts {
-	size_t max_findings;        /* findings kept for the report (all are counted) */
+	size_t max_findings; /* findings kept for the report (all are counted) */
 	/*
 	 * Optional: called once for every GPU record as it is classified (in resolution
 	 * order, not file order), whatever max_findings says. It sees the verdict only: the
@@ -130,15 +139,13 @@ int lin_validator_add_mem(struct lin_validator *v, const char *name, const void 
 /* Truth files come before every trace: one added after a trace is refused (-1, recorded as
  * a file error, exit 2). */
 int lin_validator_add_truth(struct lin_validator *v, const char *path);
-int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data,
-				size_t n);
+int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data, size_t n);
 void lin_validator_finish(struct lin_validator *v);
 const struct lin_vsummary *lin_validator_summary(const struct lin_validator *v);
 /* 0, 1 or 2 as documented in lineage-validate --help. */
 int lin_validator_exit_code(const struct lin_validator *v);
 /* First file error message ("" when none), its byte offset and file name. */
-const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset,
-				const char **file);
+const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset, const char **file);
 void lin_validator_report_json(const struct lin_validator *v, FILE *out);
 void lin_validator_report_text(const struct lin_validator *v, FILE *out);
 const char *lin_cause_name(enum lin_cause c);

@@ -10,7 +10,7 @@
 #define LIN_MAX_PROCS 65535
 #define LIN_MAX_IDS 6
 #define LIN_MAX_CAND 8
-#define LIN_MAX_CANDS 4096          /* extra ambiguous candidates remembered in all */
+#define LIN_MAX_CANDS 4096 /* extra ambiguous candidates remembered in all */
 #define LIN_NIL UINT64_MAX
 
 struct lin_vfile {
@@ -19,42 +19,42 @@ struct lin_vfile {
 	char err[512];
 	uint64_t err_off;
 	bool failed, truncated, truth;
-	bool ended;                /* a trace_end record was read */
+	bool ended; /* a trace_end record was read */
 };
 
 struct lin_vproc {
 	char host[256];
-	char backend[32];           /* the header's backend ("" when absent) */
-	char cupti[128];            /* the header's cupti status ("" when nil or absent) */
+	char backend[32]; /* the header's backend ("" when absent) */
+	char cupti[128];  /* the header's cupti status ("" when nil or absent) */
 	uint64_t pid;
 	uint64_t ext_kind;
-	uint64_t minor;             /* the trace's format minor version */
-	uint64_t min_api_corr;      /* UINT64_MAX: no API record */
+	uint64_t minor;        /* the trace's format minor version */
+	uint64_t min_api_corr; /* UINT64_MAX: no API record */
 	uint64_t api_records, gpu_records, launches;
-	uint64_t gpu_called;        /* GPU records that name an API call (a correlation) */
-	uint64_t unpushed;          /* launch brackets that pushed nothing */
-	uint64_t ext_records;       /* ext correlation records of its ext kind */
-	uint64_t clock_err;         /* device->host mapping error bound, ns; LIN_NIL: unknown */
-	bool clock_err_known;       /* a clock record with host_after_ns was read */
-	bool clock_err_lost;        /* ... and one without it: the bound is unknown */
-	bool xcheck_unmarked;       /* a tagged call could not mark its bracket: count instead */
-	uint32_t file;              /* the first file of this process */
+	uint64_t gpu_called;  /* GPU records that name an API call (a correlation) */
+	uint64_t unpushed;    /* launch brackets that pushed nothing */
+	uint64_t ext_records; /* ext correlation records of its ext kind */
+	uint64_t clock_err;   /* device->host mapping error bound, ns; LIN_NIL: unknown */
+	bool clock_err_known; /* a clock record with host_after_ns was read */
+	bool clock_err_lost;  /* ... and one without it: the bound is unknown */
+	bool xcheck_unmarked; /* a tagged call could not mark its bracket: count instead */
+	uint32_t file;        /* the first file of this process */
 	bool dropped_host, dropped_cupti;
-	uint64_t host_dropped;      /* events the dropped records of source 1 count */
-	uint64_t end_dropped;       /* events its trace_end records say were dropped, summed;
+	uint64_t host_dropped;          /* events the dropped records of source 1 count */
+	uint64_t end_dropped;           /* events its trace_end records say were dropped, summed;
 				     * LIN_NIL: none read */
 	uint64_t end_offset, end_index; /* where that trace_end is */
 	uint32_t end_file;
-	bool runtime_api;           /* an api record of the runtime domain was read */
-	bool host_clock;            /* header device_clock "host": device time is host time */
-	bool pushes;                /* its runtime pushed the ids (backend cupti, custom, attach):
+	bool runtime_api;       /* an api record of the runtime domain was read */
+	bool host_clock;        /* header device_clock "host": device time is host time */
+	bool pushes;            /* its runtime pushed the ids (backend cupti, custom, attach):
 				     * an ext record of its kind comes from a lineage bracket */
-	bool traced;                /* a trace file (not only a truth file) named it */
-	struct lin_vec clocks;      /* struct lin_clock_pair, sorted by device time at finish */
-	struct lin_vec capwin;      /* struct lin_capture: stream-capture windows */
-	struct lin_vec capopen;     /* uint64_t: indexes in capwin of the windows opened, in
+	bool traced;            /* a trace file (not only a truth file) named it */
+	struct lin_vec clocks;  /* struct lin_clock_pair, sorted by device time at finish */
+	struct lin_vec capwin;  /* struct lin_capture: stream-capture windows */
+	struct lin_vec capopen; /* uint64_t: indexes in capwin of the windows opened, in
 				     * order; closed ones are dropped from the top as met */
-	struct lin_vec capthr;      /* struct lin_capthr: after the run, the closed windows by
+	struct lin_vec capthr;  /* struct lin_capthr: after the run, the closed windows by
 				     * thread, then begin */
 };
 
@@ -64,11 +64,20 @@ struct lin_vproc {
  * read, 1 + the index of the window open on its thread before it (0: none), so a close
  * finds its thread's last open window at once; once sorted by begin, the latest end of the
  * windows up to it, so a lookup need not walk back over every earlier window. */
-struct lin_capture { uint64_t begin, end; uint32_t tid, open; uint64_t aux; };
+struct lin_capture {
+	uint64_t begin, end;
+	uint32_t tid, open;
+	uint64_t aux;
+};
 /* A closed window of a thread; pmax: the latest end of its thread's windows up to it. */
-struct lin_capthr { uint64_t begin, pmax; uint32_t tid, pad; };
+struct lin_capthr {
+	uint64_t begin, pmax;
+	uint32_t tid, pad;
+};
 
-struct lin_clock_pair { uint64_t host_ns, device_ns; };
+struct lin_clock_pair {
+	uint64_t host_ns, device_ns;
+};
 /* The largest relative rate error assumed between the host clock and CUPTI's clock outside
  * the span of the clock pairs: 500 ppm, the most Linux's NTP discipline slews a clock
  * (CUPTI's default clock is CLOCK_REALTIME-based); docs/validator.md, "Clocks". As a
@@ -83,22 +92,22 @@ struct lin_finding {
 	const char *idname[LIN_MAX_IDS];
 	uint64_t id[LIN_MAX_IDS];
 	uint64_t cand[LIN_MAX_CAND];
-	char detail[192];           /* why, in words ("" when the cause says it all) */
+	char detail[192]; /* why, in words ("" when the cause says it all) */
 };
 
 /* A GPU record waiting for its joins. */
 struct lin_gpu {
 	uint64_t corr, node, key, offset, index;
-	uint64_t t0;                /* first known device time (queued..start), or LIN_NIL */
+	uint64_t t0; /* first known device time (queued..start), or LIN_NIL */
 	uint32_t file;
 	uint16_t proc;
 	uint8_t kind;
-	uint8_t flags;              /* LIN_G_* */
+	uint8_t flags; /* LIN_G_* */
 };
 #define LIN_G_DEVLAUNCH 1
 #define LIN_G_GRAPH 2
 #define LIN_G_KEY 4
-#define LIN_G_COUNTED 8             /* counted in its correlation's ngpu */
+#define LIN_G_COUNTED 8 /* counted in its correlation's ngpu */
 
 /*
  * A declared epoch (or an id that was pushed or named by ext records before, or without,
@@ -112,27 +121,27 @@ struct lin_epoch_ent {
 	uint16_t flags;
 	uint16_t pad;
 	uint32_t pushed, ext_n;
-	uint64_t where_off, where_index;       /* the first bracket that pushed it, or until
+	uint64_t where_off, where_index; /* the first bracket that pushed it, or until
 						* one did, the first ext record naming it */
 	uint32_t where_file;
-	uint32_t paired;            /* its ext records that are not calls of their own: a
+	uint32_t paired; /* its ext records that are not calls of their own: a
 				     * runtime launch and the driver launch nested in it, each with
 				     * its own correlation and ext record, are one call (ingest.c,
 				     * count_pair) */
 };
 #define LIN_EP_DECLARED 1
-#define LIN_EP_PUSHED 2              /* a launch bracket pushed it (pushed may drop back to 0) */
+#define LIN_EP_PUSHED 2 /* a launch bracket pushed it (pushed may drop back to 0) */
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
-	uint64_t api_offset, api_index;   /* where the API record is (until it arrives: the
+	uint64_t api_offset, api_index; /* where the API record is (until it arrives: the
 					   * first ext record, api_file too) */
 	uint32_t api_tid, api_file;
 	uint16_t flags;
 	uint8_t domain, ngpu;
-	uint8_t lkind;              /* enum lin_launch_kind of the API (LIN_LAUNCH_NONE: not one) */
+	uint8_t lkind; /* enum lin_launch_kind of the API (LIN_LAUNCH_NONE: not one) */
 	uint8_t pad[3];
-	uint32_t partner;           /* the launch of the other domain nested with it (0: none) */
+	uint32_t partner; /* the launch of the other domain nested with it (0: none) */
 	uint32_t pad2;
 };
 /* The last launch API records of a thread, to pair a runtime launch with the driver launch
@@ -140,7 +149,11 @@ struct lin_corr_ent {
 #define LIN_APIRING 16
 /* epoch: its ext id (LIN_NIL: none yet); partner: the record paired with it (0: none). Kept
  * for a partner whose correlation was joined and evicted before the pair was complete. */
-struct lin_apirec { uint64_t start, end, epoch; uint32_t corr, partner; uint8_t domain, pad[7]; };
+struct lin_apirec {
+	uint64_t start, end, epoch;
+	uint32_t corr, partner;
+	uint8_t domain, pad[7];
+};
 struct lin_apiring {
 	struct lin_apirec r[LIN_APIRING];
 	uint32_t n, head;
@@ -148,58 +161,83 @@ struct lin_apiring {
 #define LIN_C_EXT 1
 #define LIN_C_AMBIG 2
 #define LIN_C_API 4
-#define LIN_C_LAUNCH 8              /* the API record is a launch API that returned 0 */
+#define LIN_C_LAUNCH 8 /* the API record is a launch API that returned 0 */
 
-struct lin_cand { uint64_t epoch; uint32_t corr; uint32_t proc; };
-struct lin_node_ent { uint64_t epoch; uint32_t has_epoch; uint32_t pad; };
+struct lin_cand {
+	uint64_t epoch;
+	uint32_t corr;
+	uint32_t proc;
+};
+struct lin_node_ent {
+	uint64_t epoch;
+	uint32_t has_epoch;
+	uint32_t pad;
+};
 /* A clone made at instantiation: its original node and the exec it belongs to (or LIN_NIL). */
-struct lin_clone_ent { uint64_t original, exec; };
-struct lin_ref_ent { uint64_t offset, index; uint32_t file; uint32_t pad; };
+struct lin_clone_ent {
+	uint64_t original, exec;
+};
+struct lin_ref_ent {
+	uint64_t offset, index;
+	uint32_t file;
+	uint32_t pad;
+};
 /* corr: LIN_NIL unknown. conflict: labelled twice with different requests (neither is used). */
-struct lin_truth_ent { uint64_t req, corr; uint32_t nreq; uint16_t seen, conflict; };
-struct lin_adopt { uint64_t host_ns, seq, offset, index; uint32_t tid, file; uint16_t proc; };
+struct lin_truth_ent {
+	uint64_t req, corr;
+	uint32_t nreq;
+	uint16_t seen, conflict;
+};
+struct lin_adopt {
+	uint64_t host_ns, seq, offset, index;
+	uint32_t tid, file;
+	uint16_t proc;
+};
 /*
  * Launch brackets, per thread, in begin order (brackets.c). A thread's records arrive in
  * the order it wrote them, so appending keeps the order; a bracket that begins before its
  * predecessor marks the thread unordered and no time check is made on it.
  */
 #define LIN_OPEN_DEPTH 16
-#define LIN_END_UNTIMED (UINT64_MAX - 1)    /* a launch_end without a time: closed, end unknown */
+#define LIN_END_UNTIMED (UINT64_MAX - 1) /* a launch_end without a time: closed, end unknown */
 struct lin_br {
-	uint64_t begin, end;        /* host ns; end LIN_NIL: no launch_end (yet); LIN_END_UNTIMED */
-	uint64_t id;                /* pushed: the id pushed; else the epoch (LIN_NIL: none) */
+	uint64_t begin, end; /* host ns; end LIN_NIL: no launch_end (yet); LIN_END_UNTIMED */
+	uint64_t id;         /* pushed: the id pushed; else the epoch (LIN_NIL: none) */
 	uint64_t offset, index;
-	uint64_t parent;            /* sequence number of the enclosing bracket, or LIN_NIL */
-	uint32_t apis, file;        /* apis: API calls found inside it (or inside a child) */
-	uint16_t depth;             /* 0: unknown (format 1.0/1.1) */
-	uint8_t pushed, nonleaf;    /* nonleaf: a pushed bracket opened inside this pushed one */
+	uint64_t parent;         /* sequence number of the enclosing bracket, or LIN_NIL */
+	uint32_t apis, file;     /* apis: API calls found inside it (or inside a child) */
+	uint16_t depth;          /* 0: unknown (format 1.0/1.1) */
+	uint8_t pushed, nonleaf; /* nonleaf: a pushed bracket opened inside this pushed one */
 	uint8_t pad[4];
 };
 /* An API call whose bracket may not have arrived yet, or waits for the end of the run. */
-struct lin_xdefer { uint64_t s, e, ext, corr, offset, index; uint32_t tid, file; uint16_t proc,
-		    pad[3]; };
+struct lin_xdefer {
+	uint64_t s, e, ext, corr, offset, index;
+	uint32_t tid, file;
+	uint16_t proc, pad[3];
+};
 struct lin_bthread {
 	struct lin_br *b;
-	uint64_t base;              /* sequence number of b[0] */
-	uint64_t horizon;           /* calls before it may lie in a dropped bracket; 0: none */
-	uint64_t open[LIN_OPEN_DEPTH];  /* the bracket open at each depth, or LIN_NIL */
-	struct lin_xdefer *d;       /* its tagged calls waiting for a decision */
+	uint64_t base;                 /* sequence number of b[0] */
+	uint64_t horizon;              /* calls before it may lie in a dropped bracket; 0: none */
+	uint64_t open[LIN_OPEN_DEPTH]; /* the bracket open at each depth, or LIN_NIL */
+	struct lin_xdefer *d;          /* its tagged calls waiting for a decision */
 	uint32_t n, cap, nd, capd;
-	uint32_t unpushed;          /* brackets that pushed nothing (never dropped) */
+	uint32_t unpushed; /* brackets that pushed nothing (never dropped) */
 	bool unordered;
-	bool unmarked;              /* a tagged call went unchecked without marking its bracket */
-	bool uncheckable;           /* its process has no bound on the clock mapping (yet) */
-	bool orphan;                /* bracket_without_parent was reported on it */
+	bool unmarked;    /* a tagged call went unchecked without marking its bracket */
+	bool uncheckable; /* its process has no bound on the clock mapping (yet) */
+	bool orphan;      /* bracket_without_parent was reported on it */
 };
-#define LIN_PBR_CAP 65536           /* brackets kept on a thread of pushed brackets only */
-#define LIN_PBR_KEEP 1024           /* ... past which checked ones are dropped */
-#define LIN_XDEFER_CAP (1u << 20)   /* waiting calls, all threads */
+#define LIN_PBR_CAP 65536         /* brackets kept on a thread of pushed brackets only */
+#define LIN_PBR_KEEP 1024         /* ... past which checked ones are dropped */
+#define LIN_XDEFER_CAP (1u << 20) /* waiting calls, all threads */
 
 /* One version of one epoch: the latest launch made under it and when it stopped being
  * current (re-issued or retired). */
 struct lin_vers_ent {
 	uint64_t launch_ns, changed_ns;
-	uint64_t offset, index;     /* that launch */
+	uint64_t offset, index; /* that launch */
 	uint32_t file;
 	uint8_t launched, changed, pad[2];
 };
@@ -211,16 +249,16 @@ struct lin_validator {
 	unsigned nfiles;
 	struct lin_vproc *procs;
 	unsigned nprocs;
-	struct lin_vec findings;           /* struct lin_finding, capped */
+	struct lin_vec findings; /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
 		truth, vers, grids, gmemops, bthreads, replays, requests, apiring,
-		capheads;                  /* (tid, proc): 1 + capwin index of its last open
+		capheads; /* (tid, proc): 1 + capwin index of its last open
 					    * window (0: none) */
 	struct lin_vec reqpool, truthpool, cands, pending, adopts;
-	uint64_t xdefer;                   /* calls waiting for their bracket, all threads */
+	uint64_t xdefer; /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
-	char empty_why[192];               /* why the run has no GPU record, when an importer
+	char empty_why[192]; /* why the run has no GPU record, when an importer
 					    * knows ("": the generic reason) */
 	struct lin_rec rec;
 };
@@ -238,8 +276,7 @@ uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t ti
 			     bool create);
 int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
 void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
-		      const struct lin_rec *r, int nids, const char *const *names,
-		      const uint64_t *ids);
+		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids);
 /* Field @i of record @r is nil. */
 #define LIN_REC_NIL(r, i) (((r)->nil >> (i)) & 1u)
 /* Field @i of record @r, or LIN_NIL when nil. */
@@ -249,8 +286,7 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 /* brackets.c */
 void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
-void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file,
-			 const struct lin_rec *r);
+void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 /* A launch (or graph launch) under (@epoch, @version) at @host_ns, for the stale check. */
 void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 			  const struct lin_rec *r, uint64_t epoch, uint64_t version, uint64_t host_ns);
@@ -272,8 +308,7 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
  * device_clock "host", or where the process has no bound at all). false: no clock. */
 bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
 			uint64_t *s, uint64_t *e, uint64_t *u);
-struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid,
-				  bool create);
+struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid, bool create);
 /* What the brackets of a thread say of a call whose host interval is [s, e] give or take
  * u (the mapping error): the deepest bracket that holds it for certain (of those that
  * pushed, with @pushed_only), whether another one may hold it instead (ambiguous), whether
@@ -286,16 +321,20 @@ struct lin_hold {
 };
 void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bool pushed_only,
 		   bool final, bool mark, struct lin_hold *h);
-enum lin_bracket_find { LIN_BF_NONE, LIN_BF_FOUND, LIN_BF_UNCLOSED, LIN_BF_NO_CLOCK,
-			LIN_BF_UNCERTAIN };
+enum lin_bracket_find {
+	LIN_BF_NONE,
+	LIN_BF_FOUND,
+	LIN_BF_UNCLOSED,
+	LIN_BF_NO_CLOCK,
+	LIN_BF_UNCERTAIN
+};
 /* Time containment's lookup for the API call of @c (after lin_v_brackets_finish): the
  * innermost bracket that holds it for certain (*out), or why there is none. */
 enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
 					 const struct lin_corr_ent *c, const struct lin_br **out);
 /* xcheck.c */
 /* Correlation @corr now has both its API record and its ext record: check the bracket. */
-void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
-		  const struct lin_corr_ent *c);
+void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const struct lin_corr_ent *c);
 /* A bracket opened on @t: decide the calls that waited for one to begin after them. */
 void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t begin);
 /* Make room on @t for one more bracket (drops checked pushed ones; false: ENOMEM). */

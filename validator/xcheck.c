@@ -54,7 +54,7 @@ bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
 		uint64_t horizon = t->b[drop].begin;
 		for (uint32_t i = 0; i < drop; i++) {
 			if (!t->b[i].apis)
-				v->sum.bracket_unchecked++;   /* cannot tell any more */
+				v->sum.bracket_unchecked++; /* cannot tell any more */
 			if (t->b[i].end < LIN_END_UNTIMED && t->b[i].end > horizon)
 				horizon = t->b[i].end;
 		}
@@ -64,7 +64,7 @@ bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
 		t->horizon = horizon > t->horizon ? horizon : t->horizon;
 		return true;
 	}
-	uint32_t cap = t->cap ? t->cap * 2 : 2;    /* memory in proportion to the input */
+	uint32_t cap = t->cap ? t->cap * 2 : 2; /* memory in proportion to the input */
 	struct lin_br *b = realloc(t->b, cap * sizeof(*b));
 	if (!b) {
 		v->oom = true;
@@ -80,8 +80,7 @@ static void outside(struct lin_validator *v, const struct lin_xdefer *d, const s
 	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
 	uint64_t ids[] = { d->corr, d->ext, b ? b->id : LIN_NIL, d->tid };
 	v->sum.structural++;
-	lin_v_finding(v, "structural", "ext_outside_bracket", d->file, d->offset, d->index, 4, n,
-		      ids);
+	lin_v_finding(v, "structural", "ext_outside_bracket", d->file, d->offset, d->index, 4, n, ids);
 }
 
 /* The call's bracket and its pushed ancestors held a call. */
@@ -120,8 +119,7 @@ static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
 	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
 	uint64_t ids[] = { d->corr, d->ext, b->id, d->tid };
 	v->sum.structural++;
-	lin_v_finding(v, "structural", "ext_bracket_conflict", d->file, d->offset, d->index, 4, n,
-		      ids);
+	lin_v_finding(v, "structural", "ext_bracket_conflict", d->file, d->offset, d->index, 4, n, ids);
 }
 
 /* Decide @d; false: it has to wait. */
@@ -136,7 +134,7 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	}
 	if (!p->host_clock && (!final || !p->clock_err_known)) {
 		if (!final && p->clock_err_known)
-			return false;           /* the bound is known at the end of the run */
+			return false; /* the bound is known at the end of the run */
 		v->sum.bracket_unchecked++;
 		return true;
 	}
@@ -158,7 +156,7 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	else if (!final)
 		h.later = true;
 	if (h.later || (h.unclosed && !final))
-		return false;           /* a bracket may still arrive, or still end */
+		return false; /* a bracket may still arrive, or still end */
 	if (h.unclosed || h.ambiguous) {
 		/* Not decided; every bracket that may hold it has held a call. That credit is
 		 * a guess: its process is also held to launch accounting by count. */
@@ -196,8 +194,7 @@ static bool defer(struct lin_validator *v, const struct lin_xdefer *d)
 	return true;
 }
 
-void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
-		  const struct lin_corr_ent *c)
+void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const struct lin_corr_ent *c)
 {
 	const struct lin_vproc *p = &v->procs[proc];
 	if (!p->pushes) {
@@ -206,7 +203,7 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		if (!p->unpushed || (!p->host_clock && !p->clock_err_known) ||
 		    c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG))
 			return;
-		struct lin_xdefer d = { c->api_start, c->api_end, c->epoch, corr, c->api_offset,
+		struct lin_xdefer d = { c->api_start, c->api_end, c->epoch,    corr, c->api_offset,
 					c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
 		if (!defer(v, &d))
 			v->procs[proc].xcheck_unmarked = true;
@@ -217,7 +214,7 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr,
 		v->sum.bracket_unchecked++;
 		return;
 	}
-	struct lin_xdefer d = { c->api_start, c->api_end, c->epoch, corr, c->api_offset,
+	struct lin_xdefer d = { c->api_start, c->api_end, c->epoch,    corr, c->api_offset,
 				c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
 	if (!decide(v, &d, false) && !defer(v, &d)) {
 		v->sum.bracket_unchecked++;
@@ -232,8 +229,7 @@ void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t 
 {
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->nd; i++) {
-		if (v->procs[t->d[i].proc].host_clock && t->d[i].s < begin &&
-		    decide(v, &t->d[i], false)) {
+		if (v->procs[t->d[i].proc].host_clock && t->d[i].s < begin && decide(v, &t->d[i], false)) {
 			v->xdefer--;
 			continue;
 		}
@@ -258,8 +254,7 @@ static void ext_without_api(struct lin_validator *v)
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
-		if (!(c->flags & LIN_C_EXT) || (c->flags & LIN_C_API) || !p->api_records ||
-		    p->dropped_cupti)
+		if (!(c->flags & LIN_C_EXT) || (c->flags & LIN_C_API) || !p->api_records || p->dropped_cupti)
 			continue;
 		uint64_t ids[] = { k.k0, c->epoch };
 		v->sum.structural++;
@@ -286,15 +281,15 @@ void lin_v_xcheck_finish(struct lin_validator *v)
 		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
 		const struct lin_vproc *p = &v->procs[proc];
 		if ((!p->host_clock && !p->clock_err_known) || t->unordered || t->unmarked)
-			continue;               /* checked by count instead (brackets.c) */
+			continue; /* checked by count instead (brackets.c) */
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct lin_br *b = &t->b[i];
 			if (!b->pushed || b->apis || b->end >= LIN_END_UNTIMED)
 				continue;
 			uint64_t ids[] = { k.k0, b->id, b->depth };
 			v->sum.structural++;
-			lin_v_finding(v, "structural", "launch_without_api_record", b->file, b->offset,
-				      b->index, 3, n, ids);
+			lin_v_finding(v, "structural", "launch_without_api_record", b->file,
+				      b->offset, b->index, 3, n, ids);
 		}
 	}
 }

@@ -36,7 +36,7 @@
 namespace {
 
 int g_tasks = 50000, g_rounds = 21;
-std::atomic<long> g_sink{0};
+std::atomic<long> g_sink{ 0 };
 
 int discard(const void *, size_t len, void *)
 {
@@ -81,8 +81,7 @@ void compare(const char *name, lin_runtime *rt, const std::function<void()> &pla
 	double mp = median(p), ml = median(l);
 	std::printf("SUMMARY bench=adapter_%s ns_per_task_plain=%.1f ns_per_task_lineage=%.1f "
 		    "overhead_ns=%.1f tasks=%d rounds=%d events_dropped=%llu\n",
-		    name, mp, ml, ml - mp, g_tasks, g_rounds,
-		    (unsigned long long)st.events_dropped);
+		    name, mp, ml, ml - mp, g_tasks, g_rounds, (unsigned long long)st.events_dropped);
 	std::fflush(stdout);
 }
 
@@ -97,21 +96,24 @@ void bench_uv(lin_runtime *rt)
 {
 	uv_loop_t loop;
 	uv_loop_init(&loop);
-	std::atomic<int> done{0};
+	std::atomic<int> done{ 0 };
 	auto plain = [&] {
 		for (int i = 0; i < g_tasks; i++) {
-			auto *r = new plain_req{uv_work_t{}, &done};
+			auto *r = new plain_req{ uv_work_t{}, &done };
 			r->req.data = r;
 			uv_queue_work(
 				&loop, &r->req,
-				[](uv_work_t *w) { static_cast<plain_req *>(w->data)->done->fetch_add(1); },
+				[](uv_work_t *w) {
+					static_cast<plain_req *>(w->data)->done->fetch_add(1);
+				},
 				[](uv_work_t *w, int) { delete static_cast<plain_req *>(w->data); });
 		}
 		uv_run(&loop, UV_RUN_DEFAULT);
 	};
 	auto lin = [&] {
 		for (int i = 0; i < g_tasks; i++)
-			lineage::uv::queue_work(&loop, rt, [&done] { done.fetch_add(1); }, [](int) {});
+			lineage::uv::queue_work(
+				&loop, rt, [&done] { done.fetch_add(1); }, [](int) {});
 		uv_run(&loop, UV_RUN_DEFAULT);
 	};
 	compare("uv", rt, plain, lin);
@@ -122,7 +124,7 @@ void bench_uv(lin_runtime *rt)
 #ifdef LIN_BENCH_TBB
 void bench_tbb(lin_runtime *rt)
 {
-	std::atomic<int> done{0};
+	std::atomic<int> done{ 0 };
 	tbb::task_group tg;
 	auto body = [&done] { done.fetch_add(1, std::memory_order_relaxed); };
 	auto plain = [&] {
@@ -159,7 +161,7 @@ void bench_tbb(lin_runtime *rt)
 #ifdef LIN_BENCH_OMP
 void omp_round(lin_runtime *rt, int mode)
 {
-	std::atomic<int> done{0};
+	std::atomic<int> done{ 0 };
 	lineage::token parent = mode ? lineage::token::capture(rt) : lineage::token();
 #pragma omp parallel
 #pragma omp single
@@ -177,7 +179,9 @@ void omp_round(lin_runtime *rt, int mode)
 					done.fetch_add(1, std::memory_order_relaxed);
 				}
 			} else {
-				lineage::omp::task(rt, [&done] { done.fetch_add(1, std::memory_order_relaxed); });
+				lineage::omp::task(rt, [&done] {
+					done.fetch_add(1, std::memory_order_relaxed);
+				});
 			}
 		}
 	}
@@ -185,8 +189,10 @@ void omp_round(lin_runtime *rt, int mode)
 
 void bench_omp(lin_runtime *rt)
 {
-	compare("omp_task_explicit", rt, [rt] { omp_round(rt, 0); }, [rt] { omp_round(rt, 1); });
-	compare("omp_task_helper", rt, [rt] { omp_round(rt, 0); }, [rt] { omp_round(rt, 2); });
+	compare(
+		"omp_task_explicit", rt, [rt] { omp_round(rt, 0); }, [rt] { omp_round(rt, 1); });
+	compare(
+		"omp_task_helper", rt, [rt] { omp_round(rt, 0); }, [rt] { omp_round(rt, 2); });
 }
 #endif
 

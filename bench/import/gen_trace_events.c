@@ -98,8 +98,8 @@ static void measure(struct gen *g)
 			max_id = (uint64_t)YAJL_GET_INTEGER(id);
 		for (size_t j = 0; a && YAJL_IS_OBJECT(a) && j < a->u.object.len; j++) {
 			yajl_val v = a->u.object.values[j];
-			if (is_id_key(a->u.object.keys[j]) && YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) > 0 &&
-			    (uint64_t)YAJL_GET_INTEGER(v) > max_id)
+			if (is_id_key(a->u.object.keys[j]) && YAJL_IS_INTEGER(v) &&
+			    YAJL_GET_INTEGER(v) > 0 && (uint64_t)YAJL_GET_INTEGER(v) > max_id)
 				max_id = (uint64_t)YAJL_GET_INTEGER(v);
 		}
 	}
@@ -266,6 +266,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("copies=%" PRIu64 " events=%" PRIu64 " bytes=%" PRIu64 " id_stride=%" PRIu64
-	       " span_ns=%" PRId64 "\n", g.k, g.written_events, g.bytes, g.stride, g.span_ns);
+	       " span_ns=%" PRId64 "\n",
+	       g.k, g.written_events, g.bytes, g.stride, g.span_ns);
 	return 0;
 }

@@ -85,13 +85,13 @@ int main(int argc, char **argv)
 	fclose(f);
 	double dec[100], str[100];
 	size_t records = 0;
-	struct lin_ostream_stats st = {0};
+	struct lin_ostream_stats st = { 0 };
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_s();
 		records = walk(buf, (size_t)sz);
 		dec[r] = now_s() - t0;
 		struct lin_ostream *s;
-		struct lin_ostream_opts o = {.path = "/dev/null"};
+		struct lin_ostream_opts o = { .path = "/dev/null" };
 		if (lin_ostream_open(&o, &s)) {
 			fprintf(stderr, "lin-bench-ostream: cannot open the stream\n");
 			return 1;

@@ -106,15 +106,9 @@ int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **o
 	return 0;
 }
 
-void lin_sim_set_runtime(lin_sim *s, lin_runtime *rt)
-{
-	s->rt = rt;
-}
+void lin_sim_set_runtime(lin_sim *s, lin_runtime *rt) { s->rt = rt; }
 
-uint64_t lin_sim_clock_offset(const lin_sim *s)
-{
-	return s->clock_off;
-}
+uint64_t lin_sim_clock_offset(const lin_sim *s) { return s->clock_off; }
 
 void lin_sim_get_stats(const lin_sim *s, struct lin_sim_stats *st)
 {
@@ -227,8 +221,8 @@ int lin_sim_ext_push(lin_sim *s, uint32_t kind, uint64_t id)
 	if (!kind_ok(kind))
 		return -EINVAL;
 	if (s->o.cupti == LIN_SIM_LAYER)
-		return cupti_errno(
-			cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)kind, id));
+		return cupti_errno(cuptiActivityPushExternalCorrelationId(
+			(CUpti_ExternalCorrelationKind)kind, id));
 	struct sim_thread *t = lin_sim_thread(s);
 	if (t->depth[kind] >= SIM_STACK)
 		return -ENOSPC;
@@ -242,8 +236,8 @@ int lin_sim_ext_pop(lin_sim *s, uint32_t kind, uint64_t *id)
 		return -EINVAL;
 	if (s->o.cupti == LIN_SIM_LAYER) {
 		uint64_t v = 0;
-		int r = cupti_errno(
-			cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)kind, &v));
+		int r = cupti_errno(cuptiActivityPopExternalCorrelationId(
+			(CUpti_ExternalCorrelationKind)kind, &v));
 		if (!r && id)
 			*id = v;
 		return r;
@@ -262,10 +256,7 @@ static int be_push(void *ctx, uint32_t kind, uint64_t id)
 	return lin_sim_ext_push(ctx, kind, id);
 }
 
-static int be_pop(void *ctx, uint32_t kind, uint64_t *id)
-{
-	return lin_sim_ext_pop(ctx, kind, id);
-}
+static int be_pop(void *ctx, uint32_t kind, uint64_t *id) { return lin_sim_ext_pop(ctx, kind, id); }
 
 void lin_sim_backend_ops(lin_sim *s, struct lin_backend_ops *ops)
 {
@@ -278,10 +269,7 @@ void lin_sim_backend_ops(lin_sim *s, struct lin_backend_ops *ops)
 	ops->flags = s->o.host_clock ? LIN_BACKEND_F_HOST_CLOCK : 0;
 }
 
-bool lin_sim_last_call_dropped(lin_sim *s)
-{
-	return lin_sim_thread(s)->last_dropped;
-}
+bool lin_sim_last_call_dropped(lin_sim *s) { return lin_sim_thread(s)->last_dropped; }
 
 void lin_sim_observer(const struct lin_launch_info *info, void *user)
 {

@@ -24,21 +24,25 @@ typedef struct lin_sim lin_sim;
 
 /* How the simulated CUPTI reaches lineage. */
 enum lin_sim_cupti {
-	LIN_SIM_ATTACH = 0,  /* the simulator's own buffers, to lin_cupti_attach_decode at flush */
-	LIN_SIM_LAYER = 1,   /* the test CUPTI layer (cupti_bind/testlayer): CUPTI's entry
+	LIN_SIM_ATTACH = 0, /* the simulator's own buffers, to lin_cupti_attach_decode at flush */
+	LIN_SIM_LAYER = 1,  /* the test CUPTI layer (cupti_bind/testlayer): CUPTI's entry
 			      * points, its buffers delivered to whoever registered callbacks */
 };
 
 /* Layer mode: the driver call each runtime call makes (docs/simulator.md). */
-enum lin_sim_driver { LIN_SIM_DRIVER_NONE = 0, LIN_SIM_DRIVER_DISTINCT = 1, LIN_SIM_DRIVER_SHARED = 2 };
+enum lin_sim_driver {
+	LIN_SIM_DRIVER_NONE = 0,
+	LIN_SIM_DRIVER_DISTINCT = 1,
+	LIN_SIM_DRIVER_SHARED = 2
+};
 
 struct lin_sim_opts {
 	size_t sz;
-	uint64_t seed;            /* buffer delivery order, drop decisions */
-	uint32_t drop_permille;   /* API calls whose ext+API records are dropped (0..1000) */
-	uint32_t buffer_bytes;    /* activity buffer size (layer: bytes of each buffer used); 0 = 4096 */
-	uint32_t ext_kind;        /* the kind lin_sim_backend_ops pushes; 0 = CUSTOM2 */
-	bool host_clock;          /* device timestamps are the runtime's host clock itself, as
+	uint64_t seed;          /* buffer delivery order, drop decisions */
+	uint32_t drop_permille; /* API calls whose ext+API records are dropped (0..1000) */
+	uint32_t buffer_bytes; /* activity buffer size (layer: bytes of each buffer used); 0 = 4096 */
+	uint32_t ext_kind;     /* the kind lin_sim_backend_ops pushes; 0 = CUSTOM2 */
+	bool host_clock;       /* device timestamps are the runtime's host clock itself, as
 				   * with a CUPTI timestamp callback (LIN_BACKEND_F_HOST_CLOCK);
 				   * false: that clock plus CLOCK_REALTIME - CLOCK_MONOTONIC */
 	enum lin_sim_cupti cupti;
@@ -120,17 +124,15 @@ uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t va
  * nodes of a new graph. end returns the graph id (0: not capturing) and copies up to @cap
  * node ids into @nodes, *@n = the node count. */
 int lin_sim_capture_begin(lin_sim *s, uint32_t stream);
-uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_t cap,
-			     size_t *n);
+uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_t cap, size_t *n);
 
 /* cudaGraphInstantiate: clones every node (fresh ids). Returns the exec id (0: unknown
  * graph) and copies up to @cap (original, clone) pairs into @map, *@n = the node count. */
-uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_node *map,
-				   size_t cap, size_t *n);
+uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_node *map, size_t cap,
+				   size_t *n);
 
 /* cudaGraphLaunch: one correlationId for the call, one kernel per node (graphNodeId = the
  * clone). Copies up to @cap gridIds into @grids in node order; returns the kernel count. */
-size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
-			    size_t cap);
+size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids, size_t cap);
 
 #endif

@@ -12,8 +12,7 @@
 /* A device time slot on @stream (caller holds s->mu): after the API call, after the
  * stream's previous work, and strictly after every start handed out so far, so that
  * start timestamps are unique in the process (the truth key of memcpy/memset). */
-static uint64_t dev_slot(lin_sim *s, uint32_t stream, uint64_t api_start, uint64_t key,
-			 uint64_t *end)
+static uint64_t dev_slot(lin_sim *s, uint32_t stream, uint64_t api_start, uint64_t key, uint64_t *end)
 {
 	uint64_t start = api_start + 2000;
 	uint32_t st = stream % SIM_STREAMS;
@@ -160,8 +159,7 @@ int lin_sim_capture_begin(lin_sim *s, uint32_t stream)
 	return ret;
 }
 
-uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_t cap,
-			     size_t *n)
+uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_t cap, size_t *n)
 {
 	uint64_t t;
 	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
@@ -181,8 +179,8 @@ uint32_t lin_sim_capture_end(lin_sim *s, uint32_t stream, uint64_t *nodes, size_
 	return id;
 }
 
-uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_node *map,
-				   size_t cap, size_t *n)
+uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_node *map, size_t cap,
+				   size_t *n)
 {
 	uint64_t t;
 	(void)lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000,
@@ -208,8 +206,7 @@ uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_no
 	return id;
 }
 
-size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
-			    size_t cap)
+size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids, size_t cap)
 {
 	uint64_t api_start;
 	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,

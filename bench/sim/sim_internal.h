@@ -11,7 +11,7 @@
 #include "cupti_layer.h"
 #include "sim.h"
 
-#define SIM_KINDS 6        /* CUpti_ExternalCorrelationKind values 0..5 */
+#define SIM_KINDS 6 /* CUpti_ExternalCorrelationKind values 0..5 */
 #define SIM_STACK 64
 #define SIM_STREAMS 64
 #define SIM_GRAPHS 256
@@ -32,11 +32,11 @@ struct sim_thread {
 	struct sim_thread *next;
 	uint64_t stack[SIM_KINDS][SIM_STACK];
 	uint32_t depth[SIM_KINDS];
-	struct sim_buf cur;            /* API and ext records of this thread */
-	uint64_t launch_host_ns;       /* from the launch observer; 0 when consumed */
+	struct sim_buf cur;      /* API and ext records of this thread */
+	uint64_t launch_host_ns; /* from the launch observer; 0 when consumed */
 	bool last_dropped;
 	uint32_t tid;
-	struct lin_cl_corr corr;       /* layer mode: the last call's correlation ids */
+	struct lin_cl_corr corr; /* layer mode: the last call's correlation ids */
 };
 
 struct sim_graph {
@@ -48,7 +48,7 @@ struct sim_graph {
 
 struct sim_exec {
 	uint32_t id;
-	uint32_t graph;               /* index + 1 into graphs */
+	uint32_t graph; /* index + 1 into graphs */
 	uint64_t clone[SIM_NODES];
 };
 
@@ -59,18 +59,18 @@ struct lin_sim {
 	atomic_uint_fast32_t next_corr;
 	atomic_int_fast64_t next_grid;
 	atomic_uint_fast64_t next_node;
-	pthread_mutex_t mu;            /* threads list, completed buffers, device state */
+	pthread_mutex_t mu; /* threads list, completed buffers, device state */
 	struct sim_thread *threads;
 	struct sim_bufvec done;
-	struct sim_buf dev;            /* GPU-side records (kernels, memcpy, memset) */
-	uint64_t dev_last;             /* last device timestamp handed out */
+	struct sim_buf dev; /* GPU-side records (kernels, memcpy, memset) */
+	uint64_t dev_last;  /* last device timestamp handed out */
 	uint64_t stream_end[SIM_STREAMS];
-	int capture[SIM_STREAMS];      /* graph index + 1 while capturing */
+	int capture[SIM_STREAMS]; /* graph index + 1 while capturing */
 	struct sim_graph graphs[SIM_GRAPHS];
 	size_t n_graphs;
 	struct sim_exec execs[SIM_GRAPHS];
 	size_t n_execs;
-	struct lin_sim_stats st;       /* under mu */
+	struct lin_sim_stats st; /* under mu */
 	uint64_t drops_reported;
 };
 

@@ -172,13 +172,13 @@ int main(int argc, char **argv)
 	long nreq = 1000000, every = 8;
 	int nworkers = 2;
 	const char *trace = NULL, *otlp = NULL;
-	static const struct option opts[] = {{"requests", required_argument, NULL, 'n'},
-					     {"workers", required_argument, NULL, 'w'},
-					     {"replay-every", required_argument, NULL, 'k'},
-					     {"trace", required_argument, NULL, 't'},
-					     {"otlp", required_argument, NULL, 'o'},
-					     {"help", no_argument, NULL, 'h'},
-					     {0}};
+	static const struct option opts[] = { { "requests", required_argument, NULL, 'n' },
+					      { "workers", required_argument, NULL, 'w' },
+					      { "replay-every", required_argument, NULL, 'k' },
+					      { "trace", required_argument, NULL, 't' },
+					      { "otlp", required_argument, NULL, 'o' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	int ch;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -195,14 +195,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 64;
 	}
-	struct soak s = {0};
+	struct soak s = { 0 };
 	(void)noop_push, (void)noop_pop;
-	struct lin_backend_ops be = {.sz = sizeof(be), .name = "soak", .push = stack_push,
-				     .pop = stack_pop};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .backend = LIN_BACKEND_CUSTOM,
-				     .backend_ops = &be, .trace_path = trace,
-				     .trace_write = trace ? NULL : discard, .flush_interval_ms = 10,
-				     .otlp_path = otlp};
+	struct lin_backend_ops be = { .sz = sizeof(be), .name = "soak", .push = stack_push, .pop = stack_pop };
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .backend = LIN_BACKEND_CUSTOM,
+				      .backend_ops = &be,
+				      .trace_path = trace,
+				      .trace_write = trace ? NULL : discard,
+				      .flush_interval_ms = 10,
+				      .otlp_path = otlp };
 	int err = otlp ? lin_otlp_enable() : 0;
 	if (!err)
 		err = lin_runtime_create(&o, &s.rt);
@@ -224,7 +226,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	long rss_warm = -1;
 	for (long i = 0; i < nreq; i++) {
-		struct item it = {.replay = (i % every) == every - 1};
+		struct item it = { .replay = (i % every) == every - 1 };
 		lin_scope rs, es;
 		lin_request_begin(s.rt, NULL, &it.req);
 		lin_scope_enter(s.rt, it.req, &rs);
@@ -250,7 +252,7 @@ int main(int argc, char **argv)
 	lin_runtime_flush(s.rt);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	long rss_end = rss_kib();
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_get_stats(s.rt, &st);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	printf("SUMMARY bench=soak requests=%ld seconds=%.2f rss_warm_kib=%ld rss_end_kib=%ld "

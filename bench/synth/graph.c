@@ -45,8 +45,7 @@ static void track_instantiate(struct synth *sx, uint32_t graph, uint32_t exec,
 		      "lin_graph_node_cloned");
 }
 
-uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *const *names,
-			   size_t n)
+uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *const *names, size_t n)
 {
 	bool track = sx->o.strategy == SYNTH_EPOCH;
 	lin_graph_capture cap;

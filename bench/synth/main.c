@@ -15,92 +15,92 @@
 #define EX_USAGE 64
 
 static const char usage_text[] =
-"NAME\n"
-"    lineage-synth - synthetic GPU handoff workloads with ground truth\n"
-"\n"
-"SYNOPSIS\n"
-"    lineage-synth --scenario NAME --strategy STRATEGY --seed N\n"
-"                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
-"                  [--streams S] [--lanes L] [--otlp FILE] [--cupti sim|layer]\n"
-"                  [--driver-records none|distinct|shared] -o TRACE --truth TRUTH\n"
-"    lineage-synth --list-scenarios\n"
-"    lineage-synth --help\n"
-"\n"
-"DESCRIPTION\n"
-"    Runs a scenario on real threads against the lineage runtime, with a simulator in\n"
-"    place of the GPU and CUPTI: it keeps CUPTI's per-thread external-correlation stacks,\n"
-"    hands out correlationIds, and writes real CUPTI activity records that are decoded\n"
-"    through lin_cupti_attach_decode, or delivered by a stand-in for libcupti to the live\n"
-"    binding (--cupti layer; docs/simulator.md). The lineage trace goes to TRACE;\n"
-"    the ground truth (which requests each kernel, memcpy and memset truly serves, from\n"
-"    the workload's own bookkeeping) goes to TRUTH. Check one against the other with\n"
-"        lineage-validate --expect TRUTH TRACE\n"
-"\n"
-"    The same scenario and seed give the same work under every strategy; each writes,\n"
-"    in lineage's trace vocabulary, what one tool knows (docs/comparison.md):\n"
-"      epoch      lineage: tokens captured on the declaring thread, adopted by the\n"
-"                 worker, the epoch pushed on the thread that launches; graph tracker.\n"
-"      kineto     PyTorch profiler + Kineto: an op id (CUSTOM0) pushed around every GPU\n"
-"                 call on the thread that runs it; the op names the request only where\n"
-"                 the request's annotation is open on that thread.\n"
-"      nvtx       Nsight Systems: the NVTX ranges open on the launching thread (the\n"
-"                 request's range where it is open, else an op's), joined by time.\n"
-"      cuda-only  correlationId plus same-thread time containment in the request's host\n"
-"                 range; nothing on other threads.\n"
-"      manual     the request id carried in the task and pushed before each GPU call\n"
-"                 (one id per call: a batch gets its first request's).\n"
-"      manual-batch  manual, and for a batched launch a batch id pushed instead, logged\n"
-"                 with the batch's requests (a fan-in record).\n"
-"\n"
-"    One line is printed on stdout per process:\n"
-"      SYNTH scenario= strategy= seed= pid= launches= gpu_records= truth_labels=\n"
-"            host_ns_per_launch= host_ns_per_launch_mean= expect_stale=\n"
-"            expect_dropped= open_records= batched_records= bare_replays= trace=\n"
-"            truth= cupti=\n"
-"    host_ns_per_launch is the host time the strategy's own calls took per launch\n"
-"    (median over tasks; _mean: over all launches). expect_stale and expect_dropped are\n"
-"    the GPU records the workload knows must be lost with cause stale_token or\n"
-"    dropped_records. Of the other GPU records, batched_records serve several requests\n"
-"    and open_records serve one and were launched on a thread where it was open;\n"
-"    bare_replays are graph-replay records launched where no request was open.\n"
-"\n"
-"OPTIONS\n"
-"    --scenario NAME    the workload (see --list-scenarios)\n"
-"    --strategy S       epoch, kineto, nvtx, cuda-only, manual or manual-batch\n"
-"    --seed N           seeds every choice (threads, order, buffer delivery, drops)\n"
-"    --threads T        pool threads, 2..64 (default 4): half submit, half work\n"
-"    --requests R       requests (default 48)\n"
-"    --hops K           chain-handoff hops (default 3)\n"
-"    --replays P        graph-* replays per captured graph (default 4)\n"
-"    --batch B          requests per batched launch, 1..64 (default 4)\n"
-"    --streams S        fanout-streams streams, 1..16 (default 4)\n"
-"    --lanes L          run L (1..4) copies of the workload at once, each on its own\n"
-"                       pool of T threads and its own 16 streams,\n"
-"                       against one runtime and one simulator (default 1).\n"
-"                       With L > 1 the threads really run concurrently, and ids and\n"
-"                       record order depend on the interleaving: only L = 1 is\n"
-"                       reproducible from the seed.\n"
-"    -o TRACE           the lineage trace to write\n"
-"    --truth TRUTH      the truth file to write\n"
-"    --otlp FILE        also stream the run as OpenTelemetry spans (OTLP/JSON lines) to\n"
-"                       FILE while it runs: the runtime's otlp_path option\n"
-"    --cupti MODE       sim (default): the simulator decodes its buffers through\n"
-"                       lin_cupti_attach_decode; layer: the simulator drives a stand-in\n"
-"                       for libcupti's activity API (cupti_bind/testlayer) and the epoch\n"
-"                       strategy's runtime collects through its live CUPTI binding, the\n"
-"                       others through the workload's own CUPTI client (attach mode)\n"
-"    --driver-records R with --cupti layer: each runtime call makes a nested driver call\n"
-"                       with a correlation id of its own (distinct, the default), with\n"
-"                       the runtime call's (shared), or none\n"
-"    --list-scenarios   print the scenarios and exit\n"
-"    -h, --help         print this help and exit\n"
-"\n"
-"    multi-process forks a second process that writes TRACE.2 and TRUTH.2 (and FILE.2\n"
-"    with --otlp); validate all four files together.\n"
-"\n"
-"EXIT STATUS\n"
-"    0 the run completed and both files were written; 1 a run-time failure (message on\n"
-"    stderr); 64 a usage error.\n";
+	"NAME\n"
+	"    lineage-synth - synthetic GPU handoff workloads with ground truth\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    lineage-synth --scenario NAME --strategy STRATEGY --seed N\n"
+	"                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
+	"                  [--streams S] [--lanes L] [--otlp FILE] [--cupti sim|layer]\n"
+	"                  [--driver-records none|distinct|shared] -o TRACE --truth TRUTH\n"
+	"    lineage-synth --list-scenarios\n"
+	"    lineage-synth --help\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Runs a scenario on real threads against the lineage runtime, with a simulator in\n"
+	"    place of the GPU and CUPTI: it keeps CUPTI's per-thread external-correlation stacks,\n"
+	"    hands out correlationIds, and writes real CUPTI activity records that are decoded\n"
+	"    through lin_cupti_attach_decode, or delivered by a stand-in for libcupti to the live\n"
+	"    binding (--cupti layer; docs/simulator.md). The lineage trace goes to TRACE;\n"
+	"    the ground truth (which requests each kernel, memcpy and memset truly serves, from\n"
+	"    the workload's own bookkeeping) goes to TRUTH. Check one against the other with\n"
+	"        lineage-validate --expect TRUTH TRACE\n"
+	"\n"
+	"    The same scenario and seed give the same work under every strategy; each writes,\n"
+	"    in lineage's trace vocabulary, what one tool knows (docs/comparison.md):\n"
+	"      epoch      lineage: tokens captured on the declaring thread, adopted by the\n"
+	"                 worker, the epoch pushed on the thread that launches; graph tracker.\n"
+	"      kineto     PyTorch profiler + Kineto: an op id (CUSTOM0) pushed around every GPU\n"
+	"                 call on the thread that runs it; the op names the request only where\n"
+	"                 the request's annotation is open on that thread.\n"
+	"      nvtx       Nsight Systems: the NVTX ranges open on the launching thread (the\n"
+	"                 request's range where it is open, else an op's), joined by time.\n"
+	"      cuda-only  correlationId plus same-thread time containment in the request's host\n"
+	"                 range; nothing on other threads.\n"
+	"      manual     the request id carried in the task and pushed before each GPU call\n"
+	"                 (one id per call: a batch gets its first request's).\n"
+	"      manual-batch  manual, and for a batched launch a batch id pushed instead, logged\n"
+	"                 with the batch's requests (a fan-in record).\n"
+	"\n"
+	"    One line is printed on stdout per process:\n"
+	"      SYNTH scenario= strategy= seed= pid= launches= gpu_records= truth_labels=\n"
+	"            host_ns_per_launch= host_ns_per_launch_mean= expect_stale=\n"
+	"            expect_dropped= open_records= batched_records= bare_replays= trace=\n"
+	"            truth= cupti=\n"
+	"    host_ns_per_launch is the host time the strategy's own calls took per launch\n"
+	"    (median over tasks; _mean: over all launches). expect_stale and expect_dropped are\n"
+	"    the GPU records the workload knows must be lost with cause stale_token or\n"
+	"    dropped_records. Of the other GPU records, batched_records serve several requests\n"
+	"    and open_records serve one and were launched on a thread where it was open;\n"
+	"    bare_replays are graph-replay records launched where no request was open.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --scenario NAME    the workload (see --list-scenarios)\n"
+	"    --strategy S       epoch, kineto, nvtx, cuda-only, manual or manual-batch\n"
+	"    --seed N           seeds every choice (threads, order, buffer delivery, drops)\n"
+	"    --threads T        pool threads, 2..64 (default 4): half submit, half work\n"
+	"    --requests R       requests (default 48)\n"
+	"    --hops K           chain-handoff hops (default 3)\n"
+	"    --replays P        graph-* replays per captured graph (default 4)\n"
+	"    --batch B          requests per batched launch, 1..64 (default 4)\n"
+	"    --streams S        fanout-streams streams, 1..16 (default 4)\n"
+	"    --lanes L          run L (1..4) copies of the workload at once, each on its own\n"
+	"                       pool of T threads and its own 16 streams,\n"
+	"                       against one runtime and one simulator (default 1).\n"
+	"                       With L > 1 the threads really run concurrently, and ids and\n"
+	"                       record order depend on the interleaving: only L = 1 is\n"
+	"                       reproducible from the seed.\n"
+	"    -o TRACE           the lineage trace to write\n"
+	"    --truth TRUTH      the truth file to write\n"
+	"    --otlp FILE        also stream the run as OpenTelemetry spans (OTLP/JSON lines) to\n"
+	"                       FILE while it runs: the runtime's otlp_path option\n"
+	"    --cupti MODE       sim (default): the simulator decodes its buffers through\n"
+	"                       lin_cupti_attach_decode; layer: the simulator drives a stand-in\n"
+	"                       for libcupti's activity API (cupti_bind/testlayer) and the epoch\n"
+	"                       strategy's runtime collects through its live CUPTI binding, the\n"
+	"                       others through the workload's own CUPTI client (attach mode)\n"
+	"    --driver-records R with --cupti layer: each runtime call makes a nested driver call\n"
+	"                       with a correlation id of its own (distinct, the default), with\n"
+	"                       the runtime call's (shared), or none\n"
+	"    --list-scenarios   print the scenarios and exit\n"
+	"    -h, --help         print this help and exit\n"
+	"\n"
+	"    multi-process forks a second process that writes TRACE.2 and TRUTH.2 (and FILE.2\n"
+	"    with --otlp); validate all four files together.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 the run completed and both files were written; 1 a run-time failure (message on\n"
+	"    stderr); 64 a usage error.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -146,8 +146,23 @@ static void list_scenarios(void)
 		printf("%-16s %s\n", synth_scenarios[i].name, synth_scenarios[i].summary);
 }
 
-enum { O_SCEN = 256, O_STRAT, O_SEED, O_THREADS, O_REQ, O_HOPS, O_REPLAYS, O_BATCH,
-       O_STREAMS, O_TRUTH, O_LIST, O_LANES, O_OTLP, O_CUPTI, O_DRIVER };
+enum {
+	O_SCEN = 256,
+	O_STRAT,
+	O_SEED,
+	O_THREADS,
+	O_REQ,
+	O_HOPS,
+	O_REPLAYS,
+	O_BATCH,
+	O_STREAMS,
+	O_TRUTH,
+	O_LIST,
+	O_LANES,
+	O_OTLP,
+	O_CUPTI,
+	O_DRIVER
+};
 
 static const struct option longopts[] = {
 	{ "scenario", required_argument, NULL, O_SCEN },
@@ -182,7 +197,8 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bo
 		case O_STRAT:
 			if (strcmp(optarg, "thread-local") == 0)
 				return usage_error("strategy '%s' was removed: it modelled no real tool "
-						   "(see kineto, nvtx, cuda-only, manual)", optarg);
+						   "(see kineto, nvtx, cuda-only, manual)",
+						   optarg);
 			bad = parse_strategy(optarg, &o->strategy);
 			break;
 		case O_SEED: {
@@ -198,7 +214,10 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bo
 		case O_HOPS: bad = parse_u32(optarg, 1, 64, &o->hops); break;
 		case O_REPLAYS: bad = parse_u32(optarg, 1, 100000, &o->replays); break;
 		case O_BATCH: bad = parse_u32(optarg, 1, SYNTH_MAX_BATCH, &o->batch); break;
-		case O_STREAMS: bad = parse_u32(optarg, 1, 16, &v); o->streams = v; break;
+		case O_STREAMS:
+			bad = parse_u32(optarg, 1, 16, &v);
+			o->streams = v;
+			break;
 		case O_LANES: bad = parse_u32(optarg, 1, 4, &o->lanes); break;
 		case 'o': o->trace = optarg; break;
 		case O_TRUTH: o->truth = optarg; break;
@@ -231,8 +250,7 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bo
 	return -1;
 }
 
-static int check_required(const struct synth_opts *o, bool seed_set, bool strategy_set,
-			  bool driver_set)
+static int check_required(const struct synth_opts *o, bool seed_set, bool strategy_set, bool driver_set)
 {
 	if (!o->scenario)
 		return usage_error("%s", "--scenario is required");
@@ -283,8 +301,14 @@ static int run_multi(const struct synth_opts *o, const struct synth_scenario *sc
 
 int main(int argc, char **argv)
 {
-	struct synth_opts o = { .threads = 4, .requests = 48, .hops = 3, .replays = 4,
-				.batch = 4, .streams = 4, .lanes = 1, .strategy = SYNTH_EPOCH };
+	struct synth_opts o = { .threads = 4,
+				.requests = 48,
+				.hops = 3,
+				.replays = 4,
+				.batch = 4,
+				.streams = 4,
+				.lanes = 1,
+				.strategy = SYNTH_EPOCH };
 	bool seed_set = false, strategy_set = false, driver_set = false;
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--strategy") == 0 || strncmp(argv[i], "--strategy=", 11) == 0)

@@ -25,8 +25,7 @@ static void CUPTIAPI owner_request(uint8_t **buffer, size_t *size, size_t *max_r
 	*max_records = 0;
 }
 
-static void CUPTIAPI owner_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
-				    size_t valid)
+static void CUPTIAPI owner_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid)
 {
 	size_t dropped = 0;
 
@@ -40,9 +39,12 @@ static void CUPTIAPI owner_complete(CUcontext ctx, uint32_t stream, uint8_t *buf
 }
 
 static const CUpti_ActivityKind owner_kinds[] = {
-	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME,
-	CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-	CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+	CUPTI_ACTIVITY_KIND_RUNTIME,
+	CUPTI_ACTIVITY_KIND_DRIVER,
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+	CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMSET,
 };
 #define N_OWNER_KINDS (sizeof(owner_kinds) / sizeof(owner_kinds[0]))
 

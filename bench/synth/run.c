@@ -66,10 +66,10 @@ static int fwrite_cb(void *data, const char *buf, size_t len)
  */
 struct trace_out {
 	FILE *f;
-	lin_runtime *const *rt;     /* the run's runtime, NULL until lin_runtime_create returns */
+	lin_runtime *const *rt; /* the run's runtime, NULL until lin_runtime_create returns */
 	uint64_t clock_off;
-	bool clock_done;            /* a clock record was written (by us or the live binding) */
-	bool live_clock;            /* the live binding pairs the clocks: write none */
+	bool clock_done; /* a clock record was written (by us or the live binding) */
+	bool live_clock; /* the live binding pairs the clocks: write none */
 	bool failed;
 };
 
@@ -78,7 +78,7 @@ static void write_pair(struct trace_out *o)
 	msgpack_packer pk;
 	msgpack_packer_init(&pk, o->f, fwrite_cb);
 	uint64_t h = lin_runtime_now_ns(*o->rt);
-	lin_tf_clock(&pk, h, h + o->clock_off, h);   /* the simulated clocks are one */
+	lin_tf_clock(&pk, h, h + o->clock_off, h); /* the simulated clocks are one */
 	o->clock_done = true;
 }
 
@@ -146,14 +146,12 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void report(struct synth *sx, const char *trace, const char *truth, double ns_tick,
-		   double empty)
+static void report(struct synth *sx, const char *trace, const char *truth, double ns_tick, double empty)
 {
 	struct lin_sim_stats st;
 	lin_sim_get_stats(sx->sim, &st);
 	uint64_t launches = atomic_load(&sx->launches);
-	double t = (double)atomic_load(&sx->strategy_ticks) -
-		   empty * (double)atomic_load(&sx->measures);
+	double t = (double)atomic_load(&sx->strategy_ticks) - empty * (double)atomic_load(&sx->measures);
 	double mean = launches ? (t > 0 ? t : 0) * ns_tick / (double)launches : 0;
 	qsort(sx->samples, sx->n_samples, sizeof(double), cmp_double);
 	double med = sx->n_samples ? sx->samples[sx->n_samples / 2] : 0;
@@ -182,8 +180,8 @@ static void close_lane(struct synth *sx)
 	pthread_mutex_destroy(&sx->truth_mu);
 }
 
-static void init_lane(struct synth *sx, const struct synth_opts *o, uint32_t lane,
-		      double ns_tick, double empty)
+static void init_lane(struct synth *sx, const struct synth_opts *o, uint32_t lane, double ns_tick,
+		      double empty)
 {
 	memset(sx, 0, sizeof(*sx));
 	sx->o = *o;
@@ -277,8 +275,7 @@ static int start_lanes(struct synth *lanes, uint32_t n, const struct synth_opts 
 }
 
 /* Decode the simulated buffers, close the trace, append the clock pair, write the truth. */
-static int finish_run(struct synth *sx, struct trace_out *out, const char *trace,
-		      const char *truth)
+static int finish_run(struct synth *sx, struct trace_out *out, const char *trace, const char *truth)
 {
 	int r = lin_sim_flush(sx->sim);
 	if (!r && sx->o.cupti == LIN_SIM_LAYER && sx->o.strategy != SYNTH_EPOCH)
@@ -309,8 +306,12 @@ int synth_run_process(const struct synth_opts *o, const struct synth_scenario *s
 	calibrate(&ns_tick, &empty);
 	for (uint32_t l = 0; l < n; l++)
 		init_lane(&lanes[l], o, l, ns_tick, empty);
-	struct lin_sim_opts so = { .sz = sizeof(so), .seed = o->seed, .drop_permille = drop_permille,
-				   .host_clock = true, .cupti = o->cupti, .driver = o->driver };
+	struct lin_sim_opts so = { .sz = sizeof(so),
+				   .seed = o->seed,
+				   .drop_permille = drop_permille,
+				   .host_clock = true,
+				   .cupti = o->cupti,
+				   .driver = o->driver };
 	struct trace_out out = { .f = fopen(trace, "wb"), .rt = &sx->rt };
 	int rc = 0;
 	if (!out.f) {

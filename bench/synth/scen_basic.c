@@ -22,11 +22,11 @@ uint32_t synth_submitter(struct synth *sx)
 	return synth_pick(sx, 0, half ? half : 1);
 }
 
-uint32_t synth_worker(struct synth *sx, uint32_t not)
+uint32_t synth_worker(struct synth *sx, uint32_t not )
 {
 	uint32_t lo = sx->o.threads / 2, hi = sx->o.threads;
 	uint32_t w = synth_pick(sx, lo, hi);
-	if (w == not)
+	if (w == not )
 		w = (w + 1 - lo) % (hi - lo) + lo;
 	return w;
 }
@@ -86,7 +86,7 @@ static void work_step(void *arg)
 	if (!j->hops)
 		synth_kernel(j->sx, &j->t, "pool_decode");
 	if (j->hop + 1 < j->hops)
-		synth_handoff(j->sx, &j->t);   /* the next hop's token, captured here */
+		synth_handoff(j->sx, &j->t); /* the next hop's token, captured here */
 	synth_release(j->sx, &j->t);
 	if (j->hop + 1 >= j->hops)
 		finish(j->sx, &j->t);
@@ -101,8 +101,7 @@ static void retire_step(void *arg)
 
 /* Submit a window of tasks, then drain it in a seed-shuffled order; @hops 0: one worker
  * step per task; @stale_every: every n-th task's epoch is retired before its handoff. */
-static void run_window(struct synth *sx, struct job *jobs, uint32_t n, uint32_t hops,
-		       uint32_t stale_every)
+static void run_window(struct synth *sx, struct job *jobs, uint32_t n, uint32_t hops, uint32_t stale_every)
 {
 	uint32_t sub[WINDOW];
 	for (uint32_t i = 0; i < n; i++) {
@@ -138,17 +137,11 @@ static void run_windows(struct synth *sx, uint32_t n, uint32_t hops, uint32_t st
 		run_window(sx, jobs, n - done < WINDOW ? n - done : WINDOW, hops, stale_every);
 }
 
-void synth_run_pool(struct synth *sx, uint32_t n)
-{
-	run_windows(sx, n, 0, 0);
-}
+void synth_run_pool(struct synth *sx, uint32_t n) { run_windows(sx, n, 0, 0); }
 
 void synth_run_chain(struct synth *sx, uint32_t n)
 {
 	run_windows(sx, n, sx->o.hops ? sx->o.hops : 1, 0);
 }
 
-void synth_run_stale(struct synth *sx, uint32_t n)
-{
-	run_windows(sx, n, 0, 3);
-}
+void synth_run_stale(struct synth *sx, uint32_t n) { run_windows(sx, n, 0, 3); }

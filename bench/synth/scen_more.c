@@ -9,7 +9,7 @@
 #include "synth.h"
 
 uint32_t synth_submitter(struct synth *sx);
-uint32_t synth_worker(struct synth *sx, uint32_t not);
+uint32_t synth_worker(struct synth *sx, uint32_t not );
 
 struct gjob {
 	struct synth *sx;
@@ -42,7 +42,7 @@ static void capture_step(void *arg)
 	begin_task(j->sx, &j->t, 0);
 	synth_op_begin(j->sx, &j->t);
 	j->exec = synth_graph_build(j->sx, &j->t, graph_kernels, 3);
-	synth_graph_launch(j->sx, &j->t, j->exec);   /* the capturing request runs it once */
+	synth_graph_launch(j->sx, &j->t, j->exec); /* the capturing request runs it once */
 	synth_op_end(j->sx, &j->t);
 	end_task(j->sx, &j->t);
 }
@@ -115,7 +115,7 @@ static void batch_submit(void *arg)
 	struct synth_task *t = &j->req[j->i];
 	begin_task(j->sx, t, 0);
 	synth_op_begin(j->sx, t);
-	synth_kernel(j->sx, t, "batch_tokenize");   /* each request's own direct work */
+	synth_kernel(j->sx, t, "batch_tokenize"); /* each request's own direct work */
 	synth_op_end(j->sx, t);
 }
 
@@ -183,7 +183,7 @@ static void fan_submit(void *arg)
 		t->req[0] = req;
 		t->nreq = 1;
 		t->stream = j->sx->stream_base + s;
-		synth_op_begin(j->sx, t);          /* one epoch per stream, same request */
+		synth_op_begin(j->sx, t); /* one epoch per stream, same request */
 		synth_handoff(j->sx, t);
 		synth_op_end(j->sx, t);
 	}
@@ -262,21 +262,21 @@ const struct synth_scenario synth_scenarios[] = {
 	{ "direct", "the declaring thread launches its own work (no handoff)", run_direct },
 	{ "pool-handoff", "declared on a submitter thread, launched by a pool worker", run_pool },
 	{ "chain-handoff", "handed through K pool threads (--hops), each launching", run_chain },
-	{ "graph-same-thread", "captured under one request, replayed P times (--replays) for "
-			       "other requests on the thread that captured it", run_graph_here },
-	{ "graph-worker", "captured under one request, replayed P times (--replays) for other "
-			  "requests by pool workers (a handoff)", run_graph_worker },
+	{ "graph-same-thread",
+	  "captured under one request, replayed P times (--replays) for "
+	  "other requests on the thread that captured it",
+	  run_graph_here },
+	{ "graph-worker",
+	  "captured under one request, replayed P times (--replays) for other "
+	  "requests by pool workers (a handoff)",
+	  run_graph_worker },
 	{ "batching", "one launch serves B requests (--batch): a fan-in epoch", run_batching },
-	{ "fanout-streams", "one request fans out to S streams (--streams) on several workers",
-	  run_fanout },
-	{ "stale-token", "a third of the handoffs adopt a token whose epoch was retired",
-	  run_stale },
+	{ "fanout-streams", "one request fans out to S streams (--streams) on several workers", run_fanout },
+	{ "stale-token", "a third of the handoffs adopt a token whose epoch was retired", run_stale },
 	{ "dropped-records", "the simulator drops 10% of the API calls' records and reports it",
 	  run_dropped },
-	{ "multi-process", "two processes whose correlation ids collide (TRACE and TRACE.2)",
-	  run_multi },
-	{ "mixed", "every handoff pattern in one run, with a second profiler's CUSTOM0 ids",
-	  run_mixed },
+	{ "multi-process", "two processes whose correlation ids collide (TRACE and TRACE.2)", run_multi },
+	{ "mixed", "every handoff pattern in one run, with a second profiler's CUSTOM0 ids", run_mixed },
 };
 const size_t synth_n_scenarios = sizeof(synth_scenarios) / sizeof(synth_scenarios[0]);
 

@@ -44,9 +44,9 @@
 #define KIND_CUSTOM2 5
 
 const char *const synth_strategy_names[SYNTH_N_STRATEGIES] = {
-	[SYNTH_EPOCH] = "epoch", [SYNTH_KINETO] = "kineto", [SYNTH_NVTX] = "nvtx",
-	[SYNTH_CUDA_ONLY] = "cuda-only", [SYNTH_MANUAL] = "manual",
-	[SYNTH_MANUAL_BATCH] = "manual-batch",
+	[SYNTH_EPOCH] = "epoch",   [SYNTH_KINETO] = "kineto",
+	[SYNTH_NVTX] = "nvtx",     [SYNTH_CUDA_ONLY] = "cuda-only",
+	[SYNTH_MANUAL] = "manual", [SYNTH_MANUAL_BATCH] = "manual-batch",
 };
 
 /* The request open on this thread (synth_op_begin .. synth_op_end): the annotation,
@@ -153,8 +153,10 @@ static void pop(struct synth *sx, uint32_t kind)
 /* An epoch for @reqs; @n 0: one that serves no request (an op, a range). */
 static uint64_t declare(struct synth *sx, const uint64_t *reqs, uint32_t n)
 {
-	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = n ? reqs : NULL,
-				     .n_requests = n, .flags = n ? 0 : LIN_EPOCH_NO_REQUESTS };
+	struct lin_epoch_opts eo = { .sz = sizeof(eo),
+				     .requests = n ? reqs : NULL,
+				     .n_requests = n,
+				     .flags = n ? 0 : LIN_EPOCH_NO_REQUESTS };
 	uint64_t id = 0;
 	int r = lin_epoch_declare(sx->rt, &eo, &id);
 	if (r)
@@ -174,7 +176,7 @@ void synth_op_begin(struct synth *sx, struct synth_task *t)
 	}
 	if (sx->other_profiler && st != SYNTH_KINETO)
 		push(sx, KIND_CUSTOM0, t->req[0]);
-	if (st == SYNTH_KINETO) {          /* record_function: a user annotation, CUSTOM1 */
+	if (st == SYNTH_KINETO) { /* record_function: a user annotation, CUSTOM1 */
 		uint64_t t0 = ticks();
 		int r = lin_sim_ext_push(sx->sim, KIND_CUSTOM1, t->req[0]);
 		cost(sx, t, t0, ticks());
@@ -244,8 +246,7 @@ void synth_release(struct synth *sx, struct synth_task *t)
 /* Declare what the call runs in before the timed part: Kineto's op (with the open
  * request's requests, or none), or the range of an op that names no request (nvtx, where
  * no request is open on this thread). */
-static void call_declare(struct synth *sx, const struct synth_task *t, struct synth_call *c,
-			 bool replay)
+static void call_declare(struct synth *sx, const struct synth_task *t, struct synth_call *c, bool replay)
 {
 	enum synth_strategy st = sx->o.strategy;
 	if (st == SYNTH_KINETO && !(replay && !open_req))
@@ -253,7 +254,7 @@ static void call_declare(struct synth *sx, const struct synth_task *t, struct sy
 	else if (st == SYNTH_NVTX && !open_req && !replay)
 		c->op = declare(sx, NULL, 0);
 	else if (st == SYNTH_MANUAL_BATCH && t->nreq > 1)
-		c->op = declare(sx, t->req, t->nreq);   /* the batch id and its requests */
+		c->op = declare(sx, t->req, t->nreq); /* the batch id and its requests */
 }
 
 static void call_begin(struct synth *sx, struct synth_task *t, const char *name,
@@ -266,9 +267,7 @@ static void call_begin(struct synth *sx, struct synth_task *t, const char *name,
 	uint64_t t0 = ticks();
 	int r = 0;
 	switch (sx->o.strategy) {
-	case SYNTH_EPOCH:
-		c->bracket = true;
-		break;
+	case SYNTH_EPOCH: c->bracket = true; break;
 	case SYNTH_KINETO:
 		if (bare)
 			break;
@@ -280,16 +279,13 @@ static void call_begin(struct synth *sx, struct synth_task *t, const char *name,
 			c->ranged = true;
 		c->bracket = !bare;
 		break;
-	case SYNTH_CUDA_ONLY:
-		c->bracket = open_req != NULL;
-		break;
+	case SYNTH_CUDA_ONLY: c->bracket = open_req != NULL; break;
 	case SYNTH_MANUAL:
 	case SYNTH_MANUAL_BATCH:
 		c->kind = KIND_CUSTOM2;
 		r = lin_sim_ext_push(sx->sim, c->kind, c->op ? c->op : t->req[0]);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	/* Errors from begin are expected under epoch (a stale token: no context) and are
 	 * recorded by the runtime itself. */
@@ -307,10 +303,7 @@ void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
 	call_begin(sx, t, name, c, launch, false);
 }
 
-bool synth_request_open(void)
-{
-	return open_req != NULL;
-}
+bool synth_request_open(void) { return open_req != NULL; }
 
 bool synth_replay_begin(struct synth *sx, struct synth_task *t, struct synth_call *c)
 {
@@ -345,14 +338,13 @@ void synth_count(struct synth *sx, const struct synth_task *t, uint64_t n, bool 
 	}
 	if (t->stale && sx->o.strategy == SYNTH_EPOCH)
 		atomic_fetch_add(&sx->expect_stale, n);
-	if (t->nreq > 1)           /* a batch: its fan-in region (epoch only) is no request's */
+	if (t->nreq > 1) /* a batch: its fan-in region (epoch only) is no request's */
 		atomic_fetch_add(&sx->batched_records, n);
 	else if (open_req == t)
 		atomic_fetch_add(&sx->open_records, n);
 }
 
-static void label(struct synth *sx, struct synth_task *t, uint32_t kind, uint64_t key,
-		  bool dropped)
+static void label(struct synth *sx, struct synth_task *t, uint32_t kind, uint64_t key, bool dropped)
 {
 	pthread_mutex_lock(&sx->truth_mu);
 	synth_truth_add(&sx->truth, kind, key, t->req, t->nreq);

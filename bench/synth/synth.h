@@ -38,11 +38,11 @@ struct synth_opts {
 	enum synth_strategy strategy;
 	uint64_t seed;
 	uint32_t threads, requests, hops, replays, batch, streams;
-	uint32_t lanes;              /* independent copies of the workload run concurrently */
+	uint32_t lanes; /* independent copies of the workload run concurrently */
 	const char *trace, *truth;
-	const char *otlp;            /* also stream OTLP/JSON spans here (runtime option), or NULL */
-	enum lin_sim_cupti cupti;    /* attach decoding (default) or the test CUPTI layer */
-	enum lin_sim_driver driver;  /* layer: nested driver calls */
+	const char *otlp;           /* also stream OTLP/JSON spans here (runtime option), or NULL */
+	enum lin_sim_cupti cupti;   /* attach decoding (default) or the test CUPTI layer */
+	enum lin_sim_driver driver; /* layer: nested driver calls */
 };
 
 /* ------------------------------------------------------------- thread pool (pool.c) */
@@ -59,8 +59,8 @@ void synth_pool_stop(struct synth_pool *p);
 /* ------------------------------------------------------------- truth (truth.c) */
 
 struct synth_label {
-	uint32_t gpu_kind;           /* LIN_REC_KERNEL / MEMCPY / MEMSET */
-	uint64_t key;                /* grid_id or start_dev */
+	uint32_t gpu_kind; /* LIN_REC_KERNEL / MEMCPY / MEMSET */
+	uint64_t key;      /* grid_id or start_dev */
 	uint32_t n;
 	uint64_t req[SYNTH_MAX_BATCH];
 };
@@ -70,8 +70,7 @@ struct synth_truth {
 	size_t n, cap;
 };
 
-void synth_truth_add(struct synth_truth *t, uint32_t kind, uint64_t key, const uint64_t *req,
-		     uint32_t n);
+void synth_truth_add(struct synth_truth *t, uint32_t kind, uint64_t key, const uint64_t *req, uint32_t n);
 int synth_truth_write(const struct synth_truth *t, const char *path);
 void synth_truth_free(struct synth_truth *t);
 
@@ -79,17 +78,17 @@ void synth_truth_free(struct synth_truth *t);
 
 /* What a unit of work knows about itself: the workload's own bookkeeping. */
 struct synth_task {
-	uint64_t req[SYNTH_MAX_BATCH];   /* requests the work truly serves */
+	uint64_t req[SYNTH_MAX_BATCH]; /* requests the work truly serves */
 	uint32_t nreq;
-	uint64_t epoch;                  /* declared for it (every strategy declares) */
-	lin_token tok;                   /* epoch strategy: carried across the handoff */
-	lin_scope op;                    /* the declaring thread's op scope */
-	lin_scope adopted;               /* the worker's scope (epoch strategy) */
-	const struct synth_task *outer;  /* the request open on this thread before this one */
+	uint64_t epoch;                 /* declared for it (every strategy declares) */
+	lin_token tok;                  /* epoch strategy: carried across the handoff */
+	lin_scope op;                   /* the declaring thread's op scope */
+	lin_scope adopted;              /* the worker's scope (epoch strategy) */
+	const struct synth_task *outer; /* the request open on this thread before this one */
 	uint32_t stream;
-	bool declared;                   /* t->epoch was declared (epoch, nvtx, cuda-only) */
-	bool stale;                      /* the scenario retired the epoch before the handoff */
-	uint64_t cost_ticks;             /* host-side strategy cost spent on this task */
+	bool declared;       /* t->epoch was declared (epoch, nvtx, cuda-only) */
+	bool stale;          /* the scenario retired the epoch before the handoff */
+	uint64_t cost_ticks; /* host-side strategy cost spent on this task */
 	uint32_t cost_measures, cost_launches;
 };
 
@@ -101,27 +100,27 @@ struct synth {
 	struct synth_pool *pool;
 	struct synth_truth truth;
 	uint64_t rng;
-	atomic_uint_fast64_t strategy_ticks;  /* host-side strategy cost, TSC ticks */
-	atomic_uint_fast64_t measures;        /* timed intervals (timer cost is subtracted) */
+	atomic_uint_fast64_t strategy_ticks; /* host-side strategy cost, TSC ticks */
+	atomic_uint_fast64_t measures;       /* timed intervals (timer cost is subtracted) */
 	atomic_uint_fast64_t launches;
-	atomic_uint_fast64_t expect_stale;    /* GPU records the workload knows are stale */
-	atomic_uint_fast64_t expect_dropped;  /* ... whose API records the simulator dropped */
+	atomic_uint_fast64_t expect_stale;   /* GPU records the workload knows are stale */
+	atomic_uint_fast64_t expect_dropped; /* ... whose API records the simulator dropped */
 	/* Of the GPU records not dropped: those that serve several requests (a batch), and
 	 * those of one request launched on a thread where it was open (synth_op_begin). */
 	atomic_uint_fast64_t open_records, batched_records;
 	/* Graph-replay records launched where no request is open: PyTorch puts no op around
 	 * a replay, so the kineto and nvtx models have nothing there. */
 	atomic_uint_fast64_t bare_replays;
-	bool other_profiler;                  /* another profiler's CUSTOM0 ids on every op */
-	uint32_t stream_base;                 /* this lane's streams: base .. base + 15 */
-	double ns_per_tick, empty_ticks;      /* TSC calibration; cost of an empty interval */
-	double *samples;                      /* per task: strategy ns per launch */
+	bool other_profiler;             /* another profiler's CUSTOM0 ids on every op */
+	uint32_t stream_base;            /* this lane's streams: base .. base + 15 */
+	double ns_per_tick, empty_ticks; /* TSC calibration; cost of an empty interval */
+	double *samples;                 /* per task: strategy ns per launch */
 	size_t n_samples, cap_samples;
 	pthread_mutex_t truth_mu;
 };
 
 uint64_t synth_rand(struct synth *sx);
-void *synth_alloc(size_t n);                                    /* calloc or exit */
+void *synth_alloc(size_t n);                                     /* calloc or exit */
 uint32_t synth_pick(struct synth *sx, uint32_t lo, uint32_t hi); /* [lo, hi) */
 
 /* Declaring thread: begin a request (returns its id). */
@@ -155,8 +154,8 @@ void synth_task_done(struct synth *sx, struct synth_task *t);
 struct synth_call {
 	lin_launch l;
 	lin_scope range;
-	uint64_t op;                     /* op or range declared for the call, or 0 */
-	uint32_t kind;                   /* external-correlation kind pushed, or 0 */
+	uint64_t op;   /* op or range declared for the call, or 0 */
+	uint32_t kind; /* external-correlation kind pushed, or 0 */
 	bool bracket, ranged, launch;
 };
 void synth_call_begin(struct synth *sx, struct synth_task *t, const char *name,
@@ -175,8 +174,7 @@ void synth_strategy_runtime(const struct synth *sx, struct lin_runtime_opts *ro,
 
 /* Graphs: capture @n kernels under @t on the calling thread and instantiate: returns the
  * exec id. Launch it as @t's work on the calling thread. */
-uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *const *names,
-			   size_t n);
+uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *const *names, size_t n);
 void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec);
 
 /* ------------------------------------------------------------- scenarios (scen_*.c) */

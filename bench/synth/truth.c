@@ -13,8 +13,7 @@
 #include "synth.h"
 #include "tracefmt.h"
 
-void synth_truth_add(struct synth_truth *t, uint32_t kind, uint64_t key, const uint64_t *req,
-		     uint32_t n)
+void synth_truth_add(struct synth_truth *t, uint32_t kind, uint64_t key, const uint64_t *req, uint32_t n)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
@@ -60,8 +59,7 @@ int synth_truth_write(const struct synth_truth *t, const char *path)
 	};
 	lin_tf_header(&pk, &h);
 	for (size_t i = 0; i < t->n; i++)
-		lin_tf_truth(&pk, t->v[i].gpu_kind, t->v[i].key, t->v[i].req, t->v[i].n,
-			     LIN_TF_NIL);
+		lin_tf_truth(&pk, t->v[i].gpu_kind, t->v[i].key, t->v[i].req, t->v[i].n, LIN_TF_NIL);
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad)
 		return -EIO;

@@ -56,8 +56,9 @@ int main(int argc, char **argv)
 	uint64_t want = strtoull(argv[2], NULL, 10), n = 0;
 	msgpack_packer pk;
 	msgpack_packer_init(&pk, NULL, write_cb);
-	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "lin-bench-validate-gen", "bench-host",
-				   777, 1000, "tsc", 2.5e9, 5, "cupti", "ok" };
+	struct lin_tf_header h = {
+		LIN_TRACE_FORMAT_NAME, "lin-bench-validate-gen", "bench-host", 777, 1000, "tsc", 2.5e9, 5, "cupti", "ok"
+	};
 	lin_tf_header(&pk, &h);
 	lin_tf_string(&pk, 1, "gemm_kernel", 11);
 	lin_tf_string(&pk, 2, "cudaLaunchKernel", 16);
@@ -73,20 +74,22 @@ int main(int argc, char **argv)
 		lin_tf_token_capture(&pk, t++, 1000, LIN_TARGET_EPOCH, ep, 1, ++seq);
 		lin_tf_token_adopt(&pk, t++, worker, LIN_TARGET_EPOCH, ep, 1, 1000, seq, 1);
 		n += 4;
-		for (int i = 0; i < nprev; i++) {           /* last request's CUPTI records */
+		for (int i = 0; i < nprev; i++) { /* last request's CUPTI records */
 			struct pending_gpu *g = &prev[i];
-			struct lin_tf_api a = { 1, g->memcpy ? 41 : 211, g->corr, g->t, g->t + 500, 777,
-						g->tid, 0 };
+			struct lin_tf_api a = {
+				1, g->memcpy ? 41 : 211, g->corr, g->t, g->t + 500, 777, g->tid, 0
+			};
 			lin_tf_ext_correlation(&pk, 5, g->epoch, g->corr);
 			lin_tf_api(&pk, &a);
 			if (g->memcpy) {
-				struct lin_tf_memop m = { g->corr, g->t + 900, g->t + 1900, 0, 1, 7,
-							  1 << 20, 1, 0, 0 };
+				struct lin_tf_memop m = { g->corr, g->t + 900, g->t + 1900, 0, 1,
+							  7,       1 << 20,    1,           0, 0 };
 				lin_tf_memcpy(&pk, &m);
 			} else {
-				struct lin_tf_kernel k = { g->corr, g->t + 900, g->t + 5000, 0, 1, 7,
-							   g->corr, 0, 0, 1, g->t + 600, g->t + 700,
-							   false };
+				struct lin_tf_kernel k = {
+					g->corr, g->t + 900, g->t + 5000, 0,    1, 7, g->corr, 0, 0,
+					1,       g->t + 600, g->t + 700,  false
+				};
 				lin_tf_kernel(&pk, &k);
 			}
 			n += 3;
@@ -95,7 +98,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 8; i++) {
 			lin_tf_launch(&pk, t++, worker, ep, 1, ep, 1, 2, NIL, 1);
 			lin_tf_launch_end(&pk, t++, worker, 1);
-			prev[nprev++] = (struct pending_gpu){ ep, corr++, 1000000 + t * 3, worker, i == 7 };
+			prev[nprev++] =
+				(struct pending_gpu){ ep, corr++, 1000000 + t * 3, worker, i == 7 };
 			n += 2;
 		}
 		lin_tf_scope_close(&pk, t++, worker, LIN_TARGET_EPOCH, ep, 1);
@@ -108,8 +112,8 @@ int main(int argc, char **argv)
 		struct lin_tf_api a = { 1, 211, g->corr, g->t, g->t + 500, 777, g->tid, 0 };
 		lin_tf_ext_correlation(&pk, 5, g->epoch, g->corr);
 		lin_tf_api(&pk, &a);
-		struct lin_tf_kernel k = { g->corr, g->t + 900, g->t + 5000, 0, 1, 7, g->corr, 0, 0,
-					   1, 0, 0, false };
+		struct lin_tf_kernel k = { g->corr, g->t + 900, g->t + 5000, 0, 1, 7,    g->corr,
+					   0,       0,          1,           0, 0, false };
 		lin_tf_kernel(&pk, &k);
 		n += 3;
 	}

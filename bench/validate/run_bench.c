@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 3 || (argc > 1 && (argv[1][0] < '1' || argv[1][0] > '9' ||
-				     strspn(argv[1], "0123456789") != strlen(argv[1])))) {
+				      strspn(argv[1], "0123456789") != strlen(argv[1])))) {
 		usage(stderr);
 		return 64;
 	}
@@ -96,8 +96,8 @@ int main(int argc, char **argv)
 	double dt = now() - t0;
 	long records = json_num(out, "records");
 	printf("SUMMARY bench=validate records=%ld gpu_records=%ld joined_observed=%ld "
-	       "records_per_s=%.0f seconds=%.3f peak_rss_kib=%ld exit=%d\n", records,
-	       json_num(out, "gpu_records"), json_num(out, "joined_observed"),
+	       "records_per_s=%.0f seconds=%.3f peak_rss_kib=%ld exit=%d\n",
+	       records, json_num(out, "gpu_records"), json_num(out, "joined_observed"),
 	       dt > 0 ? (double)records / dt : 0.0, dt, ru.ru_maxrss,
 	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;

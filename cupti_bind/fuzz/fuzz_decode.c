@@ -24,7 +24,10 @@
 
 #define CAP (64u << 10)
 
-static const struct { uint32_t kind; size_t size; } kinds[] = {
+static const struct {
+	uint32_t kind;
+	size_t size;
+} kinds[] = {
 	{ CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, sizeof(CUpti_ActivityExternalCorrelation) },
 	{ CUPTI_ACTIVITY_KIND_RUNTIME, sizeof(CUpti_ActivityAPI) },
 	{ CUPTI_ACTIVITY_KIND_DRIVER, sizeof(CUpti_ActivityAPI) },

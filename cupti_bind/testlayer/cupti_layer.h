@@ -54,15 +54,15 @@ enum lin_cl_driver {
 
 struct lin_cl_config {
 	size_t sz;
-	uint32_t version;            /* cuptiGetVersion answers this; 0 = CUPTI_API_VERSION */
-	uint32_t buffer_use;         /* fill at most this many bytes of a client buffer; 0 = all */
-	uint64_t seed;               /* delivery order of completed buffers; 0 = in order */
+	uint32_t version;    /* cuptiGetVersion answers this; 0 = CUPTI_API_VERSION */
+	uint32_t buffer_use; /* fill at most this many bytes of a client buffer; 0 = all */
+	uint64_t seed;       /* delivery order of completed buffers; 0 = in order */
 	enum lin_cl_driver driver;
-	bool kernel_driver_corr;     /* kernels carry the nested driver call's correlation id */
-	bool other_subscriber;       /* someone invisible (Nsight) holds the subscriber */
-	bool thread_id_type_fails;   /* cuptiSetThreadIdType returns CUPTI_ERROR_NOT_SUPPORTED */
-	bool latency_fails;          /* cuptiActivityEnableLatencyTimestamps fails likewise */
-	uint64_t refuse_kinds;       /* bit k set: cuptiActivityEnable(k) returns NOT_COMPATIBLE */
+	bool kernel_driver_corr;   /* kernels carry the nested driver call's correlation id */
+	bool other_subscriber;     /* someone invisible (Nsight) holds the subscriber */
+	bool thread_id_type_fails; /* cuptiSetThreadIdType returns CUPTI_ERROR_NOT_SUPPORTED */
+	bool latency_fails;        /* cuptiActivityEnableLatencyTimestamps fails likewise */
+	uint64_t refuse_kinds;     /* bit k set: cuptiActivityEnable(k) returns NOT_COMPATIBLE */
 	/* The device clock (cuptiGetTimestamp, unless a timestamp callback is registered);
 	 * NULL = CLOCK_REALTIME, as CUPTI on Linux. */
 	uint64_t (*clock)(void *user);
@@ -116,16 +116,16 @@ void lin_cl_gpu_hold(bool hold);
 /* ------------------------------------------------------------- what the layer saw */
 
 struct lin_cl_stats {
-	uint64_t requests;           /* buffer requests made */
-	uint64_t declined;           /* ... answered with no buffer */
-	uint64_t delivered;          /* buffers handed to the completion callback */
+	uint64_t requests;             /* buffer requests made */
+	uint64_t declined;             /* ... answered with no buffer */
+	uint64_t delivered;            /* buffers handed to the completion callback */
 	uint64_t delivered_incomplete; /* ... with incomplete records in them */
-	uint64_t records;            /* records written */
-	uint64_t dropped;            /* records lost (declined buffers, injected) */
+	uint64_t records;              /* records written */
+	uint64_t dropped;              /* records lost (declined buffers, injected) */
 	uint64_t flushes, forced_flushes;
 	uint64_t forced_while_enabled; /* forced flushes made while a kind was still enabled */
-	uint64_t periodic_flushes;   /* periods of cuptiActivityFlushPeriod that went by */
-	uint32_t max_outstanding;    /* most buffers held by the layer at once */
+	uint64_t periodic_flushes;     /* periods of cuptiActivityFlushPeriod that went by */
+	uint32_t max_outstanding;      /* most buffers held by the layer at once */
 };
 
 void lin_cl_get_stats(struct lin_cl_stats *st);
@@ -138,7 +138,7 @@ bool lin_cl_latency_late(void);
 /* Whether CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER was set non-zero. */
 bool lin_cl_zeroed_attr(void);
 uint32_t lin_cl_flush_period(void);
-bool lin_cl_subscribed(void);     /* whether a cuptiSubscribe is in effect */
+bool lin_cl_subscribed(void);                    /* whether a cuptiSubscribe is in effect */
 bool lin_cl_timestamp_callback_registered(void); /* cuptiActivityRegisterTimestampCallback */
 /* Whether the registered buffer callbacks are these two. */
 bool lin_cl_callbacks_are(CUpti_BuffersCallbackRequestFunc request,

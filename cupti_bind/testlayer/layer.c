@@ -27,10 +27,7 @@ static void cl_init_once(void)
 	atomic_init(&cl.next_corr, 1);
 }
 
-void cl_init(void)
-{
-	pthread_once(&cl_once, cl_init_once);
-}
+void cl_init(void) { pthread_once(&cl_once, cl_init_once); }
 
 int lin_cl_configure(const struct lin_cl_config *c)
 {
@@ -435,8 +432,8 @@ void lin_cl_gpu(const void *rec, size_t len, struct lin_cl_corr corr)
 	if (a->kind == CUPTI_ACTIVITY_KIND_KERNEL || a->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
 		CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)r;
 		k->correlationId = cl.cfg.kernel_driver_corr && corr.driver ? corr.driver
-				   : corr.runtime                      ? corr.runtime
-								       : corr.driver;
+				   : corr.runtime                           ? corr.runtime
+									    : corr.driver;
 		if (!cl.latency)
 			k->queued = k->submitted = 0; /* CUPTI_TIMESTAMP_UNKNOWN */
 	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
@@ -451,8 +448,7 @@ void lin_cl_gpu(const void *rec, size_t len, struct lin_cl_corr corr)
 	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
 		/* The header says the driver call's; the traces the project tests on show a
 		 * cudaMemsetAsync's memset carrying the runtime call's (cupti_layer.h). */
-		((CUpti_ActivityMemset4 *)r)->correlationId = corr.runtime ? corr.runtime
-								       : corr.driver;
+		((CUpti_ActivityMemset4 *)r)->correlationId = corr.runtime ? corr.runtime : corr.driver;
 	}
 	if (kind_ok(a->kind) && cl.enabled[a->kind])
 		cl_put_device(r, len);
@@ -492,45 +488,27 @@ bool lin_cl_enabled(uint32_t kind)
 }
 
 /* Read one field of the state under its lock. */
-#define CL_READ(type, expr)                 \
-	do {                                \
-		type v_;                    \
-		cl_init();                  \
+#define CL_READ(type, expr) \
+	do { \
+		type v_; \
+		cl_init(); \
 		pthread_mutex_lock(&cl.mu); \
-		v_ = (expr);                \
+		v_ = (expr); \
 		pthread_mutex_unlock(&cl.mu); \
-		return v_;                  \
+		return v_; \
 	} while (0)
 
-uint32_t lin_cl_thread_id_type(void)
-{
-	CL_READ(uint32_t, (uint32_t)cl.tid_type);
-}
+uint32_t lin_cl_thread_id_type(void) { CL_READ(uint32_t, (uint32_t)cl.tid_type); }
 
-bool lin_cl_latency_enabled(void)
-{
-	CL_READ(bool, cl.latency);
-}
+bool lin_cl_latency_enabled(void) { CL_READ(bool, cl.latency); }
 
-uint32_t lin_cl_flush_period(void)
-{
-	CL_READ(uint32_t, cl.flush_ms);
-}
+uint32_t lin_cl_flush_period(void) { CL_READ(uint32_t, cl.flush_ms); }
 
-bool lin_cl_latency_late(void)
-{
-	CL_READ(bool, cl.latency_late);
-}
+bool lin_cl_latency_late(void) { CL_READ(bool, cl.latency_late); }
 
-bool lin_cl_zeroed_attr(void)
-{
-	CL_READ(bool, cl.zeroed_attr);
-}
+bool lin_cl_zeroed_attr(void) { CL_READ(bool, cl.zeroed_attr); }
 
-bool lin_cl_subscribed(void)
-{
-	CL_READ(bool, cl.subscribed);
-}
+bool lin_cl_subscribed(void) { CL_READ(bool, cl.subscribed); }
 
 bool lin_cl_callbacks_are(CUpti_BuffersCallbackRequestFunc request,
 			  CUpti_BuffersCallbackCompleteFunc complete)

@@ -352,8 +352,7 @@ bool cl_put_device(const void *rec, size_t len)
 	}
 	/* Everything but the kind, which post-processing writes last. */
 	memcpy(&kind, rec, sizeof(kind));
-	memcpy(b->data + b->used + sizeof(kind), (const uint8_t *)rec + sizeof(kind),
-	       len - sizeof(kind));
+	memcpy(b->data + b->used + sizeof(kind), (const uint8_t *)rec + sizeof(kind), len - sizeof(kind));
 	cl.pend[cl.n_pend++] = (struct cl_pending){ b, b->used, kind, !cl.hold };
 	b->incomplete++;
 	b->used += len;

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 4; i++) {
 			requests.emplace_back(rt, "request");
 			lineage::scope rs = requests.back().enter();
-			for (const char *op : {"embed", "attention", "mlp"}) {
+			for (const char *op : { "embed", "attention", "mlp" }) {
 				epochs.emplace_back(rt, op); // one epoch per op: fan-out
 				lineage::scope es = epochs.back().enter();
 				tg.run([rt, op] { launch_kernel(rt, op); });

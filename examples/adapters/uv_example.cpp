@@ -13,7 +13,7 @@
 static void launch_kernel(lin_runtime *rt, const char *name)
 {
 	lineage::launch_guard g(rt, name); // pushes the current epoch to CUPTI around the call
-	// cudaLaunchKernel(...) would go here.
+					   // cudaLaunchKernel(...) would go here.
 }
 
 int main(int argc, char **argv)

@@ -35,20 +35,20 @@ extern "C" {
  * Project error codes. Every fallible call returns 0 or a negative value: either -errno
  * (-EINVAL, -ENOMEM, -EIO, ...) or -LIN_E*, one of the codes below. X(name, value, text).
  */
-#define LIN_ERRNO_MAP(X)                                                                   \
-	X(LIN_ESTALE_TOKEN, 4001, "token refers to a retired or re-issued epoch or request")  \
+#define LIN_ERRNO_MAP(X) \
+	X(LIN_ESTALE_TOKEN, 4001, "token refers to a retired or re-issued epoch or request") \
 	X(LIN_EBADTOKEN, 4002, "token failed its integrity check (corrupt or uninitialised)") \
-	X(LIN_EFOREIGN, 4003, "token or scope belongs to another runtime")                    \
-	X(LIN_ESCOPE_ORDER, 4004, "scope closed out of LIFO order")                            \
+	X(LIN_EFOREIGN, 4003, "token or scope belongs to another runtime") \
+	X(LIN_ESCOPE_ORDER, 4004, "scope closed out of LIFO order") \
 	X(LIN_ESCOPE_THREAD, 4005, "scope closed on a thread other than the one that opened it") \
-	X(LIN_ESCOPE_CLOSED, 4006, "scope already closed")                                    \
-	X(LIN_ESCOPE_DEPTH, 4007, "too many nested scopes on this thread")                    \
-	X(LIN_ENOCONTEXT, 4008, "no current request or epoch on this thread")                 \
-	X(LIN_ENOTFOUND, 4009, "no live request or epoch with that id")                       \
-	X(LIN_ELAUNCH_ORDER, 4010, "launch ended out of order or twice")                      \
-	X(LIN_EBACKEND, 4011, "the binding backend failed")                                   \
-	X(LIN_ETRACE, 4012, "the trace could not be written")                                 \
-	X(LIN_ENOCUPTI, 4013, "CUPTI is not usable in this process")                         \
+	X(LIN_ESCOPE_CLOSED, 4006, "scope already closed") \
+	X(LIN_ESCOPE_DEPTH, 4007, "too many nested scopes on this thread") \
+	X(LIN_ENOCONTEXT, 4008, "no current request or epoch on this thread") \
+	X(LIN_ENOTFOUND, 4009, "no live request or epoch with that id") \
+	X(LIN_ELAUNCH_ORDER, 4010, "launch ended out of order or twice") \
+	X(LIN_EBACKEND, 4011, "the binding backend failed") \
+	X(LIN_ETRACE, 4012, "the trace could not be written") \
+	X(LIN_ENOCUPTI, 4013, "CUPTI is not usable in this process") \
 	X(LIN_ELAUNCH_DEPTH, 4014, "too many nested launches on this thread")
 
 enum lin_errno {
@@ -56,7 +56,7 @@ enum lin_errno {
 #define LIN_X_ENUM(name, value, text) name = value,
 	LIN_ERRNO_MAP(LIN_X_ENUM)
 #undef LIN_X_ENUM
-	LIN_ERRNO_END
+		LIN_ERRNO_END
 };
 
 /*

@@ -37,23 +37,23 @@ extern "C" {
  */
 struct lin_cupti_decode_stats {
 	size_t sz;
-	uint64_t buffers;          /* buffers decoded */
-	uint64_t records;          /* activity records walked */
-	uint64_t ext_correlation;  /* EXTERNAL_CORRELATION records (any external kind) */
-	uint64_t api;              /* RUNTIME, DRIVER and INTERNAL_LAUNCH_API records */
-	uint64_t launch_api;       /* ... of which name a recognised launch API */
-	uint64_t kernels;          /* KERNEL and CONCURRENT_KERNEL records */
-	uint64_t graph_kernels;    /* ... of which ran as a graph node (graphNodeId != 0) */
-	uint64_t device_launched;  /* ... of which belong to a device-launched graph */
+	uint64_t buffers;         /* buffers decoded */
+	uint64_t records;         /* activity records walked */
+	uint64_t ext_correlation; /* EXTERNAL_CORRELATION records (any external kind) */
+	uint64_t api;             /* RUNTIME, DRIVER and INTERNAL_LAUNCH_API records */
+	uint64_t launch_api;      /* ... of which name a recognised launch API */
+	uint64_t kernels;         /* KERNEL and CONCURRENT_KERNEL records */
+	uint64_t graph_kernels;   /* ... of which ran as a graph node (graphNodeId != 0) */
+	uint64_t device_launched; /* ... of which belong to a device-launched graph */
 	uint64_t memcpy;
 	uint64_t memset;
 	uint64_t graph_trace;
-	uint64_t skipped;          /* records of kinds the trace has no record for */
-	uint64_t invalid;          /* walks stopped by a record nothing can step over (source 5) */
+	uint64_t skipped; /* records of kinds the trace has no record for */
+	uint64_t invalid; /* walks stopped by a record nothing can step over (source 5) */
 	/* Since 0.3 (a caller's smaller sz gets the fields above only): */
-	uint64_t undecodable;      /* records stepped over undecoded: truncated, refused (source 4) */
-	uint64_t unsupported;      /* records of a layout this build does not read (source 6) */
-	uint64_t lost_bytes;       /* bytes of the records and buffer rests counted above */
+	uint64_t undecodable; /* records stepped over undecoded: truncated, refused (source 4) */
+	uint64_t unsupported; /* records of a layout this build does not read (source 6) */
+	uint64_t lost_bytes;  /* bytes of the records and buffer rests counted above */
 };
 
 /* sz of struct lin_cupti_decode_stats in 0.1 and 0.2 (accepted by lin_cupti_attach_decode). */
@@ -61,9 +61,9 @@ struct lin_cupti_decode_stats {
 
 /* What lin_cupti_launch_api recognises. */
 enum lin_cupti_launch {
-	LIN_CUPTI_LAUNCH_NONE = 0,   /* not a launch API (or not one this library knows) */
+	LIN_CUPTI_LAUNCH_NONE = 0, /* not a launch API (or not one this library knows) */
 	LIN_CUPTI_LAUNCH_KERNEL = 1, /* launches one kernel: <<<>>>, cudaLaunchKernel(ExC), cuLaunchKernel(Ex), cooperative */
-	LIN_CUPTI_LAUNCH_GRAPH = 2,  /* launches a graph exec: cudaGraphLaunch, cuGraphLaunch */
+	LIN_CUPTI_LAUNCH_GRAPH = 2, /* launches a graph exec: cudaGraphLaunch, cuGraphLaunch */
 	LIN_CUPTI_LAUNCH_MEMCPY = 3, /* an asynchronous copy: cudaMemcpy*Async, cuMemcpy*Async (since 0.3) */
 	LIN_CUPTI_LAUNCH_MEMSET = 4, /* an asynchronous memset: cudaMemset*Async, cuMemsetD*Async (since 0.3) */
 };
@@ -119,8 +119,7 @@ LIN_API int lin_cupti_attach_dropped(lin_runtime *rt, uint32_t source, uint64_t 
  * Return: 0; -LIN_ENOCUPTI (CUPTI unusable in this process, e.g. no driver); -EINVAL.
  * Context: any thread; the first call blocks for the probe. Since: 0.1
  */
-LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops,
-			       const char **status);
+LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops, const char **status);
 
 #ifdef __cplusplus
 }

@@ -30,8 +30,8 @@ typedef struct lin_graph_tracker lin_graph_tracker;
 /* Creation options; NULL = defaults. Set sz = sizeof(struct lin_graph_tracker_opts). */
 struct lin_graph_tracker_opts {
 	size_t sz;
-	uint32_t max_nodes;   /* nodes and clones remembered; 0 = 1 << 20 */
-	uint32_t max_execs;   /* execs remembered; 0 = 1 << 16 */
+	uint32_t max_nodes; /* nodes and clones remembered; 0 = 1 << 20 */
+	uint32_t max_execs; /* execs remembered; 0 = 1 << 16 */
 };
 
 /*
@@ -55,7 +55,7 @@ LIN_API void lin_graph_tracker_free(lin_graph_tracker *gt);
  * thread when it began. A value; pass it to lin_graph_capture_end.
  */
 typedef struct lin_graph_capture {
-	uint64_t epoch;     /* 0: capture began outside any epoch */
+	uint64_t epoch; /* 0: capture began outside any epoch */
 	uint32_t version;
 	uint32_t tid;
 	uint64_t host_ns;
@@ -94,8 +94,7 @@ LIN_API int lin_graph_node_created(lin_graph_tracker *gt, uint64_t graph_id, uin
  * Context: any thread (no epoch is read); may allocate; takes the tracker's lock, then the
  * output lock. Since: 0.1
  */
-LIN_API int lin_graph_exec_instantiated(lin_graph_tracker *gt, uint64_t graph_id,
-					uint64_t exec_id);
+LIN_API int lin_graph_exec_instantiated(lin_graph_tracker *gt, uint64_t graph_id, uint64_t exec_id);
 
 /*
  * lin_graph_node_cloned - instantiation cloned @original (a node the application created)
@@ -127,8 +126,8 @@ LIN_API int lin_graph_destroyed(lin_graph_tracker *gt, uint64_t graph_id);
 
 /* An open graph launch. A value; pass it to lin_graph_launch_end on the same thread. */
 typedef struct lin_graph_launch {
-	uint64_t replay_epoch;  /* 0 when no replay epoch was minted */
-	uint64_t ordinal;       /* 1, 2, ... per exec; 0 when none */
+	uint64_t replay_epoch; /* 0 when no replay epoch was minted */
+	uint64_t ordinal;      /* 1, 2, ... per exec; 0 when none */
 	lin_scope scope;
 	lin_launch launch;
 	uint32_t flags;

@@ -58,7 +58,7 @@ struct lin_backend_ops {
 	int (*push)(void *ctx, uint32_t ext_kind, uint64_t id);
 	int (*pop)(void *ctx, uint32_t ext_kind, uint64_t *id);
 	void *ctx;
-	uint32_t flags;             /* LIN_BACKEND_F_* (since 0.3; an older, smaller sz: 0) */
+	uint32_t flags; /* LIN_BACKEND_F_* (since 0.3; an older, smaller sz: 0) */
 };
 
 /*
@@ -77,11 +77,11 @@ enum lin_backend_kind {
 
 /* What a launch observer is told. Pointers are valid only during the callback. */
 struct lin_launch_info {
-	uint64_t epoch;         /* 0 when the launch had no current epoch */
+	uint64_t epoch; /* 0 when the launch had no current epoch */
 	uint32_t version;
-	uint32_t tid;           /* gettid() of the launching thread */
-	const char *name;       /* as passed to lin_launch_begin; may be NULL */
-	uint64_t host_ns;       /* CLOCK_MONOTONIC */
+	uint32_t tid;     /* gettid() of the launching thread */
+	const char *name; /* as passed to lin_launch_begin; may be NULL */
+	uint64_t host_ns; /* CLOCK_MONOTONIC */
 };
 
 /*
@@ -92,13 +92,13 @@ struct lin_launch_info {
 typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void *user);
 
 /* Flags for lin_runtime_opts.flags. */
-#define LIN_RT_NO_WRITER_THREAD  (1u << 0) /* events are encoded only by lin_runtime_flush */
+#define LIN_RT_NO_WRITER_THREAD (1u << 0)  /* events are encoded only by lin_runtime_flush */
 #define LIN_RT_NO_CAPTURE_EVENTS (1u << 1) /* lin_token_capture writes no token_capture record */
 /* token_capture, scope_close and launch_end records carry no host time (nil): one TSC
  * read less on each (~10 ns on a VM); adopts and launch begins keep theirs. The validator
  * then cannot check that an adopt came after its capture, nor place an API call inside a
  * launch bracket by time (time containment and the bracket check are not made). */
-#define LIN_RT_LEAN_TIMESTAMPS   (1u << 2)
+#define LIN_RT_LEAN_TIMESTAMPS (1u << 2)
 #define LIN_RT_FLAGS_ALL \
 	(LIN_RT_NO_WRITER_THREAD | LIN_RT_NO_CAPTURE_EVENTS | LIN_RT_LEAN_TIMESTAMPS)
 
@@ -135,18 +135,18 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
  */
 struct lin_runtime_opts {
 	size_t sz;
-	const char *trace_path;          /* file to write (created or truncated); or NULL */
-	lin_trace_write_fn trace_write;  /* or a callback; neither: no trace is written */
+	const char *trace_path;         /* file to write (created or truncated); or NULL */
+	lin_trace_write_fn trace_write; /* or a callback; neither: no trace is written */
 	void *trace_user;
-	enum lin_backend_kind backend;   /* default LIN_BACKEND_NONE */
+	enum lin_backend_kind backend;             /* default LIN_BACKEND_NONE */
 	const struct lin_backend_ops *backend_ops; /* LIN_BACKEND_CUSTOM: copied at create */
-	uint32_t ext_kind;               /* CUPTI external-correlation kind; 0 = CUSTOM2 (5) */
-	uint32_t flags;                  /* LIN_RT_* */
+	uint32_t ext_kind; /* CUPTI external-correlation kind; 0 = CUSTOM2 (5) */
+	uint32_t flags;    /* LIN_RT_* */
 	lin_log_fn log;
 	void *log_user;
-	uint32_t thread_buffer_events;   /* per-thread event buffer, events of 32 bytes, pow2 >= 64;
+	uint32_t thread_buffer_events; /* per-thread event buffer, events of 32 bytes, pow2 >= 64;
 					  * 0 = 16384 (512 KiB per thread that calls in) */
-	uint32_t flush_interval_ms;      /* writer wake-up period; 0 = 50 ms */
+	uint32_t flush_interval_ms;    /* writer wake-up period; 0 = 50 ms */
 	lin_launch_observer_fn observer;
 	void *observer_user;
 	/* Since 0.2: also stream the trace as OpenTelemetry spans, OTLP/JSON
@@ -159,9 +159,9 @@ struct lin_runtime_opts {
 	lin_trace_write_fn otlp_write;
 	void *otlp_user;
 	/* Since 0.3: the live CUPTI binding (backend = LIN_BACKEND_CUPTI; docs/cupti.md). */
-	uint32_t cupti_flags;            /* LIN_CUPTI_* */
-	uint32_t cupti_buffer_kib;       /* activity buffer size, 4 KiB..1 GiB; 0 = 1024 (1 MiB) */
-	uint32_t cupti_buffers_max;      /* activity buffers lent at once (CUPTI asks one per
+	uint32_t cupti_flags;       /* LIN_CUPTI_* */
+	uint32_t cupti_buffer_kib;  /* activity buffer size, 4 KiB..1 GiB; 0 = 1024 (1 MiB) */
+	uint32_t cupti_buffers_max; /* activity buffers lent at once (CUPTI asks one per
 					  * thread that makes CUDA calls); 0 = 512 */
 };
 
@@ -200,11 +200,11 @@ struct lin_runtime_stats {
 	size_t sz;
 	uint64_t live_requests;
 	uint64_t live_epochs;
-	uint64_t events;          /* events recorded by all threads */
-	uint64_t events_dropped;  /* events lost because a thread buffer was full */
-	uint64_t misuse;          /* misuse records (stale tokens, scope errors, ...) */
-	uint64_t threads;         /* threads that have used the runtime */
-	uint64_t bytes_written;   /* trace bytes handed to the file or callback */
+	uint64_t events;         /* events recorded by all threads */
+	uint64_t events_dropped; /* events lost because a thread buffer was full */
+	uint64_t misuse;         /* misuse records (stale tokens, scope errors, ...) */
+	uint64_t threads;        /* threads that have used the runtime */
+	uint64_t bytes_written;  /* trace bytes handed to the file or callback */
 };
 
 /*
@@ -234,10 +234,10 @@ struct lin_w3c_context;
 
 struct lin_request_opts {
 	size_t sz;
-	const char *name;         /* copied; may be NULL */
-	uint64_t user_id;         /* the application's own id for the request */
-	int has_user_id;          /* user_id is valid */
-	uint64_t parent;          /* a parent request id, or 0 */
+	const char *name; /* copied; may be NULL */
+	uint64_t user_id; /* the application's own id for the request */
+	int has_user_id;  /* user_id is valid */
+	uint64_t parent;  /* a parent request id, or 0 */
 	/* Since 0.2: the context the work arrived with from another process (lineage/w3c.h,
 	 * lin_w3c_extract), or NULL. Copied; written as a request_link record so that
 	 * lineage-validate joins this request to the sender's span. */
@@ -310,10 +310,10 @@ LIN_API int lin_epoch_retire(lin_runtime *rt, uint64_t id);
 /* A copy of what the registry knows about a live request or epoch. */
 struct lin_entity_info {
 	size_t sz;
-	uint32_t kind;            /* LIN_TARGET_REQUEST (1) or LIN_TARGET_EPOCH (2) */
+	uint32_t kind; /* LIN_TARGET_REQUEST (1) or LIN_TARGET_EPOCH (2) */
 	uint32_t version;
 	uint64_t parent;
-	size_t n_requests;        /* epochs: how many requests it serves */
+	size_t n_requests; /* epochs: how many requests it serves */
 };
 
 /*
@@ -330,9 +330,9 @@ LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_in
  * lin_lookup - the old name of lin_entity_lookup, which it calls; deprecated since 0.4,
  * still exported. Context: as lin_entity_lookup. Since: 0.1
  */
-LIN_API LIN_DEPRECATED("use lin_entity_lookup") int
-lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info, uint64_t *requests,
-	   size_t cap);
+LIN_API LIN_DEPRECATED("use lin_entity_lookup") int lin_lookup(lin_runtime *rt, uint64_t id,
+							       struct lin_entity_info *info,
+							       uint64_t *requests, size_t cap);
 
 /* ------------------------------------------------------------------ tokens and scopes */
 
@@ -374,7 +374,7 @@ LIN_API int lin_token_make(lin_runtime *rt, uint64_t id, lin_token *tok);
  * Context: any thread. Since: 0.1
  */
 LIN_API LIN_DEPRECATED("use lin_token_make") int lin_token_for(lin_runtime *rt, uint64_t id,
-								lin_token *tok);
+							       lin_token *tok);
 
 /*
  * lin_token_format / lin_token_parse - the text form, for crossing process and RPC
@@ -432,15 +432,15 @@ LIN_API int lin_scope_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uin
  * lin_current - the old name of lin_scope_current; deprecated since 0.4, still exported.
  * Context: any thread. Since: 0.1
  */
-LIN_API LIN_DEPRECATED("use lin_scope_current") int
-lin_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uint32_t *version);
+LIN_API LIN_DEPRECATED("use lin_scope_current") int lin_current(lin_runtime *rt, uint32_t *kind,
+								uint64_t *id, uint32_t *version);
 
 /* ------------------------------------------------------------------ launches */
 
 /* An open launch bracket. A value; pass it back to lin_launch_end. */
 typedef struct lin_launch {
 	uint64_t cookie;
-	uint64_t ext_id;          /* what was pushed, 0 if nothing */
+	uint64_t ext_id; /* what was pushed, 0 if nothing */
 } lin_launch;
 
 /*

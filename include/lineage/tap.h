@@ -49,14 +49,13 @@ struct lin_tap_ops {
 /* What a tap is opened with. */
 struct lin_tap_args {
 	size_t sz;
-	const struct lin_runtime_opts *opts;  /* the runtime's options (the otlp_* fields) */
-	const lin_runtime *rt;                /* being created: for lin_runtime_log only */
-	bool threaded;                        /* ticks come from the runtime's writer thread */
+	const struct lin_runtime_opts *opts; /* the runtime's options (the otlp_* fields) */
+	const lin_runtime *rt;               /* being created: for lin_runtime_log only */
+	bool threaded;                       /* ticks come from the runtime's writer thread */
 };
 
 /* Open a tap: fill *@ops and *@tap and return 0, or return -errno (logged by the tap). */
-typedef int (*lin_tap_open_fn)(const struct lin_tap_args *a, const struct lin_tap_ops **ops,
-			       void **tap);
+typedef int (*lin_tap_open_fn)(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap);
 
 /*
  * lin_runtime_set_otlp_tap - the opener the runtime calls when lin_runtime_opts.otlp_path or

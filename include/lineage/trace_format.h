@@ -26,8 +26,8 @@ enum lin_rec_type {
 	LIN_REC_MISUSE = 9,
 	LIN_REC_LAUNCH = 10,
 	LIN_REC_STRING = 11,
-	LIN_REC_REQUEST_LINK = 12,     /* since format 1.1 */
-	LIN_REC_LAUNCH_END = 13,       /* since format 1.2 */
+	LIN_REC_REQUEST_LINK = 12, /* since format 1.1 */
+	LIN_REC_LAUNCH_END = 13,   /* since format 1.2 */
 	LIN_REC_EXT_CORRELATION = 20,
 	LIN_REC_API = 21,
 	LIN_REC_KERNEL = 22,
@@ -55,7 +55,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_TOKEN_ADOPT 8
 #define LIN_REC_NFIELDS_SCOPE_CLOSE 5
 #define LIN_REC_NFIELDS_MISUSE 7
-#define LIN_REC_NFIELDS_LAUNCH 9          /* 8 in format 1.0 and 1.1 (no depth) */
+#define LIN_REC_NFIELDS_LAUNCH 9 /* 8 in format 1.0 and 1.1 (no depth) */
 #define LIN_REC_NFIELDS_STRING 2
 #define LIN_REC_NFIELDS_REQUEST_LINK 8
 #define LIN_REC_NFIELDS_LAUNCH_END 3
@@ -70,10 +70,10 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_GRAPH_EXEC 4
 #define LIN_REC_NFIELDS_GRAPH_LAUNCH 8
 #define LIN_REC_NFIELDS_DROPPED 4
-#define LIN_REC_NFIELDS_CLOCK 3           /* 2 in format 1.0 and 1.1 (no host_after_ns) */
+#define LIN_REC_NFIELDS_CLOCK 3 /* 2 in format 1.0 and 1.1 (no host_after_ns) */
 #define LIN_REC_NFIELDS_GRAPH_NODE_UPDATE 5
 #define LIN_REC_NFIELDS_TRACE_END 2
-#define LIN_REC_NFIELDS_TRUTH 5           /* 4 in format 1.0 and 1.1 (no correlation) */
+#define LIN_REC_NFIELDS_TRUTH 5 /* 4 in format 1.0 and 1.1 (no correlation) */
 
 /* target_kind in token and scope records. */
 enum lin_target_kind { LIN_TARGET_REQUEST = 1, LIN_TARGET_EPOCH = 2 };
@@ -92,10 +92,15 @@ enum lin_api_domain { LIN_API_RUNTIME = 1, LIN_API_DRIVER = 2, LIN_API_INTERNAL_
  * accounting"). X(domain, cbid, kind, name): kind is enum lin_launch_kind, name is the
  * CUPTI enum constant without its CUPTI_ prefix.
  */
-enum lin_launch_kind { LIN_LAUNCH_NONE = 0, LIN_LAUNCH_KERNEL = 1, LIN_LAUNCH_GRAPH = 2,
-		       LIN_LAUNCH_MEMCPY = 3, LIN_LAUNCH_MEMSET = 4,
-		       LIN_LAUNCH_KERNEL_MULTI = 5,   /* one kernel per device it names */
-		       LIN_LAUNCH_MEMCPY_BATCH = 6 }; /* one memcpy per copy in the batch */
+enum lin_launch_kind {
+	LIN_LAUNCH_NONE = 0,
+	LIN_LAUNCH_KERNEL = 1,
+	LIN_LAUNCH_GRAPH = 2,
+	LIN_LAUNCH_MEMCPY = 3,
+	LIN_LAUNCH_MEMSET = 4,
+	LIN_LAUNCH_KERNEL_MULTI = 5, /* one kernel per device it names */
+	LIN_LAUNCH_MEMCPY_BATCH = 6
+}; /* one memcpy per copy in the batch */
 
 #define LIN_LAUNCH_APIS(X) \
 	X(1, 13, LIN_LAUNCH_KERNEL, RUNTIME_TRACE_CBID_cudaLaunch_v3020) \
@@ -233,8 +238,9 @@ static inline int lin_capture_api_of(unsigned domain, unsigned long long cbid)
 	if (domain > 2 || cbid > 0xffffu)
 		return -1;
 	switch ((domain << 16) | (unsigned)cbid) {
-#define LIN_CAPTURE_CASE_(d, c, b, n) case ((d) << 16) | (c): return b;
-	LIN_CAPTURE_APIS(LIN_CAPTURE_CASE_)
+#define LIN_CAPTURE_CASE_(d, c, b, n) \
+	case ((d) << 16) | (c): return b;
+		LIN_CAPTURE_APIS(LIN_CAPTURE_CASE_)
 #undef LIN_CAPTURE_CASE_
 	default: return -1;
 	}
@@ -246,15 +252,20 @@ static inline enum lin_launch_kind lin_launch_kind_of(unsigned domain, unsigned 
 	if (domain > 2 || cbid > 0xffffu)
 		return LIN_LAUNCH_NONE;
 	switch ((domain << 16) | (unsigned)cbid) {
-#define LIN_LAUNCH_CASE_(d, c, k, n) case ((d) << 16) | (c): return k;
-	LIN_LAUNCH_APIS(LIN_LAUNCH_CASE_)
+#define LIN_LAUNCH_CASE_(d, c, k, n) \
+	case ((d) << 16) | (c): return k;
+		LIN_LAUNCH_APIS(LIN_LAUNCH_CASE_)
 #undef LIN_LAUNCH_CASE_
 	default: return LIN_LAUNCH_NONE;
 	}
 }
 
 /* origin in graph_node records. */
-enum lin_node_origin { LIN_NODE_ORIGIN_UNKNOWN = 0, LIN_NODE_ORIGIN_CAPTURE = 1, LIN_NODE_ORIGIN_EXPLICIT = 2 };
+enum lin_node_origin {
+	LIN_NODE_ORIGIN_UNKNOWN = 0,
+	LIN_NODE_ORIGIN_CAPTURE = 1,
+	LIN_NODE_ORIGIN_EXPLICIT = 2
+};
 
 /* source in dropped records (docs/trace-format.md, "Loss and clocks"). */
 enum lin_drop_source {
@@ -262,8 +273,8 @@ enum lin_drop_source {
 	LIN_DROP_CUPTI_RECORDS = 2,     /* cuptiActivityGetNumDroppedRecords */
 	LIN_DROP_CUPTI_BUFFER = 3,      /* buffer requests the binding declined */
 	LIN_DROP_CUPTI_UNDECODABLE = 4, /* records stepped over undecoded (truncated, incomplete) */
-	LIN_DROP_CUPTI_REST = 5,        /* the rest of a buffer after a record nothing can step over */
-	LIN_DROP_CUPTI_LAYOUT = 6,      /* records whose layout this build does not read */
+	LIN_DROP_CUPTI_REST = 5,   /* the rest of a buffer after a record nothing can step over */
+	LIN_DROP_CUPTI_LAYOUT = 6, /* records whose layout this build does not read */
 	LIN_DROP_CUPTI_UNDELIVERED = 7, /* buffers CUPTI still held when the runtime closed */
 };
 

@@ -46,17 +46,17 @@ extern "C" {
 
 /* A parsed traceparent. */
 struct lin_w3c_traceparent {
-	uint8_t version;         /* 0x00..0xfe; a later version was read by the 00 rules */
-	uint8_t trace_id[16];    /* never all zero */
-	uint8_t parent_id[8];    /* never all zero */
-	uint8_t flags;           /* trace-flags; bit 0: sampled */
+	uint8_t version;      /* 0x00..0xfe; a later version was read by the 00 rules */
+	uint8_t trace_id[16]; /* never all zero */
+	uint8_t parent_id[8]; /* never all zero */
+	uint8_t flags;        /* trace-flags; bit 0: sampled */
 };
 
 /* What arrived with a request: its traceparent and, when present, the lineage token. */
 struct lin_w3c_context {
 	struct lin_w3c_traceparent tp;
-	int has_token;           /* a lin member was present and checked */
-	lin_token token;         /* parsed from the lin member (flags mark it as from text) */
+	int has_token;   /* a lin member was present and checked */
+	lin_token token; /* parsed from the lin member (flags mark it as from text) */
 };
 
 /* Two headers to send; both NUL-terminated. */
@@ -82,8 +82,7 @@ LIN_API int lin_w3c_traceparent_parse(const char *s, struct lin_w3c_traceparent 
  * Return: 0; -ENOSPC (@len < LIN_W3C_TRACEPARENT_MAX); -EINVAL (NULL, all-zero ids).
  * Context: any thread; pure. Since: 0.1
  */
-LIN_API int lin_w3c_traceparent_format(const struct lin_w3c_traceparent *tp, char *buf,
-				       size_t len);
+LIN_API int lin_w3c_traceparent_format(const struct lin_w3c_traceparent *tp, char *buf, size_t len);
 
 /*
  * lin_w3c_tracestate_find - check a whole tracestate value and find one member.
@@ -104,8 +103,8 @@ LIN_API int lin_w3c_tracestate_find(const char *ts, const char *key, char *value
  * Return: 0; -EINVAL (malformed @ts, @key or @value); -ENOSPC (@len too small).
  * Context: any thread; pure. Since: 0.1
  */
-LIN_API int lin_w3c_tracestate_put(const char *ts, const char *key, const char *value,
-				   char *buf, size_t len);
+LIN_API int lin_w3c_tracestate_put(const char *ts, const char *key, const char *value, char *buf,
+				   size_t len);
 
 /*
  * lin_w3c_lin_format / lin_w3c_lin_parse - the lin member's value for @tok within the
@@ -116,8 +115,7 @@ LIN_API int lin_w3c_tracestate_put(const char *ts, const char *key, const char *
  * for another trace id: a header pair that was not sent together).
  * Context: any thread; pure. Since: 0.1
  */
-LIN_API int lin_w3c_lin_format(const lin_token *tok, const uint8_t trace_id[16], char *buf,
-			       size_t len);
+LIN_API int lin_w3c_lin_format(const lin_token *tok, const uint8_t trace_id[16], char *buf, size_t len);
 LIN_API int lin_w3c_lin_parse(const char *value, const uint8_t trace_id[16], lin_token *tok);
 
 /*
@@ -128,8 +126,7 @@ LIN_API int lin_w3c_lin_parse(const char *value, const uint8_t trace_id[16], lin
  * *@out is untouched: nothing is half-adopted.
  * Context: any thread; pure. Since: 0.1
  */
-LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate,
-			    struct lin_w3c_context *out);
+LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate, struct lin_w3c_context *out);
 
 /*
  * lin_w3c_inject - the headers that carry @tok to another process.
@@ -143,9 +140,8 @@ LIN_API int lin_w3c_extract(const char *traceparent, const char *tracestate,
  * trace id must be derived); -EINVAL for a malformed @in_tracestate.
  * Context: any thread; calls lin_entity_lookup (lock-free), gethostname and getpid. Since: 0.1
  */
-LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok,
-			   const struct lin_w3c_context *in, const char *in_tracestate,
-			   uint8_t flags, struct lin_w3c_headers *out);
+LIN_API int lin_w3c_inject(lin_runtime *rt, const lin_token *tok, const struct lin_w3c_context *in,
+			   const char *in_tracestate, uint8_t flags, struct lin_w3c_headers *out);
 
 /*
  * lin_w3c_request_begin - begin a local request for work that arrived with @ctx: the
@@ -169,8 +165,7 @@ LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context 
  * (issued by another process, or an intermediary replaced the parent-id).
  * Context: worker thread; calls gethostname and getpid, then lin_token_adopt. Since: 0.1
  */
-LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx,
-			  lin_scope *scope);
+LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx, lin_scope *scope);
 
 /* Prefix of a request name that recorded a remote parent in trace format 1.0, before the
  * request_link record (docs/fleet.md); lineage-validate still reads it. */

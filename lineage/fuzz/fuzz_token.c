@@ -16,7 +16,7 @@ static uint64_t live_req;
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .flags = LIN_RT_NO_WRITER_THREAD};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .flags = LIN_RT_NO_WRITER_THREAD };
 	if (lin_runtime_create(&o, &rt) || lin_request_begin(rt, NULL, &live_req))
 		abort();
 	return 0;

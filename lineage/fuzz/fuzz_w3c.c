@@ -14,7 +14,7 @@
 #include <lineage.h>
 #include <lineage/w3c.h>
 
-#define HDR_MAX 1024                    /* longer than any valid header: exercises limits */
+#define HDR_MAX 1024 /* longer than any valid header: exercises limits */
 
 /* Split @data at the first newline into two NUL-terminated header values. */
 static void split(const uint8_t *data, size_t size, char *tp, char *ts)
@@ -40,10 +40,9 @@ static void check_traceparent(const char *s)
 		return;
 	char buf[LIN_W3C_TRACEPARENT_MAX];
 	if (lin_w3c_traceparent_format(&tp, buf, sizeof(buf)) != 0 ||
-	    lin_w3c_traceparent_parse(buf, &again) != 0 ||
-	    memcmp(again.trace_id, tp.trace_id, 16) || memcmp(again.parent_id, tp.parent_id, 8) ||
-	    again.flags != tp.flags)
-		abort();        /* a parsed traceparent formats (as 00) and parses back */
+	    lin_w3c_traceparent_parse(buf, &again) != 0 || memcmp(again.trace_id, tp.trace_id, 16) ||
+	    memcmp(again.parent_id, tp.parent_id, 8) || again.flags != tp.flags)
+		abort(); /* a parsed traceparent formats (as 00) and parses back */
 }
 
 static void check_tracestate(const char *ts, const char *tp_s)
@@ -73,8 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_traceparent(tp);
 	check_tracestate(ts, tp);
 	struct lin_w3c_context ctx;
-	if (lin_w3c_extract(tp, ts[0] ? ts : NULL, &ctx) == 0 && ctx.has_token != 0 &&
-	    ctx.has_token != 1)
+	if (lin_w3c_extract(tp, ts[0] ? ts : NULL, &ctx) == 0 && ctx.has_token != 0 && ctx.has_token != 1)
 		abort();
 	/* The same bytes as one header each, with no terminator inside the buffer. */
 	char *copy = malloc(size + 1);

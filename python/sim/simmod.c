@@ -13,25 +13,24 @@
 #include "sim.h"
 
 typedef struct {
-	PyObject_HEAD
-	lin_sim *sim;
+	PyObject_HEAD lin_sim *sim;
 	struct lin_py_backend be;
-	PyObject *names;            /* kernel names the simulator's records point at */
+	PyObject *names; /* kernel names the simulator's records point at */
 } Sim;
 
 static PyTypeObject Sim_Type;
 
 static int sim_init(Sim *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = {"seed", "host_clock", "drop_permille", NULL};
+	static char *kwlist[] = { "seed", "host_clock", "drop_permille", NULL };
 	unsigned long long seed = 1;
 	int host_clock = 1;
 	unsigned int drop = 0;
-	if (self->sim || !PyArg_ParseTupleAndKeywords(args, kw, "|KpI", kwlist, &seed,
-						      &host_clock, &drop))
+	if (self->sim || !PyArg_ParseTupleAndKeywords(args, kw, "|KpI", kwlist, &seed, &host_clock, &drop))
 		return -1;
-	struct lin_sim_opts o = {.sz = sizeof(o), .seed = seed, .host_clock = host_clock,
-				 .drop_permille = drop};
+	struct lin_sim_opts o = {
+		.sz = sizeof(o), .seed = seed, .host_clock = host_clock, .drop_permille = drop
+	};
 	if (lin_sim_create(NULL, &o, &self->sim)) {
 		PyErr_SetString(PyExc_ValueError, "lin_sim_create failed");
 		return -1;
@@ -70,10 +69,8 @@ static PyObject *sim_close(Sim *self, PyObject *unused)
 {
 	(void)unused;
 	int err;
-	Py_BEGIN_ALLOW_THREADS
-	err = lin_sim_flush(self->sim);
-	Py_END_ALLOW_THREADS
-	lin_sim_set_runtime(self->sim, NULL);
+	Py_BEGIN_ALLOW_THREADS err = lin_sim_flush(self->sim);
+	Py_END_ALLOW_THREADS lin_sim_set_runtime(self->sim, NULL);
 	if (err)
 		return PyErr_Format(PyExc_RuntimeError, "lin_sim_flush: %d", err);
 	Py_RETURN_NONE;
@@ -169,25 +166,24 @@ static PyObject *sim_stats(Sim *self, PyObject *unused)
 }
 
 static PyMethodDef sim_methods[] = {
-	{"_lineage_backend", (PyCFunction)sim_backend, METH_NOARGS, NULL},
-	{"_lineage_bind", (PyCFunction)sim_bind, METH_O, NULL},
-	{"_lineage_close", (PyCFunction)sim_close, METH_NOARGS, NULL},
-	{"launch_kernel", (PyCFunction)sim_launch_kernel, METH_VARARGS,
-	 "launch_kernel(stream, name) -> grid id (0 while the stream captures)"},
-	{"capture_begin", (PyCFunction)sim_capture_begin, METH_VARARGS, NULL},
-	{"capture_end", (PyCFunction)sim_capture_end, METH_VARARGS,
-	 "capture_end(stream) -> (graph id, [node ids])"},
-	{"graph_instantiate", (PyCFunction)sim_instantiate, METH_VARARGS,
-	 "graph_instantiate(graph) -> (exec id, [(original, clone)])"},
-	{"graph_launch", (PyCFunction)sim_graph_launch, METH_VARARGS,
-	 "graph_launch(exec, stream) -> [grid ids]"},
-	{"stats", (PyCFunction)sim_stats, METH_NOARGS, NULL},
-	{NULL, NULL, 0, NULL},
+	{ "_lineage_backend", (PyCFunction)sim_backend, METH_NOARGS, NULL },
+	{ "_lineage_bind", (PyCFunction)sim_bind, METH_O, NULL },
+	{ "_lineage_close", (PyCFunction)sim_close, METH_NOARGS, NULL },
+	{ "launch_kernel", (PyCFunction)sim_launch_kernel, METH_VARARGS,
+	  "launch_kernel(stream, name) -> grid id (0 while the stream captures)" },
+	{ "capture_begin", (PyCFunction)sim_capture_begin, METH_VARARGS, NULL },
+	{ "capture_end", (PyCFunction)sim_capture_end, METH_VARARGS,
+	  "capture_end(stream) -> (graph id, [node ids])" },
+	{ "graph_instantiate", (PyCFunction)sim_instantiate, METH_VARARGS,
+	  "graph_instantiate(graph) -> (exec id, [(original, clone)])" },
+	{ "graph_launch", (PyCFunction)sim_graph_launch, METH_VARARGS,
+	  "graph_launch(exec, stream) -> [grid ids]" },
+	{ "stats", (PyCFunction)sim_stats, METH_NOARGS, NULL },
+	{ NULL, NULL, 0, NULL },
 };
 
 static PyTypeObject Sim_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "_lineage_sim.Sim",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "_lineage_sim.Sim",
 	.tp_basicsize = sizeof(Sim),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Sim(seed=1, host_clock=True, drop_permille=0): the simulator as a backend. "
@@ -199,7 +195,9 @@ static PyTypeObject Sim_Type = {
 };
 
 static struct PyModuleDef moddef = {
-	PyModuleDef_HEAD_INIT, .m_name = "_lineage_sim", .m_size = -1,
+	PyModuleDef_HEAD_INIT,
+	.m_name = "_lineage_sim",
+	.m_size = -1,
 	.m_doc = "Test-only: the CUPTI-semantics simulator as a lineage.Runtime backend.",
 };
 

@@ -17,7 +17,7 @@
 
 struct lin_py_backend {
 	struct lin_backend_ops ops;
-	lin_launch_observer_fn observer;   /* may be NULL */
+	lin_launch_observer_fn observer; /* may be NULL */
 	void *observer_user;
 };
 

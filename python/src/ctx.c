@@ -148,27 +148,26 @@ static PyObject *token_get_runtime(LinToken *self, void *c)
 }
 
 static PyMethodDef token_methods[] = {
-	{"parse", token_parse, METH_O | METH_CLASS,
-	 "Token.parse(text) -> Token: the text form back (syntax and integrity tag checked; "
-	 "liveness is checked at adopt). Any thread."},
-	{"__reduce__", (PyCFunction)token_reduce, METH_NOARGS, NULL},
-	{"__copy__", token_copy, METH_NOARGS, NULL},
-	{"__deepcopy__", token_copy, METH_O, NULL},
-	{NULL, NULL, 0, NULL},
+	{ "parse", token_parse, METH_O | METH_CLASS,
+	  "Token.parse(text) -> Token: the text form back (syntax and integrity tag checked; "
+	  "liveness is checked at adopt). Any thread." },
+	{ "__reduce__", (PyCFunction)token_reduce, METH_NOARGS, NULL },
+	{ "__copy__", token_copy, METH_NOARGS, NULL },
+	{ "__deepcopy__", token_copy, METH_O, NULL },
+	{ NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef token_getset[] = {
-	{"id", (getter)token_get_id, NULL, "the request or epoch id", NULL},
-	{"version", (getter)token_get_version, NULL, "the epoch version it was made for", NULL},
-	{"kind", (getter)token_get_kind, NULL, "'request' or 'epoch'", NULL},
-	{"runtime", (getter)token_get_runtime, NULL,
-	 "the Runtime that made it, or None (parsed or unpickled)", NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+	{ "id", (getter)token_get_id, NULL, "the request or epoch id", NULL },
+	{ "version", (getter)token_get_version, NULL, "the epoch version it was made for", NULL },
+	{ "kind", (getter)token_get_kind, NULL, "'request' or 'epoch'", NULL },
+	{ "runtime", (getter)token_get_runtime, NULL,
+	  "the Runtime that made it, or None (parsed or unpickled)", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 PyTypeObject LinToken_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.Token",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.Token",
 	.tp_basicsize = sizeof(LinToken),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "A captured lineage context: immutable, 32 bytes of C, str() is its text form "
@@ -214,12 +213,11 @@ int lin_py_thread_leave(lin_runtime *rt, lin_scope *scope, int opened)
 
 /* A with-block that makes a request or an epoch current (the context variable only). */
 typedef struct {
-	PyObject_HEAD
-	PyObject *runtime;
+	PyObject_HEAD PyObject *runtime;
 	uint64_t id;
-	PyObject *token;        /* Token for id */
-	PyObject *reset;        /* contextvars.Token while entered */
-	int ended;              /* request ended / epoch retired */
+	PyObject *token; /* Token for id */
+	PyObject *reset; /* contextvars.Token while entered */
+	int ended;       /* request ended / epoch retired */
 } LinEntity;
 
 static void entity_dealloc(LinEntity *self)
@@ -334,29 +332,28 @@ static PyObject *entity_get_token(LinEntity *self, void *c)
 }
 
 static PyMethodDef request_methods[] = {
-	{"__enter__", (PyCFunction)entity_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)entity_exit, METH_VARARGS, NULL},
-	{NULL, NULL, 0, NULL},
+	{ "__enter__", (PyCFunction)entity_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)entity_exit, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL },
 };
 
 static PyMethodDef epoch_methods[] = {
-	{"__enter__", (PyCFunction)entity_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)entity_exit, METH_VARARGS, NULL},
-	{"reissue", (PyCFunction)epoch_reissue, METH_VARARGS,
-	 "reissue(reason=REISSUE_RETRY) -> version: the launch is issued again; tokens made "
-	 "before become stale. Any thread."},
-	{NULL, NULL, 0, NULL},
+	{ "__enter__", (PyCFunction)entity_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)entity_exit, METH_VARARGS, NULL },
+	{ "reissue", (PyCFunction)epoch_reissue, METH_VARARGS,
+	  "reissue(reason=REISSUE_RETRY) -> version: the launch is issued again; tokens made "
+	  "before become stale. Any thread." },
+	{ NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef entity_getset[] = {
-	{"id", (getter)entity_get_id, NULL, "the id", NULL},
-	{"token", (getter)entity_get_token, NULL, "a Token for it", NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+	{ "id", (getter)entity_get_id, NULL, "the id", NULL },
+	{ "token", (getter)entity_get_token, NULL, "a Token for it", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 PyTypeObject LinRequest_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.Request",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.Request",
 	.tp_basicsize = sizeof(LinEntity),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "A request block: current inside (context variable), ended at exit.",
@@ -366,8 +363,7 @@ PyTypeObject LinRequest_Type = {
 };
 
 PyTypeObject LinEpoch_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.Epoch",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.Epoch",
 	.tp_basicsize = sizeof(LinEntity),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "An epoch block: current inside (context variable), retired at exit.",
@@ -379,7 +375,7 @@ PyTypeObject LinEpoch_Type = {
 static int request_opts(PyObject *args, PyObject *kw, struct lin_request_opts *o,
 			const struct lin_w3c_context **remote)
 {
-	static char *kwlist[] = {"name", "user_id", "parent", "remote", NULL};
+	static char *kwlist[] = { "name", "user_id", "parent", "remote", NULL };
 	PyObject *uid = Py_None, *parent = Py_None, *rem = Py_None;
 	const char *name = NULL;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|z$OOO", kwlist, &name, &uid, &parent, &rem))
@@ -411,7 +407,7 @@ static int request_begin(PyObject *self, PyObject *args, PyObject *kw, uint64_t 
 	lin_runtime *rt;
 	if (!runtime_of(self, &rt))
 		return -1;
-	struct lin_request_opts o = {0};
+	struct lin_request_opts o = { 0 };
 	const struct lin_w3c_context *remote;
 	if (request_opts(args, kw, &o, &remote) < 0)
 		return -1;
@@ -452,7 +448,7 @@ static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_
 		o->n_requests = 1;
 		return 0;
 	}
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	int err = lin_entity_lookup(rt, t->id, &info, req, EPOCH_MAX_REQ);
 	if (err)
 		return lin_py_raise_int(err, "epoch: the current epoch");
@@ -468,7 +464,7 @@ static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_
 
 static int epoch_declare(PyObject *self, PyObject *args, PyObject *kw, uint64_t *id)
 {
-	static char *kwlist[] = {"name", "parent", "no_requests", NULL};
+	static char *kwlist[] = { "name", "parent", "no_requests", NULL };
 	lin_runtime *rt;
 	if (!runtime_of(self, &rt))
 		return -1;
@@ -476,8 +472,7 @@ static int epoch_declare(PyObject *self, PyObject *args, PyObject *kw, uint64_t 
 	PyObject *parent = Py_None;
 	int none = 0;
 	PyObject *empty = PyTuple_New(0);
-	int ok = empty && PyArg_ParseTupleAndKeywords(empty, kw, "|$zOp", kwlist, &name, &parent,
-						      &none);
+	int ok = empty && PyArg_ParseTupleAndKeywords(empty, kw, "|$zOp", kwlist, &name, &parent, &none);
 	Py_XDECREF(empty);
 	if (!ok)
 		return -1;
@@ -489,9 +484,11 @@ static int epoch_declare(PyObject *self, PyObject *args, PyObject *kw, uint64_t 
 		PyErr_NoMemory();
 		return -1;
 	}
-	struct lin_epoch_opts o = {.sz = sizeof(o), .name = name, .requests = req,
-				   .n_requests = (size_t)n,
-				   .flags = none ? LIN_EPOCH_NO_REQUESTS : 0};
+	struct lin_epoch_opts o = { .sz = sizeof(o),
+				    .name = name,
+				    .requests = req,
+				    .n_requests = (size_t)n,
+				    .flags = none ? LIN_EPOCH_NO_REQUESTS : 0 };
 	int ret = -1;
 	if (parent != Py_None && as_id(parent, &o.parent) < 0)
 		goto out;
@@ -581,7 +578,7 @@ PyObject *lin_py_rt_lookup(PyObject *self, PyObject *ido)
 	uint64_t id, req[64];
 	if (!runtime_of(self, &rt) || as_id(ido, &id) < 0)
 		return NULL;
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	int err = lin_entity_lookup(rt, id, &info, req, 64);
 	if (err)
 		return lin_py_raise(err, "lookup");
@@ -591,9 +588,8 @@ PyObject *lin_py_rt_lookup(PyObject *self, PyObject *ido)
 		PyList_SET_ITEM(l, i, PyLong_FromUnsignedLongLong(req[i]));
 	if (!l)
 		return NULL;
-	return Py_BuildValue("{sssIsKsKsN}", "kind",
-			     info.kind == LIN_TARGET_EPOCH ? "epoch" : "request", "version",
-			     info.version, "parent", info.parent, "n_requests",
+	return Py_BuildValue("{sssIsKsKsN}", "kind", info.kind == LIN_TARGET_EPOCH ? "epoch" : "request",
+			     "version", info.version, "parent", info.parent, "n_requests",
 			     (unsigned long long)info.n_requests, "requests", l);
 }
 

@@ -19,27 +19,24 @@
 
 /* The Python Runtime object: owns one lin_runtime. */
 typedef struct {
-	PyObject_HEAD
-	lin_runtime *rt;             /* NULL once closed */
-	PyThread_type_lock lock;     /* held by flush and close around the blocking C call */
-	PyObject *backend;           /* a custom backend object kept alive, or NULL */
-	PyObject *trackers;          /* weakrefs to its GraphTrackers, freed before it */
+	PyObject_HEAD lin_runtime *rt; /* NULL once closed */
+	PyThread_type_lock lock;       /* held by flush and close around the blocking C call */
+	PyObject *backend;             /* a custom backend object kept alive, or NULL */
+	PyObject *trackers;            /* weakrefs to its GraphTrackers, freed before it */
 	PyObject *weakrefs;
 } LinRuntime;
 
 /* A token: a lin_token by value, and the Runtime that made it (None when parsed). */
 typedef struct {
-	PyObject_HEAD
-	lin_token tok;
-	PyObject *runtime;           /* LinRuntime or Py_None */
+	PyObject_HEAD lin_token tok;
+	PyObject *runtime; /* LinRuntime or Py_None */
 } LinToken;
 
 /* A received W3C context (lineage.RemoteContext); the tracestate it came with is kept to
  * be carried on by inject(). */
 typedef struct {
-	PyObject_HEAD
-	struct lin_w3c_context ctx;
-	PyObject *tracestate;        /* str or Py_None */
+	PyObject_HEAD struct lin_w3c_context ctx;
+	PyObject *tracestate; /* str or Py_None */
 } LinRemote;
 
 /* Types (defined in rt.c, ctx.c, graph.c). */
@@ -55,8 +52,8 @@ extern PyTypeObject LinGraphLaunch_Type;
 extern PyTypeObject LinRemote_Type;
 
 /* module.c */
-extern PyObject *lin_py_Error;       /* lineage.Error */
-extern PyObject *lin_py_ctxvar;      /* the current-context ContextVar (holds a Token or None) */
+extern PyObject *lin_py_Error;  /* lineage.Error */
+extern PyObject *lin_py_ctxvar; /* the current-context ContextVar (holds a Token or None) */
 
 /* Raise the exception class for @err (a negative lineage return) with @what as context.
  * Return NULL, for `return lin_py_raise(...)`. */

@@ -12,20 +12,17 @@
 #include "ext.h"
 
 typedef struct {
-	PyObject_HEAD
-	PyObject *runtime;
+	PyObject_HEAD PyObject *runtime;
 	lin_graph_tracker *gt;
 	PyObject *weakrefs;
 } LinGraphTracker;
 
 typedef struct {
-	PyObject_HEAD
-	lin_graph_capture cap;
+	PyObject_HEAD lin_graph_capture cap;
 } LinGraphCapture;
 
 typedef struct {
-	PyObject_HEAD
-	PyObject *tracker;
+	PyObject_HEAD PyObject *tracker;
 	uint64_t exec_id;
 	const char *name;
 	lin_graph_launch gl;
@@ -47,7 +44,7 @@ static lin_graph_tracker *tracker(LinGraphTracker *self, lin_runtime **rt)
 
 static int gt_init(LinGraphTracker *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = {"runtime", "max_nodes", "max_execs", NULL};
+	static char *kwlist[] = { "runtime", "max_nodes", "max_execs", NULL };
 	PyObject *r;
 	unsigned int max_nodes = 0, max_execs = 0;
 	if (self->gt)
@@ -59,8 +56,7 @@ static int gt_init(LinGraphTracker *self, PyObject *args, PyObject *kw)
 	lin_runtime *rt = lin_py_rt(lr);
 	if (!rt)
 		return -1;
-	struct lin_graph_tracker_opts o = {.sz = sizeof(o), .max_nodes = max_nodes,
-					   .max_execs = max_execs};
+	struct lin_graph_tracker_opts o = { .sz = sizeof(o), .max_nodes = max_nodes, .max_execs = max_execs };
 	int err = lin_graph_tracker_create(rt, &o, &self->gt);
 	if (err)
 		return lin_py_raise_int(err, "graph_tracker_create");
@@ -162,15 +158,13 @@ static PyObject *gt_capture_end(LinGraphTracker *self, PyObject *args)
 	Py_DECREF(seq);
 	int err;
 	Py_BEGIN_ALLOW_THREADS /* takes the output lock: the writer may hold it over a write */
-	err = lin_graph_capture_end(gt, &((LinGraphCapture *)cap)->cap, graph, v, (size_t)n);
-	Py_END_ALLOW_THREADS
-	PyMem_Free(v);
+		err = lin_graph_capture_end(gt, &((LinGraphCapture *)cap)->cap, graph, v, (size_t)n);
+	Py_END_ALLOW_THREADS PyMem_Free(v);
 	return gt_err(err, "graph capture_end");
 }
 
 /* A call that reads the thread's context: made under the current Python context. */
-static PyObject *gt_ctx_call(LinGraphTracker *self, int (*fn)(lin_graph_tracker *, uint64_t,
-							      uint64_t),
+static PyObject *gt_ctx_call(LinGraphTracker *self, int (*fn)(lin_graph_tracker *, uint64_t, uint64_t),
 			     uint64_t a, uint64_t b, const char *what)
 {
 	lin_runtime *rt;
@@ -298,35 +292,34 @@ static PyObject *gt_launch(LinGraphTracker *self, PyObject *args)
 }
 
 static PyMethodDef gt_methods[] = {
-	{"close", (PyCFunction)gt_close, METH_NOARGS, "forget everything (no call in flight)"},
-	{"capture_begin", (PyCFunction)gt_capture_begin, METH_NOARGS,
-	 "capture_begin() -> GraphCapture: around cudaStreamBeginCapture; the current epoch "
-	 "owns the captured nodes. Capturing thread."},
-	{"capture_end", (PyCFunction)gt_capture_end, METH_VARARGS,
-	 "capture_end(capture, graph_id, nodes): after cudaStreamEndCapture. Any thread."},
-	{"node_created", (PyCFunction)gt_node_created, METH_VARARGS,
-	 "node_created(graph_id, node_id): a node added explicitly, under the current epoch."},
-	{"node_updated", (PyCFunction)gt_node_updated, METH_VARARGS,
-	 "node_updated(node_id): its work now belongs to the current epoch."},
-	{"exec_instantiated", (PyCFunction)gt_exec_instantiated, METH_VARARGS,
-	 "exec_instantiated(graph_id, exec_id). Any thread."},
-	{"node_cloned", (PyCFunction)gt_node_cloned, METH_VARARGS,
-	 "node_cloned(original, clone, graph_id=0, exec_id=0). Any thread."},
-	{"exec_destroyed", (PyCFunction)gt_exec_destroyed, METH_VARARGS, NULL},
-	{"destroyed", (PyCFunction)gt_destroyed, METH_VARARGS, NULL},
-	{"node_origin", (PyCFunction)gt_node_origin, METH_VARARGS,
-	 "node_origin(node_id) -> (epoch, version)"},
-	{"exec_ordinal", (PyCFunction)gt_exec_ordinal, METH_VARARGS,
-	 "exec_ordinal(exec_id) -> the last replay ordinal"},
-	{"launch", (PyCFunction)gt_launch, METH_VARARGS,
-	 "launch(exec_id, name) -> GraphLaunch: a with-block around cudaGraphLaunch; mints a "
-	 "replay epoch serving the current epoch's requests. Launching thread."},
-	{NULL, NULL, 0, NULL},
+	{ "close", (PyCFunction)gt_close, METH_NOARGS, "forget everything (no call in flight)" },
+	{ "capture_begin", (PyCFunction)gt_capture_begin, METH_NOARGS,
+	  "capture_begin() -> GraphCapture: around cudaStreamBeginCapture; the current epoch "
+	  "owns the captured nodes. Capturing thread." },
+	{ "capture_end", (PyCFunction)gt_capture_end, METH_VARARGS,
+	  "capture_end(capture, graph_id, nodes): after cudaStreamEndCapture. Any thread." },
+	{ "node_created", (PyCFunction)gt_node_created, METH_VARARGS,
+	  "node_created(graph_id, node_id): a node added explicitly, under the current epoch." },
+	{ "node_updated", (PyCFunction)gt_node_updated, METH_VARARGS,
+	  "node_updated(node_id): its work now belongs to the current epoch." },
+	{ "exec_instantiated", (PyCFunction)gt_exec_instantiated, METH_VARARGS,
+	  "exec_instantiated(graph_id, exec_id). Any thread." },
+	{ "node_cloned", (PyCFunction)gt_node_cloned, METH_VARARGS,
+	  "node_cloned(original, clone, graph_id=0, exec_id=0). Any thread." },
+	{ "exec_destroyed", (PyCFunction)gt_exec_destroyed, METH_VARARGS, NULL },
+	{ "destroyed", (PyCFunction)gt_destroyed, METH_VARARGS, NULL },
+	{ "node_origin", (PyCFunction)gt_node_origin, METH_VARARGS,
+	  "node_origin(node_id) -> (epoch, version)" },
+	{ "exec_ordinal", (PyCFunction)gt_exec_ordinal, METH_VARARGS,
+	  "exec_ordinal(exec_id) -> the last replay ordinal" },
+	{ "launch", (PyCFunction)gt_launch, METH_VARARGS,
+	  "launch(exec_id, name) -> GraphLaunch: a with-block around cudaGraphLaunch; mints a "
+	  "replay epoch serving the current epoch's requests. Launching thread." },
+	{ NULL, NULL, 0, NULL },
 };
 
 PyTypeObject LinGraphTracker_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.GraphTracker",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.GraphTracker",
 	.tp_basicsize = sizeof(LinGraphTracker),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "GraphTracker(runtime, max_nodes=0, max_execs=0): CUDA graph identity.",
@@ -344,13 +337,12 @@ static PyObject *cap_get(LinGraphCapture *self, void *c)
 }
 
 static PyGetSetDef cap_getset[] = {
-	{"epoch", (getter)cap_get, NULL, "(epoch, version) the capture began under", NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+	{ "epoch", (getter)cap_get, NULL, "(epoch, version) the capture began under", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 PyTypeObject LinGraphCapture_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.GraphCapture",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.GraphCapture",
 	.tp_basicsize = sizeof(LinGraphCapture),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "An open stream capture; pass it to GraphTracker.capture_end.",
@@ -415,19 +407,18 @@ static PyObject *gl_get_replay(LinGraphLaunch *self, void *c)
 }
 
 static PyMethodDef gl_methods[] = {
-	{"__enter__", (PyCFunction)gl_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)gl_exit, METH_VARARGS, NULL},
-	{NULL, NULL, 0, NULL},
+	{ "__enter__", (PyCFunction)gl_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)gl_exit, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef gl_getset[] = {
-	{"replay", (getter)gl_get_replay, NULL, "(replay epoch, ordinal) inside the block", NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+	{ "replay", (getter)gl_get_replay, NULL, "(replay epoch, ordinal) inside the block", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 PyTypeObject LinGraphLaunch_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.GraphLaunch",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.GraphLaunch",
 	.tp_basicsize = sizeof(LinGraphLaunch),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "A graph launch bracket with its replay epoch.",
@@ -438,8 +429,8 @@ PyTypeObject LinGraphLaunch_Type = {
 
 int lin_py_graph_ready(PyObject *m)
 {
-	PyTypeObject *t[] = {&LinGraphTracker_Type, &LinGraphCapture_Type, &LinGraphLaunch_Type};
-	const char *n[] = {"GraphTracker", "GraphCapture", "GraphLaunch"};
+	PyTypeObject *t[] = { &LinGraphTracker_Type, &LinGraphCapture_Type, &LinGraphLaunch_Type };
+	const char *n[] = { "GraphTracker", "GraphCapture", "GraphLaunch" };
 	for (int i = 0; i < 3; i++) {
 		if (PyType_Ready(t[i]) < 0)
 			return -1;

@@ -11,12 +11,11 @@
 /* ------------------------------------------------------------------ Launch */
 
 typedef struct {
-	PyObject_HEAD
-	PyObject *runtime;
-	const char *name;       /* interned: lives as long as the module */
+	PyObject_HEAD PyObject *runtime;
+	const char *name; /* interned: lives as long as the module */
 	lin_launch l;
 	lin_scope scope;
-	int opened;             /* a scope was adopted for the bracket */
+	int opened; /* a scope was adopted for the bracket */
 	int active;
 } LinLaunch;
 
@@ -100,20 +99,19 @@ static PyObject *launch_get_ext_id(LinLaunch *self, void *c)
 }
 
 static PyMethodDef launch_methods[] = {
-	{"__enter__", (PyCFunction)launch_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)launch_exit, METH_VARARGS, NULL},
-	{NULL, NULL, 0, NULL},
+	{ "__enter__", (PyCFunction)launch_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)launch_exit, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef launch_getset[] = {
-	{"ext_id", (getter)launch_get_ext_id, NULL,
-	 "the id pushed through the backend inside the block (the epoch), 0 if none", NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+	{ "ext_id", (getter)launch_get_ext_id, NULL,
+	  "the id pushed through the backend inside the block (the epoch), 0 if none", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 PyTypeObject LinLaunch_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.Launch",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.Launch",
 	.tp_basicsize = sizeof(LinLaunch),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "A launch bracket (lin_launch_begin/end) around a GPU call or a forward pass.",
@@ -125,10 +123,9 @@ PyTypeObject LinLaunch_Type = {
 /* ------------------------------------------------------------------ Adopt */
 
 typedef struct {
-	PyObject_HEAD
-	PyObject *runtime;
-	PyObject *token;        /* LinToken */
-	PyObject *remote;       /* LinRemote for adopt_remote, or NULL */
+	PyObject_HEAD PyObject *runtime;
+	PyObject *token;  /* LinToken */
+	PyObject *remote; /* LinRemote for adopt_remote, or NULL */
 	PyObject *reset;
 	lin_scope scope;
 	int active;
@@ -214,7 +211,7 @@ static PyObject *adopt_exit(LinAdopt *self, PyObject *args)
 	if (!rt)
 		return NULL;
 	int err = lin_scope_exit(rt, &self->scope);
-	if (err == -LIN_ESCOPE_ORDER)  /* nothing closed: an inner scope is still open */
+	if (err == -LIN_ESCOPE_ORDER) /* nothing closed: an inner scope is still open */
 		return lin_py_raise(err, "adopt: an inner scope is still open");
 	self->active = 0;
 	PyObject *reset = self->reset;
@@ -229,14 +226,13 @@ static PyObject *adopt_exit(LinAdopt *self, PyObject *args)
 }
 
 static PyMethodDef adopt_methods[] = {
-	{"__enter__", (PyCFunction)adopt_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)adopt_exit, METH_VARARGS, NULL},
-	{NULL, NULL, 0, NULL},
+	{ "__enter__", (PyCFunction)adopt_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)adopt_exit, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL },
 };
 
 PyTypeObject LinAdopt_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.Adopt",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.Adopt",
 	.tp_basicsize = sizeof(LinAdopt),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "An adopted token: a C scope on this thread and the current context inside.",
@@ -294,8 +290,7 @@ PyObject *lin_py_rt_bench_c(PyObject *self, PyObject *args)
 	lin_token t = ((LinToken *)tok)->tok;
 	int err = 0;
 	uint64_t t0, t1;
-	Py_BEGIN_ALLOW_THREADS
-	t0 = mono_ns();
+	Py_BEGIN_ALLOW_THREADS t0 = mono_ns();
 	for (Py_ssize_t i = 0; i < n && !err; i++) {
 		lin_scope sc;
 		lin_launch l;
@@ -311,17 +306,15 @@ PyObject *lin_py_rt_bench_c(PyObject *self, PyObject *args)
 			err = e2 ? e2 : e3;
 	}
 	t1 = mono_ns();
-	Py_END_ALLOW_THREADS
-	if (err)
-		return lin_py_raise(err, "_bench_c");
+	Py_END_ALLOW_THREADS if (err) return lin_py_raise(err, "_bench_c");
 	return PyLong_FromUnsignedLongLong(t1 - t0);
 }
 
 PyMethodDef lin_py_ctx_functions[] = {
-	{"capture", py_capture, METH_NOARGS,
-	 "capture() -> Token: the current context (raises NoContext when there is none). "
-	 "Any thread or task; reads the context variable, calls no C function."},
-	{"current", py_current, METH_NOARGS,
-	 "current() -> Token | None: the current context, or None. Any thread or task."},
-	{NULL, NULL, 0, NULL},
+	{ "capture", py_capture, METH_NOARGS,
+	  "capture() -> Token: the current context (raises NoContext when there is none). "
+	  "Any thread or task; reads the context variable, calls no C function." },
+	{ "current", py_current, METH_NOARGS,
+	  "current() -> Token | None: the current context, or None. Any thread or task." },
+	{ NULL, NULL, 0, NULL },
 };

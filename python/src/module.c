@@ -18,13 +18,13 @@ static const struct {
 	int code;
 	const char *cls;
 } err_classes[] = {
-	{LIN_ESTALE_TOKEN, "StaleToken"},   {LIN_EBADTOKEN, "BadToken"},
-	{LIN_EFOREIGN, "ForeignToken"},     {LIN_ESCOPE_ORDER, "ScopeOrder"},
-	{LIN_ESCOPE_THREAD, "ScopeThread"}, {LIN_ESCOPE_CLOSED, "ScopeClosed"},
-	{LIN_ESCOPE_DEPTH, "ScopeDepth"},   {LIN_ENOCONTEXT, "NoContext"},
-	{LIN_ENOTFOUND, "NotFound"},        {LIN_ELAUNCH_ORDER, "LaunchOrder"},
-	{LIN_EBACKEND, "BackendError"},     {LIN_ETRACE, "TraceError"},
-	{LIN_ENOCUPTI, "NoCupti"},          {LIN_ELAUNCH_DEPTH, "LaunchDepth"},
+	{ LIN_ESTALE_TOKEN, "StaleToken" },   { LIN_EBADTOKEN, "BadToken" },
+	{ LIN_EFOREIGN, "ForeignToken" },     { LIN_ESCOPE_ORDER, "ScopeOrder" },
+	{ LIN_ESCOPE_THREAD, "ScopeThread" }, { LIN_ESCOPE_CLOSED, "ScopeClosed" },
+	{ LIN_ESCOPE_DEPTH, "ScopeDepth" },   { LIN_ENOCONTEXT, "NoContext" },
+	{ LIN_ENOTFOUND, "NotFound" },        { LIN_ELAUNCH_ORDER, "LaunchOrder" },
+	{ LIN_EBACKEND, "BackendError" },     { LIN_ETRACE, "TraceError" },
+	{ LIN_ENOCUPTI, "NoCupti" },          { LIN_ELAUNCH_DEPTH, "LaunchDepth" },
 };
 
 PyObject *lin_py_raise(int err, const char *what)
@@ -121,8 +121,8 @@ static PyObject *py_error_names(PyObject *m, PyObject *unused)
 	(void)unused;
 	PyObject *d = PyDict_New();
 	for (size_t i = 0; d && i < sizeof(err_classes) / sizeof(err_classes[0]); i++) {
-		PyObject *v = Py_BuildValue("(si)", lin_err_name(err_classes[i].code),
-					    err_classes[i].code);
+		PyObject *v =
+			Py_BuildValue("(si)", lin_err_name(err_classes[i].code), err_classes[i].code);
 		if (!v || PyDict_SetItemString(d, err_classes[i].cls, v) < 0) {
 			Py_XDECREF(v);
 			Py_CLEAR(d);
@@ -150,15 +150,15 @@ static PyObject *py_library_version(PyObject *m, PyObject *unused)
 }
 
 static PyMethodDef module_functions[] = {
-	{"_set_context_var", py_set_context_var, METH_O, NULL},
-	{"_set_errors", py_set_errors, METH_VARARGS, NULL},
-	{"_error_names", py_error_names, METH_NOARGS, NULL},
-	{"strerror", py_strerror, METH_O,
-	 "strerror(code) -> (name, text): the library's name and text for an error code.\n"
-	 "Any thread."},
-	{"library_version", py_library_version, METH_NOARGS,
-	 "library_version() -> str: the version of the liblineage actually loaded."},
-	{NULL, NULL, 0, NULL},
+	{ "_set_context_var", py_set_context_var, METH_O, NULL },
+	{ "_set_errors", py_set_errors, METH_VARARGS, NULL },
+	{ "_error_names", py_error_names, METH_NOARGS, NULL },
+	{ "strerror", py_strerror, METH_O,
+	  "strerror(code) -> (name, text): the library's name and text for an error code.\n"
+	  "Any thread." },
+	{ "library_version", py_library_version, METH_NOARGS,
+	  "library_version() -> str: the version of the liblineage actually loaded." },
+	{ NULL, NULL, 0, NULL },
 };
 
 static struct PyModuleDef moddef = {
@@ -207,8 +207,7 @@ PyMODINIT_FUNC PyInit__lineage(void)
 	    add_type(m, &LinRuntime_Type, "Runtime") || add_type(m, &LinToken_Type, "Token") ||
 	    add_type(m, &LinRequest_Type, "Request") || add_type(m, &LinEpoch_Type, "Epoch") ||
 	    add_type(m, &LinLaunch_Type, "Launch") || add_type(m, &LinAdopt_Type, "Adopt") ||
-	    add_type(m, &LinRemote_Type, "RemoteContext") || lin_py_graph_ready(m) ||
-	    add_consts(m)) {
+	    add_type(m, &LinRemote_Type, "RemoteContext") || lin_py_graph_ready(m) || add_consts(m)) {
 		Py_DECREF(m);
 		return NULL;
 	}

@@ -78,26 +78,32 @@ static int parse_backend(LinRuntime *self, PyObject *backend, struct lin_runtime
 	return 0;
 }
 
-static int flag(int on, uint32_t bit)
-{
-	return on ? (int)bit : 0;
-}
+static int flag(int on, uint32_t bit) { return on ? (int)bit : 0; }
 
 static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = {"trace_path", "backend", "ext_kind", "no_writer_thread",
-				 "no_capture_events", "lean_timestamps", "thread_buffer_events",
-				 "flush_interval_ms", "otlp_path", "cupti_latency_timestamps",
-				 "cupti_own_clock", "cupti_buffer_kib", "cupti_buffers_max", NULL};
+	static char *kwlist[] = { "trace_path",
+				  "backend",
+				  "ext_kind",
+				  "no_writer_thread",
+				  "no_capture_events",
+				  "lean_timestamps",
+				  "thread_buffer_events",
+				  "flush_interval_ms",
+				  "otlp_path",
+				  "cupti_latency_timestamps",
+				  "cupti_own_clock",
+				  "cupti_buffer_kib",
+				  "cupti_buffers_max",
+				  NULL };
 	PyObject *path = Py_None, *otlp = Py_None, *backend = NULL;
 	unsigned int ext_kind = 0, tbe = 0, fim = 0, ckib = 0, cmax = 0;
 	int nwt = 0, nce = 0, lean = 0, clat = 0, cown = 0;
 	if (self->rt || self->lock)
 		return lin_py_raise_int(-EINVAL, "Runtime.__init__ called twice");
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O$IpppIIO&ppII", kwlist,
-					 PyUnicode_FSConverter, &path, &backend, &ext_kind, &nwt,
-					 &nce, &lean, &tbe, &fim, PyUnicode_FSConverter, &otlp,
-					 &clat, &cown, &ckib, &cmax))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O$IpppIIO&ppII", kwlist, PyUnicode_FSConverter,
+					 &path, &backend, &ext_kind, &nwt, &nce, &lean, &tbe, &fim,
+					 PyUnicode_FSConverter, &otlp, &clat, &cown, &ckib, &cmax))
 		return -1;
 	int ret = -1;
 	struct lin_py_backend be;
@@ -126,12 +132,11 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 	}
 	int err;
 	lin_runtime *rt = NULL;
-	Py_BEGIN_ALLOW_THREADS
-	err = o.otlp_path ? lin_otlp_enable() : 0; /* the stream is liblineage-otlp's */
+	Py_BEGIN_ALLOW_THREADS err = o.otlp_path ? lin_otlp_enable() : 0; /* the stream is liblineage-otlp's */
 	if (!err)
 		err = lin_runtime_create(&o, &rt);
-	Py_END_ALLOW_THREADS
-	if (err) {
+	Py_END_ALLOW_THREADS if (err)
+	{
 		lin_py_raise(err, NULL);
 		goto out;
 	}
@@ -139,8 +144,7 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 	ret = 0;
 	if (self->backend && PyObject_HasAttrString(self->backend, "_lineage_bind")) {
 		PyObject *cap = PyCapsule_New(rt, LIN_PY_RUNTIME_CAPSULE, NULL);
-		PyObject *r = cap ? PyObject_CallMethod(self->backend, "_lineage_bind", "O", cap)
-				  : NULL;
+		PyObject *r = cap ? PyObject_CallMethod(self->backend, "_lineage_bind", "O", cap) : NULL;
 		Py_XDECREF(cap);
 		if (!r)
 			ret = -1;
@@ -159,8 +163,7 @@ static void lock_nogil(LinRuntime *self)
 {
 	if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK))
 		return;
-	Py_BEGIN_ALLOW_THREADS
-	PyThread_acquire_lock(self->lock, WAIT_LOCK);
+	Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(self->lock, WAIT_LOCK);
 	Py_END_ALLOW_THREADS
 }
 
@@ -176,10 +179,8 @@ static PyObject *rt_flush(LinRuntime *self, PyObject *unused)
 		return lin_py_raise(-EINVAL, "the runtime is closed");
 	}
 	int err;
-	Py_BEGIN_ALLOW_THREADS
-	err = lin_runtime_flush(rt);
-	Py_END_ALLOW_THREADS
-	PyThread_release_lock(self->lock);
+	Py_BEGIN_ALLOW_THREADS err = lin_runtime_flush(rt);
+	Py_END_ALLOW_THREADS PyThread_release_lock(self->lock);
 	if (err)
 		return lin_py_raise(err, NULL);
 	Py_RETURN_NONE;
@@ -199,7 +200,7 @@ static int rt_close_impl(LinRuntime *self)
 			ret = -1;
 		Py_XDECREF(r);
 	}
-	if (!self->rt)  /* closed by another thread while the backend ran */
+	if (!self->rt) /* closed by another thread while the backend ran */
 		return ret;
 	/* Graph trackers must be freed before their runtime (lineage/graph.h). */
 	for (Py_ssize_t i = 0; self->trackers && i < PyList_GET_SIZE(self->trackers); i++) {
@@ -210,10 +211,8 @@ static int rt_close_impl(LinRuntime *self)
 	lin_runtime *rt = self->rt;
 	self->rt = NULL;
 	lock_nogil(self);
-	Py_BEGIN_ALLOW_THREADS
-	lin_runtime_free(rt);
-	Py_END_ALLOW_THREADS
-	PyThread_release_lock(self->lock);
+	Py_BEGIN_ALLOW_THREADS lin_runtime_free(rt);
+	Py_END_ALLOW_THREADS PyThread_release_lock(self->lock);
 	Py_CLEAR(self->backend);
 	return ret;
 }
@@ -248,7 +247,7 @@ static PyObject *rt_stats(LinRuntime *self, PyObject *unused)
 	lin_runtime *rt = lin_py_rt(self);
 	if (!rt)
 		return NULL;
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	int err = lin_runtime_get_stats(rt, &st);
 	if (err)
 		return lin_py_raise(err, NULL);
@@ -301,44 +300,40 @@ static int rt_traverse(LinRuntime *self, visitproc visit, void *arg)
 }
 
 static PyMethodDef rt_methods[] = {
-	{"flush", (PyCFunction)rt_flush, METH_NOARGS, NULL},
-	{"close", (PyCFunction)rt_close, METH_NOARGS, NULL},
-	{"__enter__", (PyCFunction)rt_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)rt_exit, METH_VARARGS, NULL},
-	{"stats", (PyCFunction)rt_stats, METH_NOARGS, NULL},
-	{"now_ns", (PyCFunction)rt_now_ns, METH_NOARGS, NULL},
-	{"_capsule", (PyCFunction)rt_capsule, METH_NOARGS, NULL},
-	{"request", (PyCFunction)(void (*)(void))lin_py_rt_request, METH_VARARGS | METH_KEYWORDS,
-	 NULL},
-	{"epoch", (PyCFunction)(void (*)(void))lin_py_rt_epoch, METH_VARARGS | METH_KEYWORDS,
-	 NULL},
-	{"launch", lin_py_rt_launch, METH_O, NULL},
-	{"adopt", lin_py_rt_adopt, METH_O, NULL},
-	{"token_for", lin_py_rt_token_for, METH_O, NULL},
-	{"lookup", lin_py_rt_lookup, METH_O, NULL},
-	{"thread_current", lin_py_rt_current, METH_NOARGS, NULL},
-	{"request_begin", (PyCFunction)(void (*)(void))lin_py_rt_request_begin,
-	 METH_VARARGS | METH_KEYWORDS, NULL},
-	{"request_end", lin_py_rt_request_end, METH_O, NULL},
-	{"epoch_declare", (PyCFunction)(void (*)(void))lin_py_rt_epoch_declare,
-	 METH_VARARGS | METH_KEYWORDS, NULL},
-	{"epoch_retire", lin_py_rt_epoch_retire, METH_O, NULL},
-	{"epoch_reissue", lin_py_rt_epoch_reissue, METH_VARARGS, NULL},
-	{"inject", (PyCFunction)(void (*)(void))lin_py_rt_inject, METH_VARARGS | METH_KEYWORDS,
-	 NULL},
-	{"adopt_remote", lin_py_rt_adopt_remote, METH_O, NULL},
-	{"_bench_c", lin_py_rt_bench_c, METH_VARARGS, NULL},
-	{NULL, NULL, 0, NULL},
+	{ "flush", (PyCFunction)rt_flush, METH_NOARGS, NULL },
+	{ "close", (PyCFunction)rt_close, METH_NOARGS, NULL },
+	{ "__enter__", (PyCFunction)rt_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)rt_exit, METH_VARARGS, NULL },
+	{ "stats", (PyCFunction)rt_stats, METH_NOARGS, NULL },
+	{ "now_ns", (PyCFunction)rt_now_ns, METH_NOARGS, NULL },
+	{ "_capsule", (PyCFunction)rt_capsule, METH_NOARGS, NULL },
+	{ "request", (PyCFunction)(void (*)(void))lin_py_rt_request, METH_VARARGS | METH_KEYWORDS, NULL },
+	{ "epoch", (PyCFunction)(void (*)(void))lin_py_rt_epoch, METH_VARARGS | METH_KEYWORDS, NULL },
+	{ "launch", lin_py_rt_launch, METH_O, NULL },
+	{ "adopt", lin_py_rt_adopt, METH_O, NULL },
+	{ "token_for", lin_py_rt_token_for, METH_O, NULL },
+	{ "lookup", lin_py_rt_lookup, METH_O, NULL },
+	{ "thread_current", lin_py_rt_current, METH_NOARGS, NULL },
+	{ "request_begin", (PyCFunction)(void (*)(void))lin_py_rt_request_begin,
+	  METH_VARARGS | METH_KEYWORDS, NULL },
+	{ "request_end", lin_py_rt_request_end, METH_O, NULL },
+	{ "epoch_declare", (PyCFunction)(void (*)(void))lin_py_rt_epoch_declare,
+	  METH_VARARGS | METH_KEYWORDS, NULL },
+	{ "epoch_retire", lin_py_rt_epoch_retire, METH_O, NULL },
+	{ "epoch_reissue", lin_py_rt_epoch_reissue, METH_VARARGS, NULL },
+	{ "inject", (PyCFunction)(void (*)(void))lin_py_rt_inject, METH_VARARGS | METH_KEYWORDS, NULL },
+	{ "adopt_remote", lin_py_rt_adopt_remote, METH_O, NULL },
+	{ "_bench_c", lin_py_rt_bench_c, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef rt_getset[] = {
-	{"closed", (getter)rt_get_closed, NULL, "True once close() ran.", NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+	{ "closed", (getter)rt_get_closed, NULL, "True once close() ran.", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 PyTypeObject LinRuntime_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage._lineage.Runtime",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage._lineage.Runtime",
 	.tp_basicsize = sizeof(LinRuntime),
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
 	.tp_doc = "The C runtime; see lineage.Runtime.",

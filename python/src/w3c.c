@@ -55,18 +55,16 @@ static PyObject *remote_get_tracestate(LinRemote *self, void *c)
 }
 
 static PyGetSetDef remote_getset[] = {
-	{"trace_id", (getter)remote_get_trace_id, NULL, "32 hex digits", NULL},
-	{"parent_id", (getter)remote_get_parent_id, NULL, "16 hex digits", NULL},
-	{"flags", (getter)remote_get_flags, NULL, "trace-flags (bit 0: sampled)", NULL},
-	{"token", (getter)remote_get_token, NULL, "the lineage Token it carried, or None", NULL},
-	{"tracestate", (getter)remote_get_tracestate, NULL, "the received tracestate or None",
-	 NULL},
-	{NULL, NULL, NULL, NULL, NULL},
+	{ "trace_id", (getter)remote_get_trace_id, NULL, "32 hex digits", NULL },
+	{ "parent_id", (getter)remote_get_parent_id, NULL, "16 hex digits", NULL },
+	{ "flags", (getter)remote_get_flags, NULL, "trace-flags (bit 0: sampled)", NULL },
+	{ "token", (getter)remote_get_token, NULL, "the lineage Token it carried, or None", NULL },
+	{ "tracestate", (getter)remote_get_tracestate, NULL, "the received tracestate or None", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 PyTypeObject LinRemote_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "lineage.RemoteContext",
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lineage.RemoteContext",
 	.tp_basicsize = sizeof(LinRemote),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "What arrived with a request: its traceparent and, when present, a token. "
@@ -78,7 +76,7 @@ PyTypeObject LinRemote_Type = {
 static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
 {
 	(void)m;
-	static char *kwlist[] = {"traceparent", "tracestate", NULL};
+	static char *kwlist[] = { "traceparent", "tracestate", NULL };
 	const char *tp, *ts = NULL;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "s|z", kwlist, &tp, &ts))
 		return NULL;
@@ -101,7 +99,7 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
 /* inject(token=None, remote=None, flags=W3C_FLAG_SAMPLED) -> {"traceparent", "tracestate"} */
 PyObject *lin_py_rt_inject(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = {"token", "remote", "flags", NULL};
+	static char *kwlist[] = { "token", "remote", "flags", NULL };
 	PyObject *tok = Py_None, *rem = Py_None;
 	unsigned char flags = LIN_W3C_FLAG_SAMPLED;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOb", kwlist, &tok, &rem, &flags))
@@ -136,8 +134,8 @@ PyObject *lin_py_rt_inject(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 PyMethodDef lin_py_w3c_functions[] = {
-	{"extract", (PyCFunction)(void (*)(void))py_extract, METH_VARARGS | METH_KEYWORDS,
-	 "extract(traceparent, tracestate=None) -> RemoteContext: read the received W3C "
-	 "headers (lin_w3c_extract). Any thread; pure."},
-	{NULL, NULL, 0, NULL},
+	{ "extract", (PyCFunction)(void (*)(void))py_extract, METH_VARARGS | METH_KEYWORDS,
+	  "extract(traceparent, tracestate=None) -> RemoteContext: read the received W3C "
+	  "headers (lin_w3c_extract). Any thread; pure." },
+	{ NULL, NULL, 0, NULL },
 };

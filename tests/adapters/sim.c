@@ -70,7 +70,7 @@ static int sim_push(void *ctx, uint32_t kind, uint64_t id)
 	tl.id[tl.depth++] = id;
 	pthread_mutex_lock(&s->mu);
 	s->push = grow(s->push, &s->cap_push, s->n_push, sizeof(*s->push));
-	s->push[s->n_push++] = (struct push_ent){corr, id, (uint32_t)gettid(), 0};
+	s->push[s->n_push++] = (struct push_ent){ corr, id, (uint32_t)gettid(), 0 };
 	pthread_mutex_unlock(&s->mu);
 	return 0;
 }
@@ -94,11 +94,14 @@ struct sim *sim_open(void)
 		exit(1);
 	pthread_mutex_init(&s->mu, NULL);
 	atomic_init(&s->next_corr, 1);
-	struct lin_backend_ops ops = {.sz = sizeof(ops), .name = "sim-cupti", .push = sim_push,
-				      .pop = sim_pop, .ctx = s};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write,
-				     .trace_user = &s->out, .backend = LIN_BACKEND_CUSTOM,
-				     .backend_ops = &ops};
+	struct lin_backend_ops ops = {
+		.sz = sizeof(ops), .name = "sim-cupti", .push = sim_push, .pop = sim_pop, .ctx = s
+	};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = membuf_write,
+				      .trace_user = &s->out,
+				      .backend = LIN_BACKEND_CUSTOM,
+				      .backend_ops = &ops };
 	int err = lin_runtime_create(&o, &s->rt);
 	if (err) {
 		fprintf(stderr, "lin_runtime_create: %s\n", lin_strerror(err));
@@ -107,19 +110,13 @@ struct sim *sim_open(void)
 	return s;
 }
 
-lin_runtime *sim_rt(struct sim *s)
-{
-	return s->rt;
-}
+lin_runtime *sim_rt(struct sim *s) { return s->rt; }
 
-uint64_t sim_correlation(void)
-{
-	return tl.depth ? tl.corr[tl.depth - 1] : 0;
-}
+uint64_t sim_correlation(void) { return tl.depth ? tl.corr[tl.depth - 1] : 0; }
 
 void sim_truth(struct sim *s, uint64_t corr, const uint64_t *reqs, size_t n)
 {
-	struct truth_ent t = {.corr = corr, .n = n < MAX_REQS ? n : MAX_REQS};
+	struct truth_ent t = { .corr = corr, .n = n < MAX_REQS ? n : MAX_REQS };
 	memcpy(t.reqs, reqs, t.n * sizeof(*reqs));
 	pthread_mutex_lock(&s->mu);
 	s->truth = grow(s->truth, &s->cap_truth, s->n_truth, sizeof(*s->truth));
@@ -207,14 +204,22 @@ static void pack_gpu(struct sim *s, msgpack_packer *pk, uint32_t pid)
 	for (size_t i = 0; i < s->n_push; i++) {
 		const struct push_ent *p = &s->push[i];
 		uint64_t t0 = 1000000 + p->corr * 1000;
-		struct lin_tf_api a = {.domain = LIN_API_RUNTIME, .cbid = 211 /* cudaLaunchKernel */,
-				       .correlation = p->corr, .start_dev = t0, .end_dev = t0 + 10,
-				       .pid = pid, .tid = p->tid};
+		struct lin_tf_api a = { .domain = LIN_API_RUNTIME,
+					.cbid = 211 /* cudaLaunchKernel */,
+					.correlation = p->corr,
+					.start_dev = t0,
+					.end_dev = t0 + 10,
+					.pid = pid,
+					.tid = p->tid };
 		lin_tf_api(pk, &a);
 		lin_tf_ext_correlation(pk, 5, p->epoch, p->corr);
-		struct lin_tf_kernel k = {.correlation = p->corr, .start_dev = t0 + 100,
-					  .end_dev = t0 + 200, .device = 0, .context = 1,
-					  .stream = 7, .grid_id = p->corr};
+		struct lin_tf_kernel k = { .correlation = p->corr,
+					   .start_dev = t0 + 100,
+					   .end_dev = t0 + 200,
+					   .device = 0,
+					   .context = 1,
+					   .stream = 7,
+					   .grid_id = p->corr };
 		lin_tf_kernel(pk, &k);
 	}
 }
@@ -241,8 +246,7 @@ static size_t trace_end_offset(const char *data, size_t n)
 }
 
 /* The runtime's records, then @ins inserted before its trace_end record. */
-static int write_trace(const char *path, const char *rt_data, size_t n, const void *ins,
-		       size_t n_ins)
+static int write_trace(const char *path, const char *rt_data, size_t n, const void *ins, size_t n_ins)
 {
 	size_t cut = trace_end_offset(rt_data, n);
 	FILE *f = fopen(path, "wb");
@@ -318,12 +322,20 @@ int sim_finish(struct sim *s, const char *validator, const char *name, size_t la
 	pack_gpu(s, &pk, (uint32_t)pidv);
 	msgpack_sbuffer_init(&truth);
 	msgpack_packer_init(&pk, &truth, msgpack_sbuffer_write);
-	struct lin_tf_header h = {LIN_TRUTH_FORMAT_NAME, "adapter-test", hostname, pidv, 0,
-				  "clock_gettime", 0, 5, "custom", NULL};
+	struct lin_tf_header h = { LIN_TRUTH_FORMAT_NAME,
+				   "adapter-test",
+				   hostname,
+				   pidv,
+				   0,
+				   "clock_gettime",
+				   0,
+				   5,
+				   "custom",
+				   NULL };
 	lin_tf_header(&pk, &h);
 	for (size_t i = 0; i < s->n_truth; i++)
-		lin_tf_truth(&pk, LIN_REC_KERNEL, s->truth[i].corr, s->truth[i].reqs,
-			     s->truth[i].n, LIN_TF_NIL);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, s->truth[i].corr, s->truth[i].reqs, s->truth[i].n,
+			     LIN_TF_NIL);
 
 	char trace_path[512], truth_path[512];
 	snprintf(trace_path, sizeof(trace_path), "%s.lintrace", name);

@@ -25,7 +25,7 @@ using wl::require;
 
 namespace {
 
-std::atomic<int> g_deferred_calls{0};
+std::atomic<int> g_deferred_calls{ 0 };
 std::error_code g_last;
 void counting_handler(const std::error_code &ec, const char *) noexcept
 {
@@ -95,7 +95,8 @@ void errors_throw_or_return(lin_runtime *rt)
 	}
 	require(thrown, "wrap with no context throws before anything is submitted");
 	int ran = 0;
-	auto w = lineage::wrap(rt, [&] { ran++; }, ec);
+	auto w = lineage::wrap(
+		rt, [&] { ran++; }, ec);
 	w();
 	require(ec && ran == 1, "noexcept wrap still runs the callable");
 }
@@ -107,7 +108,7 @@ void deferred_errors_reach_the_handler(lin_runtime *rt)
 	lineage::request r(rt);
 	lineage::token t;
 	{
-		lineage::epoch e(rt, {r.id()});
+		lineage::epoch e(rt, { r.id() });
 		lineage::scope es = e.enter();
 		t = lineage::token::capture(rt);
 	} // the epoch is retired: the token is stale
@@ -162,9 +163,8 @@ void wrap_forwards_move_only(lin_runtime *rt)
 	});
 	static_assert(!std::is_copy_constructible_v<decltype(w)>);
 	auto w2 = std::move(w);
-	std::packaged_task<int()> task([w2 = std::move(w2)]() mutable {
-		return w2(std::make_unique<int>(1));
-	});
+	std::packaged_task<int()> task(
+		[w2 = std::move(w2)]() mutable { return w2(std::make_unique<int>(1)); });
 	auto fut = task.get_future();
 	std::thread(std::move(task)).join();
 	require(fut.get() == 42, "result and move-only argument forwarded");
@@ -237,12 +237,12 @@ int wrap_on_a_thread_pool(const char *validator)
 				lineage::scope rs = r.enter();
 				std::vector<lineage::epoch> eps;
 				eps.reserve(per);
-				std::atomic<int> done{0};
+				std::atomic<int> done{ 0 };
 				for (int k = 0; k < per; k++) {
 					eps.emplace_back(rt, "step");
 					lineage::scope es = eps.back().enter();
 					workers.submit(lineage::wrap(rt, [s, &done, id = r.id()] {
-						wl::launch(s, {id});
+						wl::launch(s, { id });
 						done++;
 					}));
 				}

@@ -44,11 +44,11 @@ void every_thread_submits(sim *s)
 #pragma omp task firstprivate(t, id)
 				{
 					lineage::omp::task_scope ts(rt, t);
-					wl::launch(s, {id});
+					wl::launch(s, { id });
 				}
 			} else {
 				lineage::omp::task(rt, [s, id = r.id(), p = std::make_unique<int>(k)] {
-					wl::launch(s, {id});
+					wl::launch(s, { id });
 				});
 			}
 		}
@@ -59,7 +59,7 @@ void every_thread_submits(sim *s)
 int one_thread_creates(sim *s)
 {
 	lin_runtime *rt = sim_rt(s);
-	std::atomic<int> elsewhere{0};
+	std::atomic<int> elsewhere{ 0 };
 #pragma omp parallel num_threads(threads)
 #pragma omp single
 	{
@@ -76,7 +76,7 @@ int one_thread_creates(sim *s)
 				lineage::scope es = eps.back().enter();
 				lineage::omp::task(rt, [s, id = reqs.back().id(), creator, &elsewhere] {
 					elsewhere += omp_get_thread_num() != creator;
-					wl::launch(s, {id});
+					wl::launch(s, { id });
 					/* Give the rest of the team time to take tasks. */
 					std::this_thread::sleep_for(std::chrono::microseconds(200));
 				});

@@ -38,7 +38,7 @@ void submit_task_group(sim *s, std::atomic<int> &foreign)
 		lineage::scope es = eps.back().enter();
 		auto body = [s, id = r.id(), me, &foreign, p = std::make_shared<int>(k)] {
 			foreign += std::this_thread::get_id() != me;
-			wl::launch(s, {id});
+			wl::launch(s, { id });
 		};
 		if (k % 3 == 0)
 			deferred.push_back(tg.defer(body)); /* captured now, run later */
@@ -57,21 +57,21 @@ void submit_arena(sim *s, ::tbb::task_arena &arena, std::atomic<int> &foreign)
 	lineage::scope rs = r.enter();
 	std::vector<lineage::epoch> eps;
 	eps.reserve(per + 1);
-	std::atomic<int> done{0};
+	std::atomic<int> done{ 0 };
 	for (int k = 0; k < per; k++) {
 		eps.emplace_back(rt, "arena_step");
 		lineage::scope es = eps.back().enter();
-		lineage::tbb::enqueue(arena, rt, [s, id = r.id(), &done, &foreign,
-						   me = std::this_thread::get_id()] {
-			foreign += std::this_thread::get_id() != me;
-			wl::launch(s, {id});
-			done++;
-		});
+		lineage::tbb::enqueue(
+			arena, rt, [s, id = r.id(), &done, &foreign, me = std::this_thread::get_id()] {
+				foreign += std::this_thread::get_id() != me;
+				wl::launch(s, { id });
+				done++;
+			});
 	}
 	eps.emplace_back(rt, "arena_execute");
 	lineage::scope es = eps.back().enter();
 	int got = lineage::tbb::execute(arena, rt, [s, id = r.id()] {
-		wl::launch(s, {id});
+		wl::launch(s, { id });
 		return 7;
 	});
 	require(got == 7, "execute returns the body's result");
@@ -84,10 +84,10 @@ void fan_in(sim *s)
 {
 	lin_runtime *rt = sim_rt(s);
 	lineage::request a(rt, "a"), b(rt, "b");
-	lineage::epoch batch(rt, {a.id(), b.id()}, "batched");
+	lineage::epoch batch(rt, { a.id(), b.id() }, "batched");
 	lineage::scope es = batch.enter();
 	::tbb::task_group tg;
-	lineage::tbb::run(tg, rt, [s, ida = a.id(), idb = b.id()] { wl::launch(s, {ida, idb}); });
+	lineage::tbb::run(tg, rt, [s, ida = a.id(), idb = b.id()] { wl::launch(s, { ida, idb }); });
 	tg.wait();
 }
 
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	lineage::set_error_handler(wl::strict_handler);
 	::tbb::global_control gc(::tbb::global_control::max_allowed_parallelism, 4);
 	sim *s = sim_open();
-	std::atomic<int> foreign{0};
+	std::atomic<int> foreign{ 0 };
 	::tbb::task_arena arena(2);
 	{
 		std::vector<std::thread> th;

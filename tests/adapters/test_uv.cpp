@@ -40,12 +40,11 @@ void submitter(sim *s, uv_loop_t *loop, std::atomic<int> &after_on_loop_thread)
 		lineage::scope es = eps.back().enter();
 		auto payload = std::make_unique<int>(k); /* move-only work */
 		int err = lineage::uv::queue_work(
-			loop, rt,
-			[s, id = r.id(), p = std::move(payload)] { wl::launch(s, {id}); },
+			loop, rt, [s, id = r.id(), p = std::move(payload)] { wl::launch(s, { id }); },
 			[s, id = r.id(), loop_thread, &after_on_loop_thread](int status) {
 				require(status == 0, "work completed");
 				after_on_loop_thread += std::this_thread::get_id() == loop_thread;
-				wl::launch(s, {id});
+				wl::launch(s, { id });
 			});
 		require(err == 0, "uv_queue_work");
 	}
@@ -57,8 +56,8 @@ struct handoff {
 	std::mutex mu;
 	std::vector<std::pair<lineage::token, std::uint64_t>> q;
 	uv_async_t async;
-	std::atomic<int> done{0};
-	std::atomic<bool> stop{false};
+	std::atomic<int> done{ 0 };
+	std::atomic<bool> stop{ false };
 	int expected = 0;
 	sim *s = nullptr;
 };
@@ -74,9 +73,9 @@ void drain(uv_async_t *a)
 	for (auto &[tok, id] : batch) {
 		/* The loop thread has no context of its own: the token says whose work it is. */
 		int err = lineage::uv::queue_work(
-			a->loop, sim_rt(h->s), tok, [h, id = id] { wl::launch(h->s, {id}); },
+			a->loop, sim_rt(h->s), tok, [h, id = id] { wl::launch(h->s, { id }); },
 			[h, id = id](int) {
-				wl::launch(h->s, {id});
+				wl::launch(h->s, { id });
 				h->done++;
 			});
 		require(err == 0, "uv_queue_work (handoff)");
@@ -132,7 +131,7 @@ int main(int argc, char **argv)
 	require(argc == 2, "usage: test_uv LINEAGE_VALIDATE");
 	lineage::set_error_handler(wl::strict_handler);
 	sim *s = sim_open();
-	std::atomic<int> after_on_loop{0};
+	std::atomic<int> after_on_loop{ 0 };
 	std::vector<uv_loop_t> lp(loops);
 	for (auto &l : lp)
 		require(uv_loop_init(&l) == 0, "uv_loop_init");

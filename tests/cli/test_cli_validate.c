@@ -79,7 +79,7 @@ struct expect {
 	const char *trace, *trace2, *truth, *truth2;
 	int exit_code;
 	long gpu, observed, inferred, lost, ambiguous, incorrect, structural, matched;
-	const char *cause;               /* a key expected in lost_by_cause or findings */
+	const char *cause; /* a key expected in lost_by_cause or findings */
 };
 
 static const struct expect cases[] = {
@@ -92,14 +92,15 @@ static const struct expect cases[] = {
 	{ "good_fanout_streams.lt", 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_two_procs_a.lt", "good_two_procs_b.lt", "good_two_procs_a.truth",
 	  "good_two_procs_b.truth", 0, 4, 4, 0, 0, 0, 0, 0, 4, NULL },
-	{ "good_cuda_only.lt", 0, 0, 0, 0, 2, 0, 2, 0, 0, 0, 0, -1,
-	  "\"same_thread_time_containment\":2" },
+	{ "good_cuda_only.lt", 0, 0, 0, 0, 2, 0, 2, 0, 0, 0, 0, -1, "\"same_thread_time_containment\":2" },
 	{ "good_unknown_record_type.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, "unknown_record_type" },
-	{ "lost_no_external_correlation.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_external_correlation\":1" },
+	{ "lost_no_external_correlation.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
+	  "\"no_external_correlation\":1" },
 	{ "lost_no_api_record.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"no_api_record\":1" },
 	{ "lost_before_trace_start.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 0, -1, "\"before_trace_start\":1" },
 	{ "lost_dropped_records.lt", 0, 0, 0, 1, 2, 1, 0, 1, 0, 0, 1, -1, "\"dropped_records\":1" },
-	{ "lost_device_launched_graph.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"device_launched_graph\":1" },
+	{ "lost_device_launched_graph.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
+	  "\"device_launched_graph\":1" },
 	{ "lost_unknown_launch_api.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"unknown_launch_api\":1" },
 	{ "lost_stale_token.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, -1, "\"stale_token\":1" },
 	{ "lost_unknown_graph_node.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"unknown_graph_node\":1" },
@@ -110,8 +111,8 @@ static const struct expect cases[] = {
 	{ "bad_scope_misuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"scope_order\"" },
 	{ "bad_time_order.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 2, -1, "\"time_order\"" },
 	{ "bad_duplicate_ids.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 2, -1, "\"duplicate_epoch_id\"" },
-	{ "bad_epoch_request_twice.lt", 0, "bad_epoch_request_twice.truth", 0, 1, 1, 1, 0, 0, 0, 1, 1,
-	  0, "\"duplicate_epoch_request\"" },
+	{ "bad_epoch_request_twice.lt", 0, "bad_epoch_request_twice.truth", 0, 1, 1, 1, 0, 0, 0, 1,
+	  1, 0, "\"duplicate_epoch_request\"" },
 	{ "good_direct.lt", 0, "bad_truth_label_twice.truth", 0, 1, 5, 5, 0, 0, 0, 0, 1, 1,
 	  "\"duplicate_truth_label\"" },
 	{ "lost_trace_end_dropped.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
@@ -130,15 +131,13 @@ static const struct expect cases[] = {
 	{ "lost_outside_bracket.lt", 0, "lost_outside_bracket.truth", 0, 1, 2, 0, 1, 1, 0, 0, 0, 1,
 	  "\"no_external_correlation\":1" },
 	{ "lost_bracket_unclosed.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, -1, "\"bracket_end_unknown\":1" },
-	{ "lost_format10_containment.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
-	  "\"bracket_end_unknown\":1" },
+	{ "lost_format10_containment.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"bracket_end_unknown\":1" },
 	{ "lost_untimed_bracket_end.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"bracket_end_unknown\":1" },
 	{ "lost_clock_uncertainty.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"clock_uncertainty\":1" },
 	{ "lost_no_clock_record.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_clock_record\":1" },
 	{ "lost_no_gpu_record.lt", 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, -1, "\"no_gpu_record\":1" },
 	{ "good_stream_capture.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, "\"captured_launches\":1" },
-	{ "lost_after_invalidated_capture.lt", 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, -1,
-	  "\"no_gpu_record\":1" },
+	{ "lost_after_invalidated_capture.lt", 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, -1, "\"no_gpu_record\":1" },
 	{ "lost_capture_never_ended.lt", 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, -1, "\"maybe_captured\":1" },
 	{ "bad_launch_without_api_record.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
 	  "\"launch_without_api_record\"" },
@@ -154,26 +153,33 @@ static const struct expect cases[] = {
 	{ "bad_stale_launch.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"stale_launch\"" },
 	{ "good_launch_before_reissue.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
 	{ "bad_no_gpu_records.lt", 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, "with backend none" },
-	{ "bad_cupti_delivered_nothing.lt", 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, "no CUPTI activity record" },
+	{ "bad_cupti_delivered_nothing.lt", 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1,
+	  "no CUPTI activity record" },
 	{ "good_request_ext.lt", 0, "good_request_ext.truth", 0, 0, 1, 1, 0, 0, 0, 0, 0, 1,
 	  "\"request\":1}" },
-	{ "lost_replay_outside_lineage.lt", 0, "lost_replay_outside_lineage.truth", 0, 1, 2, 0, 0, 2, 0, 0,
-	  0, 0, "\"replay_outside_lineage\":2" },
+	{ "lost_replay_outside_lineage.lt", 0, "lost_replay_outside_lineage.truth", 0, 1, 2, 0, 0,
+	  2, 0, 0, 0, 0, "\"replay_outside_lineage\":2" },
 	/* Review 13 (fixtures_launch.c, bracket_reviews). */
 	{ "bad_ext_without_bracket.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 1, -1, "\"ext_without_bracket\"" },
 	{ "good_epoch_two_brackets.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
-	{ "bad_ext_without_api_record.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 1, -1, "\"ext_without_api_record\"" },
+	{ "bad_ext_without_api_record.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 1, -1,
+	  "\"ext_without_api_record\"" },
 	{ "bad_nil_correlation.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 2, -1, "\"nil_correlation\"" },
-	{ "bad_uncertain_bracket_empty.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"launch_without_api_record\"" },
+	{ "bad_uncertain_bracket_empty.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
+	  "\"launch_without_api_record\"" },
 	{ "good_uncertain_brackets.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_driver_pairs_counted.lt", 0, 0, 0, 0, 4, 4, 0, 0, 0, 0, 0, -1, NULL },
-	{ "bad_driver_pair_dropped.lt", 0, 0, 0, 1, 3, 3, 0, 0, 0, 0, 1, -1, "\"launch_without_api_record\"" },
-	{ "bad_driver_pair_repointed.lt", 0, 0, 0, 1, 4, 4, 0, 0, 0, 0, 1, -1, "\"launch_without_api_record\"" },
-	{ "bad_driver_pair_evicted.lt", 0, 0, 0, 1, 3, 3, 0, 0, 0, 0, 1, -1, "\"launch_without_api_record\"" },
+	{ "bad_driver_pair_dropped.lt", 0, 0, 0, 1, 3, 3, 0, 0, 0, 0, 1, -1,
+	  "\"launch_without_api_record\"" },
+	{ "bad_driver_pair_repointed.lt", 0, 0, 0, 1, 4, 4, 0, 0, 0, 0, 1, -1,
+	  "\"launch_without_api_record\"" },
+	{ "bad_driver_pair_evicted.lt", 0, 0, 0, 1, 3, 3, 0, 0, 0, 0, 1, -1,
+	  "\"launch_without_api_record\"" },
 	{ "good_format11_nested_brackets.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
 	{ "lost_format11_nested_no_ext.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1,
 	  "\"no_external_correlation\":1" },
-	{ "bad_foreign_ext_empty_bracket.lt", 0, 0, 0, 1, 2, 0, 1, 1, 0, 0, 1, -1, "\"launch_without_api_record\"" },
+	{ "bad_foreign_ext_empty_bracket.lt", 0, 0, 0, 1, 2, 0, 1, 1, 0, 0, 1, -1,
+	  "\"launch_without_api_record\"" },
 	{ "lost_foreign_ext_brackets_held.lt", 0, 0, 0, 1, 2, 0, 1, 1, 0, 0, 0, -1, "\"unknown_epoch\":1" },
 	{ "bad_ext_bracket_conflict.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"ext_bracket_conflict\"" },
 	{ "good_ext_bracket_agree.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
@@ -220,8 +226,8 @@ static void check_case(const struct expect *e)
 	cr_assert_eq(json_num(r->out, "structural"), e->structural, "%s: %s", t, r->out);
 	cr_assert_eq(json_num(r->out, "matched"), e->matched, "%s: %s", t, r->out);
 	if (e->cause)
-		cr_assert(strstr(r->out, e->cause) || strstr(r->err, e->cause), "%s: no '%s' in\n%s%s",
-			  t, e->cause, r->out, r->err);
+		cr_assert(strstr(r->out, e->cause) || strstr(r->err, e->cause),
+			  "%s: no '%s' in\n%s%s", t, e->cause, r->out, r->err);
 	if (e->exit_code == 2) {
 		cr_assert(strstr(r->err, e->trace), "%s: stderr does not name the file: %s", t, r->err);
 		cr_assert(strstr(r->err, "byte "), "%s: stderr has no byte offset: %s", t, r->err);
@@ -288,7 +294,8 @@ Test(cli, usage_help_version)
 	run_cli(r, help);
 	cr_assert_eq(r->status, 0);
 	cr_assert(strstr(r->out, "SYNOPSIS") && strstr(r->out, "EXIT STATUS") &&
-		  strstr(r->out, "EXAMPLES"), "%s", r->out);
+			  strstr(r->out, "EXAMPLES"),
+		  "%s", r->out);
 	const char *ver[] = { "--version", NULL };
 	run_cli(r, ver);
 	cr_assert_eq(r->status, 0);

@@ -18,12 +18,12 @@ struct rtfix {
 static inline void rtfix_open(struct rtfix *f, uint32_t flags, const struct lin_backend_ops *be)
 {
 	memset(f, 0, sizeof(*f));
-	struct lin_runtime_opts o = {.sz = sizeof(o),
-				     .trace_write = membuf_write,
-				     .trace_user = &f->out,
-				     .flags = flags,
-				     .backend = be ? LIN_BACKEND_CUSTOM : LIN_BACKEND_NONE,
-				     .backend_ops = be};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = membuf_write,
+				      .trace_user = &f->out,
+				      .flags = flags,
+				      .backend = be ? LIN_BACKEND_CUSTOM : LIN_BACKEND_NONE,
+				      .backend_ops = be };
 	int err = lin_runtime_create(&o, &f->rt);
 	cr_assert_eq(err, 0, "lin_runtime_create: %s", lin_strerror(err));
 }

@@ -87,10 +87,7 @@ static inline void trace_free(struct trace *t)
 	free(t->data);
 }
 
-static inline uint64_t rec_type(const msgpack_object *r)
-{
-	return r->via.array.ptr[0].via.u64;
-}
+static inline uint64_t rec_type(const msgpack_object *r) { return r->via.array.ptr[0].via.u64; }
 
 /* Field i (1-based, after the type). */
 static inline const msgpack_object *rec_f(const msgpack_object *r, size_t i)

@@ -41,8 +41,7 @@ static void on_segv(int s)
 int main(int argc, char **argv)
 {
 	struct lin_cl_config cfg = { .sz = sizeof(cfg) };
-	struct lin_runtime_opts o = { .sz = sizeof(o), .backend = LIN_BACKEND_CUPTI,
-				      .trace_write = discard };
+	struct lin_runtime_opts o = { .sz = sizeof(o), .backend = LIN_BACKEND_CUPTI, .trace_write = discard };
 	lin_runtime *rt = NULL;
 	uint64_t t = 0;
 

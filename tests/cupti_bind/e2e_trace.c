@@ -20,19 +20,19 @@
 #include "lineage/graph.h"
 #include "lineage/runtime.h"
 
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		if (!(c)) {                                                       \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);    \
-			exit(1);                                                  \
-		}                                                                 \
+#define CHECK(c) \
+	do { \
+		if (!(c)) { \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
+			exit(1); \
+		} \
 	} while (0)
 
 static lin_runtime *rt;
 static lin_graph_tracker *gt;
 static _Thread_local uint64_t pushed[8];
 static _Thread_local int depth;
-static struct tr_buf act;          /* activity "CUPTI" wrote */
+static struct tr_buf act; /* activity "CUPTI" wrote */
 static pthread_mutex_t act_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_corr = 1;
 static int64_t next_grid = 1;

@@ -27,14 +27,13 @@
 
 #define N_KERNELS 16
 
-static const char ptx[] =
-	".version 7.0\n"
-	".target sm_50\n"
-	".address_size 64\n"
-	".visible .entry lin_gpu_empty()\n"
-	"{\n"
-	"	ret;\n"
-	"}\n";
+static const char ptx[] = ".version 7.0\n"
+			  ".target sm_50\n"
+			  ".address_size 64\n"
+			  ".visible .entry lin_gpu_empty()\n"
+			  "{\n"
+			  "	ret;\n"
+			  "}\n";
 
 /* The driver calls used, looked up by their ABI names (cuda.h maps the API names). */
 static struct {
@@ -76,7 +75,10 @@ static bool load_driver(void)
 {
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
 	/* dlsym's object pointer is copied into each function pointer (POSIX: same size). */
-	struct { void *fn; const char *name; } syms[] = {
+	struct {
+		void *fn;
+		const char *name;
+	} syms[] = {
 		{ &cu.init, "cuInit" },
 		{ &cu.device_get, "cuDeviceGet" },
 		{ &cu.primary_retain, "cuDevicePrimaryCtxRetain" },
@@ -184,8 +186,8 @@ static void check_trace(const struct tr_sink *sink)
 	if (!tr_header_str(&tr, "device_clock", clk, sizeof(clk)) || strcmp(clk, "host") != 0)
 		fail("the header's device_clock is not \"host\" (timestamp callback)", clk);
 	printf("gpu_live: header cupti \"%s\", device_clock \"%s\"; %zu kernel records, %zu "
-	       "with queued set (latency timestamps requested)\n", cupti, clk,
-	       tr_count(&tr, LIN_REC_KERNEL), queued);
+	       "with queued set (latency timestamps requested)\n",
+	       cupti, clk, tr_count(&tr, LIN_REC_KERNEL), queued);
 	tr_free(&tr);
 	if (!v || lin_validator_add_mem(v, "gpu_live", sink->data, sink->len)) {
 		fail("the trace cannot be read", NULL);
@@ -219,8 +221,10 @@ int main(void)
 		return 77;
 	}
 	tr_sink_init(&sink);
-	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_write = tr_sink_write,
-				      .trace_user = &sink, .backend = LIN_BACKEND_CUPTI,
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = tr_sink_write,
+				      .trace_user = &sink,
+				      .backend = LIN_BACKEND_CUPTI,
 				      .cupti_flags = LIN_CUPTI_LATENCY_TIMESTAMPS };
 	/* Before CUDA: latency timestamps must be asked for before CUDA is initialised. */
 	if (lin_runtime_create(&o, &rt) != 0) {

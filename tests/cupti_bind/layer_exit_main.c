@@ -19,18 +19,17 @@
 #include "lineage/runtime.h"
 #include "lineage/trace_format.h"
 
-#define CHECK(c)                                                                          \
-	do {                                                                              \
-		if (!(c)) {                                                               \
+#define CHECK(c) \
+	do { \
+		if (!(c)) { \
 			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			exit(1);                                                          \
-		}                                                                         \
+			exit(1); \
+		} \
 	} while (0)
 
 static int child(const char *path)
 {
-	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_path = path,
-				      .backend = LIN_BACKEND_CUPTI };
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_path = path, .backend = LIN_BACKEND_CUPTI };
 	struct lin_cl_config c = { .sz = sizeof(c) };
 	lin_runtime *rt = NULL;
 	lin_scope sc;
@@ -83,8 +82,8 @@ int main(void)
 	unlink(path);
 	tr_load(&tr, data, n);
 	CHECK(tr.truncated_at == 0);
-	CHECK(tr_count(&tr, LIN_REC_KERNEL) == 3);     /* flushed at exit */
-	CHECK(tr_count(&tr, LIN_REC_TRACE_END) == 0);  /* the runtime was never closed */
+	CHECK(tr_count(&tr, LIN_REC_KERNEL) == 3);    /* flushed at exit */
+	CHECK(tr_count(&tr, LIN_REC_TRACE_END) == 0); /* the runtime was never closed */
 	tr_free(&tr);
 	printf("layer exit: ok (3 kernels in the trace of a process that never closed it)\n");
 	return 0;

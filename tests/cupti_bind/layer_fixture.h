@@ -201,10 +201,7 @@ static inline void lf_validate(struct lf_verdict *vd)
 }
 
 /* Records of @type in the trace. */
-static inline size_t lf_count(uint64_t type)
-{
-	return tr_count(lf_tr, type);
-}
+static inline size_t lf_count(uint64_t type) { return tr_count(lf_tr, type); }
 
 /* Sum of dropped counts of @source. */
 static inline uint64_t lf_dropped(uint64_t source)

@@ -99,8 +99,8 @@ static void add_api(struct tr_buf *b, CUpti_ActivityKind kind, uint32_t cbid, ui
 	tr_put(b, &a, sizeof(a));
 }
 
-static void add_kernel(struct tr_buf *b, uint32_t corr, int64_t grid, uint32_t graph,
-		       uint64_t node, const char *name)
+static void add_kernel(struct tr_buf *b, uint32_t corr, int64_t grid, uint32_t graph, uint64_t node,
+		       const char *name)
 {
 	CUpti_ActivityKernel10 k;
 
@@ -121,8 +121,21 @@ static void add_kernel(struct tr_buf *b, uint32_t corr, int64_t grid, uint32_t g
 }
 
 /* Kernel record fields (1-based). */
-enum { K_CORR = 1, K_START, K_END, K_DEV, K_CTX, K_STREAM, K_GRID, K_GRAPH, K_NODE, K_NAME,
-       K_QUEUED, K_SUBMITTED, K_DEVLAUNCH };
+enum {
+	K_CORR = 1,
+	K_START,
+	K_END,
+	K_DEV,
+	K_CTX,
+	K_STREAM,
+	K_GRID,
+	K_GRAPH,
+	K_NODE,
+	K_NAME,
+	K_QUEUED,
+	K_SUBMITTED,
+	K_DEVLAUNCH
+};
 /* API record fields. */
 enum { A_DOMAIN = 1, A_CBID, A_CORR, A_START, A_END, A_PID, A_TID, A_RET };
 
@@ -284,10 +297,10 @@ Test(cupti_decode, graph_replayed_from_other_threads)
 	b.used = 0;
 	for (uint32_t r = 0; r < 4; r++) {
 		add_ext(&b, EPOCH_KIND, 4001 + r, 400 + r);
-		add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-			400 + r, 1, 3000 + r);
-		add_api(&b, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, 900 + r,
-			1, 3000 + r);
+		add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME,
+			CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 400 + r, 1, 3000 + r);
+		add_api(&b, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+			900 + r, 1, 3000 + r);
 		for (int n = 0; n < 2; n++)
 			add_kernel(&b, 400 + r, 40 + 2 * r + n, 5, node[n], "k_graph");
 	}
@@ -319,8 +332,8 @@ Test(cupti_decode, one_replay_many_kernels)
 
 	b.used = 0;
 	add_ext(&b, EPOCH_KIND, 77, 500);
-	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-		500, 1, 1);
+	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME,
+		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, 500, 1, 1);
 	for (int n = 0; n < 64; n++)
 		add_kernel(&b, 500, 100 + n, 9, 0x900000000ull + (uint64_t)n, "k_fan");
 	decode(&b, 0);
@@ -556,7 +569,7 @@ Test(cupti_layouts, another_major_version_refuses_every_kind)
 	cr_assert_eq(fake.n_refused, 10);
 	lin_cupti_layouts_eval(&fake, 28, fake_stride, NULL); /* CUDA 12.9's API version */
 	cr_assert_eq(fake.n_refused, 10);
-	lin_cupti_layouts_eval(&fake, 0, fake_stride, NULL);  /* cuptiGetVersion failed */
+	lin_cupti_layouts_eval(&fake, 0, fake_stride, NULL); /* cuptiGetVersion failed */
 	cr_assert_eq(fake.n_refused, 10);
 	lin_cupti_layouts_eval(&fake, 130000, fake_stride, NULL);
 	cr_assert_eq(fake.n_refused, 0, "13.0 and 13.0 Update 1 lay records out alike");

@@ -24,8 +24,7 @@ static void CUPTIAPI other_request(uint8_t **buffer, size_t *size, size_t *max_r
 	*max_records = 0;
 }
 
-static void CUPTIAPI other_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
-				    size_t valid)
+static void CUPTIAPI other_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid)
 {
 	CUpti_Activity *r = NULL;
 
@@ -156,8 +155,8 @@ Test(layer_coexist, thread_id_type_refused_is_reported)
 	lin_runtime_free(rt);
 	lf_load();
 	lf_header_cupti(cupti, sizeof(cupti));
-	cr_assert(strncmp(cupti, "ok, API records carry CUPTI's default thread ids", 48) == 0,
-		  "%s", cupti);
+	cr_assert(strncmp(cupti, "ok, API records carry CUPTI's default thread ids", 48) == 0, "%s",
+		  cupti);
 	cr_assert(strstr(lf_log, "not gettid()") != NULL, "%s", lf_log);
 }
 
@@ -274,8 +273,7 @@ Test(layer_coexist, kernels_carrying_the_driver_id_join_and_the_runtime_call_is_
  * models it (cupti_layer.h); the refusal is logged. */
 Test(layer_coexist, memcpy_joins_without_driver_records)
 {
-	struct lin_cl_config c = { .sz = sizeof(c),
-				   .refuse_kinds = 1ull << CUPTI_ACTIVITY_KIND_DRIVER };
+	struct lin_cl_config c = { .sz = sizeof(c), .refuse_kinds = 1ull << CUPTI_ACTIVITY_KIND_DRIVER };
 	lin_scope sc;
 	struct lf_verdict vd;
 

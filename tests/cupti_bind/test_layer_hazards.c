@@ -144,8 +144,7 @@ Test(layer_hazards, peer_copies_refused_are_lost_and_said)
 {
 	lin_scope sc;
 	struct lf_verdict vd;
-	struct lin_cl_config c = { .sz = sizeof(c),
-				   .refuse_kinds = 1ull << CUPTI_ACTIVITY_KIND_MEMCPY2 };
+	struct lin_cl_config c = { .sz = sizeof(c), .refuse_kinds = 1ull << CUPTI_ACTIVITY_KIND_MEMCPY2 };
 
 	lf_layer(&c);
 	lin_runtime *rt = lf_runtime();
@@ -289,8 +288,10 @@ static _Noreturn void child_cupti_status_is(const char *want, bool prefix)
 	struct tr_trace tr = { 0 };
 	char cupti[256] = "";
 	lin_runtime *crt = NULL;
-	struct lin_runtime_opts co = { .sz = sizeof(co), .backend = LIN_BACKEND_CUPTI,
-				       .trace_write = tr_sink_write, .trace_user = &s };
+	struct lin_runtime_opts co = { .sz = sizeof(co),
+				       .backend = LIN_BACKEND_CUPTI,
+				       .trace_write = tr_sink_write,
+				       .trace_user = &s };
 	alarm(20);
 	tr_sink_init(&s);
 	if (lin_runtime_create(&co, &crt) != 0)

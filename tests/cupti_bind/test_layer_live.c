@@ -44,7 +44,8 @@ Test(layer_live, collects_through_the_layer)
 	lf_validate(&vd);
 	cr_assert_eq(vd.s.gpu_records, 5);
 	cr_assert_eq(vd.s.observed, 5, "%s", vd.text);
-	cr_assert_eq(vd.s.bracket_checked, 10, "each launch's runtime and driver call placed in its bracket: %llu\n%s",
+	cr_assert_eq(vd.s.bracket_checked, 10,
+		     "each launch's runtime and driver call placed in its bracket: %llu\n%s",
 		     (unsigned long long)vd.s.bracket_checked, vd.text);
 	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
 	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
@@ -71,8 +72,9 @@ Test(layer_live, api_call_outside_its_bracket_is_caught)
 	nanosleep(&d, NULL);
 	lin_launch l;
 	cr_assert_eq(lin_launch_begin(rt, "k", &l), 0);
-	struct lin_cl_call c = { .cbid = LF_RT_LAUNCH, .driver_cbid = LF_DRV_LAUNCH,
-				 .start = t, .end = t + 100 };
+	struct lin_cl_call c = {
+		.cbid = LF_RT_LAUNCH, .driver_cbid = LF_DRV_LAUNCH, .start = t, .end = t + 100
+	};
 	struct lin_cl_corr corr = lin_cl_api(&c);
 	cr_assert_eq(lin_launch_end(rt, &l), 0);
 	CUpti_ActivityKernel10 k;
@@ -393,15 +395,9 @@ static void latency_run(uint32_t flags, bool expect)
 	cr_assert_eq(start - s, 1000);
 }
 
-Test(layer_live, latency_timestamps_off_by_default)
-{
-	latency_run(0, false);
-}
+Test(layer_live, latency_timestamps_off_by_default) { latency_run(0, false); }
 
-Test(layer_live, latency_timestamps_on_request)
-{
-	latency_run(LIN_CUPTI_LATENCY_TIMESTAMPS, true);
-}
+Test(layer_live, latency_timestamps_on_request) { latency_run(LIN_CUPTI_LATENCY_TIMESTAMPS, true); }
 
 Test(layer_live, latency_timestamps_refused_are_logged)
 {
@@ -487,7 +483,8 @@ static int pushed_left(uint64_t *top)
 	int n = 0;
 	uint64_t v;
 
-	while (cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, &v) == CUPTI_SUCCESS) {
+	while (cuptiActivityPopExternalCorrelationId(
+		       (CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, &v) == CUPTI_SUCCESS) {
 		if (!n && top)
 			*top = v;
 		n++;
@@ -527,7 +524,9 @@ Test(layer_live, in_order_ends_pop_their_ids)
 	lf_layer(NULL);
 	lin_runtime *rt = lf_runtime();
 	lf_epoch(rt, &sc);
-	cr_assert_eq(cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, 77), CUPTI_SUCCESS);
+	cr_assert_eq(cuptiActivityPushExternalCorrelationId(
+			     (CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, 77),
+		     CUPTI_SUCCESS);
 	cr_assert_eq(lin_launch_begin(rt, "outer", &outer), 0);
 	cr_assert_eq(lin_launch_begin(rt, "inner", &inner), 0);
 	cr_assert_eq(lin_launch_end(rt, &inner), 0);
@@ -565,7 +564,9 @@ Test(layer_live, a_foreign_push_on_top_keeps_its_place)
 	lin_runtime *rt = lf_runtime();
 	lf_epoch(rt, &sc);
 	cr_assert_eq(lin_launch_begin(rt, "k", &l), 0);
-	cr_assert_eq(cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, 99), CUPTI_SUCCESS);
+	cr_assert_eq(cuptiActivityPushExternalCorrelationId(
+			     (CUpti_ExternalCorrelationKind)LIN_DEFAULT_EXT_KIND, 99),
+		     CUPTI_SUCCESS);
 	cr_assert_eq(lin_launch_end(rt, &l), -LIN_EBACKEND);
 	uint64_t top = 0;
 	cr_assert_eq(pushed_left(&top), 1);

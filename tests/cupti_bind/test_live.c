@@ -134,8 +134,7 @@ Test(cupti_live, runtime_falls_back_to_host_lineage)
 	}
 	t1 = now_ns();
 	/* A failing CUPTI push+pop costs 37-190 us; the fallback launch path must not pay it. */
-	cr_assert_lt((t1 - t0) / n, 20000ull, "%llu ns per launch",
-		     (unsigned long long)((t1 - t0) / n));
+	cr_assert_lt((t1 - t0) / n, 20000ull, "%llu ns per launch", (unsigned long long)((t1 - t0) / n));
 	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
 	cr_assert_eq(lin_runtime_flush(rt), 0);
 	cr_assert_eq(atomic_load(&n_logs), 1, "no log per launch");

@@ -15,12 +15,12 @@
 #include "lineage/runtime.h"
 #include "lineage/trace_format.h"
 
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		if (!(c)) {                                                       \
+#define CHECK(c) \
+	do { \
+		if (!(c)) { \
 			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			exit(1);                                                  \
-		}                                                                 \
+			exit(1); \
+		} \
 	} while (0)
 
 static struct lin_cupti_pool pool;

@@ -51,7 +51,10 @@ static int rec_pop(void *ctx, uint32_t kind, uint64_t *id)
 }
 
 static const struct lin_backend_ops rec_ops = {
-	.sz = sizeof(rec_ops), .name = "test", .push = rec_push, .pop = rec_pop,
+	.sz = sizeof(rec_ops),
+	.name = "test",
+	.push = rec_push,
+	.pop = rec_pop,
 };
 
 static void setup(void)
@@ -282,7 +285,8 @@ Test(graph, replays_from_other_threads)
 	for (int t = 0; t < 3; t++) {
 		for (int i = 0; i < 10; i++) {
 			cr_assert_neq(L[t].replays[i], 0);
-			cr_assert_eq(L[t].pushed[i], L[t].replays[i], "the replay epoch is what is pushed");
+			cr_assert_eq(L[t].pushed[i], L[t].replays[i],
+				     "the replay epoch is what is pushed");
 			cr_assert(L[t].ordinals[i] >= 1 && L[t].ordinals[i] <= 30);
 			cr_assert_eq(seen[L[t].ordinals[i]]++, 0, "ordinal %llu minted twice",
 				     (unsigned long long)L[t].ordinals[i]);

@@ -12,10 +12,7 @@
 
 #include "imp.h"
 
-static bool conv(const char *s, int64_t *v)
-{
-	return lin_imp_us_to_ns(s, strlen(s), v);
-}
+static bool conv(const char *s, int64_t *v) { return lin_imp_us_to_ns(s, strlen(s), v); }
 
 static void expect(const char *s, int64_t want)
 {
@@ -114,7 +111,7 @@ static bool reference(const char *digits, int nfrac, int e, bool neg, int64_t *o
 		int i = 0;
 		for (; i < -E && p <= m; i++)
 			p *= 10;
-		if (i < -E) {           /* 10^-E > 10 m: below 0.1 ns, rounds to 0 */
+		if (i < -E) { /* 10^-E > 10 m: below 0.1 ns, rounds to 0 */
 			m = 0;
 		} else {
 			unsigned __int128 q = m / p, r = m % p;
@@ -139,7 +136,7 @@ Test(decimal, random_against_exact_reference)
 		int nd = nint + nfrac;
 		for (int i = 0; i < nd; i++)
 			digits[i] = (char)('0' + rand() % 10);
-		if (rand() % 3 == 0)    /* the 0.1 ns digit a 5, the rest zeros: a true half */
+		if (rand() % 3 == 0) /* the 0.1 ns digit a 5, the rest zeros: a true half */
 			for (int i = nint + 3 + e; i < nd; i++)
 				if (i >= 0)
 					digits[i] = i == nint + 3 + e ? '5' : '0';

@@ -11,8 +11,8 @@ Test(epochs, declare_under_current_request)
 	uint64_t req = rtfix_request(&f, &s), ep;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
 	cr_assert_neq(ep, req, "requests and epochs share one id space");
-	struct lin_entity_info info = {.sz = sizeof(info)};
-	uint64_t got[2] = {0};
+	struct lin_entity_info info = { .sz = sizeof(info) };
+	uint64_t got[2] = { 0 };
 	cr_assert_eq(lin_entity_lookup(f.rt, ep, &info, got, 2), 0);
 	cr_assert_eq(info.kind, LIN_TARGET_EPOCH);
 	cr_assert_eq(info.version, 1);
@@ -40,9 +40,9 @@ Test(epochs, declare_without_context_fails)
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
 	uint64_t ep = 0;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), -LIN_ENOCONTEXT);
-	struct lin_epoch_opts o = {.sz = sizeof(o), .requests = (uint64_t[]){424242}, .n_requests = 1};
+	struct lin_epoch_opts o = { .sz = sizeof(o), .requests = (uint64_t[]){ 424242 }, .n_requests = 1 };
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &ep), -LIN_ENOTFOUND, "unknown request");
-	o = (struct lin_epoch_opts){.sz = sizeof(o), .n_requests = 2};
+	o = (struct lin_epoch_opts){ .sz = sizeof(o), .n_requests = 2 };
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &ep), -EINVAL, "count without array");
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, NULL), -EINVAL);
 	cr_assert_eq(lin_epoch_declare(NULL, NULL, &ep), -EINVAL);
@@ -53,13 +53,13 @@ Test(epochs, declare_with_no_requests)
 {
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
-	struct lin_epoch_opts o = {.sz = sizeof(o), .flags = LIN_EPOCH_NO_REQUESTS, .name = "op"};
+	struct lin_epoch_opts o = { .sz = sizeof(o), .flags = LIN_EPOCH_NO_REQUESTS, .name = "op" };
 	uint64_t a = 0, b = 0, c = 0;
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &a), 0, "no context needed");
 	lin_scope s;
 	uint64_t req = rtfix_request(&f, &s);
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &b), 0);
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	cr_assert_eq(lin_entity_lookup(f.rt, b, &info, NULL, 0), 0);
 	cr_assert_eq(info.n_requests, 0, "the current request is not consulted");
 	cr_assert_eq(info.parent, 0);
@@ -69,7 +69,7 @@ Test(epochs, declare_with_no_requests)
 	o.requests = &req;
 	o.n_requests = 1;
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &c), -EINVAL, "no requests, and a request");
-	o = (struct lin_epoch_opts){.sz = sizeof(o), .flags = 1u << 7};
+	o = (struct lin_epoch_opts){ .sz = sizeof(o), .flags = 1u << 7 };
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &c), -EINVAL, "unknown flag");
 	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
 	struct trace *t = rtfix_close(&f);
@@ -90,10 +90,10 @@ Test(epochs, fan_in_one_epoch_serves_several_requests)
 	uint64_t r[3], ep;
 	for (int i = 0; i < 3; i++)
 		cr_assert_eq(lin_request_begin(f.rt, NULL, &r[i]), 0);
-	struct lin_epoch_opts o = {.sz = sizeof(o), .requests = r, .n_requests = 3, .name = "batch"};
+	struct lin_epoch_opts o = { .sz = sizeof(o), .requests = r, .n_requests = 3, .name = "batch" };
 	cr_assert_eq(lin_epoch_declare(f.rt, &o, &ep), 0);
 	uint64_t got[3];
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	cr_assert_eq(lin_entity_lookup(f.rt, ep, &info, got, 3), 0);
 	cr_assert_eq(info.n_requests, 3);
 	cr_assert_arr_eq(got, r, sizeof(r));
@@ -117,7 +117,7 @@ Test(epochs, fan_out_and_child_epochs_inherit_requests)
 	cr_assert_neq(e1, e2);
 	cr_assert_eq(lin_scope_enter(f.rt, e1, &es), 0);
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &child), 0);
-	struct lin_entity_info info = {.sz = sizeof(info)};
+	struct lin_entity_info info = { .sz = sizeof(info) };
 	uint64_t got = 0;
 	cr_assert_eq(lin_entity_lookup(f.rt, child, &info, &got, 1), 0);
 	cr_assert_eq(info.parent, e1, "the current epoch becomes the parent");
@@ -174,7 +174,7 @@ Test(epochs, ids_are_unique_and_slots_are_reused)
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
 	uint64_t req, prev = 0;
 	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
-	struct lin_epoch_opts o = {.sz = sizeof(o), .requests = &req, .n_requests = 1};
+	struct lin_epoch_opts o = { .sz = sizeof(o), .requests = &req, .n_requests = 1 };
 	for (int i = 0; i < 70000; i++) { /* more than one 64 Ki-slot chunk */
 		uint64_t ep;
 		cr_assert_eq(lin_epoch_declare(f.rt, &o, &ep), 0);
@@ -184,7 +184,7 @@ Test(epochs, ids_are_unique_and_slots_are_reused)
 		if ((i & 4095) == 0)
 			lin_runtime_flush(f.rt);
 	}
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_get_stats(f.rt, &st);
 	cr_assert_eq(st.live_epochs, 0);
 	cr_assert_eq(st.live_requests, 1);
@@ -196,10 +196,11 @@ Test(requests, names_user_ids_and_parents_are_recorded)
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
 	uint64_t parent, child;
-	struct lin_request_opts o = {.sz = sizeof(o), .name = "GET /v1/generate", .user_id = 77,
-				     .has_user_id = 1};
+	struct lin_request_opts o = {
+		.sz = sizeof(o), .name = "GET /v1/generate", .user_id = 77, .has_user_id = 1
+	};
 	cr_assert_eq(lin_request_begin(f.rt, &o, &parent), 0);
-	o = (struct lin_request_opts){.sz = sizeof(o), .parent = parent};
+	o = (struct lin_request_opts){ .sz = sizeof(o), .parent = parent };
 	cr_assert_eq(lin_request_begin(f.rt, &o, &child), 0);
 	cr_assert_eq(lin_request_end(f.rt, child), 0);
 	cr_assert_eq(lin_request_end(f.rt, child), -LIN_ENOTFOUND);

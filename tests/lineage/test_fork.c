@@ -32,7 +32,7 @@ static void *busy_thread(void *arg)
 		lin_launch_begin(b->rt, "parent_kernel", &l);
 		lin_launch_end(b->rt, &l);
 		lin_scope_exit(b->rt, &es);
-		struct lin_entity_info info = {.sz = sizeof(info)};
+		struct lin_entity_info info = { .sz = sizeof(info) };
 		lin_entity_lookup(b->rt, ep, &info, NULL, 0);
 		lin_epoch_retire(b->rt, ep);
 		atomic_fetch_add(&b->loops, 1);
@@ -46,7 +46,7 @@ static void child_work(lin_runtime *rt)
 	alarm(20); /* a hang in the child fails the test instead of blocking it */
 	uint64_t req, ep;
 	lin_scope rs, es;
-	struct lin_request_opts o = {.sz = sizeof(o), .name = "child-request"};
+	struct lin_request_opts o = { .sz = sizeof(o), .name = "child-request" };
 	if (lin_request_begin(rt, &o, &req) || lin_scope_enter(rt, req, &rs) ||
 	    lin_epoch_declare(rt, NULL, &ep) || lin_scope_enter(rt, ep, &es))
 		_exit(3);
@@ -64,13 +64,13 @@ static void child_work(lin_runtime *rt)
 
 static void fork_while_tracing(bool exec_child)
 {
-	struct membuf m = {0};
-	struct busy b = {0};
+	struct membuf m = { 0 };
+	struct busy b = { 0 };
 	char path[] = "/tmp/lineage-fork-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	close(fd);
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = path, .flush_interval_ms = 1};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_path = path, .flush_interval_ms = 1 };
 	cr_assert_eq(lin_runtime_create(&o, &b.rt), 0);
 	pthread_t th;
 	pthread_create(&th, NULL, busy_thread, &b);
@@ -126,7 +126,4 @@ Test(fork, child_is_detached_and_parent_trace_intact, .timeout = 120,
 	fork_while_tracing(false);
 }
 
-Test(fork, fork_then_exec_leaves_parent_trace_intact, .timeout = 120)
-{
-	fork_while_tracing(true);
-}
+Test(fork, fork_then_exec_leaves_parent_trace_intact, .timeout = 120) { fork_while_tracing(true); }

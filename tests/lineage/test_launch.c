@@ -36,13 +36,16 @@ static int fake_pop(void *ctx, uint32_t kind, uint64_t *id)
 
 static struct lin_backend_ops fake_ops(struct fake_be *b)
 {
-	return (struct lin_backend_ops){.sz = sizeof(struct lin_backend_ops), .name = "fake",
-					.push = fake_push, .pop = fake_pop, .ctx = b};
+	return (struct lin_backend_ops){ .sz = sizeof(struct lin_backend_ops),
+					 .name = "fake",
+					 .push = fake_push,
+					 .pop = fake_pop,
+					 .ctx = b };
 }
 
 Test(launch, pushes_the_current_epoch_and_records_the_launch)
 {
-	struct fake_be b = {0};
+	struct fake_be b = { 0 };
 	struct lin_backend_ops ops = fake_ops(&b);
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
@@ -73,7 +76,7 @@ Test(launch, pushes_the_current_epoch_and_records_the_launch)
 /* Format 1.2: each bracket's end is recorded, paired with its begin by the nesting depth. */
 Test(launch, brackets_record_their_depth_and_their_end)
 {
-	struct fake_be b = {0};
+	struct fake_be b = { 0 };
 	struct lin_backend_ops ops = fake_ops(&b);
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
@@ -89,8 +92,10 @@ Test(launch, brackets_record_their_depth_and_their_end)
 	struct trace *t = rtfix_close(&f);
 	cr_assert_eq(trace_count(t, LIN_REC_LAUNCH), 2);
 	cr_assert_eq(trace_count(t, LIN_REC_LAUNCH_END), 2);
-	const msgpack_object *b0 = trace_nth(t, LIN_REC_LAUNCH, 0), *b1 = trace_nth(t, LIN_REC_LAUNCH, 1);
-	const msgpack_object *e0 = trace_nth(t, LIN_REC_LAUNCH_END, 0), *e1 = trace_nth(t, LIN_REC_LAUNCH_END, 1);
+	const msgpack_object *b0 = trace_nth(t, LIN_REC_LAUNCH, 0),
+			     *b1 = trace_nth(t, LIN_REC_LAUNCH, 1);
+	const msgpack_object *e0 = trace_nth(t, LIN_REC_LAUNCH_END, 0),
+			     *e1 = trace_nth(t, LIN_REC_LAUNCH_END, 1);
 	cr_assert_eq(rec_u(b0, 9), 1, "outer bracket at depth 1");
 	cr_assert_eq(rec_u(b1, 9), 2, "inner bracket at depth 2");
 	cr_assert_eq(rec_u(e0, 3), 2, "the inner one ends first");
@@ -146,7 +151,7 @@ Test(launch, a_refused_bracket_has_no_depth_and_no_end)
 
 Test(launch, without_an_epoch_is_recorded_and_pushes_nothing)
 {
-	struct fake_be b = {0};
+	struct fake_be b = { 0 };
 	struct lin_backend_ops ops = fake_ops(&b);
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
@@ -167,7 +172,7 @@ Test(launch, without_an_epoch_is_recorded_and_pushes_nothing)
 
 Test(launch, backend_failure_is_reported_not_fatal)
 {
-	struct fake_be b = {.fail_push = 1};
+	struct fake_be b = { .fail_push = 1 };
 	struct lin_backend_ops ops = fake_ops(&b);
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
@@ -220,9 +225,9 @@ static void observer(const struct lin_launch_info *info, void *user)
 
 Test(launch, observer_is_told_of_every_launch)
 {
-	struct obs seen = {0};
+	struct obs seen = { 0 };
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .observer = observer, .observer_user = &seen};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .observer = observer, .observer_user = &seen };
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req, ep;
 	lin_scope rs, es;
@@ -246,10 +251,12 @@ Test(launch, observer_is_told_of_every_launch)
 
 Test(launch, cupti_backend_without_a_driver_falls_back_to_host_lineage)
 {
-	struct membuf m = {0};
+	struct membuf m = { 0 };
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .backend = LIN_BACKEND_CUPTI,
-				     .trace_write = membuf_write, .trace_user = &m};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .backend = LIN_BACKEND_CUPTI,
+				      .trace_write = membuf_write,
+				      .trace_user = &m };
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0, "an unusable CUPTI is not an error");
 	uint64_t req, ep;
 	lin_scope rs, es;
@@ -276,7 +283,7 @@ Test(launch, cupti_backend_without_a_driver_falls_back_to_host_lineage)
 
 Test(launch, too_many_open_launches_push_nothing_and_close_cleanly)
 {
-	struct fake_be b = {0};
+	struct fake_be b = { 0 };
 	struct lin_backend_ops ops = fake_ops(&b);
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);

@@ -23,10 +23,7 @@
 #include "trace_read.h"
 
 /* The stream is liblineage-otlp's: each test of this suite (a process of its own) enables it. */
-static void enable_otlp(void)
-{
-	cr_assert_eq(lin_otlp_enable(), 0);
-}
+static void enable_otlp(void) { cr_assert_eq(lin_otlp_enable(), 0); }
 TestSuite(otlp_stream, .init = enable_otlp);
 
 struct lines {
@@ -105,22 +102,25 @@ static void *worker(void *arg)
 
 Test(otlp_stream, spans_are_written_while_the_runtime_runs)
 {
-	struct lines l = {0};
-	struct membuf mb = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .flags = LIN_RT_NO_WRITER_THREAD,
-				     .trace_write = membuf_write, .trace_user = &mb,
-				     .otlp_write = collect, .otlp_user = &l};
+	struct lines l = { 0 };
+	struct membuf mb = { 0 };
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .flags = LIN_RT_NO_WRITER_THREAD,
+				      .trace_write = membuf_write,
+				      .trace_user = &mb,
+				      .otlp_write = collect,
+				      .otlp_user = &l };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req, epoch;
-	struct lin_request_opts ro = {.sz = sizeof(ro), .name = "infer \xc3\xa9"};
+	struct lin_request_opts ro = { .sz = sizeof(ro), .name = "infer \xc3\xa9" };
 	cr_assert_eq(lin_request_begin(rt, &ro, &req), 0);
-	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
+	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &req, .n_requests = 1 };
 	cr_assert_eq(lin_epoch_declare(rt, &eo, &epoch), 0);
-	struct handoff h = {.rt = rt, .epoch = epoch};
+	struct handoff h = { .rt = rt, .epoch = epoch };
 	lin_scope in;
 	cr_assert_eq(lin_scope_enter(rt, epoch, &in), 0);
-	cr_assert_eq(lin_token_capture(rt, &h.tok), 0);   /* captured here, adopted there */
+	cr_assert_eq(lin_token_capture(rt, &h.tok), 0); /* captured here, adopted there */
 	cr_assert_eq(lin_scope_exit(rt, &in), 0);
 	pthread_t t;
 	cr_assert_eq(pthread_create(&t, NULL, worker, &h), 0);
@@ -166,9 +166,10 @@ Test(otlp_stream, spans_are_written_while_the_runtime_runs)
 
 Test(otlp_stream, flush_waits_for_the_stream_thread)
 {
-	struct lines l = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l,
-				     .flush_interval_ms = 1000};
+	struct lines l = { 0 };
+	struct lin_runtime_opts o = {
+		.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l, .flush_interval_ms = 1000
+	};
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0); /* a writer thread: a threaded stream */
 	uint64_t key = my_key();
@@ -188,10 +189,10 @@ Test(otlp_stream, flush_waits_for_the_stream_thread)
 
 Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
 {
-	struct lines l = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l};
+	struct lines l = { 0 };
+	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l };
 	lin_runtime *rt;
-	cr_assert_eq(lin_runtime_create(&o, &rt), 0);  /* no msgpack trace at all */
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0); /* no msgpack trace at all */
 	uint64_t req;
 	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
 	lin_runtime_free(rt);
@@ -204,13 +205,13 @@ Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
 
 Test(otlp_stream, remote_request_keeps_the_received_trace)
 {
-	struct lines l = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l};
+	struct lines l = { 0 };
+	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	struct lin_w3c_context c;
-	cr_assert_eq(lin_w3c_extract("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-				     NULL, &c), 0);
+	cr_assert_eq(
+		lin_w3c_extract("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", NULL, &c), 0);
 	uint64_t req;
 	cr_assert_eq(lin_w3c_request_begin(rt, &c, NULL, &req), 0);
 	cr_assert_eq(lin_request_end(rt, req), 0);
@@ -226,10 +227,13 @@ Test(otlp_stream, remote_request_keeps_the_received_trace)
 
 Test(otlp_stream, a_failing_stream_leaves_the_trace_alone)
 {
-	struct lines l = {.fail = 1};
-	struct membuf mb = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write,
-				     .trace_user = &mb, .otlp_write = collect, .otlp_user = &l};
+	struct lines l = { .fail = 1 };
+	struct membuf mb = { 0 };
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = membuf_write,
+				      .trace_user = &mb,
+				      .otlp_write = collect,
+				      .otlp_user = &l };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	for (int i = 0; i < 100; i++) {
@@ -253,11 +257,12 @@ Test(otlp_stream, a_failing_stream_leaves_the_trace_alone)
 Test(otlp_stream, bad_options_are_refused)
 {
 	lin_runtime *rt = NULL;
-	struct lines l = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_path = "/tmp/x.json",
-				     .otlp_write = collect, .otlp_user = &l};
+	struct lines l = { 0 };
+	struct lin_runtime_opts o = {
+		.sz = sizeof(o), .otlp_path = "/tmp/x.json", .otlp_write = collect, .otlp_user = &l
+	};
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
-	struct lin_runtime_opts p = {.sz = sizeof(p), .otlp_path = "/nonexistent-dir/otlp.json"};
+	struct lin_runtime_opts p = { .sz = sizeof(p), .otlp_path = "/nonexistent-dir/otlp.json" };
 	cr_assert_eq(lin_runtime_create(&p, &rt), -ENOENT);
 	cr_assert_null(rt);
 }
@@ -269,7 +274,7 @@ Test(otlp_stream, a_forked_child_writes_nothing_to_the_parents_stream, .timeout 
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
 	close(fd);
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_path = path, .flush_interval_ms = 1};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_path = path, .flush_interval_ms = 1 };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req;
@@ -320,16 +325,15 @@ static void keep_log(enum lin_log_level level, const char *msg, void *user)
 Test(otlp_tap, otlp_options_without_the_otlp_library_are_refused_and_say_why)
 {
 	lin_runtime *rt = NULL;
-	struct lines l = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l,
-				     .log = keep_log};
+	struct lines l = { 0 };
+	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l, .log = keep_log };
 	cr_assert_eq(lin_runtime_create(&o, &rt), -ENOTSUP);
 	cr_assert_null(rt);
 	cr_assert(strstr(logged, "liblineage-otlp"), "%s", logged);
 	cr_assert(strstr(logged, "lin_otlp_enable"), "%s", logged);
 	/* Without OTLP options nothing is asked of it. */
 	logged[0] = 0;
-	struct lin_runtime_opts p = {.sz = sizeof(p), .log = keep_log};
+	struct lin_runtime_opts p = { .sz = sizeof(p), .log = keep_log };
 	cr_assert_eq(lin_runtime_create(&p, &rt), 0);
 	lin_runtime_free(rt);
 	cr_assert_str_eq(logged, "");
@@ -343,10 +347,19 @@ static int tap_fails(const struct lin_tap_args *a, const struct lin_tap_ops **op
 }
 
 static int tap_calls;
-static void t_feed(void *t, const void *b, size_t n) { (void)t, (void)b, (void)n; tap_calls++; }
-static void t_close(void *t) { (void)t; tap_calls += 1000; }
-static const struct lin_tap_ops half_ops = {.sz = sizeof(half_ops), .feed = t_feed,
-					    .close = t_close}; /* no tick, no fork handlers */
+static void t_feed(void *t, const void *b, size_t n)
+{
+	(void)t, (void)b, (void)n;
+	tap_calls++;
+}
+static void t_close(void *t)
+{
+	(void)t;
+	tap_calls += 1000;
+}
+static const struct lin_tap_ops half_ops = { .sz = sizeof(half_ops),
+					     .feed = t_feed,
+					     .close = t_close }; /* no tick, no fork handlers */
 
 static int tap_half(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
 {
@@ -360,9 +373,8 @@ static int tap_half(const struct lin_tap_args *a, const struct lin_tap_ops **ops
 Test(otlp_tap, an_opener_that_fails_or_gives_incomplete_operations_is_refused)
 {
 	lin_runtime *rt = NULL;
-	struct lines l = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l,
-				     .log = keep_log};
+	struct lines l = { 0 };
+	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l, .log = keep_log };
 	cr_assert_eq(lin_runtime_set_otlp_tap(tap_fails), 0);
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EMFILE);
 	cr_assert_null(rt);
@@ -383,7 +395,7 @@ Test(otlp_tap, an_opener_that_fails_or_gives_incomplete_operations_is_refused)
 Test(otlp_tap, runtime_log_goes_through_the_callback_and_ignores_bad_arguments)
 {
 	lin_runtime *rt = NULL;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .log = keep_log};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .log = keep_log };
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	logged[0] = 0;
 	lin_runtime_log(rt, LIN_LOG_ERROR, "tap says %d", 42);

@@ -62,7 +62,7 @@ static int run_validator(const char *trace, char *out, size_t cap)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	char *argv[] = {(char *)LIN_VALIDATE_BIN, "--json", (char *)trace, NULL};
+	char *argv[] = { (char *)LIN_VALIDATE_BIN, "--json", (char *)trace, NULL };
 	pid_t pid;
 	cr_assert_eq(posix_spawn(&pid, LIN_VALIDATE_BIN, &fa, NULL, argv, environ), 0);
 	close(pfd[1]);
@@ -83,16 +83,19 @@ Test(overload, stuck_writer_never_blocks_launches_and_loss_is_reported, .timeout
 	char path[] = "/tmp/lineage-overload-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
-	struct stuck s = {.f = fdopen(fd, "wb")};
+	struct stuck s = { .f = fdopen(fd, "wb") };
 	sem_init(&s.go, 0, 0);
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = stuck_write, .trace_user = &s,
-				     .thread_buffer_events = 1024, .flush_interval_ms = 1};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = stuck_write,
+				      .trace_user = &s,
+				      .thread_buffer_events = 1024,
+				      .flush_interval_ms = 1 };
 	lin_runtime *rt;
 	/* The header is written at create: the sink blocks on its second write. */
 	atomic_store(&s.blocked, 1);
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	atomic_store(&s.blocked, 0);
-	struct producer p[2] = {{rt, 200000}, {rt, 200000}};
+	struct producer p[2] = { { rt, 200000 }, { rt, 200000 } };
 	pthread_t th[2];
 	for (int i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, produce, &p[i]);
@@ -100,7 +103,7 @@ Test(overload, stuck_writer_never_blocks_launches_and_loss_is_reported, .timeout
 	 * test's timeout would fail it): completing them is the property. */
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_get_stats(rt, &st);
 	cr_assert_gt(st.events_dropped, 0, "a stuck writer makes the buffers overflow");
 	sem_post(&s.go);
@@ -156,7 +159,7 @@ Test(threads, pools_that_grow_and_shrink_leak_nothing, .timeout = 120)
 	struct {
 		lin_runtime *rt;
 		lin_token tok;
-	} h = {f.rt};
+	} h = { f.rt };
 	lin_token_capture(f.rt, &h.tok);
 	/* Waves of threads that never call any init, each used once and gone. */
 	for (int wave = 0; wave < 10; wave++) {
@@ -170,7 +173,7 @@ Test(threads, pools_that_grow_and_shrink_leak_nothing, .timeout = 120)
 	lin_scope_exit(f.rt, &es);
 	lin_scope_exit(f.rt, &rs);
 	lin_runtime_flush(f.rt);
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_get_stats(f.rt, &st);
 	cr_assert_eq(st.threads, 111, "110 workers and the main thread");
 	struct trace *t = rtfix_close(&f);
@@ -193,8 +196,11 @@ static int drained_within(int launches, int wait_ms)
 {
 	_Atomic size_t bytes = 0;
 	lin_runtime *rt = NULL;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = count_write, .trace_user = &bytes,
-				     .thread_buffer_events = 1024, .flush_interval_ms = 3600 * 1000};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = count_write,
+				      .trace_user = &bytes,
+				      .thread_buffer_events = 1024,
+				      .flush_interval_ms = 3600 * 1000 };
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req, ep;
 	lin_scope rs, es;

@@ -13,7 +13,7 @@ Test(runtime, create_with_defaults_and_free)
 	lin_runtime *rt = NULL;
 	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
 	cr_assert_not_null(rt);
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	cr_assert_eq(lin_runtime_get_stats(rt, &st), 0);
 	cr_assert_eq(st.live_epochs, 0);
 	cr_assert_eq(st.bytes_written, 0, "no trace output was asked for");
@@ -25,17 +25,19 @@ Test(runtime, create_with_defaults_and_free)
 Test(runtime, rejects_bad_options)
 {
 	lin_runtime *rt = (lin_runtime *)0x1;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .flags = 1u << 30};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .flags = 1u << 30 };
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "unknown flag");
 	cr_assert_null(rt, "*out is cleared on failure");
-	o = (struct lin_runtime_opts){.sz = sizeof(o), .thread_buffer_events = 1000};
+	o = (struct lin_runtime_opts){ .sz = sizeof(o), .thread_buffer_events = 1000 };
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "buffer size not a power of two");
-	struct membuf m = {0};
-	o = (struct lin_runtime_opts){.sz = sizeof(o), .trace_path = "/tmp/x", .trace_write = membuf_write, .trace_user = &m};
+	struct membuf m = { 0 };
+	o = (struct lin_runtime_opts){
+		.sz = sizeof(o), .trace_path = "/tmp/x", .trace_write = membuf_write, .trace_user = &m
+	};
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "path and callback together");
-	o = (struct lin_runtime_opts){.sz = sizeof(o), .backend = LIN_BACKEND_CUSTOM};
+	o = (struct lin_runtime_opts){ .sz = sizeof(o), .backend = LIN_BACKEND_CUSTOM };
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "custom backend without ops");
-	o = (struct lin_runtime_opts){.sz = 0};
+	o = (struct lin_runtime_opts){ .sz = 0 };
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL, "sz not set");
 	cr_assert_eq(lin_runtime_create(NULL, NULL), -EINVAL);
 }
@@ -45,7 +47,7 @@ Test(runtime, rejects_unknown_nonzero_trailing_option_bytes)
 	struct {
 		struct lin_runtime_opts o;
 		uint64_t future;
-	} big = {.o = {.sz = sizeof(big)}, .future = 0};
+	} big = { .o = { .sz = sizeof(big) }, .future = 0 };
 	lin_runtime *rt = NULL;
 	cr_assert_eq(lin_runtime_create(&big.o, &rt), 0, "zero trailing bytes are accepted");
 	lin_runtime_free(rt);
@@ -56,7 +58,7 @@ Test(runtime, rejects_unknown_nonzero_trailing_option_bytes)
 Test(runtime, unopenable_trace_path_is_an_error)
 {
 	lin_runtime *rt = NULL;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = "/nonexistent-dir/t.msgpack"};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_path = "/nonexistent-dir/t.msgpack" };
 	cr_assert_eq(lin_runtime_create(&o, &rt), -ENOENT);
 	cr_assert_null(rt);
 	LIN_TEST_CHECK_LEAKS();
@@ -94,7 +96,7 @@ Test(runtime, writes_to_a_file_path)
 	cr_assert_geq(fd, 0);
 	close(fd);
 	lin_runtime *rt = NULL;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = path};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_path = path };
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req;
 	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
@@ -109,14 +111,15 @@ Test(runtime, writes_to_a_file_path)
 
 Test(runtime, writer_thread_drains_without_explicit_flush)
 {
-	struct membuf m = {0};
+	struct membuf m = { 0 };
 	lin_runtime *rt = NULL;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write, .trace_user = &m,
-				     .flush_interval_ms = 5};
+	struct lin_runtime_opts o = {
+		.sz = sizeof(o), .trace_write = membuf_write, .trace_user = &m, .flush_interval_ms = 5
+	};
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req;
 	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	size_t header_bytes = 0;
 	for (int i = 0; i < 2000; i++) {
 		lin_runtime_get_stats(rt, &st);
@@ -153,7 +156,7 @@ Test(errors, version_string_matches_header)
  * library knows; sz itself is kept. (Both used to be refused below the library's size.) */
 struct stats_v2 {
 	struct lin_runtime_stats s;
-	uint64_t later[2];          /* fields a later library might add */
+	uint64_t later[2]; /* fields a later library might add */
 };
 
 Test(runtime, output_structs_fill_what_the_caller_sz_covers)
@@ -180,7 +183,7 @@ Test(runtime, output_structs_fill_what_the_caller_sz_covers)
 	cr_assert_eq(big.later[0], 0, "past what the library knows: zero");
 	cr_assert_eq(big.later[1], 0);
 
-	struct lin_runtime_stats bad = {.sz = 0};
+	struct lin_runtime_stats bad = { .sz = 0 };
 	cr_assert_eq(lin_runtime_get_stats(f.rt, &bad), -EINVAL);
 	bad.sz = 1u << 20;
 	cr_assert_eq(lin_runtime_get_stats(f.rt, &bad), -EINVAL, "an sz never set");
@@ -191,7 +194,10 @@ Test(runtime, output_structs_fill_what_the_caller_sz_covers)
 	cr_assert_eq(lin_entity_lookup(f.rt, req, &info, NULL, 0), 0);
 	cr_assert_eq(info.kind, LIN_TARGET_REQUEST);
 	cr_assert_eq(info.n_requests, (size_t)0xcdcdcdcdcdcdcdcdull, "past the caller's sz");
-	struct { struct lin_entity_info i; uint64_t later; } info2;
+	struct {
+		struct lin_entity_info i;
+		uint64_t later;
+	} info2;
 	memset(&info2, 0xcd, sizeof(info2));
 	info2.i.sz = sizeof(info2);
 	cr_assert_eq(lin_entity_lookup(f.rt, req, &info2.i, NULL, 0), 0);

@@ -98,7 +98,7 @@ Test(scopes, closing_on_another_thread_is_refused)
 {
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
-	struct cross c = {.rt = f.rt};
+	struct cross c = { .rt = f.rt };
 	rtfix_request(&f, &c.s);
 	pthread_t th;
 	pthread_create(&th, NULL, close_elsewhere, &c);
@@ -139,12 +139,12 @@ Test(scopes, thread_exit_with_open_scope_is_recorded)
 {
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
-	struct cross c = {.rt = f.rt};
+	struct cross c = { .rt = f.rt };
 	pthread_t th;
 	pthread_create(&th, NULL, exit_with_open_scope, &c);
 	pthread_join(th, NULL);
 	cr_assert_eq(c.rc, 0);
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_flush(f.rt);
 	lin_runtime_get_stats(f.rt, &st);
 	cr_assert_eq(st.threads, 1);

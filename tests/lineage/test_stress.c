@@ -125,7 +125,7 @@ static void *reader(void *arg)
 {
 	struct shared *sh = arg;
 	for (long i = 0; i < sh->iters * 4; i++) {
-		struct lin_entity_info info = {.sz = sizeof(info)};
+		struct lin_entity_info info = { .sz = sizeof(info) };
 		uint64_t req;
 		int rc = lin_entity_lookup(sh->rt, (uint64_t)(i % 5000) + 1, &info, &req, 1);
 		cr_assert(rc == 0 || rc == -LIN_ENOTFOUND);
@@ -143,12 +143,13 @@ static void queue_init(struct queue *q)
 
 Test(stress, handoffs_launches_and_retirement_race_safely, .timeout = 300)
 {
-	struct shared sh = {0};
+	struct shared sh = { 0 };
 	const char *env = getenv("LIN_STRESS_ITERS");
 	sh.iters = env ? atol(env) : 20000;
-	struct membuf m = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write, .trace_user = &m,
-				     .flush_interval_ms = 2};
+	struct membuf m = { 0 };
+	struct lin_runtime_opts o = {
+		.sz = sizeof(o), .trace_write = membuf_write, .trace_user = &m, .flush_interval_ms = 2
+	};
 	cr_assert_eq(lin_runtime_create(&o, &sh.rt), 0);
 	queue_init(&sh.work);
 	queue_init(&sh.retire);
@@ -170,7 +171,7 @@ Test(stress, handoffs_launches_and_retirement_race_safely, .timeout = 300)
 	pthread_join(rd, NULL);
 	long total = sh.iters * NSUB;
 	cr_assert_eq(sh.adopted + sh.stale, total, "every token was adopted or found stale");
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_flush(sh.rt);
 	lin_runtime_get_stats(sh.rt, &st);
 	cr_assert_eq(st.live_epochs, 0, "every epoch retired");

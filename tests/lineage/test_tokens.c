@@ -54,7 +54,7 @@ Test(tokens, handoff_to_another_thread_carries_the_epoch)
 	uint64_t ep;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
 	cr_assert_eq(lin_scope_enter(f.rt, ep, &es), 0);
-	struct handoff h = {.rt = f.rt};
+	struct handoff h = { .rt = f.rt };
 	cr_assert_eq(lin_token_capture(f.rt, &h.tok), 0);
 	cr_assert_eq(run_worker(&h), 0);
 	cr_assert_eq(h.cur_id, ep);
@@ -89,7 +89,7 @@ Test(tokens, retired_epoch_makes_the_token_stale)
 	rtfix_request(&f, &rs);
 	uint64_t ep;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
-	struct handoff h = {.rt = f.rt};
+	struct handoff h = { .rt = f.rt };
 	cr_assert_eq(lin_token_make(f.rt, ep, &h.tok), 0);
 	cr_assert_eq(lin_epoch_retire(f.rt, ep), 0);
 	/* The slot is reused by a new epoch: the old token must still not adopt. */
@@ -149,12 +149,13 @@ Test(tokens, corrupted_token_fails_integrity_check)
 	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
 	cr_assert_eq(lin_token_make(f.rt, req, &tok), 0);
 	/* Flip each bit of the identity fields and the tag: every one must be caught. */
-	const size_t idfields[] = {offsetof(lin_token, id), offsetof(lin_token, version),
-				   offsetof(lin_token, slot), offsetof(lin_token, tag)};
+	const size_t idfields[] = { offsetof(lin_token, id), offsetof(lin_token, version),
+				    offsetof(lin_token, slot), offsetof(lin_token, tag) };
 	for (size_t k = 0; k < 4; k++) {
 		for (int bit = 0; bit < 32; bit++) {
 			bad = tok;
-			((unsigned char *)&bad)[idfields[k] + bit / 8] ^= (unsigned char)(1u << (bit % 8));
+			((unsigned char *)&bad)[idfields[k] + bit / 8] ^=
+				(unsigned char)(1u << (bit % 8));
 			cr_assert_eq(lin_token_adopt(f.rt, &bad, &s), -LIN_EBADTOKEN,
 				     "field %zu bit %d", k, bit);
 		}
@@ -208,8 +209,11 @@ Test(tokens, text_parser_rejects_malformed_input)
 {
 	lin_token tok;
 	const char *bad[] = {
-		"", "lin1", "lin1.", "lin2.0000000000000001.1.1.1.1.00000000",
-		"lin1.1.1.1.1.1.00000000",                       /* id not 16 digits */
+		"",
+		"lin1",
+		"lin1.",
+		"lin2.0000000000000001.1.1.1.1.00000000",
+		"lin1.1.1.1.1.1.00000000",                        /* id not 16 digits */
 		"lin1.0000000000000001.1.1.1.1.0000000",          /* tag not 8 digits */
 		"lin1.0000000000000001.1.1.1.1.00000000x",        /* trailing garbage */
 		"lin1.0000000000000001..1.1.1.00000000",          /* empty field */

@@ -30,19 +30,19 @@ Test(trace, runtime_round_trip_of_every_record_type)
 		uint64_t type;
 		size_t nfields;
 	} want[] = {
-		{LIN_REC_REQUEST_BEGIN, LIN_REC_NFIELDS_REQUEST_BEGIN},
-		{LIN_REC_REQUEST_END, LIN_REC_NFIELDS_REQUEST_END},
-		{LIN_REC_EPOCH_DECLARE, LIN_REC_NFIELDS_EPOCH_DECLARE},
-		{LIN_REC_EPOCH_REISSUE, LIN_REC_NFIELDS_EPOCH_REISSUE},
-		{LIN_REC_EPOCH_RETIRE, LIN_REC_NFIELDS_EPOCH_RETIRE},
-		{LIN_REC_TOKEN_CAPTURE, LIN_REC_NFIELDS_TOKEN_CAPTURE},
-		{LIN_REC_TOKEN_ADOPT, LIN_REC_NFIELDS_TOKEN_ADOPT},
-		{LIN_REC_SCOPE_CLOSE, LIN_REC_NFIELDS_SCOPE_CLOSE},
-		{LIN_REC_MISUSE, LIN_REC_NFIELDS_MISUSE},
-		{LIN_REC_LAUNCH, LIN_REC_NFIELDS_LAUNCH},
-		{LIN_REC_LAUNCH_END, LIN_REC_NFIELDS_LAUNCH_END},
-		{LIN_REC_STRING, LIN_REC_NFIELDS_STRING},
-		{LIN_REC_TRACE_END, LIN_REC_NFIELDS_TRACE_END},
+		{ LIN_REC_REQUEST_BEGIN, LIN_REC_NFIELDS_REQUEST_BEGIN },
+		{ LIN_REC_REQUEST_END, LIN_REC_NFIELDS_REQUEST_END },
+		{ LIN_REC_EPOCH_DECLARE, LIN_REC_NFIELDS_EPOCH_DECLARE },
+		{ LIN_REC_EPOCH_REISSUE, LIN_REC_NFIELDS_EPOCH_REISSUE },
+		{ LIN_REC_EPOCH_RETIRE, LIN_REC_NFIELDS_EPOCH_RETIRE },
+		{ LIN_REC_TOKEN_CAPTURE, LIN_REC_NFIELDS_TOKEN_CAPTURE },
+		{ LIN_REC_TOKEN_ADOPT, LIN_REC_NFIELDS_TOKEN_ADOPT },
+		{ LIN_REC_SCOPE_CLOSE, LIN_REC_NFIELDS_SCOPE_CLOSE },
+		{ LIN_REC_MISUSE, LIN_REC_NFIELDS_MISUSE },
+		{ LIN_REC_LAUNCH, LIN_REC_NFIELDS_LAUNCH },
+		{ LIN_REC_LAUNCH_END, LIN_REC_NFIELDS_LAUNCH_END },
+		{ LIN_REC_STRING, LIN_REC_NFIELDS_STRING },
+		{ LIN_REC_TRACE_END, LIN_REC_NFIELDS_TRACE_END },
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const msgpack_object *r = trace_nth(t, want[i].type, 0);
@@ -73,13 +73,17 @@ Test(trace, encoders_write_documented_field_counts)
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer pk;
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header h = {.format = LIN_TRACE_FORMAT_NAME, .writer = "t", .host = "h",
-				  .pid = 1, .host_clock_source = "tsc", .backend = "none"};
+	struct lin_tf_header h = { .format = LIN_TRACE_FORMAT_NAME,
+				   .writer = "t",
+				   .host = "h",
+				   .pid = 1,
+				   .host_clock_source = "tsc",
+				   .backend = "none" };
 	lin_tf_header(&pk, &h);
-	struct lin_tf_kernel k = {.correlation = 7, .start_dev = 10, .end_dev = 20, .grid_id = 3};
-	struct lin_tf_memop m = {.correlation = 8, .bytes = 4096};
-	struct lin_tf_api a = {.domain = LIN_API_RUNTIME, .cbid = 505, .correlation = 7};
-	uint64_t reqs[2] = {1, 2};
+	struct lin_tf_kernel k = { .correlation = 7, .start_dev = 10, .end_dev = 20, .grid_id = 3 };
+	struct lin_tf_memop m = { .correlation = 8, .bytes = 4096 };
+	struct lin_tf_api a = { .domain = LIN_API_RUNTIME, .cbid = 505, .correlation = 7 };
+	uint64_t reqs[2] = { 1, 2 };
 	lin_tf_ext_correlation(&pk, 5, 99, 7);
 	lin_tf_api(&pk, &a);
 	lin_tf_kernel(&pk, &k);
@@ -97,20 +101,20 @@ Test(trace, encoders_write_documented_field_counts)
 	struct trace t;
 	cr_assert_eq(trace_load_mem(&t, sb.data, sb.size), 0);
 	static const size_t want[][2] = {
-		{LIN_REC_EXT_CORRELATION, LIN_REC_NFIELDS_EXT_CORRELATION},
-		{LIN_REC_API, LIN_REC_NFIELDS_API},
-		{LIN_REC_KERNEL, LIN_REC_NFIELDS_KERNEL},
-		{LIN_REC_MEMCPY, LIN_REC_NFIELDS_MEMCPY},
-		{LIN_REC_MEMSET, LIN_REC_NFIELDS_MEMSET},
-		{LIN_REC_GRAPH_TRACE, LIN_REC_NFIELDS_GRAPH_TRACE},
-		{LIN_REC_GRAPH_NODE, LIN_REC_NFIELDS_GRAPH_NODE},
-		{LIN_REC_GRAPH_NODE_CLONE, LIN_REC_NFIELDS_GRAPH_NODE_CLONE},
-		{LIN_REC_GRAPH_EXEC, LIN_REC_NFIELDS_GRAPH_EXEC},
-		{LIN_REC_GRAPH_LAUNCH, LIN_REC_NFIELDS_GRAPH_LAUNCH},
-		{LIN_REC_DROPPED, LIN_REC_NFIELDS_DROPPED},
-		{LIN_REC_CLOCK, LIN_REC_NFIELDS_CLOCK},
-		{LIN_REC_GRAPH_NODE_UPDATE, LIN_REC_NFIELDS_GRAPH_NODE_UPDATE},
-		{LIN_REC_TRUTH, LIN_REC_NFIELDS_TRUTH},
+		{ LIN_REC_EXT_CORRELATION, LIN_REC_NFIELDS_EXT_CORRELATION },
+		{ LIN_REC_API, LIN_REC_NFIELDS_API },
+		{ LIN_REC_KERNEL, LIN_REC_NFIELDS_KERNEL },
+		{ LIN_REC_MEMCPY, LIN_REC_NFIELDS_MEMCPY },
+		{ LIN_REC_MEMSET, LIN_REC_NFIELDS_MEMSET },
+		{ LIN_REC_GRAPH_TRACE, LIN_REC_NFIELDS_GRAPH_TRACE },
+		{ LIN_REC_GRAPH_NODE, LIN_REC_NFIELDS_GRAPH_NODE },
+		{ LIN_REC_GRAPH_NODE_CLONE, LIN_REC_NFIELDS_GRAPH_NODE_CLONE },
+		{ LIN_REC_GRAPH_EXEC, LIN_REC_NFIELDS_GRAPH_EXEC },
+		{ LIN_REC_GRAPH_LAUNCH, LIN_REC_NFIELDS_GRAPH_LAUNCH },
+		{ LIN_REC_DROPPED, LIN_REC_NFIELDS_DROPPED },
+		{ LIN_REC_CLOCK, LIN_REC_NFIELDS_CLOCK },
+		{ LIN_REC_GRAPH_NODE_UPDATE, LIN_REC_NFIELDS_GRAPH_NODE_UPDATE },
+		{ LIN_REC_TRUTH, LIN_REC_NFIELDS_TRUTH },
 	};
 	cr_assert_eq(t.n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < t.n; i++) {
@@ -156,10 +160,13 @@ Test(trace, cut_at_any_byte_keeps_complete_records)
 /* With a tiny buffer and no writer, overflow is counted and written as loss. */
 Test(trace, full_thread_buffer_drops_and_reports)
 {
-	struct membuf m = {0};
+	struct membuf m = { 0 };
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write, .trace_user = &m,
-				     .flags = LIN_RT_NO_WRITER_THREAD, .thread_buffer_events = 64};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = membuf_write,
+				      .trace_user = &m,
+				      .flags = LIN_RT_NO_WRITER_THREAD,
+				      .thread_buffer_events = 64 };
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req;
 	lin_request_begin(rt, NULL, &req);
@@ -168,7 +175,7 @@ Test(trace, full_thread_buffer_drops_and_reports)
 		lin_scope_enter(rt, req, &s); /* adopt + close: 2 events each */
 		lin_scope_exit(rt, &s);
 	}
-	struct lin_runtime_stats st = {.sz = sizeof(st)};
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
 	lin_runtime_get_stats(rt, &st);
 	cr_assert_eq(st.events, 201);
 	cr_assert_eq(st.events_dropped, 201 - 64, "the buffer holds 64 events");
@@ -200,11 +207,15 @@ Test(trace, output_failure_is_reported_and_never_crashes)
 {
 	int calls = 0;
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = failing_write, .trace_user = &calls,
-				     .flags = LIN_RT_NO_WRITER_THREAD};
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = failing_write,
+				      .trace_user = &calls,
+				      .flags = LIN_RT_NO_WRITER_THREAD };
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0, "the header was accepted");
 	uint64_t req;
-	lin_request_begin(rt, &(struct lin_request_opts){.sz = sizeof(struct lin_request_opts), .name = "n"}, &req);
+	lin_request_begin(
+		rt, &(struct lin_request_opts){ .sz = sizeof(struct lin_request_opts), .name = "n" },
+		&req);
 	cr_assert_eq(lin_runtime_flush(rt), -LIN_ETRACE);
 	lin_request_begin(rt, NULL, &req);
 	cr_assert_eq(lin_runtime_flush(rt), -LIN_ETRACE, "stays failed");
@@ -238,8 +249,18 @@ Test(trace, lean_timestamps_leave_capture_and_close_untimed)
 /* Values at every msgpack width edge, nil and zero included. */
 static uint64_t edge(uint64_t *x)
 {
-	static const uint64_t v[] = { 0, 1, 127, 128, 255, 256, 65535, 65536, 0xffffffffull,
-				      0x100000000ull, LIN_TF_NIL - 1, LIN_TF_NIL };
+	static const uint64_t v[] = { 0,
+				      1,
+				      127,
+				      128,
+				      255,
+				      256,
+				      65535,
+				      65536,
+				      0xffffffffull,
+				      0x100000000ull,
+				      LIN_TF_NIL - 1,
+				      LIN_TF_NIL };
 	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
 	uint64_t r = *x >> 33;
 	return (r & 1) ? v[(r >> 1) % (sizeof(v) / sizeof(v[0]))] : *x;

@@ -49,14 +49,19 @@ struct rec {
 struct trace {
 	char *data;
 	size_t len, hdr_len;
-	uint64_t ext_kind;          /* the header's: lineage's ext records are of this kind */
+	uint64_t ext_kind; /* the header's: lineage's ext records are of this kind */
 	msgpack_object hdr;
 	struct rec *r;
 	size_t n;
 	msgpack_zone zone;
 };
 
-struct label { uint32_t kind; uint64_t key; uint64_t req[8]; uint32_t n; };
+struct label {
+	uint32_t kind;
+	uint64_t key;
+	uint64_t req[8];
+	uint32_t n;
+};
 
 struct truth {
 	char *data;
@@ -66,18 +71,21 @@ struct truth {
 };
 
 /* A damaged copy: for each source record, drop it, replace it, or insert after it. */
-struct edit { int drop; msgpack_sbuffer repl, ins; };
+struct edit {
+	int drop;
+	msgpack_sbuffer repl, ins;
+};
 
 struct out {
 	char *data;
 	size_t len;
-	size_t *off;        /* offset of each written record (for the verdict hook) */
-	size_t *src;        /* its source record (SIZE_MAX: inserted) */
+	size_t *off; /* offset of each written record (for the verdict hook) */
+	size_t *src; /* its source record (SIZE_MAX: inserted) */
 	size_t n;
 };
 
 static uint64_t rng;
-static bool cupti_clock;     /* --cupti-clock: the header says device_clock "cupti" */
+static bool cupti_clock; /* --cupti-clock: the header says device_clock "cupti" */
 
 /* One object was unpacked (more may follow). */
 static bool unpacked(msgpack_unpack_return r)
@@ -164,10 +172,7 @@ static void load(struct trace *t, const char *path)
 	}
 }
 
-static uint64_t type_of(const struct rec *r)
-{
-	return r->o.via.array.ptr[0].via.u64;
-}
+static uint64_t type_of(const struct rec *r) { return r->o.via.array.ptr[0].via.u64; }
 
 static bool is_nil(const struct rec *r, size_t field)
 {
@@ -253,7 +258,7 @@ static void build(const struct trace *t, struct edit *e, struct out *o, size_t c
 		}
 	}
 	o->len = cut && cut < sb.size ? cut : sb.size;
-	o->data = sb.data;              /* owned now */
+	o->data = sb.data; /* owned now */
 }
 
 static void free_out(struct out *o)
@@ -284,7 +289,7 @@ static void set_field(const struct trace *t, struct edit *e, size_t i, size_t f,
 struct verdicts {
 	struct lin_gpu_verdict *v;
 	size_t n, cap;
-	uint64_t *inc;              /* offsets of the records the validator found incorrect */
+	uint64_t *inc; /* offsets of the records the validator found incorrect */
 	size_t ninc;
 };
 
@@ -300,13 +305,16 @@ static void keep(void *arg, const struct lin_gpu_verdict *vd)
 	s->v[s->n++] = *vd;
 }
 
-struct result { int exit_plain, exit_truth; uint64_t incorrect, wrong; };  /* wrong: joins the
+struct result {
+	int exit_plain, exit_truth;
+	uint64_t incorrect, wrong;
+}; /* wrong: joins the
 									      * truth contradicts
 									      * and no finding names */
 
 /* The request set the damaged trace gives @id (an epoch's requests, or a request). */
-static uint32_t requests_of(const struct trace *t, const struct edit *e, uint64_t id,
-			    uint64_t *req, uint32_t cap)
+static uint32_t requests_of(const struct trace *t, const struct edit *e, uint64_t id, uint64_t *req,
+			    uint32_t cap)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		if (e[i].drop)
@@ -397,10 +405,10 @@ static uint64_t wrong_joins(const struct trace *t, const struct edit *e, const s
 	return wrong;
 }
 
-static int validate(const struct out *o, const struct truth *tr, struct verdicts *vs,
-		    uint64_t *incorrect)
+static int validate(const struct out *o, const struct truth *tr, struct verdicts *vs, uint64_t *incorrect)
 {
-	struct lin_vopts opts = { .max_findings = vs ? 1u << 20 : 0, .on_gpu = vs ? keep : NULL,
+	struct lin_vopts opts = { .max_findings = vs ? 1u << 20 : 0,
+				  .on_gpu = vs ? keep : NULL,
 				  .on_gpu_arg = vs };
 	struct lin_validator *v = lin_validator_create(&opts);
 	if (!v)
@@ -425,8 +433,7 @@ static int validate(const struct out *o, const struct truth *tr, struct verdicts
 	return rc;
 }
 
-static struct result judge(const struct trace *t, struct edit *e, const struct truth *tr,
-			   size_t cut)
+static struct result judge(const struct trace *t, struct edit *e, const struct truth *tr, size_t cut)
 {
 	struct out o;
 	build(t, e, &o, cut);
@@ -448,7 +455,7 @@ struct ctx {
 	const struct truth *tr;
 	struct edit *e;
 	size_t cut;
-	bool undetectable;          /* the class's rule: not detectable without the truth */
+	bool undetectable; /* the class's rule: not detectable without the truth */
 	const char *why;
 };
 
@@ -459,17 +466,14 @@ static size_t collect(const struct trace *t, uint64_t ty, size_t *idx)
 	for (size_t i = 0; i < t->n; i++) {
 		uint64_t rt = type_of(&t->r[i]);
 		if (ty == LIN_REC_EXT_CORRELATION && rt == ty && u(&t->r[i], 1) != t->ext_kind)
-			continue;           /* another tool's kind: not lineage's evidence */
+			continue; /* another tool's kind: not lineage's evidence */
 		if (ty ? rt == ty : is_gpu(rt))
 			idx[n++] = i;
 	}
 	return n;
 }
 
-static size_t pick(const size_t *idx, size_t n)
-{
-	return idx[next_rand() % n];
-}
+static size_t pick(const size_t *idx, size_t n) { return idx[next_rand() % n]; }
 
 /* Another epoch whose request set differs from @epoch's, or UINT64_MAX. */
 static uint64_t other_epoch(const struct ctx *c, uint64_t epoch)
@@ -644,7 +648,8 @@ static bool repoint_corr(struct ctx *c, size_t *idx)
 			set_field(c->t, &c->e[i], i, 1, u(r, 3));
 			if (!is_nil(&c->t->r[i], 9) &&
 			    lin_launch_kind_of((unsigned)u(r, 1), u(r, 2)) == LIN_LAUNCH_GRAPH &&
-			    exec_of(c->t, mine) != UINT64_MAX && exec_of(c->t, mine) == exec_of(c->t, u(r, 3))) {
+			    exec_of(c->t, mine) != UINT64_MAX &&
+			    exec_of(c->t, mine) == exec_of(c->t, u(r, 3))) {
 				c->undetectable = true;
 				c->why = "a conditional node may run a kernel twice in one replay";
 			}
@@ -687,7 +692,7 @@ static bool cut_file(struct ctx *c, size_t *idx)
 static const struct {
 	const char *name;
 	bool (*make)(struct ctx *c, size_t *idx);
-	bool once;              /* one instance is all there is */
+	bool once; /* one instance is all there is */
 } classes[] = {
 	{ "cross_ext", cross_ext, false },
 	{ "swap_ext", swap_ext, false },
@@ -703,7 +708,9 @@ static const struct {
 };
 #define NCLASSES (sizeof(classes) / sizeof(classes[0]))
 
-struct tally { unsigned caught, of, undetectable, missed_with_truth; };
+struct tally {
+	unsigned caught, of, undetectable, missed_with_truth;
+};
 
 static void free_edits(struct edit *e, size_t n)
 {
@@ -737,17 +744,18 @@ static void run_class(size_t k, const struct trace *t, const struct truth *tr, u
 				mine.undetectable++;
 			else {
 				mine.missed_with_truth += !truth_ok;
-				fprintf(stderr, "lin-mutate: %s: %s instance %u NOT CAUGHT: exit %d without "
-					"truth, %d with (incorrect %llu, wrong joins unreported %llu)\n", name,
-					classes[k].name, i, r.exit_plain, r.exit_truth,
+				fprintf(stderr,
+					"lin-mutate: %s: %s instance %u NOT CAUGHT: exit %d without "
+					"truth, %d with (incorrect %llu, wrong joins unreported %llu)\n",
+					name, classes[k].name, i, r.exit_plain, r.exit_truth,
 					(unsigned long long)r.incorrect, (unsigned long long)r.wrong);
 			}
 		}
 		free_edits(e, t->n);
 	}
 	printf("SUMMARY bench=mutation trace=%s class=%s caught=%u of=%u "
-	       "undetectable_without_truth=%u\n", name, classes[k].name, mine.caught, mine.of,
-	       mine.undetectable);
+	       "undetectable_without_truth=%u\n",
+	       name, classes[k].name, mine.caught, mine.of, mine.undetectable);
 	tl->caught += mine.caught;
 	tl->of += mine.of;
 	tl->undetectable += mine.undetectable;
@@ -795,8 +803,10 @@ int main(int argc, char **argv)
 		free_out(&o);
 		free(none);
 		if (rc != 0) {
-			fprintf(stderr, "lin-mutate: %s does not validate clean against %s (exit %d): "
-				"not a base for damage\n", argv[a], argv[a + 1], rc);
+			fprintf(stderr,
+				"lin-mutate: %s does not validate clean against %s (exit %d): "
+				"not a base for damage\n",
+				argv[a], argv[a + 1], rc);
 			return 2;
 		}
 		const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
@@ -813,7 +823,7 @@ int main(int argc, char **argv)
 		printf("SUMMARY bench=mutation class=%s caught=%u of=%u undetectable_without_truth=%u\n",
 		       classes[k].name, tl[k].caught, tl[k].of, tl[k].undetectable);
 		bad |= tl[k].caught + tl[k].undetectable != tl[k].of || tl[k].missed_with_truth;
-		bad |= tl[k].of == 0 && !classes[k].once;     /* a class never exercised */
+		bad |= tl[k].of == 0 && !classes[k].once; /* a class never exercised */
 	}
 	return bad ? 1 : 0;
 }

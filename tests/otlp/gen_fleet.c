@@ -37,11 +37,19 @@ static void start(const char *host, uint64_t pid)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header h = {LIN_TRACE_FORMAT_NAME, "liblineage 0.1.0", host, pid, 1000,
-				  "clock_gettime", 0, EXT, "cupti", "ok"};
+	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME,
+				   "liblineage 0.1.0",
+				   host,
+				   pid,
+				   1000,
+				   "clock_gettime",
+				   0,
+				   EXT,
+				   "cupti",
+				   "ok" };
 	lin_tf_header(&pk, &h);
 	lin_tf_clock(&pk, 1000, DEV0 + 1000, NIL); /* error unknown: no time checks */
-	want.spans++; /* the process span */
+	want.spans++;                              /* the process span */
 }
 
 static void save(const char *dir, const char *name)
@@ -81,22 +89,25 @@ static void handoff(uint32_t from, uint32_t to, uint64_t ep, uint64_t seq, uint6
 
 static void api_cbid(uint32_t cbid, uint64_t corr, uint32_t tid)
 {
-	struct lin_tf_api a = {LIN_API_RUNTIME, cbid, corr, DEV0 + 3000 + corr * 100,
-			       DEV0 + 3010 + corr * 100, 1, tid, 0};
+	struct lin_tf_api a = { LIN_API_RUNTIME,          cbid, corr, DEV0 + 3000 + corr * 100,
+				DEV0 + 3010 + corr * 100, 1,    tid,  0 };
 	lin_tf_api(&pk, &a);
 }
 
-static void api(uint64_t corr, uint32_t tid)
-{
-	api_cbid(211, corr, tid);                 /* cudaLaunchKernel */
-}
+static void api(uint64_t corr, uint32_t tid) { api_cbid(211, corr, tid); /* cudaLaunchKernel */ }
 
 static void kernel(uint64_t corr, uint64_t node, bool cross)
 {
-	struct lin_tf_kernel k = {.correlation = corr, .start_dev = DEV0 + 3050 + corr * 100,
-				  .end_dev = DEV0 + 3090 + corr * 100, .device = 1, .context = 1,
-				  .stream = 7, .grid_id = corr, .graph_id = node ? 9 : 0,
-				  .graph_node_id = node, .name_sid = 1};
+	struct lin_tf_kernel k = { .correlation = corr,
+				   .start_dev = DEV0 + 3050 + corr * 100,
+				   .end_dev = DEV0 + 3090 + corr * 100,
+				   .device = 1,
+				   .context = 1,
+				   .stream = 7,
+				   .grid_id = corr,
+				   .graph_id = node ? 9 : 0,
+				   .graph_node_id = node,
+				   .name_sid = 1 };
 	lin_tf_kernel(&pk, &k);
 	want.spans++;
 	want.gpus++;
@@ -124,7 +135,7 @@ int main(int argc, char **argv)
 	lin_tf_string(&pk, 1, "gemm", 4);
 	lin_tf_string(&pk, 2, "frontend", 8);
 	lin_tf_string(&pk, 3, "cudaLaunchKernel", 16);
-	uint64_t r1 = 1, r34[2] = {3, 4};
+	uint64_t r1 = 1, r34[2] = { 3, 4 };
 	request(1, 1500, 2);
 	epoch(2, 1600, &r1, 1, NIL);
 	handoff(10, 11, 2, 1, 1700);
@@ -139,7 +150,7 @@ int main(int argc, char **argv)
 
 	/* what host-a sends for epoch 2: traceparent of request 1's trace, parent = epoch 2 */
 	uint64_t ka = lin_w3c_proc_key("host-a", 100);
-	struct lin_w3c_traceparent tp = {.flags = 1};
+	struct lin_w3c_traceparent tp = { .flags = 1 };
 	lin_w3c_trace_id(ka, 1, tp.trace_id);
 	lin_w3c_put64(tp.parent_id, lin_w3c_span_id(ka, 2));
 	bool legacy = argc > 2 && !strcmp(argv[2], "legacy");
@@ -155,7 +166,7 @@ int main(int argc, char **argv)
 	lin_tf_string(&pk, 1, "attention", 9);
 	lin_tf_string(&pk, 2, name, strlen(name));
 	lin_tf_string(&pk, 3, "cudaLaunchKernel", 16);
-	uint64_t r10 = 10, r10_14[2] = {10, 14};
+	uint64_t r10 = 10, r10_14[2] = { 10, 14 };
 	request(10, 1500, 2);
 	if (!legacy)
 		lin_tf_request_link(&pk, 1500, 10, 10, lin_w3c_get64(tp.trace_id),
@@ -173,7 +184,7 @@ int main(int argc, char **argv)
 	lin_tf_graph_launch(&pk, 2100, 21, 8, 12, 1, 11, 1, NIL);
 	epoch(12, 2100, &r10, 1, 11);
 	lin_tf_ext_correlation(&pk, EXT, 12, 2);
-	api_cbid(311, 2, 21);                     /* cudaGraphLaunch */
+	api_cbid(311, 2, 21); /* cudaGraphLaunch */
 	kernel(2, 51, true);
 	/* fan-in: epoch 13 serves requests 10 and 14; a memcpy */
 	request(14, 1510, 0);
@@ -181,8 +192,8 @@ int main(int argc, char **argv)
 	lin_tf_launch(&pk, 2300, 10, 13, 1, 13, 0, 3, NIL, 1);
 	lin_tf_launch_end(&pk, 2300, 10, 1);
 	lin_tf_ext_correlation(&pk, EXT, 13, 4);
-	api_cbid(41, 4, 10);                      /* cudaMemcpyAsync */
-	struct lin_tf_memop mc = {4, DEV0 + 3500, DEV0 + 3600, 1, 1, 7, 4096, 1, 0, 0};
+	api_cbid(41, 4, 10); /* cudaMemcpyAsync */
+	struct lin_tf_memop mc = { 4, DEV0 + 3500, DEV0 + 3600, 1, 1, 7, 4096, 1, 0, 0 };
 	lin_tf_memcpy(&pk, &mc);
 	want.spans++;
 	want.gpus++;
@@ -203,10 +214,11 @@ int main(int argc, char **argv)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return 1;
-	fprintf(f, "{\"resources\":2,\"spans\":%u,\"links\":%u,\"events\":%u,\"gpu\":%u,"
-		   "\"remote_requests\":%u,\"remote_joined\":%u,\"cross_process_gpu\":%u,"
-		   "\"remote_parent\":\"%016llx\",\"remote_trace\":\"%016llx%016llx\"}\n",
-		want.spans, want.links, want.events, want.gpus, want.remote, want.joined,
-		want.cross, (unsigned long long)lin_w3c_span_id(ka, 2), (unsigned long long)ka, 1ull);
+	fprintf(f,
+		"{\"resources\":2,\"spans\":%u,\"links\":%u,\"events\":%u,\"gpu\":%u,"
+		"\"remote_requests\":%u,\"remote_joined\":%u,\"cross_process_gpu\":%u,"
+		"\"remote_parent\":\"%016llx\",\"remote_trace\":\"%016llx%016llx\"}\n",
+		want.spans, want.links, want.events, want.gpus, want.remote, want.joined, want.cross,
+		(unsigned long long)lin_w3c_span_id(ka, 2), (unsigned long long)ka, 1ull);
 	return fclose(f) ? 1 : 0;
 }

@@ -16,10 +16,10 @@
 #define MAX_SPANS 64
 
 struct doc {
-	char *json;                    /* the export */
-	char *buf;                     /* a copy, cut into spans */
+	char *json; /* the export */
+	char *buf;  /* a copy, cut into spans */
 	int n;
-	char *span[MAX_SPANS];         /* each span's text up to the next span (NUL-ended) */
+	char *span[MAX_SPANS]; /* each span's text up to the next span (NUL-ended) */
 };
 
 static char *slurp(const char *path)
@@ -44,8 +44,8 @@ static void export(struct doc *d, const char *fixture, int want_exit)
 	snprintf(cmd, sizeof(cmd), "'%s' --export-otlp %s '%s/%s' >/dev/null 2>%s/err.txt",
 		 LIN_VALIDATE_BIN, out, LIN_FIXTURE_GEN_DIR, fixture, dir);
 	int rc = system(cmd);
-	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == want_exit, "%s: exit %d, want %d",
-		  fixture, WEXITSTATUS(rc), want_exit);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == want_exit, "%s: exit %d, want %d", fixture,
+		  WEXITSTATUS(rc), want_exit);
 	d->json = slurp(out);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
@@ -161,8 +161,7 @@ Test(otlp_verdict, same_thread_time_containment_joins_under_the_epoch)
 	export(&d, "good_cuda_only.lt", 0);
 	/* fixturegen cuda_only(): the launch before correlation 11 is in epoch 2, 12 in 3 */
 	static const char *const epochs[] = { [11] = "2", [12] = "3", [13] = NULL };
-	cr_assert_eq(check_gpu(&d, "inferred", "same_thread_time_containment", NULL, NULL, epochs),
-		     2);
+	cr_assert_eq(check_gpu(&d, "inferred", "same_thread_time_containment", NULL, NULL, epochs), 2);
 	done(&d);
 }
 
@@ -171,8 +170,8 @@ Test(otlp_verdict, replay_outside_lineage_is_lost_not_joined_by_node_origin)
 	struct doc d;
 	export(&d, "lost_replay_outside_lineage.lt", 1);
 	cr_assert_eq(check_gpu(&d, "lost", NULL, "lineage.span", "process", NULL), 2);
-	cr_assert_not_null(strstr(d.json,
-				  "\"status\":{\"code\":2,\"message\":\"replay_outside_lineage\"}"));
+	cr_assert_not_null(
+		strstr(d.json, "\"status\":{\"code\":2,\"message\":\"replay_outside_lineage\"}"));
 	done(&d);
 }
 

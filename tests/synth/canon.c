@@ -28,17 +28,29 @@ static const int *varying(uint64_t type)
 	static const int host_tid[] = { 1, 2, 0 }, adopt[] = { 1, 2, 6, 0 },
 			 api[] = { 4, 5, 6, 7, 0 }, dev[] = { 2, 3, 0 }, dropped[] = { 3, 0 },
 			 clock[] = { 1, 2, 3, 0 }, graph_node[] = { 1, 2, 0 }, sid[] = { 1, 0 },
-			 trace_end[] = { 1, 0 },
-			 none[] = { 0 };
+			 trace_end[] = { 1, 0 }, none[] = { 0 };
 	switch (type) {
-	case 1: case 2: case 3: case 4: case 5: case 6: case 8: case 9: case 10: case 13:
-	case 28: case 29: case 32:
-		return host_tid;
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 8:
+	case 9:
+	case 10:
+	case 13:
+	case 28:
+	case 29:
+	case 32: return host_tid;
 	case 7: return adopt;
 	case 11: return sid;
 	case 33: return trace_end;
 	case 21: return api;
-	case 22: case 23: case 24: case 25: return dev;
+	case 22:
+	case 23:
+	case 24:
+	case 25: return dev;
 	case 26: return graph_node;
 	case 30: return dropped;
 	case 31: return clock;
@@ -53,10 +65,7 @@ static bool is_sid(uint64_t type, int field)
 	       (type == 10 && (field == 6 || field == 7)) || (type == 22 && field == 10);
 }
 
-static void print_obj(const msgpack_object *o)
-{
-	msgpack_object_print(stdout, *o);
-}
+static void print_obj(const msgpack_object *o) { msgpack_object_print(stdout, *o); }
 
 static void print_record(const msgpack_object_array *a)
 {

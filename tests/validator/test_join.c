@@ -23,10 +23,7 @@ static void begin_kind(uint64_t pid, const char *fmt, uint32_t ext_kind)
 	lin_tf_header(&pk, &h);
 }
 
-static void begin(uint64_t pid, const char *fmt)
-{
-	begin_kind(pid, fmt, 5);
-}
+static void begin(uint64_t pid, const char *fmt) { begin_kind(pid, fmt, 5); }
 
 static void ext_api_cbid(uint64_t epoch, uint64_t corr, uint32_t cbid)
 {
@@ -36,15 +33,13 @@ static void ext_api_cbid(uint64_t epoch, uint64_t corr, uint32_t cbid)
 }
 
 /* A cudaLaunchKernel call under @epoch. */
-static void ext_api(uint64_t epoch, uint64_t corr)
-{
-	ext_api_cbid(epoch, corr, 211);
-}
+static void ext_api(uint64_t epoch, uint64_t corr) { ext_api_cbid(epoch, corr, 211); }
 
 static void kernel(uint64_t corr, uint64_t grid)
 {
-	struct lin_tf_kernel k = { corr, 1000 * corr + 50, 1000 * corr + 60, 0, 1, 1, grid, 0, 0,
-				   0, 0, 0, false };
+	struct lin_tf_kernel k = {
+		corr, 1000 * corr + 50, 1000 * corr + 60, 0, 1, 1, grid, 0, 0, 0, 0, 0, false
+	};
 	lin_tf_kernel(&pk, &k);
 }
 
@@ -69,7 +64,7 @@ Test(join, records_in_any_order_still_join)
 	struct lin_validator *v = lin_validator_create(NULL);
 	uint64_t r = 7;
 	begin(1, LIN_TRACE_FORMAT_NAME);
-	kernel(11, 1);                    /* before its ext, API and epoch */
+	kernel(11, 1); /* before its ext, API and epoch */
 	ext_api(2, 11);
 	declare(2, &r, 1);
 	add(v, false);
@@ -85,7 +80,7 @@ Test(join, records_in_any_order_still_join)
 Test(join, correlation_ids_are_scoped_by_process)
 {
 	struct lin_validator *v = lin_validator_create(NULL);
-	for (uint64_t pid = 1; pid <= 2; pid++) {      /* truth first, as the CLI does */
+	for (uint64_t pid = 1; pid <= 2; pid++) { /* truth first, as the CLI does */
 		uint64_t r = pid * 10;
 		begin(pid, LIN_TRUTH_FORMAT_NAME);
 		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
@@ -135,7 +130,7 @@ Test(join, fan_in_set_must_match_truth_exactly)
 	begin(1, LIN_TRUTH_FORMAT_NAME);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, reqs, 3, NIL);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 2, part, 2, NIL);
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, part, 2, NIL);   /* no GPU record */
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, part, 2, NIL); /* no GPU record */
 	add(v, true);
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(9, reqs, 3);
@@ -168,14 +163,14 @@ Test(join, truth_is_counted_by_join_level)
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(10, &r1, 1);
 	declare(20, &r2, 1);
-	declare(30, NULL, 0);             /* an op that names no request */
+	declare(30, NULL, 0); /* an op that names no request */
 	ext_api(10, 11);
-	kernel(11, 1);                    /* right request */
+	kernel(11, 1); /* right request */
 	ext_api(20, 12);
-	kernel(12, 2);                    /* wrong request */
+	kernel(12, 2); /* wrong request */
 	ext_api(30, 13);
-	kernel(13, 3);                    /* an op only */
-	kernel(14, 4);                    /* lost: neither */
+	kernel(13, 3); /* an op only */
+	kernel(14, 4); /* lost: neither */
 	add(v, false);
 	lin_validator_finish(v);
 	const struct lin_vsummary *s = lin_validator_summary(v);
@@ -184,8 +179,8 @@ Test(join, truth_is_counted_by_join_level)
 	cr_assert_eq(s->lost, 1);
 	for (int l = 0; l < LIN_LEVEL_N; l++) {
 		cr_assert_eq(s->matched_by_level[l], l == LIN_LEVEL_REQUEST, "matched at %d", l);
-		cr_assert_eq(s->incorrect_by_level[l], l == LIN_LEVEL_REQUEST || l == LIN_LEVEL_EPOCH,
-			     "incorrect at %d", l);
+		cr_assert_eq(s->incorrect_by_level[l],
+			     l == LIN_LEVEL_REQUEST || l == LIN_LEVEL_EPOCH, "incorrect at %d", l);
 	}
 	char *buf = NULL;
 	size_t len = 0;
@@ -194,9 +189,11 @@ Test(join, truth_is_counted_by_join_level)
 	lin_validator_report_json(v, f);
 	cr_assert_eq(fclose(f), 0);
 	cr_assert(strstr(buf, "\"matched_by_level\":{\"none\":0,\"api_call\":0,\"op\":0,"
-			      "\"epoch\":0,\"request\":1}"), "%s", buf);
+			      "\"epoch\":0,\"request\":1}"),
+		  "%s", buf);
 	cr_assert(strstr(buf, "\"incorrect_by_level\":{\"none\":0,\"api_call\":0,\"op\":0,"
-			      "\"epoch\":1,\"request\":1}"), "%s", buf);
+			      "\"epoch\":1,\"request\":1}"),
+		  "%s", buf);
 	free(buf);
 	lin_validator_free(v);
 	LIN_TEST_CHECK_LEAKS();
@@ -237,13 +234,13 @@ Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 	declare(20, &r2, 1);
 	lin_tf_graph_launch(&pk, 2, 100, 6, 30, 1, 20, 1, NIL);
 	lin_tf_epoch_declare(&pk, 2, 100, 30, 1, &r2, 1, 20, 0);
-	ext_api_cbid(30, 11, 311);                    /* cudaGraphLaunch */
+	ext_api_cbid(30, 11, 311); /* cudaGraphLaunch */
 	struct lin_tf_kernel k = { 11, 11050, 11060, 0, 1, 1, 1, 5, 150, 0, 0, 0, false };
 	lin_tf_kernel(&pk, &k);
-	k.correlation = 12;                           /* replay without ext and API */
+	k.correlation = 12; /* replay without ext and API */
 	k.grid_id = 2;
 	lin_tf_kernel(&pk, &k);
-	k.graph_node_id = 151;                        /* a clone nobody recorded */
+	k.graph_node_id = 151; /* a clone nobody recorded */
 	k.grid_id = 3;
 	lin_tf_kernel(&pk, &k);
 	add(v, false);
@@ -264,7 +261,7 @@ Test(join, other_ext_kinds_are_ignored)
 	uint64_t r = 1;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(2, &r, 1);
-	lin_tf_ext_correlation(&pk, 1, 2, 11);          /* CUSTOM0, not ours */
+	lin_tf_ext_correlation(&pk, 1, 2, 11); /* CUSTOM0, not ours */
 	struct lin_tf_api a = { 1, 211, 11, 11000, 11010, 1, 100, 0 };
 	lin_tf_api(&pk, &a);
 	kernel(11, 1);
@@ -289,7 +286,7 @@ Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
 		add(v, true);
 		begin_kind(1, LIN_TRACE_FORMAT_NAME, kind);
 		declare(2, &r, 1);
-		lin_tf_ext_correlation(&pk, 3, 2, 11);      /* CUSTOM0 */
+		lin_tf_ext_correlation(&pk, 3, 2, 11); /* CUSTOM0 */
 		struct lin_tf_api a = { 1, 211, 11, 11000, 11010, 1, 100, 0 };
 		lin_tf_api(&pk, &a);
 		kernel(11, 1);
@@ -353,8 +350,8 @@ Test(join, records_after_trace_end_are_reported)
 	declare(2, &r, 1);
 	ext_api(2, 11);
 	lin_tf_trace_end(&pk, 500, 0);
-	kernel(11, 1);                    /* appended after the trace was closed */
-	add(v, false);                    /* closes it again */
+	kernel(11, 1); /* appended after the trace was closed */
+	add(v, false); /* closes it again */
 	lin_validator_finish(v);
 	const struct lin_vsummary *s = lin_validator_summary(v);
 	cr_assert_eq(s->observed, 1, "the record is still validated");
@@ -413,8 +410,7 @@ Test(join, verdict_hook_sees_every_gpu_record_and_changes_nothing)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct seen s = { 0 };
 		struct lin_vopts plain = { 100 };
-		struct lin_vopts hooked = { .max_findings = 100, .on_gpu = keep_verdict,
-					    .on_gpu_arg = &s };
+		struct lin_vopts hooked = { .max_findings = 100, .on_gpu = keep_verdict, .on_gpu_arg = &s };
 		char *a = fixture_report(cases[c].fixture, &plain);
 		char *b = fixture_report(cases[c].fixture, &hooked);
 		cr_assert_str_eq(a, b, "%s: the hook changed the report", cases[c].fixture);
@@ -449,8 +445,9 @@ Test(join, verdict_hook_sees_every_gpu_record_and_changes_nothing)
 /* An API record of @domain for @corr on thread @tid, with its ext record. */
 static void api_of(uint32_t domain, uint64_t corr, uint32_t tid, uint64_t epoch)
 {
-	struct lin_tf_api a = { domain, domain == 1 ? 505 : 307, corr, 1000 * corr,
-				1000 * corr + 10, 1, tid, 0 };
+	struct lin_tf_api a = {
+		domain, domain == 1 ? 505 : 307, corr, 1000 * corr, 1000 * corr + 10, 1, tid, 0
+	};
 	lin_tf_ext_correlation(&pk, 5, epoch, corr);
 	lin_tf_api(&pk, &a);
 }
@@ -489,8 +486,13 @@ Test(join, correlation_reused_across_calls_is_still_found)
 {
 	const uint32_t same[] = { 1, 1 }, two_tids[] = { 100, 101 }, mixed[] = { 1, 2 };
 	const uint32_t three[] = { 1, 2, 1 }, tids3[] = { 100, 100, 100 }, tids2[] = { 100, 100 };
-	struct { const uint32_t *d, *t; size_t n; } cases[] = {
-		{ same, tids2, 2 }, { mixed, two_tids, 2 }, { three, tids3, 3 },
+	struct {
+		const uint32_t *d, *t;
+		size_t n;
+	} cases[] = {
+		{ same, tids2, 2 },
+		{ mixed, two_tids, 2 },
+		{ three, tids3, 3 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct lin_validator *v = lin_validator_create(NULL);

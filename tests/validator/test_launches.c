@@ -26,17 +26,15 @@ static void begin_clock(const char *backend, const char *device_clock)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, backend,
-				   "ok", device_clock };
+	struct lin_tf_header h = {
+		LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, backend, "ok", device_clock
+	};
 	lin_tf_header(&pk, &h);
 	v = lin_validator_create(NULL);
 	cr_assert_not_null(v);
 }
 
-static void begin(const char *backend)
-{
-	begin_clock(backend, NULL);
-}
+static void begin(const char *backend) { begin_clock(backend, NULL); }
 
 static void finish(void)
 {
@@ -60,8 +58,7 @@ static void request(uint64_t req, uint64_t epoch)
 }
 
 /* An API record on TID at device [start, end]; cbid 211 (cudaLaunchKernel) unless given. */
-static void api_at(uint32_t domain, uint32_t cbid, uint64_t corr, uint64_t start, uint64_t end,
-		   int64_t ret)
+static void api_at(uint32_t domain, uint32_t cbid, uint64_t corr, uint64_t start, uint64_t end, int64_t ret)
 {
 	struct lin_tf_api a = { domain, cbid, corr, start, end, 1, TID, ret };
 	lin_tf_api(&pk, &a);
@@ -146,7 +143,7 @@ Test(launches, device_time_is_interpolated_between_clock_records)
 	lin_tf_clock(&pk, 100000, 101000, 100000);
 	request(1, 2);
 	bracket(50400, 50600, 2, 1);
-	api_at(1, 211, 1, 51000, 51010, 0);   /* host 50495..50505 interpolated; 51000 by either pair */
+	api_at(1, 211, 1, 51000, 51010, 0); /* host 50495..50505 interpolated; 51000 by either pair */
 	kernel_at(1, 1, 52000);
 	finish();
 	cr_assert_eq(s->inferred, 1);
@@ -160,7 +157,7 @@ Test(launches, a_pushed_bracket_never_joins_by_time)
 	request(1, 2);
 	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1); /* pushed epoch 2 */
 	lin_tf_launch_end(&pk, 900, TID, 1);
-	api_at(1, 211, 1, 200, 300, 0);       /* ... but its ext record never came */
+	api_at(1, 211, 1, 200, 300, 0); /* ... but its ext record never came */
 	kernel_at(1, 1, 1000);
 	finish();
 	cr_assert_eq(s->inferred, 0, "only brackets that pushed nothing are evidence by time");
@@ -176,7 +173,7 @@ Test(launches, a_bracket_outside_any_epoch_reaches_the_op_level)
 	bracket(100, 900, NIL, 1);
 	api_at(1, 211, 1, 200, 300, 0);
 	kernel_at(1, 1, 1000);
-	api_at(1, 211, 2, 1000, 1100, 0);    /* no bracket around it */
+	api_at(1, 211, 2, 1000, 1100, 0); /* no bracket around it */
 	kernel_at(2, 2, 2000);
 	finish();
 	cr_assert_eq(s->lost, 2);
@@ -195,9 +192,9 @@ Test(launches, a_failed_launch_owes_no_gpu_record)
 	api_at(1, 211, 1, 100, 200, 0);
 	kernel_at(1, 1, 300);
 	lin_tf_ext_correlation(&pk, 5, 2, 2);
-	api_at(1, 211, 2, 400, 500, 98);       /* cudaErrorInvalidDeviceFunction */
+	api_at(1, 211, 2, 400, 500, 98); /* cudaErrorInvalidDeviceFunction */
 	lin_tf_ext_correlation(&pk, 5, 2, 3);
-	api_at(1, 211, 3, 600, 700, 0);       /* succeeded, kernel missing */
+	api_at(1, 211, 3, 600, 700, 0); /* succeeded, kernel missing */
 	finish();
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1, "only the successful one");
 	done();
@@ -208,8 +205,8 @@ Test(launches, a_driver_launch_inside_a_runtime_launch_owes_nothing_of_its_own)
 	begin("cupti");
 	request(1, 2);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
-	api_at(1, 211, 1, 100, 200, 0);       /* cudaLaunchKernel */
-	api_at(2, 307, 2, 110, 190, 0);       /* cuLaunchKernel inside it */
+	api_at(1, 211, 1, 100, 200, 0); /* cudaLaunchKernel */
+	api_at(2, 307, 2, 110, 190, 0); /* cuLaunchKernel inside it */
 	kernel_at(1, 1, 300);
 	finish();
 	cr_assert_eq(s->lost, 0);
@@ -231,12 +228,13 @@ Test(launches, a_truth_label_tied_to_a_missing_launch_is_one_loss)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header th = { LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
-				    NULL };
+	struct lin_tf_header th = {
+		LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", NULL
+	};
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
 	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 7, &r, 1, NIL, 1);
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 8, &r, 1, NIL);       /* no correlation known */
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 8, &r, 1, NIL); /* no correlation known */
 	struct lin_validator *tv = lin_validator_create(NULL);
 	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
@@ -245,7 +243,7 @@ Test(launches, a_truth_label_tied_to_a_missing_launch_is_one_loss)
 	v = tv;
 	request(1, 2);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
-	api_at(1, 211, 1, 100, 200, 0);      /* kernel grid 7 never arrives */
+	api_at(1, 211, 1, 100, 200, 0); /* kernel grid 7 never arrives */
 	finish();
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 2,
 		     "the tied label counts once, the untied one on its own");
@@ -260,7 +258,7 @@ Test(launches, a_launch_after_its_epoch_retired_is_stale)
 	request(1, 2);
 	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
-	lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1);   /* another thread retired it first */
+	lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1); /* another thread retired it first */
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
 	api_at(1, 211, 1, 100, 200, 0);
 	kernel_at(1, 1, 300);
@@ -269,7 +267,7 @@ Test(launches, a_launch_after_its_epoch_retired_is_stale)
 	done();
 	begin("cupti");
 	request(1, 2);
-	lin_tf_epoch_retire(&pk, 600, TID + 1, 2, 1);   /* retired after the launch */
+	lin_tf_epoch_retire(&pk, 600, TID + 1, 2, 1); /* retired after the launch */
 	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
@@ -288,10 +286,10 @@ Test(launches, a_graph_memcpy_read_twice_is_a_duplicate_but_two_replays_are_not)
 	begin("cupti");
 	request(1, 2);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
-	api_at(1, 311, 1, 100, 200, 0);                  /* cudaGraphLaunch */
+	api_at(1, 311, 1, 100, 200, 0); /* cudaGraphLaunch */
 	struct lin_tf_memop m = { 1, 300, 310, 0, 1, 1, 64, 1, 7, 70 };
 	lin_tf_memcpy(&pk, &m);
-	m.start_dev = 400;                               /* the second memcpy node */
+	m.start_dev = 400; /* the second memcpy node */
 	m.end_dev = 410;
 	m.graph_node_id = 71;
 	lin_tf_memcpy(&pk, &m);
@@ -316,7 +314,7 @@ Test(launches, a_request_id_declared_again_as_an_epoch_is_a_finding)
 	begin("cupti");
 	uint64_t r = 1;
 	lin_tf_request_begin(&pk, 10, TID, 1, NIL, 0, NIL);
-	lin_tf_epoch_declare(&pk, 10, TID, 1, 1, &r, 1, NIL, 0);   /* ids share one space */
+	lin_tf_epoch_declare(&pk, 10, TID, 1, 1, &r, 1, NIL, 0); /* ids share one space */
 	lin_tf_ext_correlation(&pk, 5, 1, 1);
 	api_at(1, 211, 1, 100, 200, 0);
 	kernel_at(1, 1, 300);
@@ -420,9 +418,9 @@ Test(launches, nested_pushed_brackets_tag_the_innermost)
 	request(3, 4);
 	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
 	lin_tf_launch(&pk, 200, TID, 4, 1, 4, 0, 0, NIL, 2);
-	tagged_call(4, 1, 210, 250, 1);              /* top of CUPTI's stack: 4 */
+	tagged_call(4, 1, 210, 250, 1); /* top of CUPTI's stack: 4 */
 	lin_tf_launch_end(&pk, 300, TID, 2);
-	tagged_call(2, 2, 350, 380, 2);              /* back in 2 */
+	tagged_call(2, 2, 350, 380, 2); /* back in 2 */
 	lin_tf_launch_end(&pk, 400, TID, 1);
 	finish();
 	cr_assert_eq(s->bracket_checked, 2);
@@ -434,8 +432,9 @@ Test(launches, a_truth_file_read_first_does_not_hide_the_trace_header)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header th = { LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
-				    NULL };
+	struct lin_tf_header th = {
+		LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", NULL
+	};
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
@@ -461,12 +460,12 @@ Test(launches, a_graph_kernel_whose_clone_belongs_to_another_exec_is_not_joined)
 	for (int wrong = 0; wrong < 2; wrong++) {
 		begin("cupti");
 		request(1, 2);
-		lin_tf_graph_node_clone(&pk, 70, 170, 7, 8);         /* clone 170 is exec 8's */
+		lin_tf_graph_node_clone(&pk, 70, 170, 7, 8); /* clone 170 is exec 8's */
 		lin_tf_graph_launch(&pk, 20, TID, wrong ? 9 : 8, 3, 1, 2, 1, NIL);
 		uint64_t r = 1;
 		lin_tf_epoch_declare(&pk, 20, TID, 3, 1, &r, 1, 2, 0);
 		lin_tf_ext_correlation(&pk, 5, 3, 1);
-		api_at(1, 311, 1, 100, 200, 0);                      /* cudaGraphLaunch */
+		api_at(1, 311, 1, 100, 200, 0); /* cudaGraphLaunch */
 		struct lin_tf_kernel k = { 1, 300, 310, 0, 1, 1, 1, 7, 170, 0, 0, 0, false };
 		lin_tf_kernel(&pk, &k);
 		finish();
@@ -481,8 +480,8 @@ Test(launches, a_plain_kernel_on_a_graph_launch_is_not_joined)
 	begin("cupti");
 	request(1, 2);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
-	api_at(1, 311, 1, 100, 200, 0);                  /* cudaGraphLaunch, but ... */
-	kernel_at(1, 1, 300);                            /* ... a kernel of no graph */
+	api_at(1, 311, 1, 100, 200, 0); /* cudaGraphLaunch, but ... */
+	kernel_at(1, 1, 300);           /* ... a kernel of no graph */
 	finish();
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_CORRELATION_MISMATCH], 1);
 	done();
@@ -514,11 +513,11 @@ Test(launches, a_pushed_bracket_around_pushed_ones_owes_no_call_of_its_own)
 	/* An application bracket around a library's: the call is tagged with the inner id. */
 	for (int host = 0; host < 3; host++) {
 		if (host == 2)
-			begin("cupti");             /* no clock bound: the per-id count */
+			begin("cupti"); /* no clock bound: the per-id count */
 		else
 			begin_clock("custom", host ? "host" : NULL);
 		if (host == 0)
-			lin_tf_clock(&pk, 0, 0, 0);  /* CUPTI's clock, an exact pair */
+			lin_tf_clock(&pk, 0, 0, 0); /* CUPTI's clock, an exact pair */
 		request(1, 2);
 		request(3, 4);
 		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
@@ -536,7 +535,7 @@ Test(launches, with_cupti_clock_pairs_of_known_width_swapped_ext_records_are_fou
 {
 	for (int swapped = 0; swapped < 2; swapped++) {
 		begin("custom");
-		lin_tf_clock(&pk, 0, 0, 20);                 /* read within 20 ns */
+		lin_tf_clock(&pk, 0, 0, 20); /* read within 20 ns */
 		request(1, 2);
 		request(3, 4);
 		pushed(100, 300, 2, 1);
@@ -553,13 +552,13 @@ Test(launches, with_cupti_clock_pairs_of_known_width_swapped_ext_records_are_fou
 Test(launches, a_call_within_the_clock_error_of_an_edge_is_unchecked)
 {
 	begin("custom");
-	lin_tf_clock(&pk, 0, 0, 100);                        /* 100 ns of error */
-	lin_tf_clock(&pk, 1000, 1000, 1100);                 /* the calls lie between the pairs */
+	lin_tf_clock(&pk, 0, 0, 100);        /* 100 ns of error */
+	lin_tf_clock(&pk, 1000, 1000, 1100); /* the calls lie between the pairs */
 	request(1, 2);
 	request(3, 4);
 	pushed(100, 300, 2, 1);
 	pushed(310, 600, 4, 1);
-	tagged_call(4, 1, 250, 290, 1);     /* by the pair in 2's bracket, but within 100 ns of 4's */
+	tagged_call(4, 1, 250, 290, 1); /* by the pair in 2's bracket, but within 100 ns of 4's */
 	tagged_call(4, 2, 450, 500, 2);
 	finish();
 	cr_assert(!finding("ext_outside_bracket"), "never judged within the error");
@@ -578,7 +577,7 @@ Test(launches, containment_needs_the_call_clear_of_the_edges_by_the_clock_error)
 		lin_tf_clock(&pk, 0, 0, err ? 60 : 0);
 		request(1, 2);
 		bracket(100, 300, 2, 1);
-		api_at(1, 211, 1, 150, 250, 0);              /* 50 ns clear of each edge */
+		api_at(1, 211, 1, 150, 250, 0); /* 50 ns clear of each edge */
 		kernel_at(1, 1, 1000);
 		finish();
 		cr_assert_eq(s->inferred, (uint64_t)!err);
@@ -697,10 +696,10 @@ Test(launches, ext_findings_point_at_the_first_ext_record_concerned)
 	pushed(100, 300, 2, 1);
 	tagged_call(2, 1, 150, 250, 1);
 	size_t no_bracket = sb.size;
-	tagged_call(4, 2, 400, 450, 2);          /* no bracket pushed 4 */
+	tagged_call(4, 2, 400, 450, 2); /* no bracket pushed 4 */
 	tagged_call(4, 3, 500, 550, 3);
 	size_t no_api = sb.size;
-	lin_tf_ext_correlation(&pk, 5, 2, 9);    /* call 9's API record is missing */
+	lin_tf_ext_correlation(&pk, 5, 2, 9); /* call 9's API record is missing */
 	kernel_at(9, 9, 900);
 	finish();
 	const struct lin_finding *f = finding_of("ext_without_bracket");
@@ -723,7 +722,7 @@ Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
 	for (int lineage = 0; lineage < 2; lineage++) {
 		begin_clock(lineage ? "custom" : "none", "host");
 		request(1, 2);
-		tagged_call(2, 1, 150, 250, 1);          /* no bracket around it */
+		tagged_call(2, 1, 150, 250, 1); /* no bracket around it */
 		finish();
 		cr_assert_eq(finding("ext_outside_bracket"), lineage);
 		done();
@@ -734,10 +733,9 @@ Test(launches, ids_another_tool_pushed_are_not_held_to_lineage_brackets)
 
 /* One thread, or two: API records of begin/end capture and a launch between them whose
  * kernel is missing. */
-static void capture_case(uint32_t begin_tid, int64_t begin_ret, uint32_t end_tid,
-			 uint32_t launch_tid)
+static void capture_case(uint32_t begin_tid, int64_t begin_ret, uint32_t end_tid, uint32_t launch_tid)
 {
-	int64_t end_ret = begin_ret;          /* ending a capture that never began fails too */
+	int64_t end_ret = begin_ret; /* ending a capture that never began fails too */
 	begin("cupti");
 	request(1, 2);
 	struct lin_tf_api b = { 1, 315, 1, 100, 110, 1, begin_tid, begin_ret };
@@ -748,25 +746,25 @@ static void capture_case(uint32_t begin_tid, int64_t begin_ret, uint32_t end_tid
 	struct lin_tf_api e = { 1, 319, 3, 300, 310, 1, end_tid, end_ret };
 	lin_tf_api(&pk, &e);
 	lin_tf_ext_correlation(&pk, 5, 2, 4);
-	api_at(1, 211, 4, 400, 410, 0);      /* after the capture: its kernel is owed */
+	api_at(1, 211, 4, 400, 410, 0); /* after the capture: its kernel is owed */
 	kernel_at(4, 1, 500);
 	finish();
 }
 
 Test(launches, capture_windows_exempt_only_what_they_may_have_captured)
 {
-	capture_case(TID, 0, TID, TID);              /* captured on its own thread */
+	capture_case(TID, 0, TID, TID); /* captured on its own thread */
 	cr_assert_eq(s->captured_launches, 1);
 	cr_assert_eq(lin_validator_exit_code(v), 0);
 	done();
-	capture_case(TID, 900, TID, TID);            /* the begin failed: no capture */
+	capture_case(TID, 900, TID, TID); /* the begin failed: no capture */
 	cr_assert_eq(s->captured_launches, 0);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
 	done();
-	capture_case(TID, 0, TID + 1, TID);          /* ended on another thread (relaxed) */
+	capture_case(TID, 0, TID + 1, TID); /* ended on another thread (relaxed) */
 	cr_assert_eq(s->captured_launches, 1, "the window still closes");
 	done();
-	capture_case(TID + 1, 0, TID + 1, TID);      /* another thread's capture */
+	capture_case(TID + 1, 0, TID + 1, TID); /* another thread's capture */
 	cr_assert_eq(s->captured_launches, 0);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_MAYBE_CAPTURED], 1, "captured or lost: unknown");
 	done();
@@ -786,11 +784,11 @@ Test(launches, closing_many_captures_from_another_thread_is_linear, .timeout = 1
 		struct lin_tf_api b = { 1, 315, c, 100 + c, 101 + c, 1, TID, 0 };
 		lin_tf_api(&pk, &b);
 	}
-	api_at(1, 211, c, 100 + c, 101 + c, 0);      /* inside them all, no kernel */
+	api_at(1, 211, c, 100 + c, 101 + c, 0); /* inside them all, no kernel */
 	uint64_t launch = c++;
 	for (uint32_t i = 0; i < CAP_N; i++, c++) {
 		struct lin_tf_api e = { 1, 319, c, 100 + c, 101 + c, 1, TID + 1, 0 };
-		lin_tf_api(&pk, &e);                /* relaxed: ends the last one open anywhere */
+		lin_tf_api(&pk, &e); /* relaxed: ends the last one open anywhere */
 	}
 	kernel_at(c + 5, 1, 10000000);
 	finish();
@@ -832,11 +830,11 @@ Test(launches, a_driver_launch_of_its_own_owes_its_record_beside_runtime_calls)
 	begin("cupti");
 	request(1, 2);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
-	api_at(1, 41, 1, 100, 200, 0);               /* cudaMemcpyAsync */
+	api_at(1, 41, 1, 100, 200, 0); /* cudaMemcpyAsync */
 	struct lin_tf_memop m = { 1, 300, 310, 0, 1, 1, 64, 1, 0, 0 };
 	lin_tf_memcpy(&pk, &m);
 	lin_tf_ext_correlation(&pk, 5, 2, 2);
-	api_at(2, 307, 2, 400, 450, 0);              /* cuLaunchKernel, nested in nothing */
+	api_at(2, 307, 2, 400, 450, 0); /* cuLaunchKernel, nested in nothing */
 	finish();
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
 	done();
@@ -856,8 +854,9 @@ Test(launches, a_truth_file_after_a_trace_is_refused_and_recorded)
 	msgpack_sbuffer_destroy(&sb);
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header th = { LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
-				    NULL };
+	struct lin_tf_header th = {
+		LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", NULL
+	};
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
@@ -883,8 +882,16 @@ Test(launches, allow_empty_passes_only_an_empty_run)
 	for (int p = 0; p < 2; p++) {
 		msgpack_sbuffer_init(&sb);
 		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-		struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", (uint64_t)(10 + p), 0,
-					   "tsc", 1e9, 5, "cupti", "ok" };
+		struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME,
+					   "t",
+					   "h",
+					   (uint64_t)(10 + p),
+					   0,
+					   "tsc",
+					   1e9,
+					   5,
+					   "cupti",
+					   "ok" };
 		lin_tf_header(&pk, &h);
 		request(1, 2);
 		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);

@@ -31,8 +31,7 @@ static int read_all(const void *data, size_t n, uint64_t *records, char *err, si
 	struct lin_reader *r = lin_reader_open_mem("t", data, n);
 	struct lin_header h;
 	static struct lin_rec rec;
-	int st = lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h) == 0 ? LIN_READ_RECORD
-								       : LIN_READ_ERROR;
+	int st = lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h) == 0 ? LIN_READ_RECORD : LIN_READ_ERROR;
 	while (st == LIN_READ_RECORD)
 		st = lin_reader_next(r, &rec);
 	*records = lin_reader_records(r);
@@ -93,8 +92,9 @@ static void begin(void)
 {
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none",
-				   NULL };
+	struct lin_tf_header h = {
+		LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", NULL
+	};
 	lin_tf_header(&pk, &h);
 }
 
@@ -110,16 +110,16 @@ static int finish(char *err, uint64_t *records)
 Test(reader, hostile_length_prefixes_fail_without_allocating)
 {
 	static const char *const bad[] = {
-		"\xdd\xff\xff\xff\xff",                 /* array32 of 4 G elements */
-		"\xdf\xff\xff\xff\xff",                 /* map32 */
-		"\x93\x0b\x01\xdb\xff\xff\xff\xff",     /* string record with a 4 GiB str */
-		"\x93\x0b\x01\xc6\xff\xff\xff\xff",     /* bin32 */
-		"\xdd\x00\x01\x00\x00\x01",             /* 65536 elements, 1 byte left */
-		"\x92\x63\xc1",                         /* reserved tag */
-		"\x90",                                 /* empty record */
-		"\x05",                                 /* not an array */
-		"\x91\x00",                             /* record type 0 */
-		"\x91\xff",                             /* negative record type */
+		"\xdd\xff\xff\xff\xff",             /* array32 of 4 G elements */
+		"\xdf\xff\xff\xff\xff",             /* map32 */
+		"\x93\x0b\x01\xdb\xff\xff\xff\xff", /* string record with a 4 GiB str */
+		"\x93\x0b\x01\xc6\xff\xff\xff\xff", /* bin32 */
+		"\xdd\x00\x01\x00\x00\x01",         /* 65536 elements, 1 byte left */
+		"\x92\x63\xc1",                     /* reserved tag */
+		"\x90",                             /* empty record */
+		"\x05",                             /* not an array */
+		"\x91\x00",                         /* record type 0 */
+		"\x91\xff",                         /* negative record type */
 	};
 	static const size_t len[] = { 5, 5, 8, 8, 6, 3, 1, 1, 2, 2 };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -149,20 +149,30 @@ Test(reader, deep_nesting_is_bounded)
 static void pack_valid(char code)
 {
 	switch (code) {
-	case 'u': case 'o': case 'c': case 'i': msgpack_pack_uint32(&pk, 1); break;
+	case 'u':
+	case 'o':
+	case 'c':
+	case 'i': msgpack_pack_uint32(&pk, 1); break;
 	case 'b': msgpack_pack_false(&pk); break;
-	case 's': case 'n': msgpack_pack_str_with_body(&pk, "s", 1); break;
-	default: msgpack_pack_array(&pk, 1); msgpack_pack_uint32(&pk, 1); break;
+	case 's':
+	case 'n': msgpack_pack_str_with_body(&pk, "s", 1); break;
+	default:
+		msgpack_pack_array(&pk, 1);
+		msgpack_pack_uint32(&pk, 1);
+		break;
 	}
 }
 
 static void pack_wrong(char code)
 {
 	switch (code) {
-	case 'u': case 'o': case 'i': msgpack_pack_str_with_body(&pk, "x", 1); break;
+	case 'u':
+	case 'o':
+	case 'i': msgpack_pack_str_with_body(&pk, "x", 1); break;
 	case 'c': msgpack_pack_uint64(&pk, 1ull << 32); break; /* past 32 bits */
 	case 'b': msgpack_pack_uint32(&pk, 1); break;
-	case 's': case 'n': msgpack_pack_true(&pk); break;
+	case 's':
+	case 'n': msgpack_pack_true(&pk); break;
 	default: msgpack_pack_uint32(&pk, 1); break;
 	}
 }
@@ -173,13 +183,13 @@ Test(reader, wrong_type_in_every_field_names_the_field)
 		const struct lin_schema *s = lin_schema_get(t);
 		if (!s || t == LIN_REC_TRUTH)
 			continue;
-		char codes[LIN_READER_MAX_FIELDS + 1];   /* the types without the '|' */
+		char codes[LIN_READER_MAX_FIELDS + 1]; /* the types without the '|' */
 		size_t nf = 0;
 		for (const char *c = s->types; *c; c++)
 			if (*c != '|')
 				codes[nf++] = *c;
 		codes[nf] = 0;
-		for (size_t bad = 0; bad <= nf; bad++) {   /* bad == nf: all valid */
+		for (size_t bad = 0; bad <= nf; bad++) { /* bad == nf: all valid */
 			char err[512];
 			uint64_t recs;
 			begin();
@@ -193,13 +203,15 @@ Test(reader, wrong_type_in_every_field_names_the_field)
 			}
 			int st = finish(err, &recs);
 			if (bad == nf) {
-				cr_assert_eq(st, LIN_READ_EOF, "%s valid record rejected: %s", s->name, err);
+				cr_assert_eq(st, LIN_READ_EOF, "%s valid record rejected: %s",
+					     s->name, err);
 				cr_assert_eq(recs, 1);
 				continue;
 			}
-			cr_assert_eq(st, LIN_READ_ERROR, "%s field %zu: wrong type accepted", s->name, bad);
-			cr_assert(strstr(err, s->fields[bad]), "%s: message lacks the field name: %s",
-				  s->name, err);
+			cr_assert_eq(st, LIN_READ_ERROR, "%s field %zu: wrong type accepted",
+				     s->name, bad);
+			cr_assert(strstr(err, s->fields[bad]),
+				  "%s: message lacks the field name: %s", s->name, err);
 		}
 	}
 	LIN_TEST_CHECK_LEAKS();
@@ -211,12 +223,12 @@ Test(reader, any_integer_encoding_accepted_negative_rejected_for_uint)
 	uint64_t recs;
 	begin();
 	msgpack_sbuffer_write(&sb, "\x93\x1f\xd0\x05\xd3\x00\x00\x00\x00\x00\x00\x00\x07", 13);
-	cr_assert_eq(finish(err, &recs), LIN_READ_EOF, "%s", err);   /* clock, int8/int64 */
+	cr_assert_eq(finish(err, &recs), LIN_READ_EOF, "%s", err); /* clock, int8/int64 */
 	begin();
 	msgpack_sbuffer_write(&sb, "\x93\x1f\xff\x05", 4);
 	cr_assert_eq(finish(err, &recs), LIN_READ_ERROR);
 	cr_assert(strstr(err, "host_ns"), "%s", err);
-	begin();                                                     /* NaN as host_ns */
+	begin(); /* NaN as host_ns */
 	msgpack_pack_array(&pk, 3);
 	msgpack_pack_uint32(&pk, LIN_REC_CLOCK);
 	msgpack_pack_double(&pk, NAN);
@@ -231,7 +243,7 @@ Test(reader, too_few_fields_rejected_extra_fields_skipped)
 	char err[512];
 	uint64_t recs;
 	begin();
-	msgpack_sbuffer_write(&sb, "\x92\x1f\x01", 3);                 /* clock with 1 field */
+	msgpack_sbuffer_write(&sb, "\x92\x1f\x01", 3); /* clock with 1 field */
 	cr_assert_eq(finish(err, &recs), LIN_READ_ERROR);
 	cr_assert(strstr(err, "fields"), "%s", err);
 	begin();
@@ -313,10 +325,7 @@ static int header_only(void (*fn)(void), char *err)
 	return finish(err, &recs);
 }
 
-static void key(const char *k)
-{
-	msgpack_pack_str_with_body(&pk, k, strlen(k));
-}
+static void key(const char *k) { msgpack_pack_str_with_body(&pk, k, strlen(k)); }
 
 static void base_keys(void)
 {
@@ -330,11 +339,45 @@ static void base_keys(void)
 	key("h");
 }
 
-static void hdr_dup(void) { msgpack_pack_map(&pk, 5); base_keys(); key("pid"); msgpack_pack_uint32(&pk, 1); key("pid"); msgpack_pack_uint32(&pk, 2); }
-static void hdr_nan(void) { msgpack_pack_map(&pk, 5); base_keys(); key("pid"); msgpack_pack_uint32(&pk, 1); key("tsc_hz"); msgpack_pack_double(&pk, NAN); }
-static void hdr_nopid(void) { msgpack_pack_map(&pk, 3); base_keys(); }
-static void hdr_pidstr(void) { msgpack_pack_map(&pk, 4); base_keys(); key("pid"); key("1"); }
-static void hdr_ok(void) { msgpack_pack_map(&pk, 5); base_keys(); key("pid"); msgpack_pack_uint32(&pk, 1); key("later"); msgpack_pack_map(&pk, 0); }
+static void hdr_dup(void)
+{
+	msgpack_pack_map(&pk, 5);
+	base_keys();
+	key("pid");
+	msgpack_pack_uint32(&pk, 1);
+	key("pid");
+	msgpack_pack_uint32(&pk, 2);
+}
+static void hdr_nan(void)
+{
+	msgpack_pack_map(&pk, 5);
+	base_keys();
+	key("pid");
+	msgpack_pack_uint32(&pk, 1);
+	key("tsc_hz");
+	msgpack_pack_double(&pk, NAN);
+}
+static void hdr_nopid(void)
+{
+	msgpack_pack_map(&pk, 3);
+	base_keys();
+}
+static void hdr_pidstr(void)
+{
+	msgpack_pack_map(&pk, 4);
+	base_keys();
+	key("pid");
+	key("1");
+}
+static void hdr_ok(void)
+{
+	msgpack_pack_map(&pk, 5);
+	base_keys();
+	key("pid");
+	msgpack_pack_uint32(&pk, 1);
+	key("later");
+	msgpack_pack_map(&pk, 0);
+}
 
 static void hdr_escape(void)
 {

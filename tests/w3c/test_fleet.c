@@ -29,18 +29,18 @@ static int receiver(int fd, const char *trace)
 	struct lin_w3c_context c;
 	if (lin_w3c_extract(h.traceparent, h.tracestate, &c) || !c.has_token)
 		return 11;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = trace};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_path = trace };
 	lin_runtime *rt;
 	if (lin_runtime_create(&o, &rt))
 		return 12;
 	lin_scope s;
 	if (lin_w3c_adopt(rt, &c, &s) != -LIN_EFOREIGN)
 		return 13; /* another process's token is never adopted as if local */
-	struct lin_request_opts ro = {.sz = sizeof(ro), .name = "worker"};
+	struct lin_request_opts ro = { .sz = sizeof(ro), .name = "worker" };
 	uint64_t req, ep;
 	if (lin_w3c_request_begin(rt, &c, &ro, &req) || lin_scope_enter(rt, req, &s))
 		return 14;
-	struct lin_epoch_opts eo = {.sz = sizeof(eo)};
+	struct lin_epoch_opts eo = { .sz = sizeof(eo) };
 	if (lin_epoch_declare(rt, &eo, &ep) || lin_scope_exit(rt, &s))
 		return 15;
 	lin_epoch_retire(rt, ep);
@@ -78,13 +78,13 @@ Test(w3c_fleet, two_processes_join_through_traceparent)
 		_exit(receiver(p[0], tb));
 	}
 	close(p[0]);
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_path = ta};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_path = ta };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req, ep;
-	struct lin_request_opts ro = {.sz = sizeof(ro), .name = "frontend"};
+	struct lin_request_opts ro = { .sz = sizeof(ro), .name = "frontend" };
 	cr_assert_eq(lin_request_begin(rt, &ro, &req), 0);
-	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &req, .n_requests = 1};
+	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &req, .n_requests = 1 };
 	cr_assert_eq(lin_epoch_declare(rt, &eo, &ep), 0);
 	lin_token tok;
 	cr_assert_eq(lin_token_make(rt, ep, &tok), 0);

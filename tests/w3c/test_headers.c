@@ -48,10 +48,7 @@ Test(w3c, traceparent_ows_is_ignored)
 	cr_assert_eq(tp("00-" TRACE "-" SPAN "-01 x"), -EINVAL);
 }
 
-Test(w3c, traceparent_version_ff_invalid)
-{
-	cr_assert_eq(tp("ff-" TRACE "-" SPAN "-01"), -EINVAL);
-}
+Test(w3c, traceparent_version_ff_invalid) { cr_assert_eq(tp("ff-" TRACE "-" SPAN "-01"), -EINVAL); }
 
 Test(w3c, traceparent_version_not_hex)
 {
@@ -73,8 +70,8 @@ Test(w3c, traceparent_v00_exact_length)
 Test(w3c, traceparent_future_version_prefix)
 {
 	struct lin_w3c_traceparent t;
-	cr_assert_eq(lin_w3c_traceparent_parse("cc-" TRACE "-" SPAN "-01-what-the-future-will-be-like",
-					       &t), 0);
+	cr_assert_eq(
+		lin_w3c_traceparent_parse("cc-" TRACE "-" SPAN "-01-what-the-future-will-be-like", &t), 0);
 	cr_assert_eq(t.version, 0xcc);
 	cr_assert_eq(t.flags, 1);
 	cr_assert_eq(tp("01-" TRACE "-" SPAN "-01"), 0);
@@ -123,10 +120,7 @@ Test(w3c, traceparent_format_round_trip)
 
 /* ---------------------------------------------------------------- tracestate */
 
-static int ts(const char *s)
-{
-	return lin_w3c_tracestate_find(s, "lin", NULL, 0);
-}
+static int ts(const char *s) { return lin_w3c_tracestate_find(s, "lin", NULL, 0); }
 
 Test(w3c, tracestate_find_value)
 {
@@ -235,8 +229,7 @@ Test(w3c, tracestate_length_limit)
 Test(w3c, tracestate_put_moves_key_left)
 {
 	char out[LIN_W3C_TRACESTATE_MAX];
-	cr_assert_eq(lin_w3c_tracestate_put("foo=1, lin=old ,,bar=2", "lin", "new", out,
-					    sizeof(out)), 0);
+	cr_assert_eq(lin_w3c_tracestate_put("foo=1, lin=old ,,bar=2", "lin", "new", out, sizeof(out)), 0);
 	cr_assert_str_eq(out, "lin=new,foo=1,bar=2");
 	cr_assert_eq(lin_w3c_tracestate_put(NULL, "lin", "x", out, sizeof(out)), 0);
 	cr_assert_str_eq(out, "lin=x");

@@ -25,10 +25,10 @@ struct env {
 static void env_open(struct env *e)
 {
 	memset(e, 0, sizeof(*e));
-	struct lin_runtime_opts o = {.sz = sizeof(o), .flags = LIN_RT_NO_WRITER_THREAD};
+	struct lin_runtime_opts o = { .sz = sizeof(o), .flags = LIN_RT_NO_WRITER_THREAD };
 	cr_assert_eq(lin_runtime_create(&o, &e->rt), 0);
 	cr_assert_eq(lin_request_begin(e->rt, NULL, &e->req), 0);
-	struct lin_epoch_opts eo = {.sz = sizeof(eo), .requests = &e->req, .n_requests = 1};
+	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &e->req, .n_requests = 1 };
 	cr_assert_eq(lin_epoch_declare(e->rt, &eo, &e->epoch), 0);
 	cr_assert_eq(lin_token_make(e->rt, e->epoch, &e->tok), 0);
 }
@@ -122,7 +122,8 @@ Test(w3c_tokens, incoming_trace_id_is_kept)
 	env_open(&e);
 	struct lin_w3c_context in;
 	cr_assert_eq(lin_w3c_extract("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00",
-				     "congo=t61rcWkgMzE", &in), 0);
+				     "congo=t61rcWkgMzE", &in),
+		     0);
 	cr_assert_eq(in.has_token, 0, "a peer without lineage still gives a trace id");
 	struct lin_w3c_headers h;
 	cr_assert_eq(lin_w3c_inject(e.rt, &e.tok, &in, "congo=t61rcWkgMzE", 1, &h), 0);
@@ -211,9 +212,8 @@ Test(w3c_tokens, malformed_headers_rejected)
 
 Test(w3c_tokens, request_begin_writes_request_link)
 {
-	struct membuf mb = {0};
-	struct lin_runtime_opts o = {.sz = sizeof(o), .trace_write = membuf_write,
-				     .trace_user = &mb};
+	struct membuf mb = { 0 };
+	struct lin_runtime_opts o = { .sz = sizeof(o), .trace_write = membuf_write, .trace_user = &mb };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	/* a sender's headers, with a lin member */
@@ -227,7 +227,7 @@ Test(w3c_tokens, request_begin_writes_request_link)
 	const char *tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
 	cr_assert_eq(lin_w3c_extract(tp, NULL, &plain), 0);
 
-	struct lin_request_opts ro = {.sz = sizeof(ro), .name = "infer"};
+	struct lin_request_opts ro = { .sz = sizeof(ro), .name = "infer" };
 	uint64_t id1, id2, id3;
 	cr_assert_eq(lin_w3c_request_begin(rt, &c, &ro, &id1), 0);
 	char big[300]; /* names are no longer limited by a prefix */
@@ -236,7 +236,7 @@ Test(w3c_tokens, request_begin_writes_request_link)
 	ro.name = big;
 	cr_assert_eq(lin_w3c_request_begin(rt, &plain, &ro, &id2), 0);
 	/* the same through lin_request_begin's remote option */
-	struct lin_request_opts r3 = {.sz = sizeof(r3), .remote = &plain};
+	struct lin_request_opts r3 = { .sz = sizeof(r3), .remote = &plain };
 	cr_assert_eq(lin_request_begin(rt, &r3, &id3), 0);
 	/* an all-zero trace id is refused, nothing is begun */
 	struct lin_w3c_context zero = plain;

@@ -17,12 +17,12 @@
 #include <stdio.h>
 
 struct lin_otlp_stats {
-	uint64_t documents;         /* ExportTraceServiceRequest documents (lines) */
-	uint64_t resources;         /* processes */
+	uint64_t documents; /* ExportTraceServiceRequest documents (lines) */
+	uint64_t resources; /* processes */
 	uint64_t spans, links, events;
-	uint64_t remote_requests;   /* requests begun from a received traceparent */
-	uint64_t remote_joined;     /* ... whose parent span is in another input process */
-	uint64_t cross_gpu;         /* GPU records joined to a request begun in another process */
+	uint64_t remote_requests; /* requests begun from a received traceparent */
+	uint64_t remote_joined;   /* ... whose parent span is in another input process */
+	uint64_t cross_gpu;       /* GPU records joined to a request begun in another process */
 };
 
 /* Spans per document: larger runs are split into several lines. */

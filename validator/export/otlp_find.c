@@ -40,7 +40,7 @@ static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 
 void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 {
-	struct lin_vopts o = {.max_findings = (size_t)-1, .on_gpu = on_verdict, .on_gpu_arg = m};
+	struct lin_vopts o = { .max_findings = (size_t)-1, .on_gpu = on_verdict, .on_gpu_arg = m };
 	struct lin_validator *v = lin_validator_create(&o);
 	if (!v) {
 		m->oom = true;
@@ -56,8 +56,11 @@ void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 		struct xfind *x = lin_vec_push(&m->finds);
 		if (!x)
 			break;
-		*x = (struct xfind){.kind = f->kind, .cause = f->cause, .offset = f->offset,
-				    .next = XNIL, .file = f->file};
+		*x = (struct xfind){ .kind = f->kind,
+				     .cause = f->cause,
+				     .offset = f->offset,
+				     .next = XNIL,
+				     .file = f->file };
 		x->ncand = f->ncand < 4 ? (uint32_t)f->ncand : 4;
 		memcpy(x->cand, f->cand, x->ncand * sizeof(uint64_t));
 		uint64_t *head;

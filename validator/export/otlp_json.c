@@ -39,8 +39,8 @@ static void resource(struct lin_oj *oj, int proc, void *user)
 	lin_oj_acstr(oj, "host.name", p->host);
 	lin_oj_aint(oj, "process.pid", p->pid);
 	lin_oj_acstr(oj, "lineage.backend", p->backend);
-	lin_oj_acstr(oj, "lineage.host_clock", p->have_clock ? "CLOCK_MONOTONIC+clock_record"
-							     : "CLOCK_MONOTONIC");
+	lin_oj_acstr(oj, "lineage.host_clock",
+		     p->have_clock ? "CLOCK_MONOTONIC+clock_record" : "CLOCK_MONOTONIC");
 	uint64_t dev[8];
 	for (uint32_t i = 0; i < p->ndev; i++)
 		dev[i] = p->dev[i];
@@ -90,7 +90,8 @@ static void write_process(struct jw *w, int proc)
 	int n = snprintf(name, sizeof(name), "process %s:%" PRIu64, p->host, p->pid);
 	uint64_t t0 = p->tmin == XNIL ? 0 : lin_xmodel_unix(m, (uint16_t)proc, p->tmin);
 	uint64_t t1 = p->tmin == XNIL ? 0 : lin_xmodel_unix(m, (uint16_t)proc, p->tmax);
-	lin_oj_span_open(&w->oj, proc, trace, proc_span(m, proc), 0, name, (size_t)n, KIND_INTERNAL, t0, t1);
+	lin_oj_span_open(&w->oj, proc, trace, proc_span(m, proc), 0, name, (size_t)n, KIND_INTERNAL,
+			 t0, t1);
 	lin_oj_acstr(&w->oj, "lineage.span", "process");
 	lin_oj_events(&w->oj);
 	for (size_t i = 0; i < m->finds.n; i++) {
@@ -124,8 +125,8 @@ static void write_request(struct jw *w, const struct xreq *q)
 	}
 	uint64_t t1 = q->has_end ? q->end : p->tmax;
 	lin_oj_span_open(&w->oj, q->proc, trace, lin_w3c_span_id(p->key, q->id), parent, name, nlen,
-		  q->remote ? KIND_SERVER : KIND_INTERNAL, lin_xmodel_unix(m, q->proc, q->begin),
-		  lin_xmodel_unix(m, q->proc, t1));
+			 q->remote ? KIND_SERVER : KIND_INTERNAL,
+			 lin_xmodel_unix(m, q->proc, q->begin), lin_xmodel_unix(m, q->proc, t1));
 	lin_oj_acstr(&w->oj, "lineage.span", "request");
 	lin_oj_aint(&w->oj, "lineage.request.id", q->id);
 	lin_oj_aint(&w->oj, "lineage.request.user_id", q->user_id);
@@ -152,15 +153,16 @@ static void write_epoch(struct jw *w, const struct xepoch *e)
 	lin_xmodel_epoch_trace(m, e, trace);
 	const struct xepoch *pe = lin_xmodel_epoch(m, e->proc, e->parent);
 	uint64_t parent = pe ? lin_w3c_span_id(p->key, pe->id)
-		     : e->nreq && lin_xmodel_req(m, e->proc, reqs[0]) ? lin_w3c_span_id(p->key, reqs[0])
-		     : proc_span(m, e->proc);
+			  : e->nreq && lin_xmodel_req(m, e->proc, reqs[0])
+				  ? lin_w3c_span_id(p->key, reqs[0])
+				  : proc_span(m, e->proc);
 	bool replay = e->exec != XNIL;
 	size_t nlen;
 	const char *name = name_or(m, e->proc, e->name_sid, replay ? "graph replay" : "epoch", &nlen);
 	uint64_t t1 = e->has_end ? e->end : p->tmax;
 	lin_oj_span_open(&w->oj, e->proc, trace, lin_w3c_span_id(p->key, e->id), parent, name, nlen,
-		  KIND_INTERNAL, lin_xmodel_unix(m, e->proc, e->begin),
-		  lin_xmodel_unix(m, e->proc, t1));
+			 KIND_INTERNAL, lin_xmodel_unix(m, e->proc, e->begin),
+			 lin_xmodel_unix(m, e->proc, t1));
 	lin_oj_acstr(&w->oj, "lineage.span", replay ? "graph_replay" : "epoch");
 	lin_oj_aint(&w->oj, "lineage.epoch.id", e->id);
 	lin_oj_aint(&w->oj, "lineage.epoch.version", e->version);
@@ -193,8 +195,8 @@ static void write_adopt(struct jw *w, const struct xadopt *a)
 	uint64_t parent = lin_w3c_span_id(p->key, a->target);
 	const struct xreq *q = a->kind == LIN_TARGET_REQUEST ? lin_xmodel_req(m, a->proc, a->target)
 							     : NULL;
-	const struct xepoch *e = a->kind == LIN_TARGET_EPOCH
-					 ? lin_xmodel_epoch(m, a->proc, a->target) : NULL;
+	const struct xepoch *e =
+		a->kind == LIN_TARGET_EPOCH ? lin_xmodel_epoch(m, a->proc, a->target) : NULL;
 	if (q) {
 		lin_xmodel_req_trace(m, q, trace);
 	} else if (e) {
@@ -206,8 +208,9 @@ static void write_adopt(struct jw *w, const struct xadopt *a)
 	uint64_t span = lin_w3c_mix64(p->key ^ lin_w3c_mix64(a->begin ^ (uint64_t)a->tid << 40));
 	/* a token captured on a thread and adopted: a handoff; no capture: a scope entered */
 	const char *what = a->capture_tid != XNIL ? "handoff" : "scope";
-	lin_oj_span_open(&w->oj, a->proc, trace, span ? span : 1, parent, what, strlen(what), KIND_INTERNAL,
-		  lin_xmodel_unix(m, a->proc, a->begin), lin_xmodel_unix(m, a->proc, a->end));
+	lin_oj_span_open(&w->oj, a->proc, trace, span ? span : 1, parent, what, strlen(what),
+			 KIND_INTERNAL, lin_xmodel_unix(m, a->proc, a->begin),
+			 lin_xmodel_unix(m, a->proc, a->end));
 	lin_oj_acstr(&w->oj, "lineage.span", what);
 	lin_oj_aint(&w->oj, "thread.id", a->tid);
 	lin_oj_aint(&w->oj, "lineage.capture.thread_id", a->capture_tid);
@@ -228,8 +231,10 @@ static const char *gpu_kind(uint8_t k)
 static const char *join_name(uint8_t join)
 {
 	static const char *const names[] = {
-		[LIN_JOIN_OBSERVED] = "observed", [LIN_JOIN_INFERRED] = "inferred",
-		[LIN_JOIN_LOST] = "lost", [LIN_JOIN_AMBIGUOUS] = "ambiguous",
+		[LIN_JOIN_OBSERVED] = "observed",
+		[LIN_JOIN_INFERRED] = "inferred",
+		[LIN_JOIN_LOST] = "lost",
+		[LIN_JOIN_AMBIGUOUS] = "ambiguous",
 	};
 	return join < sizeof(names) / sizeof(names[0]) ? names[join] : NULL;
 }
@@ -260,7 +265,8 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 	size_t nlen;
 	const char *name = name_or(m, g->proc, g->name_sid, gpu_kind(g->kind), &nlen);
 	uint64_t span = lin_w3c_mix64(p->key ^ lin_w3c_mix64(g->offset ^ (uint64_t)g->file << 48));
-	lin_oj_span_open(&w->oj, g->proc, trace, span ? span : 1, parent, name, nlen, KIND_INTERNAL, t0, t1);
+	lin_oj_span_open(&w->oj, g->proc, trace, span ? span : 1, parent, name, nlen, KIND_INTERNAL,
+			 t0, t1);
 	lin_oj_acstr(&w->oj, "lineage.span", gpu_kind(g->kind));
 	if (join_name(g->join))
 		lin_oj_acstr(&w->oj, "lineage.join", join_name(g->join));
@@ -291,7 +297,7 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 
 int lin_xmodel_write(const struct xmodel *m, FILE *out, struct lin_otlp_stats *st)
 {
-	struct jw w = {.f = out, .m = m, .st = st};
+	struct jw w = { .f = out, .m = m, .st = st };
 	memset(st, 0, sizeof(*st));
 	lin_oj_init(&w.oj, sink, out, "lineage-validate", resource, &w);
 	st->resources = m->nprocs;

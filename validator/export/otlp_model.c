@@ -13,7 +13,7 @@
 #include "otlp_model.h"
 #include "reader.h"
 
-#define NIL_AT(r, i) ((r)->nil >> (i) & 1u)
+#define NIL_AT(r, i) ((r)->nil >> (i)&1u)
 #define F(r, i) (NIL_AT(r, i) ? XNIL : (r)->f[i])
 #define MAX_CHAIN 64
 
@@ -93,9 +93,13 @@ static void on_request(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 	struct xreq *q = push(m, &m->reqs);
 	if (!q)
 		return;
-	*q = (struct xreq){.id = r->f[2], .begin = r->f[0], .parent = F(r, 5),
-			   .user_id = F(r, 3), .name_sid = F(r, 4), .tid = (uint32_t)r->f[1],
-			   .proc = proc};
+	*q = (struct xreq){ .id = r->f[2],
+			    .begin = r->f[0],
+			    .parent = F(r, 5),
+			    .user_id = F(r, 3),
+			    .name_sid = F(r, 4),
+			    .tid = (uint32_t)r->f[1],
+			    .proc = proc };
 	ix_put(m, &m->req_ix, proc, r->f[2], m->reqs.n - 1, true);
 }
 
@@ -119,10 +123,17 @@ static void on_epoch(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 	e = push(m, &m->epochs);
 	if (!e)
 		return;
-	*e = (struct xepoch){.id = r->f[2], .begin = r->f[0], .parent = F(r, 5),
-			     .name_sid = F(r, 6), .reqs = m->reqpool.n, .exec = XNIL,
-			     .ordinal = XNIL, .version = (uint32_t)r->f[3], .nreq = r->nreqs,
-			     .tid = (uint32_t)r->f[1], .proc = proc};
+	*e = (struct xepoch){ .id = r->f[2],
+			      .begin = r->f[0],
+			      .parent = F(r, 5),
+			      .name_sid = F(r, 6),
+			      .reqs = m->reqpool.n,
+			      .exec = XNIL,
+			      .ordinal = XNIL,
+			      .version = (uint32_t)r->f[3],
+			      .nreq = r->nreqs,
+			      .tid = (uint32_t)r->f[1],
+			      .proc = proc };
 	ix_put(m, &m->ep_ix, proc, r->f[2], m->epochs.n - 1, true);
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t *p = push(m, &m->reqpool);
@@ -149,10 +160,14 @@ static void on_adopt(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 	if (r->type == LIN_REC_TOKEN_ADOPT) {
 		struct xadopt *a = push(m, &m->adopts);
 		if (a)
-			*a = (struct xadopt){.begin = r->f[0], .end = r->f[0], .target = r->f[3],
-					     .capture_tid = F(r, 5), .tid = (uint32_t)r->f[1],
-					     .depth = (uint32_t)r->f[7], .kind = (uint32_t)r->f[2],
-					     .proc = proc};
+			*a = (struct xadopt){ .begin = r->f[0],
+					      .end = r->f[0],
+					      .target = r->f[3],
+					      .capture_tid = F(r, 5),
+					      .tid = (uint32_t)r->f[1],
+					      .depth = (uint32_t)r->f[7],
+					      .kind = (uint32_t)r->f[2],
+					      .proc = proc };
 		return;
 	}
 	/* scope_close: the latest open adopt of this thread, depth and target */
@@ -175,12 +190,21 @@ static void on_gpu(struct xmodel *m, uint16_t proc, uint32_t file, const struct 
 	if (!g)
 		return;
 	bool k = r->type == LIN_REC_KERNEL;
-	*g = (struct xgpu){.corr = F(r, 0), .start = F(r, 1), .end = F(r, 2),
-			   .graph = F(r, k ? 7 : 8), .node = F(r, k ? 8 : 9),
-			   .name_sid = k ? F(r, 9) : XNIL, .offset = r->offset,
-			   .bytes = k ? XNIL : r->f[6], .device = (uint32_t)r->f[3],
-			   .epoch = XNIL, .context = (uint32_t)r->f[4], .stream = (uint32_t)r->f[5],
-			   .file = file, .proc = proc, .kind = (uint8_t)r->type};
+	*g = (struct xgpu){ .corr = F(r, 0),
+			    .start = F(r, 1),
+			    .end = F(r, 2),
+			    .graph = F(r, k ? 7 : 8),
+			    .node = F(r, k ? 8 : 9),
+			    .name_sid = k ? F(r, 9) : XNIL,
+			    .offset = r->offset,
+			    .bytes = k ? XNIL : r->f[6],
+			    .device = (uint32_t)r->f[3],
+			    .epoch = XNIL,
+			    .context = (uint32_t)r->f[4],
+			    .stream = (uint32_t)r->f[5],
+			    .file = file,
+			    .proc = proc,
+			    .kind = (uint8_t)r->type };
 	struct xproc *p = &m->procs[proc];
 	bool known = false;
 	for (uint32_t i = 0; i < p->ndev && i < 8; i++)
@@ -207,24 +231,26 @@ static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const stru
 {
 	struct xproc *p = &m->procs[proc];
 	switch (r->type) {
-	case LIN_REC_REQUEST_BEGIN: case LIN_REC_REQUEST_END:
+	case LIN_REC_REQUEST_BEGIN:
+	case LIN_REC_REQUEST_END:
 		seen_time(p, r->f[0]);
 		on_request(m, proc, r);
 		break;
-	case LIN_REC_EPOCH_DECLARE: case LIN_REC_EPOCH_REISSUE: case LIN_REC_EPOCH_RETIRE:
+	case LIN_REC_EPOCH_DECLARE:
+	case LIN_REC_EPOCH_REISSUE:
+	case LIN_REC_EPOCH_RETIRE:
 		seen_time(p, r->f[0]);
 		on_epoch(m, proc, r);
 		break;
-	case LIN_REC_TOKEN_ADOPT: case LIN_REC_SCOPE_CLOSE:
+	case LIN_REC_TOKEN_ADOPT:
+	case LIN_REC_SCOPE_CLOSE:
 		seen_time(p, F(r, 0));
 		on_adopt(m, proc, r);
 		break;
-	case LIN_REC_KERNEL: case LIN_REC_MEMCPY: case LIN_REC_MEMSET:
-		on_gpu(m, proc, file, r);
-		break;
-	case LIN_REC_STRING:
-		on_string(m, proc, r);
-		break;
+	case LIN_REC_KERNEL:
+	case LIN_REC_MEMCPY:
+	case LIN_REC_MEMSET: on_gpu(m, proc, file, r); break;
+	case LIN_REC_STRING: on_string(m, proc, r); break;
 	case LIN_REC_REQUEST_LINK:
 		seen_time(p, r->f[0]);
 		on_link(m, proc, r);
@@ -240,12 +266,11 @@ static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const stru
 			p->have_clock = true;
 		}
 		break;
-	case LIN_REC_MISUSE: case LIN_REC_LAUNCH: case LIN_REC_TOKEN_CAPTURE:
-	case LIN_REC_TRACE_END:
-		seen_time(p, F(r, 0));
-		break;
-	default:
-		break;
+	case LIN_REC_MISUSE:
+	case LIN_REC_LAUNCH:
+	case LIN_REC_TOKEN_CAPTURE:
+	case LIN_REC_TRACE_END: seen_time(p, F(r, 0)); break;
+	default: break;
 	}
 }
 
@@ -272,7 +297,9 @@ static int hexbyte(const char *s, uint8_t *out)
 	int v = 0;
 	for (int i = 0; i < 2; i++) {
 		char c = s[i];
-		int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+		int d = (c >= '0' && c <= '9')   ? c - '0'
+			: (c >= 'a' && c <= 'f') ? c - 'a' + 10
+						 : -1;
 		if (d < 0)
 			return -1;
 		v = v << 4 | d;
@@ -347,14 +374,15 @@ static void index_spans(struct xmodel *m)
 int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
 {
 	memset(m, 0, sizeof(*m));
-	struct lin_vec *vecs[] = {&m->reqs, &m->epochs, &m->adopts, &m->gpus, &m->reqpool,
-				  &m->chars, &m->finds};
-	size_t sizes[] = {sizeof(struct xreq), sizeof(struct xepoch), sizeof(struct xadopt),
-			  sizeof(struct xgpu), sizeof(uint64_t), 1, sizeof(struct xfind)};
+	struct lin_vec *vecs[] = { &m->reqs,    &m->epochs, &m->adopts, &m->gpus,
+				   &m->reqpool, &m->chars,  &m->finds };
+	size_t sizes[] = { sizeof(struct xreq), sizeof(struct xepoch), sizeof(struct xadopt),
+			   sizeof(struct xgpu), sizeof(uint64_t),      1,
+			   sizeof(struct xfind) };
 	for (size_t i = 0; i < 7; i++)
 		lin_vec_init(vecs[i], sizes[i]);
-	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->find_ix, &m->span_ix,
-				   &m->rep_exec_ix, &m->rep_ord_ix};
+	struct lin_vtab *tabs[] = { &m->req_ix,  &m->ep_ix,       &m->str_ix,    &m->find_ix,
+				    &m->span_ix, &m->rep_exec_ix, &m->rep_ord_ix };
 	for (size_t i = 0; i < 7; i++)
 		lin_vtab_init(tabs[i], sizeof(uint64_t));
 	struct lin_rec *rec = malloc(sizeof(*rec));
@@ -375,12 +403,12 @@ int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
 
 void lin_xmodel_free(struct xmodel *m)
 {
-	struct lin_vec *vecs[] = {&m->reqs, &m->epochs, &m->adopts, &m->gpus, &m->reqpool,
-				  &m->chars, &m->finds};
+	struct lin_vec *vecs[] = { &m->reqs,    &m->epochs, &m->adopts, &m->gpus,
+				   &m->reqpool, &m->chars,  &m->finds };
 	for (size_t i = 0; i < 7; i++)
 		lin_vec_free(vecs[i]);
-	struct lin_vtab *tabs[] = {&m->req_ix, &m->ep_ix, &m->str_ix, &m->find_ix, &m->span_ix,
-				   &m->rep_exec_ix, &m->rep_ord_ix};
+	struct lin_vtab *tabs[] = { &m->req_ix,  &m->ep_ix,       &m->str_ix,    &m->find_ix,
+				    &m->span_ix, &m->rep_exec_ix, &m->rep_ord_ix };
 	for (size_t i = 0; i < 7; i++)
 		lin_vtab_free(tabs[i]);
 	free(m->procs);

@@ -16,27 +16,27 @@ struct xproc {
 	char host[256];
 	char backend[32];
 	uint64_t pid, key;
-	uint64_t tmin, tmax;         /* host ns seen */
-	int64_t clock_off;           /* device_ns - host_ns */
+	uint64_t tmin, tmax; /* host ns seen */
+	int64_t clock_off;   /* device_ns - host_ns */
 	bool have_clock;
 	uint32_t ndev;
-	uint32_t dev[8];             /* devices seen (first 8) */
+	uint32_t dev[8]; /* devices seen (first 8) */
 };
 
 struct xreq {
 	uint64_t id, begin, end, parent, user_id, name_sid;
-	uint64_t rparent;            /* remote parent span id (remote) */
+	uint64_t rparent; /* remote parent span id (remote) */
 	uint8_t rtrace[16];
 	uint32_t tid;
 	uint16_t proc;
 	bool has_end, remote, joined;
-	bool rname;                  /* remote link read from a format-1.0 "w3c:" name */
+	bool rname; /* remote link read from a format-1.0 "w3c:" name */
 };
 
 struct xepoch {
 	uint64_t id, begin, end, parent, name_sid;
-	uint64_t reqs;               /* first index in reqpool */
-	uint64_t exec, ordinal;      /* graph replay, XNIL when not one */
+	uint64_t reqs;          /* first index in reqpool */
+	uint64_t exec, ordinal; /* graph replay, XNIL when not one */
 	uint32_t version, reissues, nreq, tid;
 	uint16_t proc;
 	bool has_end;
@@ -51,32 +51,32 @@ struct xadopt {
 
 struct xgpu {
 	uint64_t corr, start, end, node, graph, name_sid, offset, bytes;
-	uint64_t epoch;              /* the validator's verdict: joined epoch, or XNIL */
-	const char *why;             /* ... rule (inferred) or cause (lost, ambiguous) */
+	uint64_t epoch;  /* the validator's verdict: joined epoch, or XNIL */
+	const char *why; /* ... rule (inferred) or cause (lost, ambiguous) */
 	uint32_t device, context, stream, file;
 	uint16_t proc;
-	uint8_t kind;                /* LIN_REC_KERNEL, _MEMCPY, _MEMSET */
-	uint8_t join;                /* enum lin_join; LIN_JOIN_NONE: no verdict */
+	uint8_t kind; /* LIN_REC_KERNEL, _MEMCPY, _MEMSET */
+	uint8_t join; /* enum lin_join; LIN_JOIN_NONE: no verdict */
 };
 
 struct xfind {
 	const char *kind, *cause;
-	uint64_t offset, next;       /* next finding of the same record, or XNIL */
+	uint64_t offset, next; /* next finding of the same record, or XNIL */
 	uint32_t file, ncand;
-	bool on_gpu;                 /* about a GPU record: an event of its span */
+	bool on_gpu; /* about a GPU record: an event of its span */
 	uint64_t cand[4];
 };
 
 struct xmodel {
 	struct xproc *procs;
 	unsigned nprocs;
-	int *file_proc;              /* file index -> process, -1: no header */
+	int *file_proc; /* file index -> process, -1: no header */
 	struct lin_vec reqs, epochs, adopts, gpus, reqpool, chars, finds;
 	/* (proc, id) -> index: requests, epochs; (proc, sid) -> {off, len}: strings;
 	 * (file, offset) -> first finding; (span id, 0) -> (proc << 1 | is_epoch, index);
 	 * (proc, 0) -> first finding of the process */
 	struct lin_vtab req_ix, ep_ix, str_ix, find_ix, span_ix;
-	struct lin_vtab rep_exec_ix, rep_ord_ix;  /* (proc, replay epoch) -> exec, ordinal */
+	struct lin_vtab rep_exec_ix, rep_ord_ix; /* (proc, replay epoch) -> exec, ordinal */
 	bool oom;
 };
 

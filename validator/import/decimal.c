@@ -62,7 +62,7 @@ bool lin_imp_us_to_ns(const char *s, size_t len, int64_t *out)
 	int e = 0;
 	if (i < len && ((s[i] != 'e' && s[i] != 'E') || !read_exp(s, len, i + 1, &e)))
 		return false;
-	int64_t k = (int64_t)nint - 1 + 3 + e;      /* weight (power of ten, ns) of the digit */
+	int64_t k = (int64_t)nint - 1 + 3 + e; /* weight (power of ten, ns) of the digit */
 	uint64_t acc = 0;
 	int round = 0;
 	for (size_t p = start; p < end && k >= -1; p++) {
@@ -78,7 +78,7 @@ bool lin_imp_us_to_ns(const char *s, size_t len, int64_t *out)
 		}
 		k--;
 	}
-	for (; k >= 0 && acc; k--) {                /* zeros after the last digit (exponent) */
+	for (; k >= 0 && acc; k--) { /* zeros after the last digit (exponent) */
 		if (acc > (uint64_t)INT64_MAX / 10)
 			return false;
 		acc *= 10;

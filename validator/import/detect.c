@@ -21,16 +21,16 @@
 
 static int from_bytes(const unsigned char *b, size_t n)
 {
-	static const char sqlite_magic[16] = "SQLite format 3";   /* with its NUL */
+	static const char sqlite_magic[16] = "SQLite format 3"; /* with its NUL */
 	if (n >= 16 && !memcmp(b, sqlite_magic, 16))
 		return LIN_FMT_SQLITE;
 	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-		return LIN_FMT_JSON;               /* gzip: the JSON reader decompresses */
+		return LIN_FMT_JSON; /* gzip: the JSON reader decompresses */
 	if (n && ((b[0] >= 0x80 && b[0] <= 0x8f) || b[0] == 0xde || b[0] == 0xdf))
-		return LIN_FMT_LINEAGE;            /* a MessagePack map: the header */
+		return LIN_FMT_LINEAGE; /* a MessagePack map: the header */
 	size_t i = 0;
 	if (n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
-		i = 3;                             /* a UTF-8 byte order mark */
+		i = 3; /* a UTF-8 byte order mark */
 	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
 		i++;
 	if (i < n && (b[i] == '{' || b[i] == '['))
@@ -42,11 +42,12 @@ const char *lin_imp_not_regular(unsigned mode)
 {
 	if (S_ISREG(mode))
 		return NULL;
-	return S_ISFIFO(mode) ? "not a regular file: a FIFO (named pipe)" :
-	       S_ISSOCK(mode) ? "not a regular file: a socket" :
-	       S_ISCHR(mode) ? "not a regular file: a character device" :
-	       S_ISBLK(mode) ? "not a regular file: a block device" :
-	       S_ISDIR(mode) ? "not a regular file: a directory" : "not a regular file";
+	return S_ISFIFO(mode)   ? "not a regular file: a FIFO (named pipe)"
+	       : S_ISSOCK(mode) ? "not a regular file: a socket"
+	       : S_ISCHR(mode)  ? "not a regular file: a character device"
+	       : S_ISBLK(mode)  ? "not a regular file: a block device"
+	       : S_ISDIR(mode)  ? "not a regular file: a directory"
+				: "not a regular file";
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -69,16 +70,15 @@ static const char *doubt(const char *path, int fmt, const unsigned char *b, size
 	const char *name = strrchr(path, '/');
 	name = name ? name + 1 : path;
 	switch (fmt) {
-	case LIN_FMT_SQLITE:
-		return NULL;
+	case LIN_FMT_SQLITE: return NULL;
 	case LIN_FMT_LINEAGE:
 		if (memmem(b, n, "lineage-trace", 13) || memmem(b, n, "lineage-truth", 13))
 			return NULL;
 		return "a MessagePack map first, but no \"lineage-trace\" header";
 	case LIN_FMT_JSON:
-		if (b[0] == 0x1f)       /* gzip: by its name */
-			return ends_with(name, ".json.gz") ? NULL :
-			       "gzip-compressed, and not named *.json.gz";
+		if (b[0] == 0x1f) /* gzip: by its name */
+			return ends_with(name, ".json.gz") ? NULL
+							   : "gzip-compressed, and not named *.json.gz";
 		if (ends_with(name, ".json"))
 			return NULL;
 		size_t i = n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0;
@@ -87,10 +87,9 @@ static const char *doubt(const char *path, int fmt, const unsigned char *b, size
 		i = skip_ws(b, i + 1, n);
 		if (i < n && (obj ? b[i] == '"' || b[i] == '}' : b[i] == '{' || b[i] == ']'))
 			return NULL;
-		return obj ? "not named *.json, and '{' is not followed by a key" :
-			     "not named *.json, and '[' is not followed by an event object";
-	default:
-		return "not a lineage trace, trace-event JSON or SQLite file";
+		return obj ? "not named *.json, and '{' is not followed by a key"
+			   : "not named *.json, and '[' is not followed by an event object";
+	default: return "not a lineage trace, trace-event JSON or SQLite file";
 	}
 }
 

@@ -19,23 +19,30 @@
 #include "vstate.h"
 
 /* Kinds from KERNEL on are GPU records; REQUEST and HANDOFF come from lineage traces. */
-enum lin_imp_kind { LIN_IMP_OP, LIN_IMP_LAUNCH, LIN_IMP_REQUEST, LIN_IMP_HANDOFF, LIN_IMP_KERNEL,
-		    LIN_IMP_MEMCPY, LIN_IMP_MEMSET };
+enum lin_imp_kind {
+	LIN_IMP_OP,
+	LIN_IMP_LAUNCH,
+	LIN_IMP_REQUEST,
+	LIN_IMP_HANDOFF,
+	LIN_IMP_KERNEL,
+	LIN_IMP_MEMCPY,
+	LIN_IMP_MEMSET
+};
 
 #define LIN_IMP_HAS_EXT 1u
 #define LIN_IMP_HAS_CORR 2u
-#define LIN_IMP_GRAPH 4u            /* launch: a graph launch API */
-#define LIN_IMP_NO_PROC 8u          /* nsys GPU record whose globalPid is NULL */
+#define LIN_IMP_GRAPH 4u   /* launch: a graph launch API */
+#define LIN_IMP_NO_PROC 8u /* nsys GPU record whose globalPid is NULL */
 
 struct lin_imp_ev {
-	uint64_t proc;              /* host pid (launch, op; nsys GPU records too) */
-	uint64_t tid;               /* host thread, or for GPU records the stream */
-	int64_t ts, end;            /* ns */
+	uint64_t proc;   /* host pid (launch, op; nsys GPU records too) */
+	uint64_t tid;    /* host thread, or for GPU records the stream */
+	int64_t ts, end; /* ns */
 	uint64_t corr, ext;
-	uint64_t off;               /* byte offset (JSON) or row id (SQLite) */
-	uint64_t index;             /* event index in the file */
-	uint32_t name;              /* string pool offset + 1; 0: none */
-	uint32_t link;              /* after the join: GPU -> launch, launch -> op (index + 1) */
+	uint64_t off;   /* byte offset (JSON) or row id (SQLite) */
+	uint64_t index; /* event index in the file */
+	uint32_t name;  /* string pool offset + 1; 0: none */
+	uint32_t link;  /* after the join: GPU -> launch, launch -> op (index + 1) */
 	uint16_t dev;
 	uint8_t kind, flags;
 };
@@ -44,18 +51,18 @@ struct lin_imp_ev {
 #define LIN_IMP_CATS 24
 #define LIN_IMP_CAT_LEN 32
 struct lin_imp_cat {
-	char name[LIN_IMP_CAT_LEN];     /* truncated; "" when the table is full */
+	char name[LIN_IMP_CAT_LEN]; /* truncated; "" when the table is full */
 	uint64_t n;
-	int kind;                       /* enum lin_imp_kind, or -1: not read */
+	int kind; /* enum lin_imp_kind, or -1: not read */
 };
 
 /* A process or thread name (trace-event "M" metadata; nsys PROCESSES / ThreadNames). */
 struct lin_imp_meta {
-	uint64_t proc, tid;             /* tid LIN_NIL: the process's name */
+	uint64_t proc, tid; /* tid LIN_NIL: the process's name */
 	uint32_t name;
-	uint32_t pad;                   /* the order written (ties: the last one wins) */
+	uint32_t pad; /* the order written (ties: the last one wins) */
 };
-#define LIN_IMP_META_MAX (1u << 16)     /* names kept per file; more are ignored */
+#define LIN_IMP_META_MAX (1u << 16) /* names kept per file; more are ignored */
 
 /* All events of one imported file, plus interned names. */
 struct lin_imp {
@@ -63,14 +70,14 @@ struct lin_imp {
 	size_t n, cap;
 	char *pool;
 	size_t pool_n, pool_cap;
-	uint32_t *hash;             /* open addressing over name offsets + 1 */
+	uint32_t *hash; /* open addressing over name offsets + 1 */
 	size_t hash_cap, hash_n;
 	struct lin_imp_meta *meta;
 	size_t nmeta, meta_cap;
 	bool meta_sorted;
-	bool gpu_proc_is_file;      /* Kineto: GPU records carry a device, not a host pid */
-	uint64_t collisions;        /* nsys: correlation ids seen in several processes */
-	uint64_t records;           /* events (JSON) or rows (SQLite) read, kept or not */
+	bool gpu_proc_is_file; /* Kineto: GPU records carry a device, not a host pid */
+	uint64_t collisions;   /* nsys: correlation ids seen in several processes */
+	uint64_t records;      /* events (JSON) or rows (SQLite) read, kept or not */
 	/* Kineto: every category seen (events without one in uncategorised) */
 	struct lin_imp_cat cats[LIN_IMP_CATS];
 	unsigned ncats;
@@ -126,10 +133,10 @@ int lin_imp_run(struct lin_validator *v, const char *const *fmts, char *const *p
 
 /* What a file holds, from its first bytes (detect.c). */
 enum lin_imp_fmt {
-	LIN_FMT_LINEAGE,            /* a MessagePack map first: a lineage trace or truth file */
-	LIN_FMT_JSON,               /* '{' or '[' first (after white space), or gzip */
-	LIN_FMT_SQLITE,             /* the SQLite header string */
-	LIN_FMT_UNKNOWN,            /* none of these (read as a lineage trace: its reader says
+	LIN_FMT_LINEAGE, /* a MessagePack map first: a lineage trace or truth file */
+	LIN_FMT_JSON,    /* '{' or '[' first (after white space), or gzip */
+	LIN_FMT_SQLITE,  /* the SQLite header string */
+	LIN_FMT_UNKNOWN, /* none of these (read as a lineage trace: its reader says
 				     * what is wrong) */
 };
 /* Return the format, or -1 when the file cannot be opened or read, or is not a regular

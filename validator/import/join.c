@@ -14,21 +14,24 @@ struct jctx {
 	struct lin_validator *v;
 	struct lin_imp *m;
 	uint32_t fi;
-	uint32_t *launch;           /* launches by (corr, proc, ts) */
+	uint32_t *launch; /* launches by (corr, proc, ts) */
 	size_t nl;
-	uint32_t *op;               /* ops by (proc, tid, ts, -end) */
-	uint32_t *parent;           /* per op position: enclosing op position + 1 */
+	uint32_t *op;     /* ops by (proc, tid, ts, -end) */
+	uint32_t *parent; /* per op position: enclosing op position + 1 */
 	size_t nop;
-	uint32_t *ext;              /* ops by (proc, ext) */
+	uint32_t *ext; /* ops by (proc, ext) */
 	size_t next;
-	struct pinfo { uint64_t proc, min_corr; bool ops; } *procs;
+	struct pinfo {
+		uint64_t proc, min_corr;
+		bool ops;
+	} * procs;
 	size_t np;
-	uint32_t *graph_n;          /* per event: GPU records joined through this graph launch */
-	uint32_t *graph_op;         /* ... and the op (index + 1) they joined */
-	uint8_t *graph_obs;         /* ... observed (the launch's External id), else inferred */
+	uint32_t *graph_n;  /* per event: GPU records joined through this graph launch */
+	uint32_t *graph_op; /* ... and the op (index + 1) they joined */
+	uint8_t *graph_obs; /* ... observed (the launch's External id), else inferred */
 };
 
-static const struct lin_imp_ev *g_ev;      /* qsort has no context argument */
+static const struct lin_imp_ev *g_ev; /* qsort has no context argument */
 
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
@@ -116,7 +119,7 @@ static bool build(struct jctx *j)
 	qsort(j->op, j->nop, sizeof(uint32_t), cmp_op);
 	qsort(j->ext, j->next, sizeof(uint32_t), cmp_ext);
 	qsort(j->procs, j->np, sizeof(*j->procs), cmp_proc);
-	size_t w = 0;                       /* merge per process: min correlation, any op */
+	size_t w = 0; /* merge per process: min correlation, any op */
 	uint64_t file_min = UINT64_MAX;
 	for (size_t i = 0; i < j->np; i++) {
 		struct pinfo p = j->procs[i];
@@ -132,7 +135,7 @@ static bool build(struct jctx *j)
 		}
 	}
 	j->np = w;
-	if (m->gpu_proc_is_file)          /* one correlation space per file */
+	if (m->gpu_proc_is_file) /* one correlation space per file */
 		for (size_t i = 0; i < j->np; i++)
 			j->procs[i].min_corr = file_min;
 	/* Enclosing op of each op (same thread), from a stack of open ops. */
@@ -156,11 +159,10 @@ static bool build(struct jctx *j)
 }
 
 /* The innermost op on (proc, tid) whose [ts, end] holds t. */
-static const struct lin_imp_ev *enclosing(const struct jctx *j, uint64_t proc, uint64_t tid,
-					  int64_t t)
+static const struct lin_imp_ev *enclosing(const struct jctx *j, uint64_t proc, uint64_t tid, int64_t t)
 {
 	const struct lin_imp_ev *ev = j->m->ev;
-	size_t lo = 0, hi = j->nop;         /* first op > (proc, tid, t) */
+	size_t lo = 0, hi = j->nop; /* first op > (proc, tid, t) */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct lin_imp_ev *e = &ev[j->op[mid]];
@@ -237,34 +239,32 @@ static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin
 		if (!first)
 			first = e;
 		else if (e->proc == first->proc && e->tid != first->tid)
-			*threads = true;        /* a nested driver call shares its runtime call's */
+			*threads = true; /* a nested driver call shares its runtime call's */
 		last_proc = e->proc;
 	}
 	return first;
 }
 
-static const char *const id_names[] = { "correlation", "pid", "tid", "external_id", "op_external_id",
-					 "device" };
+static const char *const id_names[] = { "correlation",    "pid",   "tid", "external_id",
+					"op_external_id", "device" };
 
-static void report(struct jctx *j, const struct lin_imp_ev *g, const char *kind,
-		   const char *cause, const struct lin_imp_ev *l, uint64_t ext,
-		   const struct lin_imp_ev *op)
+static void report(struct jctx *j, const struct lin_imp_ev *g, const char *kind, const char *cause,
+		   const struct lin_imp_ev *l, uint64_t ext, const struct lin_imp_ev *op)
 {
-	uint64_t ids[6] = { g->corr, l ? l->proc : (j->m->gpu_proc_is_file ? LIN_NIL : g->proc),
-			    l ? l->tid : LIN_NIL, ext, op && (op->flags & LIN_IMP_HAS_EXT) ? op->ext : LIN_NIL,
+	uint64_t ids[6] = { g->corr,
+			    l ? l->proc : (j->m->gpu_proc_is_file ? LIN_NIL : g->proc),
+			    l ? l->tid : LIN_NIL,
+			    ext,
+			    op && (op->flags & LIN_IMP_HAS_EXT) ? op->ext : LIN_NIL,
 			    g->dev };
 	if (!(g->flags & LIN_IMP_HAS_CORR))
 		ids[0] = LIN_NIL;
 	lin_v_finding(j->v, kind, cause, j->fi, g->off, g->index, 6, id_names, ids);
 }
 
-static void level(struct jctx *j, enum lin_level l)
-{
-	j->v->sum.joined_by_level[l]++;
-}
+static void level(struct jctx *j, enum lin_level l) { j->v->sum.joined_by_level[l]++; }
 
-static void lost(struct jctx *j, const struct lin_imp_ev *g, enum lin_cause c,
-		 const struct lin_imp_ev *l)
+static void lost(struct jctx *j, const struct lin_imp_ev *g, enum lin_cause c, const struct lin_imp_ev *l)
 {
 	j->v->sum.lost++;
 	j->v->sum.lost_by_cause[c]++;
@@ -283,8 +283,7 @@ static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *ca
 }
 
 /* Joined to @op: observed (rule < 0) or inferred under @rule; the level is op. */
-static void joined(struct jctx *j, const struct lin_imp_ev *l, const struct lin_imp_ev *op,
-		   int rule)
+static void joined(struct jctx *j, const struct lin_imp_ev *l, const struct lin_imp_ev *op, int rule)
 {
 	struct lin_vsummary *s = &j->v->sum;
 	if (rule < 0) {
@@ -344,9 +343,10 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 		ambiguous(j, g, "external_id_conflict", l, g->ext, NULL);
 		if (j->v->findings.n > before) {
 			struct lin_finding *f = lin_vec_at(&j->v->findings, before);
-			snprintf(f->detail, sizeof(f->detail), "the launch's External id is %llu, "
-				 "the GPU record's %llu", (unsigned long long)l->ext,
-				 (unsigned long long)g->ext);
+			snprintf(f->detail, sizeof(f->detail),
+				 "the launch's External id is %llu, "
+				 "the GPU record's %llu",
+				 (unsigned long long)l->ext, (unsigned long long)g->ext);
 		}
 		return;
 	}
@@ -392,7 +392,7 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 static void classify(struct jctx *j, struct lin_imp_ev *g)
 {
 	j->v->sum.gpu_records++;
-	if (g->flags & LIN_IMP_NO_PROC) {   /* no process: joins nothing, not even pid 0 */
+	if (g->flags & LIN_IMP_NO_PROC) { /* no process: joins nothing, not even pid 0 */
 		lost(j, g, LIN_CAUSE_NO_PID, NULL);
 		return;
 	}
@@ -404,17 +404,17 @@ static void classify(struct jctx *j, struct lin_imp_ev *g)
 	bool threads;
 	const struct lin_imp_ev *l = launch_of(j, g, &np, &threads);
 	if (!l) {
-		const struct pinfo *p = j->np ? (j->m->gpu_proc_is_file ? &j->procs[0]
-						 : proc_info(j, g->proc)) : NULL;
+		const struct pinfo *p =
+			j->np ? (j->m->gpu_proc_is_file ? &j->procs[0] : proc_info(j, g->proc)) : NULL;
 		bool before = p && p->min_corr != UINT64_MAX && g->corr < p->min_corr;
 		lost(j, g, before ? LIN_CAUSE_BEFORE_TRACE_START : LIN_CAUSE_NO_API_RECORD, NULL);
 		return;
 	}
-	if (np > 1) {                       /* Kineto file holding several processes */
+	if (np > 1) { /* Kineto file holding several processes */
 		ambiguous(j, g, "correlation_collision", l, LIN_NIL, NULL);
 		return;
 	}
-	if (threads) {                      /* which of the calls launched it is unknown */
+	if (threads) { /* which of the calls launched it is unknown */
 		ambiguous(j, g, "correlation_on_two_threads", l, LIN_NIL, NULL);
 		return;
 	}
@@ -425,8 +425,7 @@ static void classify(struct jctx *j, struct lin_imp_ev *g)
 /* One note per graph launch whose kernels joined the op around it: the step, not a node. */
 static void graph_notes(struct jctx *j)
 {
-	static const char *const nm[] = { "correlation", "pid", "tid", "gpu_records",
-					  "op_external_id" };
+	static const char *const nm[] = { "correlation", "pid", "tid", "gpu_records", "op_external_id" };
 	if (!j->graph_n || !j->graph_op || !j->graph_obs)
 		return;
 	for (size_t i = 0; i < j->m->n; i++) {
@@ -441,9 +440,12 @@ static void graph_notes(struct jctx *j)
 		if (j->v->findings.n == before)
 			continue;
 		struct lin_finding *f = lin_vec_at(&j->v->findings, before);
-		snprintf(f->detail, sizeof(f->detail), "joined to the step, not to an op inside the "
-			 "graph (%s): op '%.64s'", j->graph_obs[i] ? "observed, the launch's External id"
-			 : "rule graph_launch_enclosing_op", lin_imp_str(j->m, op->name));
+		snprintf(f->detail, sizeof(f->detail),
+			 "joined to the step, not to an op inside the "
+			 "graph (%s): op '%.64s'",
+			 j->graph_obs[i] ? "observed, the launch's External id"
+					 : "rule graph_launch_enclosing_op",
+			 lin_imp_str(j->m, op->name));
 	}
 }
 
@@ -459,8 +461,7 @@ static void collisions(struct jctx *j)
 		uint64_t ids[3] = { b->corr, a->proc, b->proc };
 		j->v->sum.notes++;
 		j->m->collisions++;
-		lin_v_finding(j->v, "note", "correlation_collision", j->fi, b->off, b->index, 3, nm,
-			      ids);
+		lin_v_finding(j->v, "note", "correlation_collision", j->fi, b->off, b->index, 3, nm, ids);
 	}
 }
 
@@ -490,4 +491,3 @@ void lin_imp_join(struct lin_validator *v, struct lin_imp *m, uint32_t fi)
 	free(j.graph_op);
 	free(j.graph_obs);
 }
-

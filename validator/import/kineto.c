@@ -20,17 +20,17 @@
 
 #define CHUNK (64 * 1024)
 #define MAX_DEPTH 64
-#define MAX_SILENT_CHUNKS 256          /* 16 MiB without a token: a runaway string */
+#define MAX_SILENT_CHUNKS 256 /* 16 MiB without a token: a runaway string */
 #define NAME_BUF 4096
 #define ARGNAME_BUF 256
 
 struct kctx {
 	struct lin_imp *m;
 	yajl_handle h;
-	int depth, ev_depth;            /* ev_depth: depth of event maps (0: not found yet) */
-	bool te_key;                    /* the last top-level key was "traceEvents" */
+	int depth, ev_depth; /* ev_depth: depth of event maps (0: not found yet) */
+	bool te_key;         /* the last top-level key was "traceEvents" */
 	bool top_array;
-	bool in_te;                     /* inside the event array */
+	bool in_te; /* inside the event array */
 	char key[24], akey[24];
 	/* the event being read */
 	char cat[LIN_IMP_CAT_LEN], ph[4];
@@ -38,20 +38,20 @@ struct kctx {
 	size_t name_len, argname_len;
 	bool has_cat, pid_ok, tid_ok, has_ts, has_dur, has_corr, has_ext, has_dev, has_stream;
 	bool bad_time;
-	const char *bad_type;           /* ts or dur of a type that is not a time: which */
+	const char *bad_type; /* ts or dur of a type that is not a time: which */
 	uint64_t pid, tid, corr, ext, dev, stream, tid_stream;
 	int64_t ts, dur;
 	uint64_t base, ev_off, events, callbacks;
-	uint64_t err_at;                /* an error about one event: its offset + 1 */
-	uint64_t read_events;           /* events of a category read (op, launch, GPU) */
-	bool started;                   /* the first bytes were fed (byte order mark checked) */
+	uint64_t err_at;      /* an error about one event: its offset + 1 */
+	uint64_t read_events; /* events of a category read (op, launch, GPU) */
+	bool started;         /* the first bytes were fed (byte order mark checked) */
 	char err[256];
 };
 
 static void copy_key(char *dst, size_t n, const unsigned char *s, size_t len)
 {
 	if (len >= n)
-		len = n - 1;          /* longer keys are none we use */
+		len = n - 1; /* longer keys are none we use */
 	memcpy(dst, s, len);
 	dst[len] = 0;
 }
@@ -169,7 +169,7 @@ static bool parse_tid(const char *s, size_t len, uint64_t *out)
 		uint64_t u;
 		if (!parse_uint(s + 1, len - 1, &u) || u > (uint64_t)INT64_MAX)
 			return false;
-		*out = (uint64_t)-(int64_t)u;
+		*out = (uint64_t) - (int64_t)u;
 		return true;
 	}
 	return parse_uint(s, len, out);
@@ -194,12 +194,12 @@ static void arg_number(struct kctx *k, const char *s, size_t len)
 {
 	uint64_t u;
 	if (!parse_uint(s, len, &u))
-		return;               /* no id we use is negative or fractional */
+		return; /* no id we use is negative or fractional */
 	if (!strcmp(k->akey, "correlation")) {
 		k->corr = u;
 		k->has_corr = true;
 	} else if (!strcmp(k->akey, "External id") || !strcmp(k->akey, "external id")) {
-		k->ext = u;           /* 0: unset (Kineto wrote 0 for "no op") */
+		k->ext = u; /* 0: unset (Kineto wrote 0 for "no op") */
 		k->has_ext = u != 0;
 	} else if (!strcmp(k->akey, "device")) {
 		k->dev = u;
@@ -290,14 +290,16 @@ static int on_null(void *ctx)
  */
 static int kind_of(const char *cat)
 {
-	static const struct { const char *cat; int kind; } map[] = {
-		{ "cpu_op", LIN_IMP_OP }, { "user_annotation", LIN_IMP_OP },
-		{ "Operator", LIN_IMP_OP },
-		{ "cuda_runtime", LIN_IMP_LAUNCH }, { "cuda_driver", LIN_IMP_LAUNCH },
-		{ "Runtime", LIN_IMP_LAUNCH },
-		{ "kernel", LIN_IMP_KERNEL }, { "gpu_memcpy", LIN_IMP_MEMCPY },
-		{ "gpu_memset", LIN_IMP_MEMSET },
-		{ "Kernel", LIN_IMP_KERNEL }, { "Memcpy", LIN_IMP_MEMCPY }, { "Memset", LIN_IMP_MEMSET },
+	static const struct {
+		const char *cat;
+		int kind;
+	} map[] = {
+		{ "cpu_op", LIN_IMP_OP },          { "user_annotation", LIN_IMP_OP },
+		{ "Operator", LIN_IMP_OP },        { "cuda_runtime", LIN_IMP_LAUNCH },
+		{ "cuda_driver", LIN_IMP_LAUNCH }, { "Runtime", LIN_IMP_LAUNCH },
+		{ "kernel", LIN_IMP_KERNEL },      { "gpu_memcpy", LIN_IMP_MEMCPY },
+		{ "gpu_memset", LIN_IMP_MEMSET },  { "Kernel", LIN_IMP_KERNEL },
+		{ "Memcpy", LIN_IMP_MEMCPY },      { "Memset", LIN_IMP_MEMSET },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(cat, map[i].cat))
@@ -332,7 +334,7 @@ static void tally(struct kctx *k, int kind)
 
 static void graph_flag(struct kctx *k, struct lin_imp_ev *e)
 {
-	static const char g[] = "GraphLaunch";   /* cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch */
+	static const char g[] = "GraphLaunch"; /* cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch */
 	for (size_t i = 0; i + sizeof(g) - 1 <= k->name_len; i++)
 		if (!memcmp(k->name + i, g, sizeof(g) - 1))
 			e->flags |= LIN_IMP_GRAPH;
@@ -393,9 +395,10 @@ static int end_event(struct kctx *k)
 	if (kind >= LIN_IMP_KERNEL && strcmp(k->ph, "X") != 0) {
 		/* a GPU record this reader cannot place in time: never dropped silently */
 		k->err_at = k->ev_off + 1;
-		snprintf(k->err, sizeof(k->err), "event #%llu (cat %s): a GPU event with %s%s%s; "
-			 "only complete events (\"ph\": \"X\") are read", n, k->cat,
-			 k->ph[0] ? "\"ph\": \"" : "no \"ph\"", k->ph, k->ph[0] ? "\"" : "");
+		snprintf(k->err, sizeof(k->err),
+			 "event #%llu (cat %s): a GPU event with %s%s%s; "
+			 "only complete events (\"ph\": \"X\") are read",
+			 n, k->cat, k->ph[0] ? "\"ph\": \"" : "no \"ph\"", k->ph, k->ph[0] ? "\"" : "");
 		return 0;
 	}
 	if (kind < 0 || strcmp(k->ph, "X") != 0)
@@ -403,11 +406,15 @@ static int end_event(struct kctx *k)
 	if (k->bad_type || k->bad_time) {
 		k->err_at = k->ev_off + 1;
 		if (k->bad_type)
-			snprintf(k->err, sizeof(k->err), "event #%llu (cat %s): ts or dur is %s, not "
-				 "a time in microseconds", n, k->cat, k->bad_type);
+			snprintf(k->err, sizeof(k->err),
+				 "event #%llu (cat %s): ts or dur is %s, not "
+				 "a time in microseconds",
+				 n, k->cat, k->bad_type);
 		else
-			snprintf(k->err, sizeof(k->err), "event #%llu (cat %s): ts or dur is not a "
-				 "time in microseconds that fits 64-bit nanoseconds", n, k->cat);
+			snprintf(k->err, sizeof(k->err),
+				 "event #%llu (cat %s): ts or dur is not a "
+				 "time in microseconds that fits 64-bit nanoseconds",
+				 n, k->cat);
 		return 0;
 	}
 	if (!k->has_ts && kind >= LIN_IMP_KERNEL) {
@@ -419,7 +426,7 @@ static int end_event(struct kctx *k)
 	if (!k->has_ts)
 		return 1;
 	if (kind <= LIN_IMP_LAUNCH && (!k->pid_ok || !k->tid_ok))
-		return 1;             /* host events need an integer pid and tid */
+		return 1; /* host events need an integer pid and tid */
 	if (kind == LIN_IMP_LAUNCH && !k->has_corr)
 		return 1;
 	return keep_event(k, kind);
@@ -437,8 +444,8 @@ static int on_end_map(void *ctx)
 }
 
 static const yajl_callbacks callbacks = {
-	on_null, on_bool, NULL, NULL, on_number, on_string, on_start_map, on_key, on_end_map,
-	on_start_array, on_end_array,
+	on_null,      on_bool, NULL,       NULL,           on_number,    on_string,
+	on_start_map, on_key,  on_end_map, on_start_array, on_end_array,
 };
 
 static int fail(struct lin_vfile *f, uint64_t off, bool trunc, const char *msg)
@@ -450,8 +457,7 @@ static int fail(struct lin_vfile *f, uint64_t off, bool trunc, const char *msg)
 }
 
 /* Feed @n bytes (n == 0: the end of the input). 0, or -1 with the error in f. */
-static int feed(struct kctx *k, struct lin_vfile *f, const unsigned char *buf, size_t n,
-		unsigned *silent)
+static int feed(struct kctx *k, struct lin_vfile *f, const unsigned char *buf, size_t n, unsigned *silent)
 {
 	uint64_t seen = k->callbacks;
 	if (!k->started && n > 0) {
@@ -511,12 +517,13 @@ static int check_end(struct kctx *k, struct lin_vfile *f)
 	if (!k->ev_depth)
 		return fail(f, 0, false, "not a trace-event JSON file: no traceEvents array");
 	const struct lin_imp *m = k->m;
-	if (k->read_events)     /* counted, not looked up in the (capped) category table */
+	if (k->read_events) /* counted, not looked up in the (capped) category table */
 		return 0;
 	char cats[400], msg[480];
 	list_cats(m, cats, sizeof(cats));
 	if (!k->events)
-		snprintf(msg, sizeof(msg), "no GPU activity among categories: none (no event object "
+		snprintf(msg, sizeof(msg),
+			 "no GPU activity among categories: none (no event object "
 			 "in the event array)");
 	else
 		snprintf(msg, sizeof(msg), "no GPU activity among categories: %s", cats);
@@ -593,12 +600,16 @@ static long src_read(src_t s, unsigned char *b, size_t n)
 	return (long)r;
 }
 static void src_close(src_t s) { fclose(s); }
-static const char *src_error(src_t s, bool *trunc) { (void)s; *trunc = false; return NULL; }
+static const char *src_error(src_t s, bool *trunc)
+{
+	(void)s;
+	*trunc = false;
+	return NULL;
+}
 #endif
 
 /* One chunk from the file into the parser: 1 more to come, 0 end of input, -1 error. */
-static int read_chunk(struct kctx *k, struct lin_vfile *f, src_t src, unsigned char *buf,
-		      unsigned *silent)
+static int read_chunk(struct kctx *k, struct lin_vfile *f, src_t src, unsigned char *buf, unsigned *silent)
 {
 	long n = src_read(src, buf, CHUNK);
 	bool trunc;
@@ -654,7 +665,7 @@ out:
 	return rc;
 }
 
-#else  /* !LIN_HAVE_YAJL */
+#else /* !LIN_HAVE_YAJL */
 
 int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_vfile *f)
 {

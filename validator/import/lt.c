@@ -13,13 +13,15 @@
 #include "lineage/trace_format.h"
 #include "reader.h"
 
-#define MAX_OPEN 4096                   /* open handoff scopes tracked at once */
+#define MAX_OPEN 4096 /* open handoff scopes tracked at once */
 
-struct pair { uint64_t key, val, aux; };    /* sorted lookup tables */
+struct pair {
+	uint64_t key, val, aux;
+}; /* sorted lookup tables */
 
 struct lctx {
 	struct lin_imp m;
-	struct pair *req, *epreq, *ext, *api;       /* request -> ev; epoch -> request; */
+	struct pair *req, *epreq, *ext, *api; /* request -> ev; epoch -> request; */
 	size_t nreq, nepreq, next, napi, creq, cepreq, cext, capi; /* corr -> epoch; corr -> api */
 	size_t open[MAX_OPEN];
 	size_t nopen;
@@ -43,7 +45,7 @@ static bool add(struct pair **v, size_t *n, size_t *cap, uint64_t k, uint64_t va
 
 static void sort(void *v, size_t n, size_t sz, int (*cmp)(const void *, const void *))
 {
-	if (n > 1)            /* qsort's pointer must not be NULL, even for 0 elements */
+	if (n > 1) /* qsort's pointer must not be NULL, even for 0 elements */
 		qsort(v, n, sz, cmp);
 }
 
@@ -66,7 +68,6 @@ static const struct pair *find(const struct pair *v, size_t n, uint64_t k)
 	return lo < n && v[lo].key == k ? &v[lo] : NULL;
 }
 
-
 static struct lin_imp_ev *ev(struct lctx *c, int kind, uint64_t tid, uint64_t ts, const char *fmt,
 			     uint64_t a)
 {
@@ -86,8 +87,9 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 {
 	const uint64_t *f = r->f;
 	struct lin_imp_ev *e;
-	if (r->type < LIN_REC_EXT_CORRELATION && r->nfields && !LIN_REC_NIL(r, 0) && (int64_t)f[0] > c->last_host)
-		c->last_host = (int64_t)f[0];          /* runtime records start with host_ns */
+	if (r->type < LIN_REC_EXT_CORRELATION && r->nfields && !LIN_REC_NIL(r, 0) &&
+	    (int64_t)f[0] > c->last_host)
+		c->last_host = (int64_t)f[0]; /* runtime records start with host_ns */
 	switch (r->type) {
 	case LIN_REC_CLOCK:
 		if (!c->have_clock)
@@ -99,7 +101,7 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 			return false;
 		e->ext = f[2];
 		return add(&c->req, &c->nreq, &c->creq, f[2], c->m.n - 1, 0);
-	case LIN_REC_REQUEST_END:      /* resolved after the read: the begin may not be sorted */
+	case LIN_REC_REQUEST_END: /* resolved after the read: the begin may not be sorted */
 		return add(&c->req, &c->nreq, &c->creq, f[2], UINT64_MAX, f[0]);
 	case LIN_REC_EPOCH_DECLARE:
 		return r->nreqs == 0 || add(&c->epreq, &c->nepreq, &c->cepreq, f[2], r->reqs[0], 0);
@@ -107,8 +109,8 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		if (!(e = ev(c, LIN_IMP_HANDOFF, f[1], f[0], "handoff %llu", f[3])))
 			return false;
 		e->ext = f[3];
-		e->corr = f[2];                          /* target kind */
-		e->dev = (uint16_t)f[7];                 /* depth */
+		e->corr = f[2];          /* target kind */
+		e->dev = (uint16_t)f[7]; /* depth */
 		if (c->nopen < MAX_OPEN)
 			c->open[c->nopen++] = c->m.n - 1;
 		return true;
@@ -124,7 +126,8 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		}
 		return true;
 	case LIN_REC_LAUNCH:
-		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], "launch epoch %llu", LIN_REC_NIL(r, 2) ? 0 : f[2])))
+		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], "launch epoch %llu",
+			     LIN_REC_NIL(r, 2) ? 0 : f[2])))
 			return false;
 		e->end = e->ts + 1000;
 		e->ext = LIN_REC_NIL(r, 2) ? 0 : f[2];
@@ -134,15 +137,14 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 			e->flags |= LIN_IMP_HAS_CORR;
 		}
 		return true;
-	case LIN_REC_GRAPH_LAUNCH:     /* a graph replay: its kernels join to it */
+	case LIN_REC_GRAPH_LAUNCH: /* a graph replay: its kernels join to it */
 		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], "graph launch, replay epoch %llu", f[3])))
 			return false;
 		e->end = e->ts + 1000;
 		e->ext = f[3];
 		e->flags = LIN_IMP_HAS_EXT | LIN_IMP_GRAPH;
 		return true;
-	case LIN_REC_EXT_CORRELATION:
-		return add(&c->ext, &c->next, &c->cext, f[2], f[1], 0);
+	case LIN_REC_EXT_CORRELATION: return add(&c->ext, &c->next, &c->cext, f[2], f[1], 0);
 	case LIN_REC_API:
 		return LIN_REC_NIL(r, 3) || add(&c->api, &c->napi, &c->capi, f[2], f[6], f[3]);
 	case LIN_REC_KERNEL:
@@ -159,8 +161,7 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		e->dev = (uint16_t)f[3];
 		e->flags = LIN_IMP_HAS_CORR;
 		return true;
-	default:
-		return true;
+	default: return true;
 	}
 }
 
@@ -218,13 +219,13 @@ static void link_all(struct lctx *c, uint32_t *hand, size_t nh, uint32_t *lau, s
 				}
 				k = k ? k - 1 : SIZE_MAX;
 				if (k != SIZE_MAX && e->ts - v[hand[k]].ts > 60000000000ll)
-					break;           /* bound the walk: 60 s back */
+					break; /* bound the walk: 60 s back */
 			}
 		} else if (e->kind >= LIN_IMP_KERNEL) {
 			const struct pair *x = find(c->ext, c->next, e->corr);
 			const struct pair *a = find(c->api, c->napi, e->corr);
 			if (!a)
-				continue;           /* no API record: no thread to look on */
+				continue; /* no API record: no thread to look on */
 			int64_t t = (int64_t)a->aux - c->clock_off;
 			for (size_t k = last_before(v, lau, nl, a->val, t); k != SIZE_MAX;
 			     k = k ? k - 1 : SIZE_MAX) {
@@ -274,7 +275,7 @@ int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err,
 			e->end = c.last_host > e->ts ? c.last_host : e->ts;
 	}
 	sort(c.req, c.nreq, sizeof(*c.req), cmp_pair);
-	for (size_t i = 0; i + 1 < c.nreq; i++)           /* begin (ev index) + end (time) */
+	for (size_t i = 0; i + 1 < c.nreq; i++) /* begin (ev index) + end (time) */
 		if (c.req[i].key == c.req[i + 1].key && c.req[i].val != UINT64_MAX &&
 		    c.req[i + 1].val == UINT64_MAX)
 			c.m.ev[c.req[i].val].end = (int64_t)c.req[i + 1].aux;

@@ -134,7 +134,7 @@ const char *lin_imp_meta_name(const struct lin_imp *m, uint64_t proc, uint64_t t
 {
 	if (!m->meta_sorted)
 		return NULL;
-	size_t lo = 0, hi = m->nmeta;       /* the first entry after (proc, tid) */
+	size_t lo = 0, hi = m->nmeta; /* the first entry after (proc, tid) */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct lin_imp_meta *e = &m->meta[mid];
@@ -149,7 +149,6 @@ const char *lin_imp_meta_name(const struct lin_imp *m, uint64_t proc, uint64_t t
 		return lin_imp_str(m, m->meta[lo - 1].name);
 	return NULL;
 }
-
 
 static int cmp_meta(const void *a, const void *b)
 {

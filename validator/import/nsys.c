@@ -17,25 +17,24 @@
 
 #define NVTX_PUSHPOP 59
 #define NVTX_STARTEND 60
-#define VALUE_MAX (16 << 20)            /* longest string or blob read (bounded memory) */
+#define VALUE_MAX (16 << 20) /* longest string or blob read (bounded memory) */
 
 struct nctx {
 	sqlite3 *db;
 	struct lin_imp *m;
 	struct lin_vfile *f;
 	uint64_t index;
-	uint64_t ticks, max_ticks;      /* progress-handler calls, and the bound */
+	uint64_t ticks, max_ticks; /* progress-handler calls, and the bound */
 };
 
-static int fail(struct lin_vfile *f, uint64_t row, const char *fmt, const char *a,
-		const char *b)
+static int fail(struct lin_vfile *f, uint64_t row, const char *fmt, const char *a, const char *b)
 {
 	snprintf(f->err, sizeof(f->err), fmt, a, b);
 	f->err_off = row;
 	return -1;
 }
 
-#define TICK 10000                      /* VM instructions per progress-handler call */
+#define TICK 10000 /* VM instructions per progress-handler call */
 
 /* Every query together may run max_ticks * TICK VM instructions (in proportion to the file
  * size): a file crafted to make a query run unbounded is refused, not followed. */
@@ -49,7 +48,8 @@ static int progress(void *arg)
  * is refused, since a view can compute rows without bound. 0, or -1 with the message. */
 static int only_tables(struct nctx *c)
 {
-	static const char sql[] = "SELECT name, type FROM sqlite_master WHERE type <> 'table' "
+	static const char sql[] =
+		"SELECT name, type FROM sqlite_master WHERE type <> 'table' "
 		"AND lower(name) IN ('cupti_activity_kind_kernel', 'cupti_activity_kind_memcpy', "
 		"'cupti_activity_kind_memset', 'cupti_activity_kind_runtime', "
 		"'cupti_activity_kind_driver', 'nvtx_events', 'stringids', 'processes', "
@@ -61,13 +61,13 @@ static int only_tables(struct nctx *c)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		char msg[200];
 		snprintf(msg, sizeof(msg), "%s is a %s, not a table (refused: only tables are read)",
-			 (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+			 (const char *)sqlite3_column_text(st, 0),
+			 (const char *)sqlite3_column_text(st, 1));
 		rc = fail(c->f, 0, "%s%s", msg, "");
 	}
 	sqlite3_finalize(st);
 	return rc;
 }
-
 
 /* 1: table has the column, 0: not, -1: no such table, -2: error (not a database...). */
 static int has_col(struct nctx *c, const char *table, const char *col)
@@ -118,8 +118,10 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 	int r;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t v[8], row = (uint64_t)sqlite3_column_int64(st, 5);
-		static const char *const col[8] = { "start", "end", "globalTid/globalPid",
-						    "correlationId", "", "", "deviceId", "streamId" };
+		static const char *const col[8] = {
+			"start",    "end",     "globalTid/globalPid", "correlationId", "", "",
+			"deviceId", "streamId"
+		};
 		bool has_corr = sqlite3_column_type(st, 3) != SQLITE_NULL;
 		for (int i = 0; i < 8; i++) {
 			const char *bad = i == 4 || i == 5 ? NULL : int_col(st, i, &v[i], i == 0);
@@ -127,7 +129,8 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 				continue;
 			char msg[160];
 			snprintf(msg, sizeof(msg), "rowid %llu: column %s is %s, not an integer%s",
-				 (unsigned long long)row, col[i], bad, i ? "" : " (a start time is required)");
+				 (unsigned long long)row, col[i], bad,
+				 i ? "" : " (a start time is required)");
 			sqlite3_finalize(st);
 			return fail(c->f, row, "table %s, %s", table, msg);
 		}
@@ -137,7 +140,7 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 		if (kind == LIN_IMP_LAUNCH && !has_corr)
 			continue;
 		if (no_who && kind < LIN_IMP_KERNEL)
-			continue;       /* an API row or range of no process joins nothing */
+			continue; /* an API row or range of no process joins nothing */
 		struct lin_imp_ev *e = lin_imp_push(c->m);
 		if (!e) {
 			sqlite3_finalize(st);
@@ -150,7 +153,7 @@ static int read_rows(struct nctx *c, const char *sql, const char *table, int kin
 		e->end = (int64_t)(end >= start ? end : start);
 		e->corr = corr;
 		e->flags = (uint8_t)((has_corr ? LIN_IMP_HAS_CORR : 0) | (no_who ? LIN_IMP_NO_PROC : 0));
-		e->proc = (who >> 24) & 0xffffff;       /* globalPid / globalTid encode the pid */
+		e->proc = (who >> 24) & 0xffffff; /* globalPid / globalTid encode the pid */
 		e->tid = kind >= LIN_IMP_KERNEL ? str : who & 0xffffff;
 		e->dev = (uint16_t)dev;
 		const unsigned char *name = sqlite3_column_text(st, 4);
@@ -177,14 +180,15 @@ static int read_gpu(struct nctx *c, const char *table, int kind, bool strings)
 {
 	int h = has_col(c, table, "start");
 	if (h == -1)
-		return 0;             /* optional table */
+		return 0; /* optional table */
 	c->m->gpu_tables[kind - LIN_IMP_KERNEL] = true;
 	if (h < 1 || has_col(c, table, "correlationId") != 1)
 		return fail(c->f, 0, "table %s: %s", table, "no start or correlationId column");
 	char sql[768];
 	const char *name = kind == LIN_IMP_KERNEL && strings
-		? col_or_null(c, table, "demangledName", "(SELECT value FROM StringIds WHERE id = t.demangledName)")
-		: "NULL";
+				   ? col_or_null(c, table, "demangledName",
+						 "(SELECT value FROM StringIds WHERE id = t.demangledName)")
+				   : "NULL";
 	snprintf(sql, sizeof(sql),
 		 "SELECT t.start, t.\"end\", %s, t.correlationId, %s, t.rowid, %s, %s FROM %s t",
 		 col_or_null(c, table, "globalPid", "t.globalPid"), name,
@@ -207,7 +211,8 @@ static int read_api(struct nctx *c, const char *table, bool strings)
 	char sql[768];
 	snprintf(sql, sizeof(sql),
 		 "SELECT t.start, t.\"end\", t.globalTid, t.correlationId, %s, t.rowid, NULL, NULL "
-		 "FROM %s t", name, table);
+		 "FROM %s t",
+		 name, table);
 	return read_rows(c, sql, table, LIN_IMP_LAUNCH);
 }
 
@@ -283,8 +288,10 @@ int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 	sqlite3_progress_handler(c.db, TICK, progress, &c);
 	bool strings = has_col(&c, "StringIds", "value") == 1;
 	if (k == -1 && has_col(&c, "CUPTI_ACTIVITY_KIND_RUNTIME", "start") == -1) {
-		fail(f, 0, "%s%s", "not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_KERNEL or "
-		     "CUPTI_ACTIVITY_KIND_RUNTIME table", "");
+		fail(f, 0, "%s%s",
+		     "not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_KERNEL or "
+		     "CUPTI_ACTIVITY_KIND_RUNTIME table",
+		     "");
 		goto out;
 	}
 	if (read_nvtx(&c, strings) || read_api(&c, "CUPTI_ACTIVITY_KIND_RUNTIME", strings) ||
@@ -300,7 +307,7 @@ out:
 	return rc;
 }
 
-#else  /* !LIN_HAVE_SQLITE */
+#else /* !LIN_HAVE_SQLITE */
 
 int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
 {

@@ -17,26 +17,26 @@
 #include "imp.h"
 #include "otlp_emit.h"
 
-#define GPU_PID_BASE 0x40000000ull      /* device tracks: pid = base + device */
-#define LANE_SHIFT 40                   /* lane k of thread t: tid t + (k << 40) */
-#define MAX_LANES 256                   /* past these, a slice gets a lane of its own */
+#define GPU_PID_BASE 0x40000000ull /* device tracks: pid = base + device */
+#define LANE_SHIFT 40              /* lane k of thread t: tid t + (k << 40) */
+#define MAX_LANES 256              /* past these, a slice gets a lane of its own */
 
-struct lane { int64_t *end; size_t n, cap; };   /* ends of the open slices, a stack */
+struct lane {
+	int64_t *end;
+	size_t n, cap;
+}; /* ends of the open slices, a stack */
 
 struct pctx {
 	FILE *o;
 	const struct lin_imp *m;
-	uint64_t *tid_out;                  /* per event: the track's tid */
-	uint32_t *order;                    /* events by (pid, tid, ts, -end) */
+	uint64_t *tid_out; /* per event: the track's tid */
+	uint32_t *order;   /* events by (pid, tid, ts, -end) */
 	struct lane lanes[MAX_LANES];
 };
 
 /* A JSON string: valid UTF-8 as it is, U+FFFD for each maximal ill-formed subsequence
  * (the OTLP writer's encoder). */
-static void jstr(FILE *o, const char *s)
-{
-	lin_oj_fstr(o, s, strlen(s));
-}
+static void jstr(FILE *o, const char *s) { lin_oj_fstr(o, s, strlen(s)); }
 
 static void ts(FILE *o, const char *key, int64_t ns)
 {
@@ -49,7 +49,7 @@ static uint64_t pid_of(const struct lin_imp_ev *e)
 	return e->kind >= LIN_IMP_KERNEL ? GPU_PID_BASE + e->dev : e->proc;
 }
 
-static const struct lin_imp_ev *g_ev;   /* qsort has no context argument */
+static const struct lin_imp_ev *g_ev; /* qsort has no context argument */
 
 static int cmp_track(const void *a, const void *b)
 {
@@ -122,8 +122,8 @@ static bool assign_lanes(struct pctx *c)
 
 static void slice(struct pctx *c, size_t i, bool *first)
 {
-	static const char *const cat[] = { "op", "launch", "request", "handoff", "kernel", "memcpy",
-					   "memset" };
+	static const char *const cat[] = { "op",     "launch", "request", "handoff",
+					   "kernel", "memcpy", "memset" };
 	const struct lin_imp_ev *e = &c->m->ev[i];
 	FILE *o = c->o;
 	fprintf(o, "%s\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", *first ? "" : ",", cat[e->kind]);
@@ -144,24 +144,31 @@ static void slice(struct pctx *c, size_t i, bool *first)
 static void flow(struct pctx *c, uint64_t id, const char *name, size_t from, size_t to)
 {
 	const struct lin_imp_ev *f = &c->m->ev[from], *t = &c->m->ev[to];
-	fprintf(c->o, ",\n{\"ph\":\"s\",\"cat\":\"lineage\",\"name\":\"%s\",\"id\":%" PRIu64
-		",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64, name, id, pid_of(f), c->tid_out[from]);
+	fprintf(c->o,
+		",\n{\"ph\":\"s\",\"cat\":\"lineage\",\"name\":\"%s\",\"id\":%" PRIu64
+		",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64,
+		name, id, pid_of(f), c->tid_out[from]);
 	ts(c->o, "ts", f->ts);
-	fprintf(c->o, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"lineage\",\"name\":\"%s\",\"id\":%"
-		PRIu64 ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64, name, id, pid_of(t), c->tid_out[to]);
+	fprintf(c->o,
+		"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"lineage\",\"name\":\"%s\",\"id\":%" PRIu64
+		",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64,
+		name, id, pid_of(t), c->tid_out[to]);
 	ts(c->o, "ts", t->ts);
 	fputc('}', c->o);
 }
 
 static void meta(FILE *o, const char *what, uint64_t pid, uint64_t tid, const char *name)
 {
-	fprintf(o, ",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
-		",\"args\":{\"name\":", what, pid, tid);
+	fprintf(o, ",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64 ",\"args\":{\"name\":",
+		what, pid, tid);
 	jstr(o, name);
 	fputs("}}", o);
 }
 
-struct track { uint64_t pid, tid, base; uint32_t ev; };
+struct track {
+	uint64_t pid, tid, base;
+	uint32_t ev;
+};
 
 static int cmp_tr(const void *a, const void *b)
 {
@@ -237,8 +244,8 @@ static bool write_all(struct pctx *c)
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", c->o);
 	for (size_t i = 0; i < m->n; i++)
 		slice(c, i, &first);
-	static const char *const edge[] = { "op", "launch", "request", "handoff", "gpu", "gpu",
-					    "gpu" };
+	static const char *const edge[] = { "op",  "launch", "request", "handoff",
+					    "gpu", "gpu",    "gpu" };
 	for (size_t i = 0; i < m->n; i++) {
 		const struct lin_imp_ev *e = &m->ev[i];
 		if (!e->link)

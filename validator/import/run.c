@@ -11,7 +11,7 @@
 
 #include "imp.h"
 
-#define DETAIL 192                      /* struct lin_finding.detail */
+#define DETAIL 192 /* struct lin_finding.detail */
 
 /* What one file held, for the no-GPU-record messages. */
 struct fstat {
@@ -45,14 +45,16 @@ static void count(const struct lin_imp *m, struct fstat *st)
 static void why_kineto(const struct lin_imp *m, const struct fstat *st, char *buf, size_t n)
 {
 	if (st->launches && m->profiler_ranges) {
-		snprintf(buf, n, "%llu launch API events, no kernel/memcpy/memset event; %llu "
+		snprintf(buf, n,
+			 "%llu launch API events, no kernel/memcpy/memset event; %llu "
 			 "cuda_profiler_range events: CUPTI range-profiler mode records counters, not "
-			 "GPU activity", (unsigned long long)st->launches,
-			 (unsigned long long)m->profiler_ranges);
+			 "GPU activity",
+			 (unsigned long long)st->launches, (unsigned long long)m->profiler_ranges);
 		return;
 	}
 	if (st->launches) {
-		snprintf(buf, n, "%llu launch API events (cuda_runtime/cuda_driver) and no kernel, "
+		snprintf(buf, n,
+			 "%llu launch API events (cuda_runtime/cuda_driver) and no kernel, "
 			 "memcpy or memset event: GPU activity was not collected",
 			 (unsigned long long)st->launches);
 		return;
@@ -96,7 +98,7 @@ static int read_one(struct lin_validator *v, const char *fmt, const char *path, 
 		f->failed = true;
 		v->sum.file_errors++;
 	}
-	lin_imp_join(v, &m, (uint32_t)fi);     /* what was read before an error counts */
+	lin_imp_join(v, &m, (uint32_t)fi); /* what was read before an error counts */
 	count(&m, st);
 	(kineto ? why_kineto : why_nsys)(&m, st, st->why, sizeof(st->why));
 	if (export) {
@@ -129,8 +131,8 @@ static void no_gpu(struct lin_validator *v, const struct fstat *st, int n, unsig
 		if (n == 1)
 			snprintf(v->empty_why, sizeof(v->empty_why), "%s", st[0].why);
 		else
-			snprintf(v->empty_why, sizeof(v->empty_why), "none in %d files; the first: %.150s",
-				 n, st[0].why);
+			snprintf(v->empty_why, sizeof(v->empty_why),
+				 "none in %d files; the first: %.150s", n, st[0].why);
 		return;
 	}
 	static const char *const nm[] = { "launches" };
@@ -140,8 +142,8 @@ static void no_gpu(struct lin_validator *v, const struct fstat *st, int n, unsig
 			continue;
 		size_t before = v->findings.n;
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "no_gpu_records", first_file + (unsigned)i, 0, 0, 1, nm,
-			      &st[i].launches);
+		lin_v_finding(v, "structural", "no_gpu_records", first_file + (unsigned)i, 0, 0, 1,
+			      nm, &st[i].launches);
 		if (v->findings.n > before) {
 			struct lin_finding *fd = lin_vec_at(&v->findings, before);
 			snprintf(fd->detail, sizeof(fd->detail), "%s", st[i].why);

@@ -37,7 +37,7 @@ template <class F> void run(::tbb::task_group &tg, lin_runtime *rt, F &&f)
 	tg.run(lineage::wrap(rt, std::forward<F>(f)));
 }
 
-template <class F> ::tbb::task_handle defer(::tbb::task_group &tg, lin_runtime *rt, F &&f)
+template <class F>::tbb::task_handle defer(::tbb::task_group &tg, lin_runtime *rt, F &&f)
 {
 	return tg.defer(lineage::wrap(rt, std::forward<F>(f)));
 }
@@ -62,7 +62,7 @@ class task_group {
 public:
 	explicit task_group(lin_runtime *rt) : rt_(rt) {}
 	template <class F> void run(F &&f) { lineage::tbb::run(tg_, rt_, std::forward<F>(f)); }
-	template <class F> ::tbb::task_handle defer(F &&f)
+	template <class F>::tbb::task_handle defer(F &&f)
 	{
 		return lineage::tbb::defer(tg_, rt_, std::forward<F>(f));
 	}

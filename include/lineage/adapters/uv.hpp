@@ -69,7 +69,7 @@ template <class W, class A>
 int queue_work(uv_loop_t *loop, lin_runtime *rt, const lineage::token &tok, W &&work, A &&after)
 {
 	using req_t = detail::work_req<std::decay_t<W>, std::decay_t<A>>;
-	auto *r = new req_t{uv_work_t{}, rt, tok, std::forward<W>(work), std::forward<A>(after)};
+	auto *r = new req_t{ uv_work_t{}, rt, tok, std::forward<W>(work), std::forward<A>(after) };
 	r->req.data = r;
 	int err = uv_queue_work(loop, &r->req, &req_t::on_work, &req_t::on_after);
 	if (err)
@@ -77,8 +77,7 @@ int queue_work(uv_loop_t *loop, lin_runtime *rt, const lineage::token &tok, W &&
 	return err;
 }
 
-template <class W, class A>
-int queue_work(uv_loop_t *loop, lin_runtime *rt, W &&work, A &&after)
+template <class W, class A> int queue_work(uv_loop_t *loop, lin_runtime *rt, W &&work, A &&after)
 {
 	return queue_work(loop, rt, lineage::token::capture(rt), std::forward<W>(work),
 			  std::forward<A>(after));

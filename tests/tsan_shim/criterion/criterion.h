@@ -49,27 +49,28 @@ void crs_fail(bool fatal, const char *file, int line, const char *expr, const ch
 #define CRS_CAT_(a, b) a##b
 #define CRS_CAT(a, b) CRS_CAT_(a, b)
 
-#define Test(s_, n_, ...)                                                                  \
-	static void s_##_##n_##_impl(void);                                               \
-	static struct crs_test s_##_##n_##_desc = {                                       \
-		.suite = #s_, .name = #n_, .fn = s_##_##n_##_impl, __VA_ARGS__};          \
-	__attribute__((constructor)) static void s_##_##n_##_reg(void)                    \
-	{                                                                                 \
-		crs_register(&s_##_##n_##_desc);                                          \
-	}                                                                                 \
+#define Test(s_, n_, ...) \
+	static void s_##_##n_##_impl(void); \
+	static struct crs_test s_##_##n_##_desc = { \
+		.suite = #s_, .name = #n_, .fn = s_##_##n_##_impl, __VA_ARGS__ \
+	}; \
+	__attribute__((constructor)) static void s_##_##n_##_reg(void) \
+	{ \
+		crs_register(&s_##_##n_##_desc); \
+	} \
 	static void s_##_##n_##_impl(void)
 
-#define TestSuite(s_, ...)                                                                 \
-	static struct crs_suite s_##_suite_desc = {.name = #s_, __VA_ARGS__};             \
-	__attribute__((constructor)) static void s_##_suite_reg(void)                     \
-	{                                                                                 \
-		crs_register_suite(&s_##_suite_desc);                                     \
+#define TestSuite(s_, ...) \
+	static struct crs_suite s_##_suite_desc = { .name = #s_, __VA_ARGS__ }; \
+	__attribute__((constructor)) static void s_##_suite_reg(void) \
+	{ \
+		crs_register_suite(&s_##_suite_desc); \
 	}
 
-#define CRS_CHECK(fatal, cond, ...)                                                        \
-	do {                                                                               \
-		if (!(cond))                                                               \
-			crs_fail(fatal, __FILE__, __LINE__, #cond, " " __VA_ARGS__);        \
+#define CRS_CHECK(fatal, cond, ...) \
+	do { \
+		if (!(cond)) \
+			crs_fail(fatal, __FILE__, __LINE__, #cond, " " __VA_ARGS__); \
 	} while (0)
 
 /* Criterion's cr_skip_test: the test ends here, said so, and does not fail. */
