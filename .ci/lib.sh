@@ -9,7 +9,7 @@ LIN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIN_DEBS=(cmake make gcc g++ pkg-config liburcu-dev libmsgpack-dev libxxhash-dev
           libcriterion-dev clang valgrind libuv1-dev libtbb-dev
           libyajl-dev zlib1g-dev libsqlite3-dev gzip jq
-          python3 python3-dev python3-setuptools python3-pytest python3-venv)
+          python3 python3-dev python3-setuptools python3-pytest python3-venv clang-format)
 # Only for lineage-bench's peer_lttng_ust (docs/bench.md), installed by CI alone: the
 # tests need neither, and installing lttng-tools on a host sets up a system daemon.
 LIN_BENCH_DEBS=(liblttng-ust-dev lttng-tools)
