@@ -12,8 +12,9 @@
 
 static void launch_kernel(lin_runtime *rt, const char *name)
 {
-	lineage::launch_guard g(rt, name); // pushes the current epoch to CUPTI around the call
-					   // cudaLaunchKernel(...) would go here.
+	// The guard pushes the current epoch to CUPTI until it goes out of scope.
+	lineage::launch_guard g(rt, name);
+	// cudaLaunchKernel(...) would go here.
 }
 
 int main(int argc, char **argv)
