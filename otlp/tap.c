@@ -49,6 +49,7 @@ static int open_tap(const struct lin_tap_args *a, const struct lin_tap_ops **ops
 	struct lin_ostream_opts so = { .path = a->opts->otlp_path,
 				       .write = a->opts->otlp_write,
 				       .user = a->opts->otlp_user,
+				       .service = a->opts->otlp_service,
 				       .rt = a->rt,
 				       .threaded = a->threaded,
 				       .unix_offset_ns = (int64_t)(real - mono) };

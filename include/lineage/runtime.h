@@ -163,6 +163,9 @@ struct lin_runtime_opts {
 	uint32_t cupti_buffer_kib;  /* activity buffer size, 4 KiB..1 GiB; 0 = 1024 (1 MiB) */
 	uint32_t cupti_buffers_max; /* activity buffers lent at once (CUPTI asks one per
 					  * thread that makes CUDA calls); 0 = 512 */
+	/* Since 0.4: the OTLP stream's service.name (copied); NULL: $OTEL_SERVICE_NAME when
+	 * set, else "lineage". */
+	const char *otlp_service;
 };
 
 /*

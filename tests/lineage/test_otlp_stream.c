@@ -254,6 +254,30 @@ Test(otlp_stream, a_failing_stream_leaves_the_trace_alone)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+Test(otlp_stream, service_name_from_the_option_else_the_environment_else_lineage)
+{
+	const char *want[] = { "svc-option", "svc-env", "lineage" };
+	for (int i = 0; i < 3; i++) {
+		lin_runtime *rt = NULL;
+		struct lines l = { 0 };
+		struct lin_runtime_opts o = { .sz = sizeof(o),
+					      .otlp_write = collect,
+					      .otlp_user = &l,
+					      .otlp_service = i == 0 ? "svc-option" : NULL };
+		if (i < 2)
+			setenv("OTEL_SERVICE_NAME", "svc-env", 1);
+		else
+			unsetenv("OTEL_SERVICE_NAME");
+		cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+		lin_runtime_free(rt);
+		char pat[128];
+		snprintf(pat, sizeof(pat),
+			 "\"key\":\"service.name\",\"value\":{\"stringValue\":\"%s\"}", want[i]);
+		cr_assert(l.p && strstr(l.p, pat), "case %d: no %s in %.300s", i, pat, l.p ? l.p : "");
+		free(l.p);
+	}
+}
+
 Test(otlp_stream, bad_options_are_refused)
 {
 	lin_runtime *rt = NULL;
