@@ -3,8 +3,10 @@
 # lineage-validate --export-otlp of the same run's trace. For each scenario, lineage-synth
 # runs with --otlp; both outputs are reduced to one line per span (trace id, span id or,
 # for GPU records, correlation/stream/start, parent span id, name, lineage.span,
-# lineage.join) and must be equal. GPU span ids are left out of the comparison because
-# lineage-synth inserts a clock record into its trace file, which shifts byte offsets.
+# lineage.join, and every attribute with its value) and must be equal. GPU span ids and
+# lineage.trace.offset are left out of the comparison because lineage-synth inserts clock
+# records into its trace file, which shifts byte offsets; events are left out because the
+# export's are the validator's findings (docs/fleet.md, "How it differs from the export").
 # Then the stream is decoded with the OpenTelemetry packages (decode.mjs) when node/npm
 # are there. Exit 77 (ctest: skipped) without jq.
 set -u
@@ -22,7 +24,9 @@ cat >"$W/spans.jq" <<'JQ'
     then ($a["lineage.cuda.correlation_id"] // "-") + "/" + ($a["lineage.device.stream"] // "-")
          + "/" + .startTimeUnixNano
     else .spanId end),
-   (.parentSpanId // ""), .name, $a["lineage.span"], ($a["lineage.join"] // "")] | @tsv
+   (.parentSpanId // ""), .name, $a["lineage.span"], ($a["lineage.join"] // ""),
+   ($a | to_entries | map(select(.key != "lineage.trace.offset"))
+       | map(.key + "=" + (.value | tostring)) | sort | join(" "))] | @tsv
 JQ
 fail=0
 for sc in mixed graph-worker graph-same-thread batching chain-handoff stale-token dropped-records multi-process; do

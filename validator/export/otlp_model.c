@@ -78,14 +78,63 @@ static void seen_time(struct xproc *p, uint64_t t)
 		p->tmax = t;
 }
 
+/*
+ * The writer drains thread by thread, so a request's end (or an epoch's retire or reissue)
+ * written by one thread can come before its begin, written by another, in the file. Such a
+ * record is kept and applied once every file is read.
+ */
+static void defer(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+{
+	struct xlate *l = push(m, &m->late);
+	if (l)
+		*l = (struct xlate){
+			.t = r->f[0], .id = r->f[2], .version = r->f[3], .type = r->type, .proc = proc
+		};
+}
+
+static bool end_request(struct xmodel *m, uint16_t proc, uint64_t id, uint64_t t)
+{
+	struct xreq *q = lin_xmodel_req(m, proc, id);
+	if (q && !q->has_end) {
+		q->end = t;
+		q->has_end = true;
+	}
+	return q != NULL;
+}
+
+static bool end_epoch(struct xmodel *m, uint16_t proc, uint32_t type, uint64_t id, uint64_t t,
+		      uint64_t version)
+{
+	struct xepoch *e = lin_xmodel_epoch(m, proc, id);
+	if (!e)
+		return false;
+	if (version > e->version) /* deferred records arrive out of order */
+		e->version = (uint32_t)version;
+	if (type == LIN_REC_EPOCH_REISSUE)
+		e->reissues++;
+	else if (!e->has_end) {
+		e->end = t;
+		e->has_end = true;
+	}
+	return true;
+}
+
+static void apply_late(struct xmodel *m)
+{
+	for (size_t i = 0; i < m->late.n; i++) {
+		const struct xlate *l = lin_vec_at(&m->late, i);
+		if (l->type == LIN_REC_REQUEST_END)
+			(void)end_request(m, l->proc, l->id, l->t);
+		else
+			(void)end_epoch(m, l->proc, l->type, l->id, l->t, l->version);
+	}
+}
+
 static void on_request(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 {
 	if (r->type == LIN_REC_REQUEST_END) {
-		struct xreq *q = lin_xmodel_req(m, proc, r->f[2]);
-		if (q && !q->has_end) {
-			q->end = r->f[0];
-			q->has_end = true;
-		}
+		if (!end_request(m, proc, r->f[2], r->f[0]))
+			defer(m, proc, r);
 		return;
 	}
 	if (lin_xmodel_req(m, proc, r->f[2]))
@@ -105,19 +154,12 @@ static void on_request(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 
 static void on_epoch(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 {
-	struct xepoch *e = lin_xmodel_epoch(m, proc, r->f[2]);
 	if (r->type != LIN_REC_EPOCH_DECLARE) {
-		if (!e)
-			return;
-		e->version = (uint32_t)r->f[3];
-		if (r->type == LIN_REC_EPOCH_REISSUE)
-			e->reissues++;
-		else if (!e->has_end) {
-			e->end = r->f[0];
-			e->has_end = true;
-		}
+		if (!end_epoch(m, proc, r->type, r->f[2], r->f[0], r->f[3]))
+			defer(m, proc, r);
 		return;
 	}
+	struct xepoch *e = lin_xmodel_epoch(m, proc, r->f[2]);
 	if (e)
 		return;
 	e = push(m, &m->epochs);
@@ -375,11 +417,11 @@ int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
 {
 	memset(m, 0, sizeof(*m));
 	struct lin_vec *vecs[] = { &m->reqs,    &m->epochs, &m->adopts, &m->gpus,
-				   &m->reqpool, &m->chars,  &m->finds };
-	size_t sizes[] = { sizeof(struct xreq), sizeof(struct xepoch), sizeof(struct xadopt),
-			   sizeof(struct xgpu), sizeof(uint64_t),      1,
-			   sizeof(struct xfind) };
-	for (size_t i = 0; i < 7; i++)
+				   &m->reqpool, &m->chars,  &m->finds,  &m->late };
+	size_t sizes[] = { sizeof(struct xreq),  sizeof(struct xepoch), sizeof(struct xadopt),
+			   sizeof(struct xgpu),  sizeof(uint64_t),      1,
+			   sizeof(struct xfind), sizeof(struct xlate) };
+	for (size_t i = 0; i < 8; i++)
 		lin_vec_init(vecs[i], sizes[i]);
 	struct lin_vtab *tabs[] = { &m->req_ix,  &m->ep_ix,       &m->str_ix,    &m->find_ix,
 				    &m->span_ix, &m->rep_exec_ix, &m->rep_ord_ix };
@@ -394,6 +436,7 @@ int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
 	for (int i = 0; i < n && !m->oom; i++)
 		load_file(m, files[i], (uint32_t)i, rec);
 	free(rec);
+	apply_late(m);
 	if (!m->oom)
 		lin_xmodel_load_findings(m, files, n);
 	if (!m->oom)
@@ -404,8 +447,8 @@ int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
 void lin_xmodel_free(struct xmodel *m)
 {
 	struct lin_vec *vecs[] = { &m->reqs,    &m->epochs, &m->adopts, &m->gpus,
-				   &m->reqpool, &m->chars,  &m->finds };
-	for (size_t i = 0; i < 7; i++)
+				   &m->reqpool, &m->chars,  &m->finds,  &m->late };
+	for (size_t i = 0; i < 8; i++)
 		lin_vec_free(vecs[i]);
 	struct lin_vtab *tabs[] = { &m->req_ix,  &m->ep_ix,       &m->str_ix,    &m->find_ix,
 				    &m->span_ix, &m->rep_exec_ix, &m->rep_ord_ix };

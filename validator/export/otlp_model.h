@@ -67,11 +67,18 @@ struct xfind {
 	uint64_t cand[4];
 };
 
+/* An end, retire or reissue read before its request or epoch (applied after the files). */
+struct xlate {
+	uint64_t t, id, version;
+	uint32_t type;
+	uint16_t proc;
+};
+
 struct xmodel {
 	struct xproc *procs;
 	unsigned nprocs;
 	int *file_proc; /* file index -> process, -1: no header */
-	struct lin_vec reqs, epochs, adopts, gpus, reqpool, chars, finds;
+	struct lin_vec reqs, epochs, adopts, gpus, reqpool, chars, finds, late;
 	/* (proc, id) -> index: requests, epochs; (proc, sid) -> {off, len}: strings;
 	 * (file, offset) -> first finding; (span id, 0) -> (proc << 1 | is_epoch, index);
 	 * (proc, 0) -> first finding of the process */
