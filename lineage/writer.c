@@ -473,6 +473,11 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 	char host[256];
 	get_host(host, sizeof(host));
 	static const char *backend_names[] = { "none", "cupti", "custom" };
+	/* The Unix time of start_host_ns, for exporters: CLOCK_REALTIME now, less the
+	 * monotonic time since then. */
+	struct timespec real;
+	clock_gettime(CLOCK_REALTIME, &real);
+	uint64_t since = lin_clock_mono_ns() - rt->clock.ns0;
 	struct lin_tf_header h = {
 		.format = LIN_TRACE_FORMAT_NAME,
 		.writer = "liblineage " LIN_STRINGIFY_VERSION,
@@ -485,6 +490,7 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 		.backend = backend_names[rt->backend_kind],
 		.cupti = rt->cupti_status,
 		.device_clock = rt->device_clock_host ? "host" : "cupti",
+		.start_unix_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec - since,
 	};
 	pthread_mutex_lock(&rt->out_lock);
 	lin_tf_header(&rt->pk, &h);

@@ -91,7 +91,8 @@ struct lin_ostream {
 	lin_trace_write_fn write;
 	void *user;
 	char service[128];
-	int64_t unix_off;
+	int64_t unix_off; /* Unix ns - host ns: the header's start_unix_ns, else read at open */
+	bool dev_host;    /* device times are host times (header device_clock "host") */
 	_Atomic int failed;
 	/* bytes fed (under the runtime's output lock), taken by the next tick; in_mu also
 	 * guards the stream thread's hand-over fields below */

@@ -249,6 +249,9 @@ static void on_header(struct lin_ostream *s, const struct lin_header *h)
 	snprintf(s->backend, sizeof(s->backend), "%s", h->backend);
 	s->pid = h->pid;
 	s->ext_kind = h->ext_kind;
+	s->dev_host = h->device_clock_host;
+	if (h->start_unix_ns) /* the anchor the export uses too: the same times */
+		s->unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
 	s->key = lin_w3c_proc_key(s->host, s->pid);
 	s->have_header = true;
 }

@@ -197,8 +197,12 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 		lin_w3c_trace_id(s->key, 0, own);
 		trace = own;
 	}
-	uint64_t t0 = g->start != NIL ? g->start : g->end;
-	uint64_t t1 = g->end != NIL ? g->end : t0;
+	/* Device times on the host clock (header device_clock "host") take the host offset;
+	 * CUPTI's own clock is CLOCK_REALTIME: Unix time already. */
+	uint64_t start = g->start != NIL && s->dev_host ? unix_ns(s, g->start) : g->start;
+	uint64_t end = g->end != NIL && s->dev_host ? unix_ns(s, g->end) : g->end;
+	uint64_t t0 = start != NIL ? start : end;
+	uint64_t t1 = end != NIL ? end : t0;
 	bool unknown = t0 == NIL;
 	if (unknown)
 		t0 = t1 = unix_ns(s, s->tmin == NIL ? 0 : s->tmin);

@@ -485,9 +485,10 @@ static int hdr_version(struct lin_reader *r, const uint8_t **pp, const uint8_t *
 static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *end,
 		     const struct lin_mp_val *k, struct lin_header *h, unsigned *seen)
 {
-	static const char *const keys[] = { "format", "version",       "host",        "pid",
-					    "writer", "start_host_ns", "ext_kind",    "backend",
-					    "tsc_hz", "cupti",         "device_clock" };
+	static const char *const keys[] = { "format",   "version",      "host",
+					    "pid",      "writer",       "start_host_ns",
+					    "ext_kind", "backend",      "tsc_hz",
+					    "cupti",    "device_clock", "start_unix_ns" };
 	struct lin_mp_val v;
 	int idx = -1, rc;
 	for (int i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
@@ -520,6 +521,7 @@ static int hdr_value(struct lin_reader *r, const uint8_t **pp, const uint8_t *en
 			return LIN_MP_OK;
 		}
 		return hdr_str(r, &v, keys[idx], NULL, 0, true);
+	case 11: return hdr_uint(r, &v, keys[idx], &h->start_unix_ns);
 	case 10:
 		h->device_clock_host = v.type == LIN_MP_STR && v.len == 4 && !memcmp(v.p, "host", 4);
 		return hdr_str(r, &v, keys[idx], NULL, 0, true);

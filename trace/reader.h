@@ -35,6 +35,7 @@ struct lin_header {
 	uint64_t start_host_ns;
 	uint64_t ext_kind;
 	bool has_ext_kind;
+	uint64_t start_unix_ns; /* the Unix time of start_host_ns; 0: not in the header */
 };
 
 struct lin_rec {

@@ -42,7 +42,7 @@ static void pack_head(msgpack_packer *pk, enum lin_rec_type type, size_t nfields
 
 void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h)
 {
-	msgpack_pack_map(pk, 13);
+	msgpack_pack_map(pk, h->start_unix_ns ? 14 : 13);
 	pack_key(pk, "format");
 	lin_tf_pack_str(pk, h->format);
 	pack_key(pk, "version");
@@ -57,6 +57,10 @@ void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h)
 	msgpack_pack_uint64(pk, h->pid);
 	pack_key(pk, "start_host_ns");
 	msgpack_pack_uint64(pk, h->start_host_ns);
+	if (h->start_unix_ns) {
+		pack_key(pk, "start_unix_ns");
+		msgpack_pack_uint64(pk, h->start_unix_ns);
+	}
 	pack_key(pk, "host_clock");
 	lin_tf_pack_str(pk, "CLOCK_MONOTONIC");
 	pack_key(pk, "host_clock_source");

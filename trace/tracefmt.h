@@ -30,6 +30,7 @@ struct lin_tf_header {
 	const char *backend;      /* "none", "cupti", "custom", "attach" */
 	const char *cupti;        /* NULL: nil */
 	const char *device_clock; /* "cupti" (NULL) or "host": docs/trace-format.md */
+	uint64_t start_unix_ns;   /* CLOCK_REALTIME at start_host_ns; 0: not written */
 };
 
 struct lin_tf_kernel {

@@ -3,7 +3,8 @@
 # lineage-validate --export-otlp of the same run's trace. For each scenario, lineage-synth
 # runs with --otlp; both outputs are reduced to one line per span (trace id, span id or,
 # for GPU records, correlation/stream/start, parent span id, name, lineage.span,
-# lineage.join, and every attribute with its value) and must be equal. GPU span ids and
+# lineage.join, start and end times, and every attribute with its value) and must be
+# equal: both put times on the Unix clock with the header's start_unix_ns. GPU span ids and
 # lineage.trace.offset are left out of the comparison because lineage-synth inserts clock
 # records into its trace file, which shifts byte offsets; events are left out because the
 # export's are the validator's findings (docs/fleet.md, "How it differs from the export").
@@ -25,6 +26,7 @@ cat >"$W/spans.jq" <<'JQ'
          + "/" + .startTimeUnixNano
     else .spanId end),
    (.parentSpanId // ""), .name, $a["lineage.span"], ($a["lineage.join"] // ""),
+   .startTimeUnixNano, .endTimeUnixNano,
    ($a | to_entries | map(select(.key != "lineage.trace.offset"))
        | map(.key + "=" + (.value | tostring)) | sort | join(" "))] | @tsv
 JQ
@@ -43,7 +45,13 @@ for sc in mixed graph-worker graph-same-thread batching chain-handoff stale-toke
 			jq -r -f "$W/spans.jq" "$d/offline.json$sfx" | sort >"$d/offline.tsv$sfx" ||
 			{ echo "FAIL: $sc$sfx: jq"; fail=1; continue; }
 		n=$(wc -l <"$d/stream.tsv$sfx")
-		if [ "$n" -lt 10 ]; then
+		# Unix time (after 2020-09-13), host and GPU spans alike.
+		old=$(jq -r '.resourceSpans[].scopeSpans[].spans[]
+			| select((.startTimeUnixNano | tonumber) < 1600000000000000000) | .name' \
+			"$d/stream.json$sfx" "$d/offline.json$sfx" | wc -l)
+		if [ "$old" -ne 0 ]; then
+			echo "FAIL: $sc$sfx: $old spans are not on the Unix clock"; fail=1
+		elif [ "$n" -lt 10 ]; then
 			echo "FAIL: $sc$sfx: the stream has $n spans"; fail=1
 		elif ! diff "$d/offline.tsv$sfx" "$d/stream.tsv$sfx" >"$d/diff$sfx"; then
 			echo "FAIL: $sc$sfx: stream and export differ ($(grep -c '^[<>]' "$d/diff$sfx") lines, $d/diff$sfx)"

@@ -98,7 +98,8 @@ static void print_header(const msgpack_object_map *m)
 		bool v = (k->size == 3 && !memcmp(k->ptr, "pid", 3)) ||
 			 (k->size == 4 && !memcmp(k->ptr, "host", 4)) ||
 			 (k->size == 6 && !memcmp(k->ptr, "tsc_hz", 6)) ||
-			 (k->size == 13 && !memcmp(k->ptr, "start_host_ns", 13));
+			 (k->size == 13 && !memcmp(k->ptr, "start_host_ns", 13)) ||
+			 (k->size == 13 && !memcmp(k->ptr, "start_unix_ns", 13));
 		printf("%s%.*s:", i ? "," : "", (int)k->size, k->ptr);
 		if (v)
 			printf("*");

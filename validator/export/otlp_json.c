@@ -257,8 +257,10 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 		lin_w3c_trace_id(p->key, 0, trace);
 		parent = proc_span(m, g->proc);
 	}
-	uint64_t t0 = g->start != XNIL ? g->start : g->end;
-	uint64_t t1 = g->end != XNIL ? g->end : t0;
+	uint64_t start = lin_xmodel_dev_unix(m, g->proc, g->start);
+	uint64_t end = lin_xmodel_dev_unix(m, g->proc, g->end);
+	uint64_t t0 = start != XNIL ? start : end;
+	uint64_t t1 = end != XNIL ? end : t0;
 	bool unknown = t0 == XNIL;
 	if (unknown)
 		t0 = t1 = p->tmin == XNIL ? 0 : lin_xmodel_unix(m, g->proc, p->tmin);

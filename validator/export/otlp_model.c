@@ -63,6 +63,9 @@ static int proc_of(struct xmodel *m, const struct lin_header *h)
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	p->pid = h->pid;
 	p->key = lin_w3c_proc_key(h->host, h->pid);
+	p->dev_host = h->device_clock_host;
+	p->have_unix = h->start_unix_ns != 0;
+	p->unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
 	p->tmin = XNIL;
 	p->tmax = 0;
 	return (int)m->nprocs++;
@@ -532,7 +535,18 @@ uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns
 	const struct xproc *p = &m->procs[proc];
 	if (host_ns == XNIL)
 		return 0;
+	if (p->have_unix)
+		return host_ns + (uint64_t)p->unix_off;
 	return p->have_clock ? host_ns + (uint64_t)p->clock_off : host_ns;
+}
+
+uint64_t lin_xmodel_dev_unix(const struct xmodel *m, uint16_t proc, uint64_t dev_ns)
+{
+	const struct xproc *p = &m->procs[proc];
+	if (dev_ns == XNIL)
+		return XNIL;
+	/* CUPTI's own clock is CLOCK_REALTIME: Unix time already. */
+	return p->dev_host ? lin_xmodel_unix(m, proc, dev_ns) : dev_ns;
 }
 
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset)

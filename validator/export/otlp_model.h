@@ -19,6 +19,9 @@ struct xproc {
 	uint64_t tmin, tmax; /* host ns seen */
 	int64_t clock_off;   /* device_ns - host_ns */
 	bool have_clock;
+	bool dev_host;    /* device times are host times (header device_clock "host") */
+	int64_t unix_off; /* header start_unix_ns - start_host_ns */
+	bool have_unix;   /* the header has start_unix_ns */
 	uint32_t ndev;
 	uint32_t dev[8]; /* devices seen (first 8) */
 };
@@ -100,7 +103,9 @@ void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t 
 void lin_xmodel_epoch_trace(const struct xmodel *m, const struct xepoch *e, uint8_t out[16]);
 /* The request at the root of @e's request chain, or NULL. */
 struct xreq *lin_xmodel_epoch_root(const struct xmodel *m, const struct xepoch *e);
+/* Unix ns of a host time, and of a GPU record's device time (docs/fleet.md, "Time"). */
 uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns);
+uint64_t lin_xmodel_dev_unix(const struct xmodel *m, uint16_t proc, uint64_t dev_ns);
 /* The first finding about the record at (@file, @offset), or XNIL; then xfind.next. */
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset);
 
