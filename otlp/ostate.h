@@ -91,8 +91,11 @@ struct lin_ostream {
 	lin_trace_write_fn write;
 	void *user;
 	char service[128];
-	int64_t unix_off; /* Unix ns - host ns: the header's start_unix_ns, else read at open */
-	bool dev_host;    /* device times are host times (header device_clock "host") */
+	int64_t unix_off;  /* Unix ns - host ns: the header's start_unix_ns, else read at open */
+	bool dev_host;     /* device times are host times (header device_clock "host") */
+	bool have_anchor;  /* the header had start_unix_ns */
+	bool have_clock;   /* a clock record was read: */
+	int64_t clock_off; /* device ns - host ns at the first one */
 	_Atomic int failed;
 	/* bytes fed (under the runtime's output lock), taken by the next tick; in_mu also
 	 * guards the stream thread's hand-over fields below */

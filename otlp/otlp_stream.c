@@ -235,6 +235,12 @@ static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t o
 					 fu(r, 2), fu(r, 3));
 		break;
 	}
+	case LIN_REC_CLOCK: /* the first pair maps device times to host times, as in the export */
+		if (!s->have_clock && fu(r, 1) != NIL && fu(r, 2) != NIL) {
+			s->clock_off = (int64_t)(fu(r, 2) - fu(r, 1));
+			s->have_clock = true;
+		}
+		break;
 	case LIN_REC_LAUNCH:
 	case LIN_REC_TOKEN_CAPTURE:
 	case LIN_REC_TRACE_END: lin_os_seen(s, fu(r, 1)); break;
@@ -250,8 +256,10 @@ static void on_header(struct lin_ostream *s, const struct lin_header *h)
 	s->pid = h->pid;
 	s->ext_kind = h->ext_kind;
 	s->dev_host = h->device_clock_host;
-	if (h->start_unix_ns) /* the anchor the export uses too: the same times */
+	if (h->start_unix_ns) { /* the anchor the export uses too: the same times */
 		s->unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
+		s->have_anchor = true;
+	}
 	s->key = lin_w3c_proc_key(s->host, s->pid);
 	s->have_header = true;
 }

@@ -54,6 +54,20 @@ static uint64_t unix_ns(const struct lin_ostream *s, uint64_t host_ns)
 	return host_ns == NIL ? 0 : host_ns + (uint64_t)s->unix_off;
 }
 
+/* Device time to host time: the same clock (device_clock "host"), or through the first clock
+ * record; then host time to Unix time. Without either, CUPTI's own clock is CLOCK_REALTIME:
+ * Unix time already. The export's rule (docs/fleet.md, "Time"). */
+static uint64_t dev_unix(const struct lin_ostream *s, uint64_t dev_ns)
+{
+	if (dev_ns == NIL)
+		return NIL;
+	if (s->dev_host)
+		return unix_ns(s, dev_ns);
+	if (s->have_anchor && s->have_clock)
+		return unix_ns(s, dev_ns - (uint64_t)s->clock_off);
+	return dev_ns;
+}
+
 static uint64_t proc_span(const struct lin_ostream *s) { return lin_w3c_span_id(s->key, 0); }
 
 void lin_os_seen(struct lin_ostream *s, uint64_t t)
@@ -197,10 +211,7 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 		lin_w3c_trace_id(s->key, 0, own);
 		trace = own;
 	}
-	/* Device times on the host clock (header device_clock "host") take the host offset;
-	 * CUPTI's own clock is CLOCK_REALTIME: Unix time already. */
-	uint64_t start = g->start != NIL && s->dev_host ? unix_ns(s, g->start) : g->start;
-	uint64_t end = g->end != NIL && s->dev_host ? unix_ns(s, g->end) : g->end;
+	uint64_t start = dev_unix(s, g->start), end = dev_unix(s, g->end);
 	uint64_t t0 = start != NIL ? start : end;
 	uint64_t t1 = end != NIL ? end : t0;
 	bool unknown = t0 == NIL;

@@ -545,8 +545,14 @@ uint64_t lin_xmodel_dev_unix(const struct xmodel *m, uint16_t proc, uint64_t dev
 	const struct xproc *p = &m->procs[proc];
 	if (dev_ns == XNIL)
 		return XNIL;
-	/* CUPTI's own clock is CLOCK_REALTIME: Unix time already. */
-	return p->dev_host ? lin_xmodel_unix(m, proc, dev_ns) : dev_ns;
+	/* Device time to host time: the same clock (device_clock "host"), or through the
+	 * process's first clock record; then host time to Unix time. Without either, CUPTI's
+	 * own clock is CLOCK_REALTIME: Unix time already. */
+	if (p->dev_host)
+		return lin_xmodel_unix(m, proc, dev_ns);
+	if (p->have_unix && p->have_clock)
+		return lin_xmodel_unix(m, proc, dev_ns - (uint64_t)p->clock_off);
+	return dev_ns;
 }
 
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset)
