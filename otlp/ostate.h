@@ -101,6 +101,8 @@ struct lin_ostream {
 	 * guards the stream thread's hand-over fields below */
 	pthread_mutex_t in_mu;
 	uint8_t *in;
+	uint8_t *hdr; /* a copy of the first piece fed (the header), for a skip that takes it */
+	size_t hlen;
 	size_t ilen, icap, ioff; /* in[ioff..ilen) waits */
 	uint64_t in_pos;         /* trace offset of in[ioff] */
 	bool resync;             /* bytes were skipped: decoding restarts at in_pos */

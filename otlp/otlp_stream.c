@@ -404,6 +404,12 @@ void lin_ostream_feed(struct lin_ostream *s, const void *buf, size_t len)
 		return;
 	pthread_mutex_lock(&s->in_mu);
 	size_t waiting = s->ilen - s->ioff;
+	if (!s->in_pos && !s->ilen && !s->hdr && (s->hdr = malloc(len))) {
+		/* The writer's first piece is the header: kept, so that a skip of the backlog
+		 * before the stream thread decoded it does not stop the stream. */
+		memcpy(s->hdr, buf, len);
+		s->hlen = len;
+	}
 	if (s->threaded && waiting + len > LIN_OSTREAM_MAX_BACKLOG) {
 		/* The stream thread is behind: what waits and this piece are skipped, and
 		 * decoding restarts at the next piece (the writer hands out whole records), so
@@ -426,6 +432,22 @@ void lin_ostream_feed(struct lin_ostream *s, const void *buf, size_t len)
 	pthread_mutex_unlock(&s->in_mu);
 }
 
+/* The skip took the header before it was decoded: decode it from the copy of the first
+ * piece (the rest of that piece was skipped with the backlog). */
+static void header_from_copy(struct lin_ostream *s)
+{
+	struct lin_header h;
+	if (!s->hdr) {
+		lin_os_fail(s, -ENOMEM, "the trace header was skipped and not kept");
+		return;
+	}
+	lin_reader_stream_span(s->rd, s->hdr, s->hlen, 0);
+	if (lin_reader_header(s->rd, LIN_TRACE_FORMAT_NAME, &h) == 0)
+		on_header(s, &h);
+	else
+		fail_decode(s);
+}
+
 /* Decode up to DECODE_SLICE more of the bytes fed (a record cut at the end waits for the
  * rest). Return: true when more bytes wait. Slices keep what one tick holds in memory
  * (decoded records wait in the heap only until the watermark) small. */
@@ -434,10 +456,12 @@ void lin_ostream_feed(struct lin_ostream *s, const void *buf, size_t len)
 static bool decode(struct lin_ostream *s)
 {
 	pthread_mutex_lock(&s->in_mu);
+	bool header_skipped = false;
 	if (s->resync) { /* what was cut at the skip will never be completed */
 		s->plen = 0;
 		s->base = s->in_pos;
 		s->resync = false;
+		header_skipped = !s->have_header;
 	}
 	size_t n = s->ilen - s->ioff < DECODE_SLICE ? s->ilen - s->ioff : DECODE_SLICE;
 	int err = grow(&s->pend, &s->pcap, s->plen + n);
@@ -460,6 +484,8 @@ static bool decode(struct lin_ostream *s)
 		lin_os_fail(s, err, "out of memory");
 		return false;
 	}
+	if (header_skipped)
+		header_from_copy(s);
 	lin_reader_stream_span(s->rd, s->pend, s->plen, s->base);
 	while (!s->failed) {
 		if (!s->have_header) {
@@ -700,6 +726,7 @@ free_all:
 	free(s->in);
 	lin_reader_free(s->rd);
 	free(s->rec);
+	free(s->hdr);
 	pthread_mutex_destroy(&s->in_mu);
 	pthread_mutex_destroy(&s->tick_mu);
 	pthread_cond_destroy(&s->work_cv);
