@@ -65,13 +65,15 @@ def header_index(root):
     return idx
 
 
-def resolve(root, src, name, idx):
-    """The folder an #include "name" of file src resolves to, or None (system header)."""
+def resolve(root, src, name, idx, angle=False):
+    """The folder an #include of file src resolves to, or None (a system header)."""
     here = os.path.join(os.path.dirname(src), name)
-    if os.path.exists(here):
+    if not angle and os.path.exists(here):
         return folder_of(root, os.path.normpath(here))
     if os.path.exists(os.path.join(root, "include", name)):
         return "include"
+    if angle and "/" in name:
+        return None  # <dir/x.h>: a system or package header unless include/ has it
     folders = idx.get(os.path.basename(name))
     if not folders:
         return None
@@ -83,7 +85,25 @@ def resolve(root, src, name, idx):
 
 INC = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 PATHREF = re.compile(r"\$\{(?:PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/([A-Za-z0-9_.-]+)")
-LINK = re.compile(r"target_link_libraries\s*\(([^)]*)\)", re.S)
+# ../x, ${CMAKE_CURRENT_SOURCE_DIR}/../x, ${CMAKE_CURRENT_LIST_DIR}/../x: relative to the file
+RELREF = re.compile(r"(?:\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}/)?((?:\.\./)+[A-Za-z0-9_.-]+)")
+LINK = re.compile(r"target_link_libraries\s*\(([^)]*)\)", re.S | re.I)
+OBJECTS = re.compile(r"\$<TARGET_OBJECTS:([A-Za-z0-9_.-]+)>")
+
+
+def strip_comments(text):
+    """CMake text without its # comments (a # inside a quoted string is kept)."""
+    out = []
+    for line in text.split("\n"):
+        quoted = False
+        for i, c in enumerate(line):
+            if c == '"':
+                quoted = not quoted
+            elif c == "#" and not quoted:
+                line = line[:i]
+                break
+        out.append(line)
+    return "\n".join(out)
 
 
 def check(root):
@@ -98,14 +118,23 @@ def check(root):
                         m = INC.match(line)
                         if not m:
                             continue
-                        if m.group(1) == "<" and not m.group(2).startswith("lineage"):
-                            continue
-                        to = resolve(root, p, m.group(2), idx)
+                        to = resolve(root, p, m.group(2), idx, m.group(1) == "<")
                         if to and to not in allowed:
                             bad.append(f"{rel}:{n}: {mod}/ includes {m.group(2)} of {to}/")
             elif os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake"):
                 with open(p, encoding="utf-8") as f:
-                    text = f.read()
+                    text = strip_comments(f.read())
+                for m in RELREF.finditer(text):
+                    n = text.count("\n", 0, m.start()) + 1
+                    dest = os.path.normpath(os.path.join(os.path.dirname(p), m.group(1)))
+                    to = folder_of(root, dest) if dest.startswith(root + os.sep) else None
+                    if to and (to in ALLOWED or to in CONSUMERS) and to not in allowed:
+                        bad.append(f"{rel}:{n}: {mod}/ names {to}/ ({m.group(0)})")
+                for m in OBJECTS.finditer(text):
+                    n = text.count("\n", 0, m.start()) + 1
+                    to = TARGETS.get(m.group(1))
+                    if to and to not in allowed:
+                        bad.append(f"{rel}:{n}: {mod}/ takes the objects of {m.group(1)} of {to}/")
                 for m in PATHREF.finditer(text):
                     to = m.group(1)
                     n = text.count("\n", 0, m.start()) + 1

@@ -26,7 +26,27 @@ for want in "trace/misuse.c:.*trace/ includes rt.h of lineage/" \
 	"3 edge(s) break the rule"; do
 	grep -q "$want" "$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: no '$want'" >&2; exit 1; }
 done
+# One more edge at a time, in the other forms an edge takes (want 1: an edge; 0: none).
+one() { # FILE LINE WANT
+	rm -rf "$tmp/one" && mkdir "$tmp/one"
+	for d in include trace lineage graph cupti_bind otlp validator; do
+		cp -r "$src/$d" "$tmp/one/$d"
+	done
+	printf '%s\n' "$2" >>"$tmp/one/$1"
+	rc=0
+	python3 "$src/.ci/check-deps.py" --root "$tmp/one" >/dev/null 2>&1 || rc=$?
+	if [ "$3" = 1 ] && [ "$rc" != 1 ]; then echo "FAIL: missed: $1: $2" >&2; exit 1; fi
+	if [ "$3" = 0 ] && [ "$rc" != 0 ]; then echo "FAIL: not an edge: $1: $2" >&2; exit 1; fi
+}
+one lineage/log.c '#include <vstate.h>' 1
+one lineage/log.c '#include <stdio.h>' 0
+one lineage/log.c '#include <lineage/otlp.h>' 0
+one validator/CMakeLists.txt 'TARGET_LINK_LIBRARIES(lin_validator PRIVATE lineage)' 1
+one validator/CMakeLists.txt 'target_sources(lin_validator PRIVATE ../otlp/spans.c)' 1
+one trace/CMakeLists.txt 'target_include_directories(lineage_trace PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../lineage)' 1
+one validator/CMakeLists.txt 'add_library(lin_x STATIC $<TARGET_OBJECTS:lineage_otlp>)' 1
+one lineage/CMakeLists.txt '# see ${PROJECT_SOURCE_DIR}/tests/lineage for the tests' 0
 rc=0
 python3 "$src/.ci/check-deps.py" --root /nonexistent 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || { echo "FAIL: a missing tree gave exit $rc, want 2" >&2; exit 1; }
-echo "check-deps passes on the tree and names each of three bad edges"
+echo "check-deps passes on the tree, names each of three bad edges, and judges eight more forms right"
