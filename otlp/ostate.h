@@ -48,7 +48,7 @@ struct scorr {                /* external correlation -> epoch */
 	uint64_t epoch, seen; /* epoch NIL: several epochs (ambiguous) */
 };
 
-struct sdone { /* a retired epoch, for GPU records that come later */
+struct sdone { /* a retired epoch or ended request, for GPU records that come later */
 	uint64_t t;
 	uint8_t trace[16];
 };

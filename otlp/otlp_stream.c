@@ -87,12 +87,17 @@ static void on_ext(struct lin_ostream *s, const struct lin_rec *r)
 		c->epoch = NIL; /* several epochs: ambiguous, joined to none */
 }
 
-/* The trace of epoch @id: live, or retired within the retention time. */
+/* The trace of epoch @id — or of request @id: an external correlation may name a request
+ * (a hand-written adapter), as the validator's join allows — live, or retired or ended
+ * within the retention time. Requests and epochs share one id space. */
 static const uint8_t *epoch_trace(const struct lin_ostream *s, uint64_t id)
 {
 	const struct sepoch *e = lin_vtab_find(&s->epochs, id, 0);
 	if (e)
 		return e->trace;
+	const struct sreq *q = lin_vtab_find(&s->reqs, id, 0);
+	if (q)
+		return q->trace;
 	const struct sdone *d = lin_vtab_find(&s->done, id, 0);
 	return d ? d->trace : NULL;
 }

@@ -296,7 +296,12 @@ static void on_request_end(struct lin_ostream *s, const struct srec *r)
 	if (!q)
 		return;
 	lin_os_write_request(s, id, q, F(r, 1), false);
-	lin_vtab_del(&s->reqs, q);
+	struct sdone *d = lin_os_get(s, &s->done, id, 0);
+	if (d) { /* GPU records whose external correlation names it may still come */
+		d->t = F(r, 1);
+		memcpy(d->trace, q->trace, 16);
+	}
+	lin_vtab_del(&s->reqs, q); /* still valid: only another table was written */
 }
 
 static void on_epoch_declare(struct lin_ostream *s, struct srec *r)

@@ -64,11 +64,18 @@ done
 # The other strategies' traces are written without the live binding: their device clock is
 # mapped by the clock records lineage-synth's write callback puts into the file (the stream
 # never sees those: docs/fleet.md). The export must put them on the Unix clock all the same.
+# With manual (external ids that name requests) and kineto, the stream joins every GPU
+# record as the export does: same trace, parent and join (nvtx and cuda-only need
+# same_thread_time_containment, which the stream does not apply).
+gpu='.resourceSpans[].scopeSpans[].spans[]
+	| (.attributes | map({(.key): (.value.stringValue // .value.intValue)}) | add) as $a
+	| select($a["lineage.span"] | IN("kernel", "memcpy", "memset"))
+	| [$a["lineage.cuda.correlation_id"], .traceId, .parentSpanId, $a["lineage.join"]] | @tsv'
 for st in manual kineto nvtx cuda-only; do
 	d="$W/strategy-$st"
 	mkdir -p "$d"
 	if ! "$S" --scenario mixed --strategy "$st" --seed 7 --requests 48 -o "$d/t.lt" \
-		--truth "$d/t.truth" >"$d/synth.txt"; then
+		--truth "$d/t.truth" --otlp "$d/stream.json" >"$d/synth.txt"; then
 		echo "FAIL: $st: lineage-synth"; fail=1; continue
 	fi
 	"$V" --export-otlp "$d/offline.json" "$d/t.lt" >/dev/null 2>"$d/validate.txt"
@@ -76,8 +83,16 @@ for st in manual kineto nvtx cuda-only; do
 	old=$(jq -r '.resourceSpans[].scopeSpans[].spans[]
 		| select((.startTimeUnixNano | tonumber) < 1600000000000000000) | .name' \
 		"$d/offline.json" | wc -l)
+	jq -r "$gpu" "$d/stream.json" | sort >"$d/stream.gpu"
+	jq -r "$gpu" "$d/offline.json" | sort >"$d/offline.gpu"
 	if [ "$n" -lt 10 ] || [ "$old" -ne 0 ]; then
 		echo "FAIL: $st: $old of $n exported spans are not on the Unix clock"; fail=1
+	elif [ "$st" = manual ] || [ "$st" = kineto ]; then
+		if [ ! -s "$d/stream.gpu" ] || ! cmp -s "$d/stream.gpu" "$d/offline.gpu"; then
+			echo "FAIL: $st: GPU joins differ between the stream and the export"; fail=1
+		else
+			echo "ok: $st: $n exported spans on the Unix clock; $(wc -l <"$d/stream.gpu") GPU joins the same"
+		fi
 	else
 		echo "ok: $st: $n exported spans on the Unix clock"
 	fi

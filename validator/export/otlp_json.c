@@ -249,10 +249,18 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 	uint8_t trace[16];
 	uint64_t parent;
 	const struct xreq *root = NULL;
+	/* joined to a request: its external correlation named the request itself */
+	const struct xreq *q = e || !(g->join == LIN_JOIN_OBSERVED || g->join == LIN_JOIN_INFERRED)
+				       ? NULL
+				       : lin_xmodel_req(m, g->proc, g->epoch);
 	if (e) {
 		lin_xmodel_epoch_trace(m, e, trace);
 		parent = lin_w3c_span_id(p->key, e->id);
 		root = lin_xmodel_epoch_root(m, e);
+	} else if (q) {
+		lin_xmodel_req_trace(m, q, trace);
+		parent = lin_w3c_span_id(p->key, q->id);
+		root = q;
 	} else {
 		lin_w3c_trace_id(p->key, 0, trace);
 		parent = proc_span(m, g->proc);
