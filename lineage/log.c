@@ -6,9 +6,10 @@
 
 #include "log.h"
 
+static const char *const names[] = { "error", "warn", "info", "debug" }; /* by level */
+
 static int env_level(void)
 {
-	static const char *const names[] = { "error", "warn", "info", "debug" };
 	const char *v = getenv("LINEAGE_LOG");
 	for (int i = 0; v && i < 4; i++)
 		if (!strcmp(v, names[i]))
@@ -33,6 +34,5 @@ void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const
 		l->fn(level, msg, l->user);
 		return;
 	}
-	static const char *const names[] = { "error", "warn", "info", "debug" };
 	fprintf(stderr, "lineage: %s: %s\n", names[level], msg);
 }

@@ -22,25 +22,19 @@
 #include "ostate.h"
 #include "reader.h"
 #include "sys.h"
-#include "schema.h"
 #include "vtab.h"
 
 /* ---------------------------------------------------------------- decoding */
 
-/* Field @i of @r, counting the type as field 0 (the format's numbering): NIL when nil,
- * absent, or a str or array field (those are read with fstr and r->reqs). */
+/* Field @i of @r, counting the type as field 0 (the format's numbering): NIL when nil or
+ * absent. Str and array fields are read with fstr and r->reqs (here they hold a length or
+ * 0, and nothing reads them through fu). */
 static uint64_t fu(const struct lin_rec *r, uint32_t i)
 {
 	if (i == 0)
 		return r->type;
 	i--;
-	if (i >= r->nfields || (r->nil >> i & 1))
-		return NIL;
-	const struct lin_schema *sc = lin_schema_get(r->type);
-	const char *bar = strchr(sc->types, '|');
-	size_t need = bar ? (size_t)(bar - sc->types) : strlen(sc->types);
-	char code = sc->types[i < need ? i : i + 1];
-	return code == 's' || code == 'n' || code == 'a' ? NIL : r->f[i];
+	return i >= r->nfields || (r->nil >> i & 1) ? NIL : r->f[i];
 }
 
 /* The record's str field (a record type has at most one), or NULL (*len 0). */

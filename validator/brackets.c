@@ -438,7 +438,7 @@ static void accounting_by_count(struct lin_validator *v)
 	struct lin_vkey k;
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
 		uint64_t calls = e->ext_n - (e->paired < e->ext_n ? e->paired : e->ext_n);
 		if (e->pushed <= calls || !p->api_records ||
@@ -464,7 +464,7 @@ static void accounting_unpushed(struct lin_validator *v)
 	struct lin_vkey k;
 	const struct lin_corr_ent *c;
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
 		uint64_t s, e, u;
 		if (!(c->flags & LIN_C_API) || p->pushes || !p->unpushed ||
@@ -480,7 +480,7 @@ static void accounting_unpushed(struct lin_validator *v)
 	struct lin_bthread *t;
 	it = 0;
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
 		if (p->pushes || p->xcheck_unmarked || !p->api_records || t->unordered ||
 		    (!p->host_clock && !p->clock_err_known))
@@ -511,7 +511,7 @@ static void ext_without_bracket(struct lin_validator *v)
 	struct lin_vkey k;
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
 		if (!p->pushes || !p->launches || !e->ext_n || !(e->flags & LIN_EP_DECLARED) ||
 		    (e->flags & LIN_EP_PUSHED) || lin_vtab_find(&v->replays, k.k0, lin_k1(proc, 0)))

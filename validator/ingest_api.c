@@ -19,6 +19,21 @@ static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *
 }
 
 /* An API or ext record without a correlation id: it can join nothing (brackets.c). */
+/* The correlation's entry, made when new; NULL when the correlation was closed already (a
+ * reuse, reported) or memory ran out (v->oom). */
+static struct lin_corr_ent *corr_entry(struct lin_validator *v, uint16_t proc, uint32_t file,
+				       const struct lin_rec *r, uint64_t corr, bool *fresh)
+{
+	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
+		reuse(v, file, r, corr);
+		return NULL;
+	}
+	struct lin_corr_ent *e = lin_vtab_get(&v->corrs, corr, lin_k1(proc, 0), fresh);
+	if (!e)
+		v->oom = true;
+	return e;
+}
+
 static void nil_correlation(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
 {
 	static const char *const n[] = { "record_type" };
@@ -102,16 +117,10 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 	}
 	v->procs[proc].ext_records++;
 	uint64_t corr = r->f[2], epoch = r->f[1];
-	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
-		reuse(v, file, r, corr);
-		return;
-	}
 	bool fresh;
-	struct lin_corr_ent *e = lin_vtab_get(&v->corrs, corr, lin_k1(proc, 0), &fresh);
-	if (!e) {
-		v->oom = true;
+	struct lin_corr_ent *e = corr_entry(v, proc, file, r, corr, &fresh);
+	if (!e)
 		return;
-	}
 	if (!(e->flags & LIN_C_EXT)) {
 		e->flags |= LIN_C_EXT;
 		e->epoch = epoch;
@@ -287,16 +296,10 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 		capture_api(v, proc, r->f[6], corr, cap == 1);
 	if (corr < p->min_api_corr)
 		p->min_api_corr = corr;
-	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
-		reuse(v, file, r, corr);
-		return;
-	}
 	bool fresh;
-	struct lin_corr_ent *e = lin_vtab_get(&v->corrs, corr, lin_k1(proc, 0), &fresh);
-	if (!e) {
-		v->oom = true;
+	struct lin_corr_ent *e = corr_entry(v, proc, file, r, corr, &fresh);
+	if (!e)
 		return;
-	}
 	bool second = e->flags & LIN_C_API;
 	if (second) {
 		if (!nested_call(e, r)) {

@@ -539,7 +539,7 @@ static void finish_launches(struct lin_validator *v)
 	struct lin_vkey k;
 	const struct lin_corr_ent *c;
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		if (!missing_gpu(v, proc, k.k0))
 			continue;
 		int cap = in_capture(v, proc, k.k0, c->api_tid);
@@ -575,7 +575,7 @@ static void finish_strings_truth(struct lin_validator *v)
 	while ((t = lin_vtab_next(&v->truth, &it, &k))) {
 		if (t->seen)
 			continue;
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		/* A label tied to a launch already counted as no_gpu_record is that loss. */
 		const struct lin_corr_ent *tc =
 			t->corr == LIN_NIL ? NULL : lin_vtab_find(&v->corrs, t->corr, lin_k1(proc, 0));

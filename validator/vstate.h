@@ -353,4 +353,7 @@ static inline uint64_t lin_k1(uint16_t proc, uint64_t aux)
 	return ((uint64_t)proc << 32) | (aux & 0xffffffffu);
 }
 
+/* The process of a table key's k1 as lin_vtab_next returns it (lin_k1's inverse). */
+static inline uint16_t lin_k1_proc(uint64_t k1) { return (uint16_t)((k1 & ~LIN_VTAB_USED) >> 32); }
+
 #endif

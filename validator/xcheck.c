@@ -252,7 +252,7 @@ static void ext_without_api(struct lin_validator *v)
 	struct lin_vkey k;
 	const struct lin_corr_ent *c;
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
 		if (!(c->flags & LIN_C_EXT) || (c->flags & LIN_C_API) || !p->api_records || p->dropped_cupti)
 			continue;
@@ -278,7 +278,7 @@ void lin_v_xcheck_finish(struct lin_validator *v)
 	}
 	it = 0;
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
-		uint16_t proc = (uint16_t)((k.k1 & ~LIN_VTAB_USED) >> 32);
+		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
 		if ((!p->host_clock && !p->clock_err_known) || t->unordered || t->unmarked)
 			continue; /* checked by count instead (brackets.c) */
