@@ -120,6 +120,7 @@ struct lin_cl_stats {
 	uint64_t declined;             /* ... answered with no buffer */
 	uint64_t delivered;            /* buffers handed to the completion callback */
 	uint64_t delivered_incomplete; /* ... with incomplete records in them */
+	uint64_t returned;             /* delivered buffers whose callback has returned */
 	uint64_t records;              /* records written */
 	uint64_t dropped;              /* records lost (declined buffers, injected) */
 	uint64_t flushes, forced_flushes;

@@ -82,6 +82,7 @@ static void deliver(struct cl_buf *b)
 	/* context and streamId are deprecated: always NULL and 0 (cupti_activity.h). */
 	done(NULL, 0, b->data, b->size, b->used);
 	pthread_mutex_lock(&cl.mu);
+	cl.st.returned++;
 	cl.delivering--;
 	cl.outstanding--;
 	free(b);
