@@ -91,11 +91,8 @@ struct lin_ostream {
 	lin_trace_write_fn write;
 	void *user;
 	char service[128];
-	int64_t unix_off;  /* Unix ns - host ns: the header's start_unix_ns, else read at open */
-	bool dev_host;     /* device times are host times (header device_clock "host") */
-	bool have_anchor;  /* the header had start_unix_ns */
-	bool have_clock;   /* a clock record was read: */
-	int64_t clock_off; /* device ns - host ns at the first one */
+	struct lin_oj_clock clk; /* to Unix time: unix_off from the header's start_unix_ns (else
+				  * read at open), clock_off from the first clock record */
 	_Atomic int failed;
 	/* bytes fed (under the runtime's output lock), taken by the next tick; in_mu also
 	 * guards the stream thread's hand-over fields below */

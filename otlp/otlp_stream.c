@@ -235,9 +235,9 @@ static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t o
 		break;
 	}
 	case LIN_REC_CLOCK: /* the first pair maps device times to host times, as in the export */
-		if (!s->have_clock && fu(r, 1) != NIL && fu(r, 2) != NIL) {
-			s->clock_off = (int64_t)(fu(r, 2) - fu(r, 1));
-			s->have_clock = true;
+		if (!s->clk.have_clock && fu(r, 1) != NIL && fu(r, 2) != NIL) {
+			s->clk.clock_off = (int64_t)(fu(r, 2) - fu(r, 1));
+			s->clk.have_clock = true;
 		}
 		break;
 	case LIN_REC_LAUNCH:
@@ -254,10 +254,9 @@ static void on_header(struct lin_ostream *s, const struct lin_header *h)
 	snprintf(s->backend, sizeof(s->backend), "%s", h->backend);
 	s->pid = h->pid;
 	s->ext_kind = h->ext_kind;
-	s->dev_host = h->device_clock_host;
+	s->clk.dev_host = h->device_clock_host;
 	if (h->start_unix_ns) { /* the anchor the export uses too: the same times */
-		s->unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
-		s->have_anchor = true;
+		s->clk.unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
 	}
 	s->key = lin_w3c_proc_key(s->host, s->pid);
 	s->have_header = true;
@@ -330,7 +329,8 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 	s->fd = -1;
 	s->write = o->write;
 	s->user = o->user;
-	s->unix_off = o->unix_offset_ns;
+	s->clk.unix_off = o->unix_offset_ns;
+	s->clk.have_unix = true;
 	s->ext_kind = 5;
 	s->tmin = NIL;
 	const char *svc = o->service ? o->service : getenv("OTEL_SERVICE_NAME");

@@ -51,21 +51,7 @@ static bool doc_begin(struct lin_ostream *s)
 
 static uint64_t unix_ns(const struct lin_ostream *s, uint64_t host_ns)
 {
-	return host_ns == NIL ? 0 : host_ns + (uint64_t)s->unix_off;
-}
-
-/* Device time to host time: the same clock (device_clock "host"), or through the first clock
- * record; then host time to Unix time. Without either, CUPTI's own clock is CLOCK_REALTIME:
- * Unix time already. The export's rule (docs/fleet.md, "Time"). */
-static uint64_t dev_unix(const struct lin_ostream *s, uint64_t dev_ns)
-{
-	if (dev_ns == NIL)
-		return NIL;
-	if (s->dev_host)
-		return unix_ns(s, dev_ns);
-	if (s->have_anchor && s->have_clock)
-		return unix_ns(s, dev_ns - (uint64_t)s->clock_off);
-	return dev_ns;
+	return lin_oj_host_unix(&s->clk, host_ns);
 }
 
 static uint64_t proc_span(const struct lin_ostream *s) { return lin_w3c_span_id(s->key, 0); }
@@ -211,7 +197,7 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 		lin_w3c_trace_id(s->key, 0, own);
 		trace = own;
 	}
-	uint64_t start = dev_unix(s, g->start), end = dev_unix(s, g->end);
+	uint64_t start = lin_oj_dev_unix(&s->clk, g->start), end = lin_oj_dev_unix(&s->clk, g->end);
 	uint64_t t0 = start != NIL ? start : end;
 	uint64_t t1 = end != NIL ? end : t0;
 	bool unknown = t0 == NIL;
@@ -225,13 +211,7 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 	lin_oj_acstr(w, "lineage.join", join);
 	if (!strcmp(join, "inferred"))
 		lin_oj_acstr(w, "lineage.join.rule", "graph_node_origin");
-	lin_oj_aint(w, "lineage.device.id", g->device);
-	lin_oj_aint(w, "lineage.device.context", g->context);
-	lin_oj_aint(w, "lineage.device.stream", g->stream);
-	lin_oj_aint(w, "lineage.cuda.correlation_id", g->corr);
-	lin_oj_aint(w, "lineage.graph.id", g->graph);
-	lin_oj_aint(w, "lineage.graph.node_id", g->node);
-	lin_oj_aint(w, "lineage.bytes", g->bytes);
+	lin_oj_gpu_ids(w, g->device, g->context, g->stream, g->corr, g->graph, g->node, g->bytes);
 	lin_oj_aint(w, "lineage.trace.offset", g->offset);
 	if (unknown)
 		lin_oj_abool(w, "lineage.time.unknown", true);

@@ -401,3 +401,35 @@ void lin_oj_span_close(struct lin_oj *w, const char *error)
 	}
 	putch(w, '}');
 }
+
+uint64_t lin_oj_host_unix(const struct lin_oj_clock *c, uint64_t host_ns)
+{
+	if (host_ns == LIN_OJ_NIL)
+		return 0;
+	if (c->have_unix)
+		return host_ns + (uint64_t)c->unix_off;
+	return c->have_clock ? host_ns + (uint64_t)c->clock_off : host_ns;
+}
+
+uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns)
+{
+	if (dev_ns == LIN_OJ_NIL)
+		return LIN_OJ_NIL;
+	if (c->dev_host)
+		return lin_oj_host_unix(c, dev_ns);
+	if (c->have_unix && c->have_clock)
+		return lin_oj_host_unix(c, dev_ns - (uint64_t)c->clock_off);
+	return dev_ns;
+}
+
+void lin_oj_gpu_ids(struct lin_oj *w, uint64_t device, uint64_t context, uint64_t stream,
+		    uint64_t correlation, uint64_t graph, uint64_t node, uint64_t bytes)
+{
+	lin_oj_aint(w, "lineage.device.id", device);
+	lin_oj_aint(w, "lineage.device.context", context);
+	lin_oj_aint(w, "lineage.device.stream", stream);
+	lin_oj_aint(w, "lineage.cuda.correlation_id", correlation);
+	lin_oj_aint(w, "lineage.graph.id", graph);
+	lin_oj_aint(w, "lineage.graph.node_id", node);
+	lin_oj_aint(w, "lineage.bytes", bytes);
+}

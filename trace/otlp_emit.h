@@ -80,4 +80,23 @@ void lin_oj_abool(struct lin_oj *w, const char *key, bool v);
 void lin_oj_aints(struct lin_oj *w, const char *key, const uint64_t *v, size_t n);
 void lin_oj_ahex(struct lin_oj *w, const char *key, uint64_t v);
 
+/*
+ * Span times on the Unix clock: one rule for the OTLP stream and lineage-validate
+ * --export-otlp (docs/fleet.md, "Time"). Host times move by unix_off (header start_unix_ns
+ * - start_host_ns) when known, else onto the device clock by clock_off (the first clock
+ * record's device_ns - host_ns), else stay. Device times are host times when dev_host
+ * (header device_clock "host"), else go to host time through clock_off when both offsets
+ * are known, else are taken as CUPTI's own clock, CLOCK_REALTIME: Unix time already.
+ */
+struct lin_oj_clock {
+	int64_t unix_off, clock_off;
+	bool have_unix, have_clock, dev_host;
+};
+uint64_t lin_oj_host_unix(const struct lin_oj_clock *c, uint64_t host_ns); /* NIL: 0 */
+uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns);   /* NIL: NIL */
+
+/* A GPU record's identity attributes, in the order both writers give them. */
+void lin_oj_gpu_ids(struct lin_oj *w, uint64_t device, uint64_t context, uint64_t stream,
+		    uint64_t correlation, uint64_t graph, uint64_t node, uint64_t bytes);
+
 #endif

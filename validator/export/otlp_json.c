@@ -40,7 +40,7 @@ static void resource(struct lin_oj *oj, int proc, void *user)
 	lin_oj_aint(oj, "process.pid", p->pid);
 	lin_oj_acstr(oj, "lineage.backend", p->backend);
 	lin_oj_acstr(oj, "lineage.host_clock",
-		     p->have_clock ? "CLOCK_MONOTONIC+clock_record" : "CLOCK_MONOTONIC");
+		     p->clk.have_clock ? "CLOCK_MONOTONIC+clock_record" : "CLOCK_MONOTONIC");
 	uint64_t dev[8];
 	for (uint32_t i = 0; i < p->ndev; i++)
 		dev[i] = p->dev[i];
@@ -282,13 +282,7 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 		lin_oj_acstr(&w->oj, "lineage.join", join_name(g->join));
 	if (g->join == LIN_JOIN_INFERRED && g->why)
 		lin_oj_acstr(&w->oj, "lineage.join.rule", g->why);
-	lin_oj_aint(&w->oj, "lineage.device.id", g->device);
-	lin_oj_aint(&w->oj, "lineage.device.context", g->context);
-	lin_oj_aint(&w->oj, "lineage.device.stream", g->stream);
-	lin_oj_aint(&w->oj, "lineage.cuda.correlation_id", g->corr);
-	lin_oj_aint(&w->oj, "lineage.graph.id", g->graph);
-	lin_oj_aint(&w->oj, "lineage.graph.node_id", g->node);
-	lin_oj_aint(&w->oj, "lineage.bytes", g->bytes);
+	lin_oj_gpu_ids(&w->oj, g->device, g->context, g->stream, g->corr, g->graph, g->node, g->bytes);
 	if (unknown)
 		lin_oj_abool(&w->oj, "lineage.time.unknown", true);
 	if (root && root->remote && root->joined) {

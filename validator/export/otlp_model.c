@@ -63,9 +63,9 @@ static int proc_of(struct xmodel *m, const struct lin_header *h)
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	p->pid = h->pid;
 	p->key = lin_w3c_proc_key(h->host, h->pid);
-	p->dev_host = h->device_clock_host;
-	p->have_unix = h->start_unix_ns != 0;
-	p->unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
+	p->clk.dev_host = h->device_clock_host;
+	p->clk.have_unix = h->start_unix_ns != 0;
+	p->clk.unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
 	p->tmin = XNIL;
 	p->tmax = 0;
 	return (int)m->nprocs++;
@@ -306,9 +306,9 @@ static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const stru
 		ix_put(m, &m->rep_ord_ix, proc, r->f[3], r->f[4], true);
 		break;
 	case LIN_REC_CLOCK:
-		if (!p->have_clock) {
-			p->clock_off = (int64_t)(r->f[1] - r->f[0]);
-			p->have_clock = true;
+		if (!p->clk.have_clock) {
+			p->clk.clock_off = (int64_t)(r->f[1] - r->f[0]);
+			p->clk.have_clock = true;
 		}
 		break;
 	case LIN_REC_MISUSE:
@@ -532,27 +532,12 @@ void lin_xmodel_epoch_trace(const struct xmodel *m, const struct xepoch *e, uint
 
 uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns)
 {
-	const struct xproc *p = &m->procs[proc];
-	if (host_ns == XNIL)
-		return 0;
-	if (p->have_unix)
-		return host_ns + (uint64_t)p->unix_off;
-	return p->have_clock ? host_ns + (uint64_t)p->clock_off : host_ns;
+	return lin_oj_host_unix(&m->procs[proc].clk, host_ns);
 }
 
 uint64_t lin_xmodel_dev_unix(const struct xmodel *m, uint16_t proc, uint64_t dev_ns)
 {
-	const struct xproc *p = &m->procs[proc];
-	if (dev_ns == XNIL)
-		return XNIL;
-	/* Device time to host time: the same clock (device_clock "host"), or through the
-	 * process's first clock record; then host time to Unix time. Without either, CUPTI's
-	 * own clock is CLOCK_REALTIME: Unix time already. */
-	if (p->dev_host)
-		return lin_xmodel_unix(m, proc, dev_ns);
-	if (p->have_unix && p->have_clock)
-		return lin_xmodel_unix(m, proc, dev_ns - (uint64_t)p->clock_off);
-	return dev_ns;
+	return lin_oj_dev_unix(&m->procs[proc].clk, dev_ns);
 }
 
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "otlp_emit.h"
 #include "validate.h"
 #include "vtab.h"
 
@@ -16,12 +17,9 @@ struct xproc {
 	char host[256];
 	char backend[32];
 	uint64_t pid, key;
-	uint64_t tmin, tmax; /* host ns seen */
-	int64_t clock_off;   /* device_ns - host_ns */
-	bool have_clock;
-	bool dev_host;    /* device times are host times (header device_clock "host") */
-	int64_t unix_off; /* header start_unix_ns - start_host_ns */
-	bool have_unix;   /* the header has start_unix_ns */
+	uint64_t tmin, tmax;     /* host ns seen */
+	struct lin_oj_clock clk; /* to Unix time: the header's start_unix_ns, the first clock
+				  * record, device_clock (trace/otlp_emit.h) */
 	uint32_t ndev;
 	uint32_t dev[8]; /* devices seen (first 8) */
 };
