@@ -8,28 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture_file.h"
 #include "lin_test.h"
 #include "lineage/trace_format.h"
 #include "otlp_stream.h"
 #include "reader.h"
 
-static unsigned char *slurp(const char *name, size_t *n)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", LIN_FIXTURE_GEN_DIR, name);
-	FILE *f = fopen(path, "rb");
-	cr_assert_not_null(f, "cannot open %s", path);
-	unsigned char *buf = malloc(1 << 20);
-	*n = fread(buf, 1, 1 << 20, f);
-	fclose(f);
-	return buf;
-}
-
 /* Feed the header alone, then (@burst) a piece over the backlog, then the records. */
 static void stats_of(bool burst, struct lin_ostream_stats *st)
 {
 	size_t n;
-	unsigned char *buf = slurp("good_direct.lt", &n);
+	unsigned char *buf = lin_test_fixture("good_direct.lt", &n);
 	struct lin_reader *r = lin_reader_open_mem("t", buf, n);
 	struct lin_header h;
 	cr_assert_eq(lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h), 0);

@@ -7,22 +7,11 @@
 
 #include <msgpack.h>
 
+#include "fixture_file.h"
 #include "lin_test.h"
 #include "reader.h"
 #include "schema.h"
 #include "tracefmt.h"
-
-static unsigned char *slurp(const char *name, size_t *n)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", LIN_FIXTURE_GEN_DIR, name);
-	FILE *f = fopen(path, "rb");
-	cr_assert_not_null(f, "cannot open %s", path);
-	unsigned char *buf = malloc(1 << 20);
-	*n = fread(buf, 1, 1 << 20, f);
-	fclose(f);
-	return buf;
-}
 
 /* Read a whole buffer; return status of the last call, records read. */
 static int read_all(const void *data, size_t n, uint64_t *records, char *err, size_t errcap,
@@ -45,7 +34,7 @@ static int read_all(const void *data, size_t n, uint64_t *records, char *err, si
 Test(reader, cut_at_every_byte_reports_truncation_and_keeps_prior_records)
 {
 	size_t n;
-	unsigned char *buf = slurp("good_direct.lt", &n);
+	unsigned char *buf = lin_test_fixture("good_direct.lt", &n);
 	/* Record boundaries from a full read. */
 	struct lin_reader *r = lin_reader_open_mem("t", buf, n);
 	struct lin_header h;
@@ -499,7 +488,7 @@ static size_t stream_read(const unsigned char *buf, size_t n, size_t piece, uint
 Test(reader, stream_mode_in_pieces_of_any_size_matches_memory_mode)
 {
 	size_t n;
-	unsigned char *buf = slurp("good_direct.lt", &n);
+	unsigned char *buf = lin_test_fixture("good_direct.lt", &n);
 	struct lin_reader *r = lin_reader_open_mem("t", buf, n);
 	struct lin_header h;
 	static struct lin_rec rec;
@@ -529,7 +518,7 @@ Test(reader, stream_mode_in_pieces_of_any_size_matches_memory_mode)
 Test(reader, stream_mode_reports_bad_bytes_with_their_offset)
 {
 	size_t n;
-	unsigned char *buf = slurp("good_direct.lt", &n);
+	unsigned char *buf = lin_test_fixture("good_direct.lt", &n);
 	struct lin_reader *r = lin_reader_open_stream();
 	struct lin_header h;
 	static struct lin_rec rec;
