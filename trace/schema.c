@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * schema.c - field layout of every record type of trace format 1.2 (docs/trace-format.md).
+ * schema.c - field layout of every record type of trace format 1.3 (docs/trace-format.md).
  *
  * Type codes: u uint, o uint or nil, c a CUPTI correlation id (32-bit uint) or nil,
  * i int (any sign), b bool, s str, n str or nil,
@@ -60,6 +60,11 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_GRAPH_NODE_UPDATE, "graph_node_update", "oouoo", "host_ns", "tid", "node_id",
 	  "epoch", "version"),
 	S(LIN_REC_TRACE_END, "trace_end", "uu", "host_ns", "events_dropped"),
+	S(LIN_REC_CUDA_EVENT, "cuda_event", "cuuuuo", "correlation", "device", "context", "stream",
+	  "event", "sync_id"),
+	S(LIN_REC_SYNC, "sync", "cuoouooo", "correlation", "sync_type", "start_dev", "end_dev",
+	  "context", "stream", "event", "sync_id"),
+	S(LIN_REC_HOST_SCHED, "host_sched", "uuuuo", "tid", "start_ns", "end_ns", "state", "source_sid"),
 	S(LIN_REC_TRUTH, "truth", "uuao|c", "gpu_kind", "key", "requests", "epoch", "correlation"),
 };
 

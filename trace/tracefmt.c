@@ -241,6 +241,43 @@ void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns, uint
 	lin_tf_pack_opt(pk, host_after_ns);
 }
 
+void lin_tf_cuda_event(msgpack_packer *pk, uint64_t correlation, uint32_t device, uint32_t context,
+		       uint32_t stream, uint64_t event, uint64_t sync_id)
+{
+	pack_head(pk, LIN_REC_CUDA_EVENT, LIN_REC_NFIELDS_CUDA_EVENT);
+	lin_tf_pack_nz(pk, correlation);
+	msgpack_pack_uint32(pk, device);
+	msgpack_pack_uint32(pk, context);
+	msgpack_pack_uint32(pk, stream);
+	msgpack_pack_uint64(pk, event);
+	lin_tf_pack_opt(pk, sync_id);
+}
+
+void lin_tf_sync(msgpack_packer *pk, uint64_t correlation, uint32_t sync_type, uint64_t start_dev,
+		 uint64_t end_dev, uint32_t context, uint64_t stream, uint64_t event, uint64_t sync_id)
+{
+	pack_head(pk, LIN_REC_SYNC, LIN_REC_NFIELDS_SYNC);
+	lin_tf_pack_nz(pk, correlation);
+	msgpack_pack_uint32(pk, sync_type);
+	lin_tf_pack_opt(pk, start_dev);
+	lin_tf_pack_opt(pk, end_dev);
+	msgpack_pack_uint32(pk, context);
+	lin_tf_pack_opt(pk, stream);
+	lin_tf_pack_opt(pk, event);
+	lin_tf_pack_opt(pk, sync_id);
+}
+
+void lin_tf_host_sched(msgpack_packer *pk, uint64_t tid, uint64_t start_ns, uint64_t end_ns,
+		       uint32_t state, uint64_t source_sid)
+{
+	pack_head(pk, LIN_REC_HOST_SCHED, LIN_REC_NFIELDS_HOST_SCHED);
+	msgpack_pack_uint64(pk, tid);
+	msgpack_pack_uint64(pk, start_ns);
+	msgpack_pack_uint64(pk, end_ns);
+	msgpack_pack_uint32(pk, state);
+	lin_tf_pack_opt(pk, source_sid);
+}
+
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped)
 {
 	pack_head(pk, LIN_REC_TRACE_END, LIN_REC_NFIELDS_TRACE_END);

@@ -42,6 +42,9 @@ enum lin_rec_type {
 	LIN_REC_CLOCK = 31,
 	LIN_REC_GRAPH_NODE_UPDATE = 32,
 	LIN_REC_TRACE_END = 33,
+	LIN_REC_CUDA_EVENT = 34, /* since format 1.3 */
+	LIN_REC_SYNC = 35,       /* since format 1.3 */
+	LIN_REC_HOST_SCHED = 36, /* since format 1.3 */
 	LIN_REC_TRUTH = 40,
 };
 
@@ -73,6 +76,9 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_CLOCK 3 /* 2 in format 1.0 and 1.1 (no host_after_ns) */
 #define LIN_REC_NFIELDS_GRAPH_NODE_UPDATE 5
 #define LIN_REC_NFIELDS_TRACE_END 2
+#define LIN_REC_NFIELDS_CUDA_EVENT 6
+#define LIN_REC_NFIELDS_SYNC 8
+#define LIN_REC_NFIELDS_HOST_SCHED 5
 #define LIN_REC_NFIELDS_TRUTH 5 /* 4 in format 1.0 and 1.1 (no correlation) */
 
 /* target_kind in token and scope records. */
@@ -80,6 +86,22 @@ enum lin_target_kind { LIN_TARGET_REQUEST = 1, LIN_TARGET_EPOCH = 2 };
 
 /* reason in epoch_reissue. */
 enum lin_reissue_reason { LIN_REISSUE_OTHER = 0, LIN_REISSUE_RETRY = 1, LIN_REISSUE_REPLAY = 2 };
+
+/* sync_type in sync records: CUPTI's CUpti_ActivitySynchronizationType values. */
+enum lin_sync_type {
+	LIN_SYNC_UNKNOWN = 0,
+	LIN_SYNC_EVENT_SYNCHRONIZE = 1,
+	LIN_SYNC_STREAM_WAIT_EVENT = 2,
+	LIN_SYNC_STREAM_SYNCHRONIZE = 3,
+	LIN_SYNC_CONTEXT_SYNCHRONIZE = 4
+};
+
+/* state in host_sched records: why the thread was not running. */
+enum lin_sched_state {
+	LIN_SCHED_UNKNOWN = 0,
+	LIN_SCHED_PREEMPTED = 1, /* runnable, waiting for a CPU */
+	LIN_SCHED_BLOCKED = 2    /* sleeping or waiting on I/O or a lock */
+};
 
 /* domain in api records. */
 enum lin_api_domain { LIN_API_RUNTIME = 1, LIN_API_DRIVER = 2, LIN_API_INTERNAL_LAUNCH = 3 };
