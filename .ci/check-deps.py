@@ -11,6 +11,7 @@ Every edge between the library's folders must point down:
     cupti_bind/  the CUPTI binding               -> include, trace, lineage
     otlp/        the OTLP stream                 -> include, trace, lineage
     validator/   lineage-validate                -> include, trace
+    explain/     lineage-explain (the ledger)    -> include, trace, validator
 
 An edge is an #include that resolves to a header of another folder, or a CMake file of the
 folder naming another folder's path (${PROJECT_SOURCE_DIR}/x, ${CMAKE_SOURCE_DIR}/x) or
@@ -30,6 +31,7 @@ ALLOWED = {
     "cupti_bind": {"include", "trace", "lineage", "cupti_bind"},
     "otlp": {"include", "trace", "lineage", "otlp"},
     "validator": {"include", "trace", "validator"},
+    "explain": {"include", "trace", "validator", "explain"},
 }
 CONSUMERS = {"tests", "bench", "examples", "fixtures", "python"}
 # CMake targets and the folder that defines them.
@@ -37,6 +39,7 @@ TARGETS = {
     "lineage_trace": "trace", "lineage_trace_write_obj": "trace",
     "lineage_trace_read_obj": "trace", "lineage": "lineage", "lineage_otlp": "otlp",
     "lin_validator": "validator", "lineage-validate": "validator",
+    "lin_import": "validator", "lin_explain": "explain", "lineage-explain": "explain",
     "lineage_cupti_decode": "cupti_bind", "lineage_cupti_layer": "cupti_bind",
     "lin_sim": "bench", "lineage-synth": "bench",
 }

@@ -539,3 +539,22 @@ void lin_v_bthreads_free(struct lin_validator *v)
 	}
 	lin_vtab_free(&v->bthreads);
 }
+
+bool lin_validator_dev_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev,
+			       uint64_t *host, uint64_t *err)
+{
+	uint64_t s, e, u;
+	if (proc >= v->nprocs || !lin_v_call_to_host(v, proc, dev, dev, &s, &e, &u))
+		return false;
+	*host = s;
+	*err = u;
+	return true;
+}
+
+unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc)
+{
+	if (proc >= v->nprocs)
+		return 0;
+	return (v->procs[proc].dropped_host ? LIN_LOST_HOST : 0u) |
+	       (v->procs[proc].dropped_cupti ? LIN_LOST_CUPTI : 0u);
+}

@@ -696,8 +696,11 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 	while (rc == 0 && (st = lin_reader_next(rd, &v->rec)) == LIN_READ_RECORD) {
 		if (truth)
 			on_truth(v, (uint16_t)proc, (uint32_t)fi, &v->rec);
-		else
+		else {
+			if (v->opts.on_rec)
+				v->opts.on_rec(v->opts.on_gpu_arg, (uint32_t)fi, (uint16_t)proc, &v->rec);
 			on_record(v, (uint16_t)proc, (uint32_t)fi, &v->rec);
+		}
 	}
 	f->size = lin_reader_size(rd);
 	f->records = lin_reader_records(rd);

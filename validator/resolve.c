@@ -298,9 +298,16 @@ static void hand_over(const struct lin_validator *v, const struct lin_gpu *g, co
 		[CLS_LOST] = LIN_JOIN_LOST,
 		[CLS_AMBIGUOUS] = LIN_JOIN_AMBIGUOUS,
 	};
-	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls], r->level };
-	if (r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED)
+	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls],
+				      r->level,  NULL,    0,    g->proc };
+	struct target tg = { NULL, 0, 0 };
+	if (r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED) {
 		vd.epoch = r->epoch;
+		if (declared(v, g->proc, r->epoch, &tg)) {
+			vd.reqs = tg.req;
+			vd.nreqs = tg.nreq;
+		}
+	}
 	if (r->cls == CLS_INFERRED)
 		vd.why = rule_names[r->why];
 	else if (r->cls == CLS_LOST)

@@ -111,7 +111,15 @@ struct lin_gpu_verdict {
 				     * calls, truth files included */
 	enum lin_join join;
 	enum lin_level level; /* how far the chain reaches */
+	/* Observed, inferred: the requests the joined epoch names (or the request the join
+	 * ended on), valid during the call only; nreqs 0 otherwise. */
+	const uint64_t *reqs;
+	uint32_t nreqs;
+	uint16_t proc; /* the process's index (lin_vopts.on_rec's proc) */
 };
+
+struct lin_rec;
+struct lin_imp;
 
 struct lin_vopts {
 	size_t max_findings; /* findings kept for the report (all are counted) */
@@ -123,6 +131,15 @@ struct lin_vopts {
 	 */
 	void (*on_gpu)(void *arg, const struct lin_gpu_verdict *vd);
 	void *on_gpu_arg;
+	/*
+	 * Optional, for tools built on the join engine (lineage-explain): called for every
+	 * record of a lineage trace file (not of truth files) as it is read, with its file
+	 * index and its process's index, before the validator acts on it; and, for each file
+	 * an importer read (--from kineto|nsys), once with its joined event model after the
+	 * joins. Neither may call into the validator; both get on_gpu_arg. NULL: no call.
+	 */
+	void (*on_rec)(void *arg, uint32_t file, uint16_t proc, const struct lin_rec *r);
+	void (*on_model)(void *arg, uint32_t file, const struct lin_imp *m);
 	/* A run with no GPU record exits 0 when nothing else is wrong (--allow-empty);
 	 * by default it is the finding no_gpu_records (exit 1). */
 	bool allow_empty;
@@ -148,6 +165,16 @@ int lin_validator_exit_code(const struct lin_validator *v);
 const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset, const char **file);
 void lin_validator_report_json(const struct lin_validator *v, FILE *out);
 void lin_validator_report_text(const struct lin_validator *v, FILE *out);
+/* Device time @dev of process @proc on the host clock, through its clock records (after
+ * lin_validator_finish); *err: the mapping's error bound in ns (clock pair width plus
+ * drift; 0 with device_clock "host"). false: the process has no clock mapping. */
+bool lin_validator_dev_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev,
+			       uint64_t *host, uint64_t *err);
+/* What process @proc's traces reported lost: LIN_LOST_HOST (host events, dropped source 1),
+ * LIN_LOST_CUPTI (CUPTI records, sources 2-7), or 0. */
+#define LIN_LOST_HOST 1u
+#define LIN_LOST_CUPTI 2u
+unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc);
 const char *lin_cause_name(enum lin_cause c);
 const char *lin_rule_name(enum lin_rule r);
 const char *lin_level_name(enum lin_level l);

@@ -99,6 +99,8 @@ static int read_one(struct lin_validator *v, const char *fmt, const char *path, 
 		v->sum.file_errors++;
 	}
 	lin_imp_join(v, &m, (uint32_t)fi); /* what was read before an error counts */
+	if (v->opts.on_model)
+		v->opts.on_model(v->opts.on_gpu_arg, (uint32_t)fi, &m);
 	count(&m, st);
 	(kineto ? why_kineto : why_nsys)(&m, st, st->why, sizeof(st->why));
 	if (export) {

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collect.c - what the ledger keeps of the records the validator reads (lin_vopts.on_rec),
+ * of its verdicts (on_gpu) and of the importers' joined models (on_model). Nothing here
+ * joins: a GPU record's request is the validator's verdict, an imported kernel's launch and
+ * op are the importer's links.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp.h"
+#include "lineage/trace_format.h"
+#include "reader.h"
+#include "xstate.h"
+
+#define NIL(r, i) (((r)->nil >> (i)) & 1u)
+#define OPT(r, i) (NIL(r, i) ? LIN_XNIL : (r)->f[i])
+
+static uint64_t pk1(uint16_t proc, uint64_t aux)
+{
+	return ((uint64_t)proc << 32) | (aux & 0xffffffffu);
+}
+
+uint32_t lin_x_intern(struct lin_explain *x, const char *s, size_t len)
+{
+	if (len > 4096)
+		len = 4096;
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
+	bool fresh;
+	uint64_t *slot = lin_vtab_get(&x->names, h, len, &fresh);
+	if (slot && !fresh && *slot && !memcmp(x->pool + *slot - 1, s, len) && !x->pool[*slot - 1 + len])
+		return (uint32_t)*slot;
+	if (x->pool_n + len + 1 > x->pool_cap) {
+		size_t cap = x->pool_cap ? x->pool_cap * 2 : 4096;
+		while (cap < x->pool_n + len + 1)
+			cap *= 2;
+		char *p = realloc(x->pool, cap);
+		if (!p) {
+			x->oom = true;
+			return 0;
+		}
+		x->pool = p;
+		x->pool_cap = cap;
+	}
+	uint32_t off = (uint32_t)x->pool_n;
+	memcpy(x->pool + off, s, len);
+	x->pool[off + len] = 0;
+	x->pool_n += len + 1;
+	if (slot && fresh)
+		*slot = off + 1; /* a hash collision keeps the first name's slot */
+	return off + 1;
+}
+
+struct lin_explain *lin_explain_create(const struct lin_xopts *o)
+{
+	struct lin_explain *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	if (o)
+		x->o = *o;
+	if (x->o.slow_factor <= 1.0)
+		x->o.slow_factor = 1.5;
+	if (!x->o.min_samples)
+		x->o.min_samples = 5;
+	lin_vec_init(&x->gpus, sizeof(struct lin_xgpu));
+	lin_vtab_init(&x->verd, sizeof(struct lin_xverdict));
+	lin_vec_init(&x->reqs, sizeof(uint64_t));
+	lin_vtab_init(&x->begins, sizeof(uint64_t));
+	lin_vec_init(&x->decls, sizeof(struct lin_xdecl));
+	lin_vtab_init(&x->caps, sizeof(uint64_t));
+	lin_vec_init(&x->adopts, sizeof(struct lin_xadopt));
+	lin_vtab_init(&x->apis, sizeof(struct lin_xapi));
+	lin_vtab_init(&x->events, sizeof(struct lin_xevent));
+	lin_vec_init(&x->waits, sizeof(struct lin_xwait));
+	lin_vec_init(&x->scheds, sizeof(struct lin_xsched));
+	lin_vtab_init(&x->sids, sizeof(uint64_t));
+	lin_vtab_init(&x->names, sizeof(uint64_t));
+	lin_vec_init(&x->launches, sizeof(struct lin_xlaunch));
+	lin_vec_init(&x->groups, sizeof(struct lin_xgroup));
+	return x;
+}
+
+void lin_explain_free(struct lin_explain *x)
+{
+	if (!x)
+		return;
+	lin_vec_free(&x->gpus);
+	lin_vtab_free(&x->verd);
+	lin_vec_free(&x->reqs);
+	lin_vtab_free(&x->begins);
+	lin_vec_free(&x->decls);
+	lin_vtab_free(&x->caps);
+	lin_vec_free(&x->adopts);
+	lin_vtab_free(&x->apis);
+	lin_vtab_free(&x->events);
+	lin_vec_free(&x->waits);
+	lin_vec_free(&x->scheds);
+	lin_vtab_free(&x->sids);
+	lin_vtab_free(&x->names);
+	lin_vec_free(&x->launches);
+	lin_vec_free(&x->groups);
+	free(x->pool);
+	free(x);
+}
+
+static void *push(struct lin_explain *x, struct lin_vec *v)
+{
+	void *p = lin_vec_push(v);
+	if (!p)
+		x->oom = true;
+	return p;
+}
+
+static void *get(struct lin_explain *x, struct lin_vtab *t, uint64_t k0, uint64_t k1, bool *fresh)
+{
+	void *p = lin_vtab_get(t, k0, k1, fresh);
+	if (!p)
+		x->oom = true;
+	return p;
+}
+
+static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, const struct lin_rec *r)
+{
+	struct lin_xgpu *g = push(x, &x->gpus);
+	if (!g)
+		return;
+	g->offset = r->offset;
+	g->file = file;
+	g->proc = proc;
+	g->kind = (uint8_t)r->type;
+	g->corr = OPT(r, 0);
+	g->start = r->type == LIN_REC_GRAPH_TRACE ? LIN_XNIL : OPT(r, 1);
+	g->end = OPT(r, 2);
+	g->dev = (uint32_t)r->f[3];
+	g->ctx = (uint32_t)r->f[4];
+	g->stream = r->f[5];
+	g->queued = g->submitted = g->graph_id = g->name_sid = LIN_XNIL;
+	g->api_s = g->api_e = g->api_tid = g->group = g->iproc = LIN_XNIL;
+	if (r->type == LIN_REC_KERNEL) {
+		g->graph_id = OPT(r, 7);
+		g->name_sid = OPT(r, 9);
+		g->queued = OPT(r, 10);
+		g->submitted = OPT(r, 11);
+	} else {
+		g->graph_id = OPT(r, 8);
+	}
+	if (g->graph_id != LIN_XNIL && g->graph_id)
+		g->flags |= LIN_XG_GRAPH;
+}
+
+static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec *r)
+{
+	struct lin_explain *x = arg;
+	bool fresh;
+	if (!r->known)
+		return;
+	switch (r->type) {
+	case LIN_REC_REQUEST_BEGIN: {
+		uint64_t *t = get(x, &x->begins, r->f[2], pk1(proc, 0), &fresh);
+		if (t && fresh)
+			*t = r->f[0];
+		break;
+	}
+	case LIN_REC_EPOCH_DECLARE:
+	case LIN_REC_EPOCH_REISSUE: {
+		struct lin_xdecl *d = push(x, &x->decls);
+		if (d)
+			*d = (struct lin_xdecl){ r->f[2], r->f[0], proc, { 0 } };
+		break;
+	}
+	case LIN_REC_TOKEN_CAPTURE: {
+		uint64_t *t = get(x, &x->caps, r->f[5], pk1(proc, r->f[1]), &fresh);
+		if (t && fresh)
+			*t = NIL(r, 0) ? 0 : r->f[0] + 1;
+		break;
+	}
+	case LIN_REC_TOKEN_ADOPT: {
+		struct lin_xadopt *a = push(x, &x->adopts);
+		if (a)
+			*a = (struct lin_xadopt){ r->f[1],   r->f[0], r->f[3],          OPT(r, 5),
+						  OPT(r, 6), proc,    (uint8_t)r->f[2], { 0 } };
+		break;
+	}
+	case LIN_REC_API: {
+		if (NIL(r, 2))
+			break;
+		struct lin_xapi *a = get(x, &x->apis, r->f[2], pk1(proc, 0), &fresh);
+		if (a && fresh)
+			*a = (struct lin_xapi){ OPT(r, 3), OPT(r, 4), r->f[6] };
+		break;
+	}
+	case LIN_REC_KERNEL:
+	case LIN_REC_MEMCPY:
+	case LIN_REC_MEMSET: on_gpu_rec(x, file, proc, r); break;
+	case LIN_REC_STRING: {
+		uint64_t *t = get(x, &x->sids, r->f[0], pk1(proc, 0), &fresh);
+		if (t && fresh)
+			*t = lin_x_intern(x, r->str ? r->str : "", r->str ? r->str_len : 0);
+		break;
+	}
+	case LIN_REC_CUDA_EVENT: {
+		if (NIL(r, 5))
+			break; /* no sync id: no wait can name it */
+		struct lin_xevent *e = get(x, &x->events, r->f[5], pk1(proc, 0), &fresh);
+		if (e && fresh)
+			*e = (struct lin_xevent){ OPT(r, 0), r->f[3], (uint32_t)r->f[2], 0 };
+		break;
+	}
+	case LIN_REC_SYNC: {
+		if (r->f[1] != LIN_SYNC_STREAM_WAIT_EVENT || NIL(r, 5) || NIL(r, 7) || NIL(r, 0))
+			break;
+		struct lin_xwait *w = push(x, &x->waits);
+		if (w)
+			*w = (struct lin_xwait){ r->f[0],           r->f[5], r->f[7],
+						 (uint32_t)r->f[4], proc,    0 };
+		break;
+	}
+	case LIN_REC_HOST_SCHED: {
+		if (r->f[2] <= r->f[1])
+			break;
+		struct lin_xsched *s = push(x, &x->scheds);
+		if (s)
+			*s = (struct lin_xsched){ r->f[0], r->f[1], r->f[2], proc, { 0 } };
+		break;
+	}
+	default: break;
+	}
+}
+
+static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
+{
+	struct lin_explain *x = arg;
+	bool fresh;
+	struct lin_xverdict *e = get(x, &x->verd, vd->offset, vd->file, &fresh);
+	if (!e)
+		return;
+	e->join = (uint8_t)vd->join;
+	e->epoch = vd->epoch;
+	e->req0 = x->reqs.n;
+	e->nreq = 0;
+	for (uint32_t i = 0; i < vd->nreqs; i++) {
+		uint64_t *q = push(x, &x->reqs);
+		if (!q)
+			return;
+		*q = vd->reqs[i];
+		e->nreq++;
+	}
+}
+
+static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
+{
+	struct lin_explain *x = arg;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct lin_imp_ev *ev = &m->ev[i];
+		if (ev->kind < LIN_IMP_KERNEL)
+			continue;
+		struct lin_xgpu *g = push(x, &x->gpus);
+		if (!g)
+			return;
+		static const uint8_t kinds[] = {
+			[LIN_IMP_KERNEL] = LIN_REC_KERNEL, [LIN_IMP_MEMCPY] = LIN_REC_MEMCPY, [LIN_IMP_MEMSET] = LIN_REC_MEMSET
+		};
+		g->kind = kinds[ev->kind];
+		g->flags = LIN_XG_IMPORTED;
+		g->offset = ev->off;
+		g->file = file;
+		g->proc = LIN_XPROC_IMPORTED;
+		g->iproc = ev->proc;
+		g->dev = ev->dev;
+		g->stream = ev->tid;
+		g->corr = (ev->flags & LIN_IMP_HAS_CORR) ? ev->corr : LIN_XNIL;
+		g->start = ev->ts >= 0 ? (uint64_t)ev->ts : LIN_XNIL;
+		g->end = ev->end >= ev->ts && ev->ts >= 0 ? (uint64_t)ev->end : LIN_XNIL;
+		g->queued = g->submitted = g->graph_id = g->name_sid = LIN_XNIL;
+		g->api_s = g->api_e = g->api_tid = g->group = LIN_XNIL;
+		const char *nm = lin_imp_str(m, ev->name);
+		g->name = nm ? lin_x_intern(x, nm, strlen(nm)) : 0;
+		if (!ev->link)
+			continue;
+		const struct lin_imp_ev *l = &m->ev[ev->link - 1];
+		g->flags |= LIN_XG_LAUNCH;
+		if (l->flags & LIN_IMP_GRAPH)
+			g->flags |= LIN_XG_GRAPH;
+		g->api_s = l->ts >= 0 ? (uint64_t)l->ts : LIN_XNIL;
+		g->api_e = l->end >= l->ts && l->ts >= 0 ? (uint64_t)l->end : LIN_XNIL;
+		g->api_tid = l->tid;
+		if (l->kind == LIN_IMP_LAUNCH && l->link) {
+			const struct lin_imp_ev *op = &m->ev[l->link - 1];
+			g->group = l->link - 1;
+			const char *on = lin_imp_str(m, op->name);
+			g->gname = on ? lin_x_intern(x, on, strlen(on)) : 0;
+		}
+	}
+}
+
+void lin_explain_hook(struct lin_explain *x, struct lin_vopts *vo)
+{
+	vo->on_rec = on_rec;
+	vo->on_gpu = on_verdict;
+	vo->on_model = on_model;
+	vo->on_gpu_arg = x;
+}

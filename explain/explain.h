@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explain.h - the launch-state ledger (docs/ledger.md): for every GPU record the join engine
+ * tied to a request, when the work was ready, declared, handed off, launched, queued,
+ * submitted, free of its dependencies and started, each with its evidence; and the
+ * statements of why it started when it did.
+ *
+ * Use: lin_explain_create(); lin_explain_hook() on the lin_vopts of a validator created
+ * after it (the ledger takes the validator's records and verdicts: it has no join logic of
+ * its own); feed the validator its files (lin_validator_add_file, lin_imp_run);
+ * lin_validator_finish(); lin_explain_build(); read the ledgers or print a report;
+ * lin_explain_free() (the validator may be freed after lin_explain_build()).
+ * Context: single-threaded. Memory grows with the GPU, API, token and event records kept
+ * (about 250 bytes per GPU record), never with the size of a file.
+ */
+#ifndef LIN_EXPLAIN_H
+#define LIN_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "validate.h"
+
+/* The ledger's marks, in order (docs/ledger.md, "Marks"). */
+#define LIN_MARKS(X) \
+	X(REQUEST_READY, "request_ready") \
+	X(DECLARED, "declared") \
+	X(CAPTURED, "captured") \
+	X(ADOPTED, "adopted") \
+	X(API_ENTER, "api_enter") \
+	X(API_EXIT, "api_exit") \
+	X(QUEUED, "queued") \
+	X(SUBMITTED, "submitted") \
+	X(DEP_READY, "dependency_ready") \
+	X(KERNEL_START, "kernel_start") \
+	X(KERNEL_END, "kernel_end")
+#define LIN_MARK_ENUM(e, s) LIN_M_##e,
+enum lin_mark { LIN_MARKS(LIN_MARK_ENUM) LIN_M_N };
+#undef LIN_MARK_ENUM
+
+/* A mark's (or a statement's) evidence class. */
+enum lin_evidence {
+	LIN_EV_UNKNOWN = 0, /* not in the trace: the value is absent or bounded */
+	LIN_EV_OBSERVED,    /* a record says it; how: the source */
+	LIN_EV_INFERRED,    /* a named rule derives it; how: the rule */
+	LIN_EV_ABSENT,      /* the step did not happen (no handoff: launched on the declaring
+			     * thread) */
+};
+
+/* Where an observed value comes from, which rule inferred it, or why it is unknown. */
+#define LIN_HOWS(X) \
+	X(NONE, "") \
+	X(RUNTIME_HOOK, "runtime_hook") \
+	X(CUPTI_API, "cupti_api_record") \
+	X(CUPTI_LATENCY, "cupti_latency_timestamp") \
+	X(CUPTI_ACTIVITY, "cupti_activity_record") \
+	X(HOST_SCHED, "host_sched_record") \
+	X(IMPORT_API, "imported_api_event") \
+	X(IMPORT_ACTIVITY, "imported_gpu_event") \
+	X(STREAM_ORDER, "stream_order") \
+	X(EVENT_WAIT, "event_wait") \
+	X(KERNEL_MEDIAN, "kernel_median") \
+	X(NOT_RECORDED, "not_recorded") \
+	X(LEAN_TIMESTAMPS, "lean_timestamps") \
+	X(NO_LATENCY_TIMESTAMPS, "no_latency_timestamps") \
+	X(NO_CLOCK, "no_clock_record") \
+	X(NO_API_RECORD, "no_api_record") \
+	X(NOT_IN_FORMAT, "not_in_format") \
+	X(NO_KNOWN_DEPENDENCY, "no_known_dependency") \
+	X(GRAPH_DEPENDENCY_UNKNOWN, "graph_dependency_unknown") \
+	X(DROPPED_RECORDS, "dropped_records") \
+	X(JOINED_TO_REQUEST, "joined_to_request") \
+	X(NO_HANDOFF, "no_handoff") \
+	X(TOO_FEW_SAMPLES, "too_few_samples")
+#define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
+enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
+#undef LIN_HOW_ENUM
+
+/* What a stretch of pre-start time is attributed to (docs/ledger.md, "Statements"). */
+#define LIN_XCAUSES(X) \
+	X(BEFORE_DECLARE, "before_declare") \
+	X(BEFORE_HANDOFF, "before_handoff") \
+	X(HANDOFF_WAIT, "handoff_wait") \
+	X(THREAD_DELAY, "thread_delay") \
+	X(DESCHEDULED, "descheduled") \
+	X(API_CALL, "api_call") \
+	X(SUBMIT_DELAY, "submit_delay") \
+	X(DEPENDENCY, "dependency") \
+	X(UNRESOLVED, "unresolved") \
+	X(KERNEL_SLOW, "kernel_slow")
+#define LIN_XCAUSE_ENUM(e, s) LIN_X_##e,
+enum lin_xcause { LIN_XCAUSES(LIN_XCAUSE_ENUM) LIN_X_N };
+#undef LIN_XCAUSE_ENUM
+
+struct lin_xmark {
+	uint64_t t;   /* host clock, ns (observed, inferred) */
+	uint64_t err; /* clock mapping error bound of t, ns (device times) */
+	uint8_t ev;   /* enum lin_evidence */
+	uint8_t how;  /* enum lin_how */
+};
+
+/* One statement: a stretch [start, end] of host time and its cause. An unresolved stretch
+ * is the bound of the unknown readiness: ready somewhere in [start, end]. */
+struct lin_xseg {
+	uint64_t start, end;
+	uint8_t cause, ev, how; /* enum lin_xcause, lin_evidence, lin_how */
+	uint8_t pad[5];
+};
+
+#define LIN_XSEG_MAX 12
+
+/* One launch's ledger: a GPU record and the marks of the work behind it. */
+struct lin_xlaunch {
+	uint64_t offset, corr, epoch, stream, graph_id;
+	uint64_t group; /* the first request (lineage traces), the op's event index
+			   * (imported), or LIN_NIL */
+	uint64_t req0;  /* index in the request pool of its requests */
+	uint32_t nreq;  /* requests it serves (a batch: several) */
+	uint32_t file;  /* the file's index (lin_validator_add_* order) */
+	uint32_t name;  /* name pool offset + 1; 0: none */
+	uint32_t gname; /* imported: its op's name (pool offset + 1); 0: none */
+	uint32_t dev, ctx;
+	uint16_t proc;    /* validator process index; imported: 0xffff */
+	uint8_t kind;     /* LIN_REC_KERNEL, _MEMCPY, _MEMSET */
+	uint8_t join;     /* enum lin_join */
+	uint8_t dominant; /* enum lin_xcause of the longest statement; LIN_X_N: none */
+	uint8_t nseg;
+	bool imported;
+	struct lin_xmark m[LIN_M_N];
+	struct lin_xseg seg[LIN_XSEG_MAX];
+	uint64_t slow_excess; /* kernel_slow: ns above the median; 0: not slow */
+	uint64_t median;      /* the median duration of its name (0: unknown) */
+};
+
+struct lin_xopts {
+	uint64_t min_ns;      /* statements shorter than this are not listed (they still count in
+			      * the summary); default 0 */
+	double slow_factor;   /* kernel_slow when duration > factor * median; default 1.5 */
+	unsigned min_samples; /* kernels of one name needed for a median; default 5 */
+};
+
+struct lin_explain;
+
+struct lin_explain *lin_explain_create(const struct lin_xopts *o);
+void lin_explain_free(struct lin_explain *x);
+/* Set @vo's on_rec, on_gpu and on_model (and their argument) to feed @x. */
+void lin_explain_hook(struct lin_explain *x, struct lin_vopts *vo);
+/* Build every ledger (after lin_validator_finish). 0, or -ENOMEM (also when a record
+ * could not be kept earlier). */
+int lin_explain_build(struct lin_explain *x, const struct lin_validator *v);
+
+size_t lin_explain_count(const struct lin_explain *x);
+const struct lin_xlaunch *lin_explain_at(const struct lin_explain *x, size_t i);
+const uint64_t *lin_explain_reqs(const struct lin_explain *x, const struct lin_xlaunch *l);
+const char *lin_explain_name(const struct lin_explain *x, const struct lin_xlaunch *l);
+
+/* The run's figures (docs/ledger.md, "Summary"). */
+struct lin_xsummary {
+	uint64_t gpu_records; /* GPU records seen */
+	uint64_t explained;   /* ... joined to a request (or imported op) and given a ledger */
+	uint64_t unjoined;    /* ... lost or ambiguous: no request to explain */
+	uint64_t no_start;    /* ... explained, but their start is unknown (no time or clock) */
+	uint64_t groups;      /* requests (imported: ops) with a launch */
+	uint64_t prestart_ns; /* sum over launches of kernel_start - first known mark */
+	uint64_t by_cause_ns[LIN_X_N];
+	uint64_t dominant[LIN_X_N]; /* launches whose longest statement has this cause */
+	uint64_t marks[LIN_M_N][4]; /* launches by mark and evidence class */
+};
+const struct lin_xsummary *lin_explain_summary(const struct lin_explain *x);
+
+struct lin_xreport {
+	bool have_request; /* only this request (lineage traces) or op index (imported) */
+	uint64_t request;
+	size_t top; /* requests listed (longest first); 0: all */
+};
+void lin_explain_report_text(const struct lin_explain *x, const struct lin_xreport *o, FILE *out);
+void lin_explain_report_json(const struct lin_explain *x, const struct lin_xreport *o, FILE *out);
+/* Chrome/Perfetto trace-event JSON: one track per request, its critical launch's statements
+ * as slices (unknown ones named "unknown: ..."). 0, or -1 with errno. */
+int lin_explain_perfetto(const struct lin_explain *x, const struct lin_xreport *o, const char *path);
+
+const char *lin_mark_name(enum lin_mark m);
+const char *lin_how_name(enum lin_how h);
+const char *lin_xcause_name(enum lin_xcause c);
+const char *lin_evidence_name(enum lin_evidence e);
+
+#endif

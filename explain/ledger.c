@@ -1,0 +1,912 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ledger.c - one ledger per explained GPU record: its marks with their evidence, the
+ * inferred dependency readiness, and the statements (docs/ledger.md). The rules:
+ *
+ * - stream_order: a record is ready no earlier than the end of the GPU record before it on
+ *   the same (process, device, context, stream), by start time. Not applied to kernels of a
+ *   graph replay (the trace has no graph edges: graph_dependency_unknown).
+ * - event_wait: a stream wait event on stream B naming the sync id of a cuda_event recorded
+ *   on stream A makes every record launched on B after the wait (a larger correlation id)
+ *   ready no earlier than the end of the last record launched on A before the recording.
+ * - kernel_median: a kernel is slow when it ran longer than slow_factor times the median of
+ *   the kernels of its name in its process (at least min_samples of them).
+ *
+ * Neither dependency rule invents a readiness: each gives a lower bound, and a readiness
+ * above the launch's frontier (the later of api_exit and submitted) only when the bound is
+ * above it. What no rule bounds stays unknown: the stretch up to the start is unresolved.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lineage/trace_format.h"
+#include "xstate.h"
+
+static const char *const mark_names[] = {
+#define N(e, s) s,
+	LIN_MARKS(N)
+#undef N
+};
+static const char *const how_names[] = {
+#define N(e, s) s,
+	LIN_HOWS(N)
+#undef N
+};
+static const char *const cause_names[] = {
+#define N(e, s) s,
+	LIN_XCAUSES(N)
+#undef N
+};
+static const char *const ev_names[] = { "unknown", "observed", "inferred", "absent" };
+
+const char *lin_mark_name(enum lin_mark m) { return m < LIN_M_N ? mark_names[m] : "?"; }
+const char *lin_how_name(enum lin_how h) { return h < LIN_HOW_N ? how_names[h] : "?"; }
+const char *lin_xcause_name(enum lin_xcause c) { return c < LIN_X_N ? cause_names[c] : "?"; }
+const char *lin_evidence_name(enum lin_evidence e)
+{
+	return e <= LIN_EV_ABSENT ? ev_names[e] : "?";
+}
+
+static uint64_t pk1(uint16_t proc, uint64_t aux)
+{
+	return ((uint64_t)proc << 32) | (aux & 0xffffffffu);
+}
+
+/* ------------------------------------------------------------------ sorting */
+
+static const struct lin_explain *sort_x; /* qsort has no argument: single-threaded */
+
+static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+static int cmp_decl(const void *pa, const void *pb)
+{
+	const struct lin_xdecl *a = pa, *b = pb;
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c)
+		c = cmp_u64(a->epoch, b->epoch);
+	return c ? c : cmp_u64(a->host_ns, b->host_ns);
+}
+
+static int cmp_adopt(const void *pa, const void *pb)
+{
+	const struct lin_xadopt *a = pa, *b = pb;
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c)
+		c = cmp_u64(a->tid, b->tid);
+	return c ? c : cmp_u64(a->host_ns, b->host_ns);
+}
+
+static int cmp_sched(const void *pa, const void *pb)
+{
+	const struct lin_xsched *a = pa, *b = pb;
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c)
+		c = cmp_u64(a->tid, b->tid);
+	return c ? c : cmp_u64(a->start, b->start);
+}
+
+static int cmp_wait(const void *pa, const void *pb)
+{
+	const struct lin_xwait *a = pa, *b = pb;
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c)
+		c = cmp_u64(a->ctx, b->ctx);
+	if (!c)
+		c = cmp_u64(a->stream, b->stream);
+	return c ? c : cmp_u64(a->corr, b->corr);
+}
+
+/* The stream a record ran on: imported records are keyed by their file and process too. */
+static int cmp_stream_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
+{
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c && a->proc == LIN_XPROC_IMPORTED) {
+		c = cmp_u64(a->file, b->file);
+		if (!c)
+			c = cmp_u64(a->iproc, b->iproc);
+	}
+	if (!c)
+		c = cmp_u64(a->dev, b->dev);
+	if (!c)
+		c = cmp_u64(a->ctx, b->ctx);
+	return c ? c : cmp_u64(a->stream, b->stream);
+}
+
+static const struct lin_xgpu *gpu_at(size_t i) { return lin_vec_at(&sort_x->gpus, i); }
+
+static int cmp_by_start(const void *pa, const void *pb)
+{
+	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
+	int c = cmp_stream_key(a, b);
+	return c ? c : cmp_u64(a->start, b->start);
+}
+
+static int cmp_by_corr(const void *pa, const void *pb)
+{
+	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
+	int c = cmp_stream_key(a, b);
+	return c ? c : cmp_u64(a->corr, b->corr);
+}
+
+/* Kernels by (process or file, name, duration). */
+static int cmp_by_name(const void *pa, const void *pb)
+{
+	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c && a->proc == LIN_XPROC_IMPORTED)
+		c = cmp_u64(a->file, b->file);
+	if (!c)
+		c = cmp_u64(a->name, b->name);
+	return c ? c : cmp_u64(a->end - a->start, b->end - b->start);
+}
+
+/* ------------------------------------------------------------------ build state */
+
+struct bctx {
+	struct lin_explain *x;
+	const struct lin_validator *v;
+	size_t n;
+	uint64_t *hs, *he, *herr; /* host start, end (LIN_XNIL: unknown), mapping error */
+	size_t *pred;             /* the record before on its stream, or SIZE_MAX */
+	size_t *bycorr;           /* lineage records with a correlation, by stream and corr */
+	size_t nbycorr;
+	uint64_t *median;    /* by record: its name's median duration (0: unknown) */
+	uint8_t *median_why; /* LIN_HOW_* when unknown */
+};
+
+static bool to_host(struct bctx *b, const struct lin_xgpu *g, uint64_t dev, uint64_t *h, uint64_t *err)
+{
+	*err = 0;
+	if (dev == LIN_XNIL)
+		return false;
+	if (g->proc == LIN_XPROC_IMPORTED) {
+		*h = dev;
+		return true;
+	}
+	return lin_validator_dev_to_host(b->v, g->proc, dev, h, err);
+}
+
+static void host_times(struct bctx *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct lin_xgpu *g = gpu_at(i);
+		uint64_t e1 = 0, e2 = 0;
+		b->hs[i] = b->he[i] = LIN_XNIL;
+		if (g->start == LIN_XNIL || g->end == LIN_XNIL || g->end < g->start)
+			continue;
+		if (!to_host(b, g, g->start, &b->hs[i], &e1) || !to_host(b, g, g->end, &b->he[i], &e2)) {
+			b->hs[i] = b->he[i] = LIN_XNIL;
+			continue;
+		}
+		b->herr[i] = e1 > e2 ? e1 : e2;
+	}
+}
+
+static bool streams(struct bctx *b)
+{
+	size_t *idx = malloc((b->n + 1) * sizeof(*idx));
+	if (!idx)
+		return false;
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		b->pred[i] = SIZE_MAX;
+		if (gpu_at(i)->start != LIN_XNIL)
+			idx[k++] = i;
+	}
+	qsort(idx, k, sizeof(*idx), cmp_by_start);
+	for (size_t j = 1; j < k; j++)
+		if (!cmp_stream_key(gpu_at(idx[j - 1]), gpu_at(idx[j])))
+			b->pred[idx[j]] = idx[j - 1];
+	/* By correlation, for event_wait: lineage records that name their call. */
+	k = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (gpu_at(i)->proc != LIN_XPROC_IMPORTED && gpu_at(i)->corr != LIN_XNIL)
+			idx[k++] = i;
+	qsort(idx, k, sizeof(*idx), cmp_by_corr);
+	b->bycorr = idx;
+	b->nbycorr = k;
+	return true;
+}
+
+static bool medians(struct bctx *b)
+{
+	size_t *idx = malloc((b->n + 1) * sizeof(*idx));
+	if (!idx)
+		return false;
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct lin_xgpu *g = gpu_at(i);
+		b->median[i] = 0;
+		b->median_why[i] = LIN_HOW_NOT_RECORDED;
+		if (g->kind == LIN_REC_KERNEL && g->name && g->start != LIN_XNIL &&
+		    g->end != LIN_XNIL && g->end >= g->start)
+			idx[k++] = i;
+	}
+	qsort(idx, k, sizeof(*idx), cmp_by_name);
+	for (size_t j = 0; j < k;) {
+		size_t e = j + 1;
+		const struct lin_xgpu *a = gpu_at(idx[j]);
+		while (e < k && gpu_at(idx[e])->proc == a->proc && gpu_at(idx[e])->name == a->name &&
+		       (a->proc != LIN_XPROC_IMPORTED || gpu_at(idx[e])->file == a->file))
+			e++;
+		size_t cnt = e - j;
+		const struct lin_xgpu *mid = gpu_at(idx[j + cnt / 2]);
+		uint64_t med = mid->end - mid->start;
+		if (!(cnt & 1)) {
+			const struct lin_xgpu *lo = gpu_at(idx[j + cnt / 2 - 1]);
+			med = ((lo->end - lo->start) + med) / 2;
+		}
+		for (size_t q = j; q < e; q++) {
+			b->median[idx[q]] = cnt >= b->x->o.min_samples ? med : 0;
+			b->median_why[idx[q]] = cnt >= b->x->o.min_samples ? LIN_HOW_KERNEL_MEDIAN
+									   : LIN_HOW_TOO_FEW_SAMPLES;
+		}
+		j = e;
+	}
+	free(idx);
+	return true;
+}
+
+/* ------------------------------------------------------------------ marks */
+
+static void set(struct lin_xlaunch *l, enum lin_mark m, uint64_t t, uint64_t err,
+		enum lin_evidence ev, enum lin_how how)
+{
+	l->m[m] = (struct lin_xmark){ t, err, (uint8_t)ev, (uint8_t)how };
+}
+
+static void unknown(struct lin_xlaunch *l, enum lin_mark m, enum lin_how how)
+{
+	set(l, m, 0, 0, LIN_EV_UNKNOWN, how);
+}
+
+static bool known(const struct lin_xlaunch *l, enum lin_mark m)
+{
+	return l->m[m].ev == LIN_EV_OBSERVED || l->m[m].ev == LIN_EV_INFERRED;
+}
+
+/* The latest declaration or reissue of @epoch at or before @t (LIN_XNIL: none at all; 0
+ * and *any: none before @t). */
+static uint64_t declared_at(const struct lin_explain *x, uint16_t proc, uint64_t epoch, uint64_t t,
+			    bool *any)
+{
+	const struct lin_xdecl *d = (const struct lin_xdecl *)x->decls.data;
+	size_t lo = 0, hi = x->decls.n;
+	struct lin_xdecl key = { epoch, t, proc, { 0 } };
+	while (lo < hi) { /* first entry > key */
+		size_t mid = (lo + hi) / 2;
+		if (cmp_decl(&d[mid], &key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*any = (lo < x->decls.n && d[lo].proc == proc && d[lo].epoch == epoch) ||
+	       (lo && d[lo - 1].proc == proc && d[lo - 1].epoch == epoch);
+	if (lo && d[lo - 1].proc == proc && d[lo - 1].epoch == epoch)
+		return d[lo - 1].host_ns;
+	return LIN_XNIL;
+}
+
+static bool targets(const struct lin_explain *x, const struct lin_xadopt *a, const struct lin_xlaunch *l)
+{
+	if (a->target == l->epoch)
+		return true;
+	if (a->kind != LIN_TARGET_REQUEST)
+		return false;
+	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
+	for (uint32_t i = 0; i < l->nreq; i++)
+		if (r[i] == a->target)
+			return true;
+	return false;
+}
+
+/* The latest adopt of the launch's work on thread @tid in [after, before]. */
+static const struct lin_xadopt *adopt_of(const struct lin_explain *x, const struct lin_xlaunch *l,
+					 uint64_t tid, uint64_t after, uint64_t before)
+{
+	const struct lin_xadopt *a = (const struct lin_xadopt *)x->adopts.data;
+	size_t lo = 0, hi = x->adopts.n;
+	struct lin_xadopt key = { tid, before, 0, 0, 0, l->proc, 0, { 0 } };
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cmp_adopt(&a[mid], &key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo && a[lo - 1].proc == l->proc && a[lo - 1].tid == tid && a[lo - 1].host_ns >= after) {
+		if (targets(x, &a[lo - 1], l))
+			return &a[lo - 1];
+		lo--;
+	}
+	return NULL;
+}
+
+static void host_marks(struct bctx *b, struct lin_xlaunch *l, const struct lin_xgpu *g, uint64_t tid)
+{
+	struct lin_explain *x = b->x;
+	if (g->proc == LIN_XPROC_IMPORTED) {
+		for (enum lin_mark m = LIN_M_REQUEST_READY; m <= LIN_M_ADOPTED; m++)
+			unknown(l, m, LIN_HOW_NOT_IN_FORMAT);
+		return;
+	}
+	unsigned losses = lin_validator_proc_losses(b->v, g->proc);
+	uint64_t anchor = known(l, LIN_M_API_ENTER)      ? l->m[LIN_M_API_ENTER].t
+			  : known(l, LIN_M_KERNEL_START) ? l->m[LIN_M_KERNEL_START].t
+							 : UINT64_MAX - 1;
+	unknown(l, LIN_M_REQUEST_READY, LIN_HOW_NOT_RECORDED);
+	if (l->nreq) {
+		const uint64_t *t = lin_vtab_find(&x->begins, l->group, pk1(g->proc, 0));
+		if (t)
+			set(l, LIN_M_REQUEST_READY, *t, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
+	}
+	bool any;
+	uint64_t d = declared_at(x, g->proc, l->epoch, anchor, &any);
+	if (d != LIN_XNIL)
+		set(l, LIN_M_DECLARED, d, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
+	else if (!any && lin_vtab_find(&x->begins, l->epoch, pk1(g->proc, 0)))
+		set(l, LIN_M_DECLARED, 0, 0, LIN_EV_ABSENT, LIN_HOW_JOINED_TO_REQUEST);
+	else
+		unknown(l, LIN_M_DECLARED, LIN_HOW_NOT_RECORDED);
+	if (tid == LIN_XNIL) {
+		unknown(l, LIN_M_CAPTURED, LIN_HOW_NO_API_RECORD);
+		unknown(l, LIN_M_ADOPTED, LIN_HOW_NO_API_RECORD);
+		return;
+	}
+	const struct lin_xadopt *a = adopt_of(x, l, tid, d == LIN_XNIL ? 0 : d, anchor);
+	if (!a) {
+		enum lin_how h = (losses & LIN_LOST_HOST) ? LIN_HOW_DROPPED_RECORDS : LIN_HOW_NO_HANDOFF;
+		enum lin_evidence ev = (losses & LIN_LOST_HOST) ? LIN_EV_UNKNOWN : LIN_EV_ABSENT;
+		set(l, LIN_M_CAPTURED, 0, 0, ev, h);
+		set(l, LIN_M_ADOPTED, 0, 0, ev, h);
+		return;
+	}
+	set(l, LIN_M_ADOPTED, a->host_ns, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
+	const uint64_t *c = a->ctid == LIN_XNIL || a->cseq == LIN_XNIL
+				    ? NULL
+				    : lin_vtab_find(&x->caps, a->cseq, pk1(g->proc, a->ctid));
+	if (!c)
+		unknown(l, LIN_M_CAPTURED,
+			(losses & LIN_LOST_HOST) ? LIN_HOW_DROPPED_RECORDS : LIN_HOW_NOT_RECORDED);
+	else if (!*c)
+		unknown(l, LIN_M_CAPTURED, LIN_HOW_LEAN_TIMESTAMPS);
+	else
+		set(l, LIN_M_CAPTURED, *c - 1, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
+}
+
+/* The last record on (proc, ctx, stream) with a correlation below @corr. */
+static size_t before_corr(const struct bctx *b, uint16_t proc, uint32_t ctx, uint64_t stream, uint64_t corr)
+{
+	size_t lo = 0, hi = b->nbycorr;
+	while (lo < hi) { /* first entry >= (proc, ctx, stream, corr) */
+		size_t mid = (lo + hi) / 2;
+		const struct lin_xgpu *m = gpu_at(b->bycorr[mid]);
+		int c = cmp_u64(m->proc, proc);
+		if (!c)
+			c = cmp_u64(m->ctx, ctx);
+		if (!c)
+			c = cmp_u64(m->stream, stream);
+		if (!c)
+			c = cmp_u64(m->corr, corr);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return SIZE_MAX;
+	const struct lin_xgpu *p = gpu_at(b->bycorr[lo - 1]);
+	return p->proc == proc && p->ctx == ctx && p->stream == stream ? b->bycorr[lo - 1] : SIZE_MAX;
+}
+
+/* event_wait: the end of the work a wait before @g on its stream waited for (LIN_XNIL). */
+static uint64_t event_bound(const struct bctx *b, const struct lin_xgpu *g, uint64_t *err)
+{
+	const struct lin_explain *x = b->x;
+	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_XNIL || !x->waits.n)
+		return LIN_XNIL;
+	const struct lin_xwait *w = (const struct lin_xwait *)x->waits.data;
+	size_t lo = 0, hi = x->waits.n;
+	struct lin_xwait key = { g->corr, g->stream, 0, g->ctx, g->proc, 0 };
+	while (lo < hi) { /* first wait >= key */
+		size_t mid = (lo + hi) / 2;
+		if (cmp_wait(&w[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t best = LIN_XNIL;
+	/* Every wait before it on the stream binds it (stream order carries them forward). */
+	for (size_t i = lo; i-- > 0;) {
+		if (w[i].proc != g->proc || w[i].ctx != g->ctx || w[i].stream != g->stream)
+			break;
+		const struct lin_xevent *e = lin_vtab_find(&x->events, w[i].sync_id, pk1(g->proc, 0));
+		if (!e || e->corr == LIN_XNIL || e->corr > w[i].corr)
+			continue;
+		size_t p = before_corr(b, g->proc, e->ctx, e->stream, e->corr);
+		if (p != SIZE_MAX && b->he[p] != LIN_XNIL && (best == LIN_XNIL || b->he[p] > best)) {
+			best = b->he[p];
+			*err = b->herr[p];
+		}
+	}
+	return best;
+}
+
+static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g)
+{
+	uint64_t front = 0;
+	bool have = false;
+	if (known(l, LIN_M_API_EXIT))
+		front = l->m[LIN_M_API_EXIT].t, have = true;
+	if (known(l, LIN_M_SUBMITTED) && (!have || l->m[LIN_M_SUBMITTED].t > front))
+		front = l->m[LIN_M_SUBMITTED].t, have = true;
+	if (g->flags & LIN_XG_GRAPH) {
+		unknown(l, LIN_M_DEP_READY, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN);
+		return;
+	}
+	uint64_t t = LIN_XNIL, err = 0;
+	enum lin_how rule = LIN_HOW_NONE;
+	size_t p = b->pred[i];
+	if (p != SIZE_MAX && b->he[p] != LIN_XNIL) {
+		t = b->he[p];
+		err = b->herr[p];
+		rule = LIN_HOW_STREAM_ORDER;
+	}
+	uint64_t eerr = 0, et = event_bound(b, g, &eerr);
+	if (et != LIN_XNIL && (t == LIN_XNIL || et > t)) {
+		t = et;
+		err = eerr;
+		rule = LIN_HOW_EVENT_WAIT;
+	}
+	/* A bound at or below the frontier says nothing: the launch was not held by it. The
+	 * start bounds readiness from above: a bound past it is a clock artefact. */
+	if (t != LIN_XNIL && have && t > front &&
+	    (!known(l, LIN_M_KERNEL_START) || t <= l->m[LIN_M_KERNEL_START].t + err)) {
+		set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, rule);
+		return;
+	}
+	bool lost = g->proc != LIN_XPROC_IMPORTED &&
+		    (lin_validator_proc_losses(b->v, g->proc) & LIN_LOST_CUPTI);
+	unknown(l, LIN_M_DEP_READY, lost ? LIN_HOW_DROPPED_RECORDS : LIN_HOW_NO_KNOWN_DEPENDENCY);
+}
+
+static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g,
+			 uint64_t *tid)
+{
+	struct lin_explain *x = b->x;
+	enum lin_how act = g->proc == LIN_XPROC_IMPORTED ? LIN_HOW_IMPORT_ACTIVITY
+							 : LIN_HOW_CUPTI_ACTIVITY;
+	if (b->hs[i] != LIN_XNIL) {
+		set(l, LIN_M_KERNEL_START, b->hs[i], b->herr[i], LIN_EV_OBSERVED, act);
+		set(l, LIN_M_KERNEL_END, b->he[i], b->herr[i], LIN_EV_OBSERVED, act);
+	} else {
+		enum lin_how h = g->start == LIN_XNIL ? LIN_HOW_NOT_RECORDED : LIN_HOW_NO_CLOCK;
+		unknown(l, LIN_M_KERNEL_START, h);
+		unknown(l, LIN_M_KERNEL_END, h);
+	}
+	*tid = LIN_XNIL;
+	if (g->proc == LIN_XPROC_IMPORTED) {
+		unknown(l, LIN_M_QUEUED, LIN_HOW_NOT_IN_FORMAT);
+		unknown(l, LIN_M_SUBMITTED, LIN_HOW_NOT_IN_FORMAT);
+		if (g->api_s != LIN_XNIL && g->api_e != LIN_XNIL) {
+			set(l, LIN_M_API_ENTER, g->api_s, 0, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API);
+			set(l, LIN_M_API_EXIT, g->api_e, 0, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API);
+		} else {
+			unknown(l, LIN_M_API_ENTER, LIN_HOW_NO_API_RECORD);
+			unknown(l, LIN_M_API_EXIT, LIN_HOW_NO_API_RECORD);
+		}
+		*tid = g->api_tid;
+		return;
+	}
+	uint64_t h, err;
+	static const enum lin_mark lat[] = { LIN_M_QUEUED, LIN_M_SUBMITTED };
+	uint64_t lv[] = { g->queued, g->submitted };
+	for (int k = 0; k < 2; k++) {
+		if (g->kind != LIN_REC_KERNEL)
+			unknown(l, lat[k], LIN_HOW_NOT_RECORDED);
+		else if (lv[k] == LIN_XNIL)
+			unknown(l, lat[k], LIN_HOW_NO_LATENCY_TIMESTAMPS);
+		else if (!to_host(b, g, lv[k], &h, &err))
+			unknown(l, lat[k], LIN_HOW_NO_CLOCK);
+		else
+			set(l, lat[k], h, err, LIN_EV_OBSERVED, LIN_HOW_CUPTI_LATENCY);
+	}
+	const struct lin_xapi *a =
+		g->corr == LIN_XNIL ? NULL : lin_vtab_find(&x->apis, g->corr, pk1(g->proc, 0));
+	uint64_t hs, he, es, ee;
+	if (!a) {
+		unknown(l, LIN_M_API_ENTER, LIN_HOW_NO_API_RECORD);
+		unknown(l, LIN_M_API_EXIT, LIN_HOW_NO_API_RECORD);
+		return;
+	}
+	*tid = a->tid;
+	if (!to_host(b, g, a->start, &hs, &es) || !to_host(b, g, a->end, &he, &ee)) {
+		enum lin_how why = a->start == LIN_XNIL || a->end == LIN_XNIL ? LIN_HOW_NOT_RECORDED
+									      : LIN_HOW_NO_CLOCK;
+		unknown(l, LIN_M_API_ENTER, why);
+		unknown(l, LIN_M_API_EXIT, why);
+		return;
+	}
+	set(l, LIN_M_API_ENTER, hs, es, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API);
+	set(l, LIN_M_API_EXIT, he, ee, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API);
+}
+
+/* ------------------------------------------------------------------ statements */
+
+static void add_seg(struct lin_xlaunch *l, uint64_t s, uint64_t e, enum lin_xcause c,
+		    enum lin_evidence ev, enum lin_how how)
+{
+	if (e <= s || l->nseg >= LIN_XSEG_MAX)
+		return;
+	l->seg[l->nseg++] = (struct lin_xseg){ s, e, (uint8_t)c, (uint8_t)ev, (uint8_t)how, { 0 } };
+}
+
+/* [s, e] of cause @c on thread @tid, less the stretches a host_sched record says the thread
+ * was not running: those are descheduled, observed. */
+static void add_thread_seg(const struct lin_explain *x, struct lin_xlaunch *l, uint16_t proc,
+			   uint64_t tid, uint64_t s, uint64_t e, enum lin_xcause c,
+			   enum lin_evidence ev, enum lin_how how)
+{
+	const struct lin_xsched *d = (const struct lin_xsched *)x->scheds.data;
+	size_t lo = 0, hi = x->scheds.n;
+	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED) {
+		struct lin_xsched key = { tid, 0, 0, proc, { 0 } };
+		while (lo < hi) { /* first of (proc, tid) */
+			size_t mid = (lo + hi) / 2;
+			if (cmp_sched(&d[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	} else {
+		lo = x->scheds.n;
+	}
+	uint64_t at = s;
+	for (size_t i = lo;
+	     i < x->scheds.n && d[i].proc == proc && d[i].tid == tid && d[i].start < e; i++) {
+		if (d[i].end <= at)
+			continue;
+		uint64_t ds = d[i].start > at ? d[i].start : at;
+		uint64_t de = d[i].end < e ? d[i].end : e;
+		add_seg(l, at, ds, c, ev, how);
+		add_seg(l, ds, de, LIN_X_DESCHEDULED, LIN_EV_OBSERVED, LIN_HOW_HOST_SCHED);
+		at = de;
+	}
+	add_seg(l, at, e, c, ev, how);
+}
+
+/* The statement a stretch ending at mark @m is; the marks it spans without a value are
+ * @skipped (a bit per mark). A stretch over an unknown mark is unresolved, except over the
+ * capture (the whole handoff) and submission (a dependency holds whatever the
+ * submission did). */
+static enum lin_xcause cause_of(enum lin_mark m, uint32_t skipped)
+{
+	uint32_t ok = 0;
+	enum lin_xcause c = LIN_X_UNRESOLVED;
+	switch (m) {
+	case LIN_M_DECLARED: c = LIN_X_BEFORE_DECLARE; break;
+	case LIN_M_CAPTURED: c = LIN_X_BEFORE_HANDOFF; break;
+	case LIN_M_ADOPTED:
+		c = LIN_X_HANDOFF_WAIT;
+		ok = 1u << LIN_M_CAPTURED;
+		break;
+	case LIN_M_API_ENTER: c = LIN_X_THREAD_DELAY; break;
+	case LIN_M_API_EXIT: c = LIN_X_API_CALL; break;
+	case LIN_M_SUBMITTED: c = LIN_X_SUBMIT_DELAY; break;
+	case LIN_M_DEP_READY:
+		c = LIN_X_DEPENDENCY;
+		ok = 1u << LIN_M_SUBMITTED;
+		break;
+	default: return LIN_X_UNRESOLVED;
+	}
+	return (skipped & ~ok) ? LIN_X_UNRESOLVED : c;
+}
+
+static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
+{
+	static const enum lin_mark order[] = { LIN_M_REQUEST_READY, LIN_M_DECLARED,
+					       LIN_M_CAPTURED,      LIN_M_ADOPTED,
+					       LIN_M_API_ENTER,     LIN_M_API_EXIT,
+					       LIN_M_SUBMITTED,     LIN_M_DEP_READY,
+					       LIN_M_KERNEL_START };
+	const size_t n = sizeof(order) / sizeof(order[0]);
+	l->nseg = 0;
+	l->dominant = LIN_X_N;
+	size_t k = 0;
+	while (k < n && !known(l, order[k]))
+		k++;
+	if (k >= n - 1 || !known(l, LIN_M_KERNEL_START))
+		return;
+	uint64_t front = l->m[order[k]].t;
+	uint32_t skipped = 0;
+	enum lin_how skipped_how = LIN_HOW_NONE;
+	for (size_t j = k + 1; j < n; j++) {
+		enum lin_mark m = order[j];
+		if (!known(l, m)) {
+			if (l->m[m].ev == LIN_EV_UNKNOWN) {
+				skipped |= 1u << m;
+				if (m != LIN_M_CAPTURED && m != LIN_M_SUBMITTED)
+					skipped_how = (enum lin_how)l->m[m].how;
+			}
+			continue;
+		}
+		uint64_t t = l->m[m].t > front ? l->m[m].t : front;
+		if (m == LIN_M_KERNEL_START) {
+			/* Whatever held it after the last mark is not in the trace. */
+			enum lin_how why = l->m[LIN_M_DEP_READY].ev == LIN_EV_UNKNOWN
+						   ? (enum lin_how)l->m[LIN_M_DEP_READY].how
+						   : LIN_HOW_NONE;
+			if ((skipped & ~(1u << LIN_M_SUBMITTED | 1u << LIN_M_DEP_READY)) && skipped_how)
+				why = skipped_how;
+			add_seg(l, front, t, LIN_X_UNRESOLVED, LIN_EV_UNKNOWN, why);
+			break;
+		}
+		enum lin_xcause c = cause_of(m, skipped);
+		enum lin_evidence ev = l->m[m].ev;
+		enum lin_how how = (enum lin_how)l->m[m].how;
+		if (c == LIN_X_UNRESOLVED) {
+			ev = LIN_EV_UNKNOWN;
+			how = skipped_how;
+		}
+		if (c == LIN_X_THREAD_DELAY || c == LIN_X_API_CALL)
+			add_thread_seg(b->x, l, l->proc, tid, front, t, c, ev, how);
+		else
+			add_seg(l, front, t, c, ev, how);
+		front = t;
+		skipped = 0;
+		skipped_how = LIN_HOW_NONE;
+	}
+	uint64_t best = 0;
+	for (uint8_t s = 0; s < l->nseg; s++) {
+		uint64_t d = l->seg[s].end - l->seg[s].start;
+		if (d > best) {
+			best = d;
+			l->dominant = l->seg[s].cause;
+		}
+	}
+}
+
+static void slow(struct bctx *b, struct lin_xlaunch *l, size_t i)
+{
+	l->median = b->median[i];
+	if (!l->median || !known(l, LIN_M_KERNEL_START))
+		return;
+	uint64_t s = l->m[LIN_M_KERNEL_START].t, e = l->m[LIN_M_KERNEL_END].t;
+	if ((double)(e - s) > b->x->o.slow_factor * (double)l->median) {
+		l->slow_excess = e - s - l->median;
+		/* Not a pre-start stretch: after the others, never the dominant one. */
+		if (l->nseg < LIN_XSEG_MAX)
+			l->seg[l->nseg++] =
+				(struct lin_xseg){ s + l->median,         e,
+						   LIN_X_KERNEL_SLOW,     LIN_EV_INFERRED,
+						   LIN_HOW_KERNEL_MEDIAN, { 0 } };
+	}
+}
+
+/* ------------------------------------------------------------------ groups and summary */
+
+static bool group_add(struct lin_explain *x, struct lin_vtab *gt, struct lin_xlaunch *l, size_t li,
+		      uint64_t id)
+{
+	bool fresh;
+	uint64_t k1 = l->imported ? (1ULL << 40) | l->file : pk1(l->proc, 0);
+	uint64_t *slot = lin_vtab_get(gt, id, k1, &fresh);
+	if (!slot)
+		return false;
+	if (fresh) {
+		struct lin_xgroup *g = lin_vec_push(&x->groups);
+		if (!g)
+			return false;
+		*slot = x->groups.n - 1;
+		g->id = id;
+		g->file = l->file;
+		g->proc = l->proc;
+		g->imported = l->imported;
+		g->critical = SIZE_MAX;
+		g->ready = LIN_XNIL;
+		if (!l->imported) {
+			const uint64_t *t = lin_vtab_find(&x->begins, id, k1);
+			if (t)
+				g->ready = *t;
+		}
+		g->name = l->gname;
+	}
+	struct lin_xgroup *g = lin_vec_at(&x->groups, (size_t)*slot);
+	g->nlaunch++;
+	if (known(l, LIN_M_KERNEL_END) &&
+	    (g->critical == SIZE_MAX || l->m[LIN_M_KERNEL_END].t > g->last_end)) {
+		g->last_end = l->m[LIN_M_KERNEL_END].t;
+		g->critical = li;
+	}
+	return true;
+}
+
+static uint64_t group_span(const struct lin_explain *x, const struct lin_xgroup *g)
+{
+	if (g->critical == SIZE_MAX)
+		return 0;
+	const struct lin_xlaunch *l = lin_vec_at(&x->launches, g->critical);
+	uint64_t from = g->ready;
+	for (int m = 0; from == LIN_XNIL && m < LIN_M_N; m++)
+		if (known(l, (enum lin_mark)m))
+			from = l->m[m].t;
+	return from != LIN_XNIL && g->last_end > from ? g->last_end - from : 0;
+}
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct lin_xgroup *a = pa, *b = pb;
+	uint64_t sa = group_span(sort_x, a), sb = group_span(sort_x, b);
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c)
+		c = cmp_u64(a->file, b->file);
+	return c ? c : cmp_u64(a->id, b->id);
+}
+
+static void summarise(struct lin_explain *x, const struct lin_xlaunch *l)
+{
+	struct lin_xsummary *s = &x->sum;
+	for (int m = 0; m < LIN_M_N; m++)
+		s->marks[m][l->m[m].ev]++;
+	if (!known(l, LIN_M_KERNEL_START)) {
+		s->no_start++;
+		return;
+	}
+	for (uint8_t i = 0; i < l->nseg; i++) {
+		const struct lin_xseg *g = &l->seg[i];
+		s->by_cause_ns[g->cause] += g->end - g->start;
+		if (g->cause != LIN_X_KERNEL_SLOW)
+			s->prestart_ns += g->end - g->start;
+	}
+	if (l->dominant < LIN_X_N)
+		s->dominant[l->dominant]++;
+}
+
+/* ------------------------------------------------------------------ build */
+
+static bool explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
+{
+	struct lin_explain *x = b->x;
+	const struct lin_xgpu *g = gpu_at(i);
+	memset(l, 0, sizeof(*l));
+	l->offset = g->offset;
+	l->file = g->file;
+	l->proc = g->proc;
+	l->kind = g->kind;
+	l->corr = g->corr;
+	l->stream = g->stream;
+	l->dev = g->dev;
+	l->ctx = g->ctx;
+	l->graph_id = g->graph_id;
+	l->name = g->name;
+	l->gname = g->gname;
+	l->imported = g->proc == LIN_XPROC_IMPORTED;
+	l->epoch = l->group = LIN_XNIL;
+	l->dominant = LIN_X_N;
+	if (l->imported) {
+		if (!(g->flags & LIN_XG_LAUNCH))
+			return false;
+		l->join = LIN_JOIN_OBSERVED;
+		l->group = g->group;
+	} else {
+		const struct lin_xverdict *vd = lin_vtab_find(&x->verd, g->offset, g->file);
+		if (!vd || (vd->join != LIN_JOIN_OBSERVED && vd->join != LIN_JOIN_INFERRED))
+			return false;
+		l->join = vd->join;
+		l->epoch = vd->epoch;
+		l->req0 = vd->req0;
+		l->nreq = vd->nreq;
+		if (vd->nreq)
+			l->group = *(const uint64_t *)lin_vec_at(&x->reqs, (size_t)vd->req0);
+	}
+	uint64_t tid;
+	device_marks(b, l, i, g, &tid);
+	host_marks(b, l, g, tid);
+	dep_mark(b, l, i, g);
+	statements(b, l, tid);
+	slow(b, l, i);
+	return true;
+}
+
+int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
+{
+	if (x->oom)
+		return -ENOMEM;
+	sort_x = x;
+	qsort(x->decls.data, x->decls.n, sizeof(struct lin_xdecl), cmp_decl);
+	qsort(x->adopts.data, x->adopts.n, sizeof(struct lin_xadopt), cmp_adopt);
+	qsort(x->scheds.data, x->scheds.n, sizeof(struct lin_xsched), cmp_sched);
+	qsort(x->waits.data, x->waits.n, sizeof(struct lin_xwait), cmp_wait);
+	/* Kernel names of lineage traces: their string records. */
+	for (size_t i = 0; i < x->gpus.n; i++) {
+		struct lin_xgpu *g = lin_vec_at(&x->gpus, i);
+		if (g->proc != LIN_XPROC_IMPORTED && g->name_sid != LIN_XNIL) {
+			const uint64_t *o = lin_vtab_find(&x->sids, g->name_sid, pk1(g->proc, 0));
+			g->name = o ? (uint32_t)*o : 0;
+		}
+	}
+	struct bctx b = { x, v, x->gpus.n, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL };
+	size_t n = b.n + 1;
+	b.hs = malloc(n * sizeof(uint64_t));
+	b.he = malloc(n * sizeof(uint64_t));
+	b.herr = calloc(n, sizeof(uint64_t));
+	b.pred = malloc(n * sizeof(size_t));
+	b.median = malloc(n * sizeof(uint64_t));
+	b.median_why = malloc(n);
+	int rc = -ENOMEM;
+	struct lin_vtab gt;
+	lin_vtab_init(&gt, sizeof(uint64_t));
+	if (!b.hs || !b.he || !b.herr || !b.pred || !b.median || !b.median_why)
+		goto out;
+	host_times(&b);
+	if (!streams(&b) || !medians(&b))
+		goto out;
+	x->sum.gpu_records = b.n;
+	for (size_t i = 0; i < b.n; i++) {
+		struct lin_xlaunch *l = lin_vec_push(&x->launches);
+		if (!l)
+			goto out;
+		if (!explain_one(&b, i, l)) {
+			x->launches.n--;
+			x->sum.unjoined++;
+			continue;
+		}
+		x->sum.explained++;
+		summarise(x, l);
+	}
+	for (size_t li = 0; li < x->launches.n; li++) {
+		struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
+		if (l->imported) {
+			if (l->group != LIN_XNIL && !group_add(x, &gt, l, li, l->group))
+				goto out;
+			continue;
+		}
+		const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
+		for (uint32_t q = 0; q < l->nreq; q++)
+			if (!group_add(x, &gt, l, li, r[q]))
+				goto out;
+	}
+	x->sum.groups = x->groups.n;
+	qsort(x->groups.data, x->groups.n, sizeof(struct lin_xgroup), cmp_group);
+	rc = 0;
+	x->built = true;
+out:
+	lin_vtab_free(&gt);
+	free(b.hs);
+	free(b.he);
+	free(b.herr);
+	free(b.pred);
+	free(b.bycorr);
+	free(b.median);
+	free(b.median_why);
+	if (rc)
+		x->oom = true;
+	return rc;
+}
+
+int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
+{
+	return lin_x_build(x, v);
+}
+
+size_t lin_explain_count(const struct lin_explain *x) { return x->launches.n; }
+
+const struct lin_xlaunch *lin_explain_at(const struct lin_explain *x, size_t i)
+{
+	return i < x->launches.n ? lin_vec_at(&x->launches, i) : NULL;
+}
+
+const uint64_t *lin_explain_reqs(const struct lin_explain *x, const struct lin_xlaunch *l)
+{
+	return l->nreq ? lin_vec_at(&x->reqs, (size_t)l->req0) : NULL;
+}
+
+const char *lin_explain_name(const struct lin_explain *x, const struct lin_xlaunch *l)
+{
+	return l->name ? x->pool + l->name - 1 : NULL;
+}
+
+const struct lin_xsummary *lin_explain_summary(const struct lin_explain *x) { return &x->sum; }

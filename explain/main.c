@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* main.c - the lineage-explain command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "imp.h"
+#include "lineage/version.h"
+
+#define EXIT_NOTHING 1
+#define EXIT_BAD_FILE 2
+#define EXIT_NOMEM 3
+#define EXIT_USAGE 64
+
+static const char usage_text[] =
+	"NAME\n"
+	"    lineage-explain - why did each request's kernel start when it did\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    lineage-explain [--json] [--request ID] [--top N] [--export-perfetto OUT.json]\n"
+	"                    [--from kineto|nsys] [--slow-factor F] TRACE...\n"
+	"    lineage-explain --help | --version\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Builds a launch-state ledger for every GPU record (kernel, memcpy, memset) that\n"
+	"    lineage-validate's join engine ties to a request: request_ready, declared,\n"
+	"    captured, adopted, api_enter, api_exit, queued, submitted, dependency_ready,\n"
+	"    kernel_start, kernel_end. Each mark is observed (its source named), inferred (its\n"
+	"    rule named: stream_order, event_wait), unknown (why named) or absent (the step did\n"
+	"    not happen). The time from the first known mark to the kernel's start is cut into\n"
+	"    statements at the known marks: before_declare, before_handoff, handoff_wait,\n"
+	"    thread_delay, descheduled, api_call, submit_delay, dependency, and unresolved\n"
+	"    where no evidence says why (a readiness that cannot be observed is bounded, never\n"
+	"    invented); kernel_slow compares a kernel with the median of its name. Per request\n"
+	"    it shows the critical launch (the one that ended last) with its marks and\n"
+	"    statements; for the run, the time by cause and the fraction left unresolved.\n"
+	"    docs/ledger.md has the schema and every rule.\n"
+	"\n"
+	"    Each TRACE is a lineage trace, or a PyTorch profiler / Kineto JSON trace or an\n"
+	"    Nsight Systems SQLite export (read by lineage-validate's importers, kind from the\n"
+	"    first bytes, or all as --from says). Imported traces carry no handoff and no\n"
+	"    latency timestamps: those marks are unknown (not_in_format) and their work is\n"
+	"    grouped by the framework op around each launch instead of by request.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --json              one JSON object on stdout (schema: docs/ledger.md)\n"
+	"    --request ID        only request ID (imported: the op's event index), with every\n"
+	"                        launch of it, not only the critical one\n"
+	"    --top N             list the N requests that took longest (default 10; 0: all)\n"
+	"    --export-perfetto OUT.json\n"
+	"                        also write Chrome/Perfetto trace-event JSON: a track per\n"
+	"                        listed request, its critical launch's statements as slices\n"
+	"                        (unknown ones named \"unknown: ...\") and the kernel\n"
+	"    --from FMT          read every TRACE as FMT: kineto or nsys\n"
+	"    --slow-factor F     kernel_slow above F times the median (default 1.5; F > 1)\n"
+	"    -h, --help          show this help and exit\n"
+	"    -V, --version       show the version and exit\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0   at least one GPU record was explained with a known start, and every file was\n"
+	"        read whole\n"
+	"    1   nothing to explain: no GPU record, none joined to a request (lineage-validate\n"
+	"        says why), none with a known start, or --request names none\n"
+	"    2   a file is missing, unreadable, malformed, truncated or of an unsupported\n"
+	"        version (the message names the file, the byte offset and what was expected);\n"
+	"        what was read before is still reported, or --export-perfetto failed\n"
+	"    3   out of memory\n"
+	"    64  usage error\n"
+	"\n"
+	"EXAMPLES\n"
+	"    lineage-explain run.lt\n"
+	"    lineage-explain --json --request 17 run.lt > r17.json\n"
+	"    lineage-explain --from kineto --export-perfetto why.json rank0.pt.trace.json\n";
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "lineage-explain: %s\nTry 'lineage-explain --help'.\n", msg);
+	return EXIT_USAGE;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return false;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Feed one path: a lineage trace to the validator, a foreign one to its importer. */
+static int add(struct lin_validator *v, const char *path, const char *from)
+{
+	const char *fmt = from;
+	if (!fmt) {
+		char err[256];
+		int f = lin_imp_detect(path, err, sizeof(err), NULL);
+		fmt = f < 0 ? NULL : lin_imp_fmt_name((enum lin_imp_fmt)f);
+	}
+	if (!fmt) {
+		lin_validator_add_file(v, path); /* its reader says what is wrong */
+		return 0;
+	}
+	const char *lacks = NULL;
+	if (!lin_imp_have(fmt, &lacks)) {
+		fprintf(stderr, "lineage-explain: %s: %s traces: this build lacks %s\n", path, fmt, lacks);
+		return EXIT_USAGE;
+	}
+	const char *fmts[1] = { fmt };
+	char *paths[1] = { (char *)path };
+	lin_imp_run(v, fmts, paths, 1, NULL);
+	return 0;
+}
+
+static int run(char **paths, int n, const char *from, const struct lin_xopts *xo,
+	       const struct lin_xreport *ro, bool json, const char *perfetto)
+{
+	struct lin_explain *x = lin_explain_create(xo);
+	struct lin_vopts vo = { 0 };
+	vo.allow_empty = true;
+	if (x)
+		lin_explain_hook(x, &vo);
+	struct lin_validator *v = x ? lin_validator_create(&vo) : NULL;
+	if (!v) {
+		lin_explain_free(x);
+		fprintf(stderr, "lineage-explain: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++)
+		rc = add(v, paths[i], from);
+	if (rc) {
+		lin_validator_free(v);
+		lin_explain_free(x);
+		return rc;
+	}
+	lin_validator_finish(v);
+	const struct lin_vsummary *vs = lin_validator_summary(v);
+	if (lin_explain_build(x, v) < 0) {
+		fprintf(stderr, "lineage-explain: out of memory\n");
+		lin_validator_free(v);
+		lin_explain_free(x);
+		return EXIT_NOMEM;
+	}
+	if (json)
+		lin_explain_report_json(x, ro, stdout);
+	else
+		lin_explain_report_text(x, ro, stdout);
+	fflush(stdout);
+	const struct lin_xsummary *s = lin_explain_summary(x);
+	if (vs->file_errors) {
+		uint64_t off = 0;
+		const char *file = "";
+		const char *msg = lin_validator_error(v, &off, &file);
+		fprintf(stderr, "lineage-explain: %s: byte %" PRIu64 ": %s\n", file, off,
+			msg[0] ? msg : "out of memory");
+		rc = EXIT_BAD_FILE;
+	} else if (!s->gpu_records) {
+		fprintf(stderr, "lineage-explain: no GPU record in the input: nothing to explain\n");
+		rc = EXIT_NOTHING;
+	} else if (!s->explained) {
+		fprintf(stderr,
+			"lineage-explain: none of the %" PRIu64 " GPU records is joined to a request "
+			"(run lineage-validate for why)\n",
+			s->gpu_records);
+		rc = EXIT_NOTHING;
+	} else if (s->explained == s->no_start) {
+		fprintf(stderr, "lineage-explain: no explained GPU record has a known start (no "
+				"timestamps or no clock record)\n");
+		rc = EXIT_NOTHING;
+	}
+	if (!rc && ro->have_request) {
+		bool found = false;
+		for (size_t i = 0; i < lin_explain_count(x) && !found; i++) {
+			const struct lin_xlaunch *l = lin_explain_at(x, i);
+			const uint64_t *r = lin_explain_reqs(x, l);
+			found = l->imported && l->group == ro->request;
+			for (uint32_t q = 0; q < l->nreq && !found; q++)
+				found = r[q] == ro->request;
+		}
+		if (!found) {
+			fprintf(stderr, "lineage-explain: no explained launch of request %" PRIu64 "\n",
+				ro->request);
+			rc = EXIT_NOTHING;
+		}
+	}
+	if (perfetto && lin_explain_perfetto(x, ro, perfetto) < 0) {
+		fprintf(stderr, "lineage-explain: --export-perfetto %s: %s\n", perfetto, strerror(errno));
+		rc = EXIT_BAD_FILE;
+	}
+	lin_validator_free(v);
+	lin_explain_free(x);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "request", required_argument, NULL, 'r' },
+		{ "top", required_argument, NULL, 't' },
+		{ "export-perfetto", required_argument, NULL, 'P' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "slow-factor", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false;
+	const char *from = NULL, *perfetto = NULL;
+	struct lin_xopts xo = { 0, 1.5, 5 };
+	struct lin_xreport ro = { false, 0, 10 };
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'P': perfetto = optarg; break;
+		case 'F': from = optarg; break;
+		case 'r':
+			if (!parse_u64(optarg, &ro.request))
+				return usage_error("--request takes a request id (an unsigned integer)");
+			ro.have_request = true;
+			break;
+		case 't': {
+			uint64_t t;
+			if (!parse_u64(optarg, &t) || t > 1000000000)
+				return usage_error("--top takes an integer 0..1000000000");
+			ro.top = (size_t)t;
+			break;
+		}
+		case 's': {
+			char *end;
+			errno = 0;
+			double f = strtod(optarg, &end);
+			if (errno || *end || !*optarg || !(f > 1.0) || f > 1e6)
+				return usage_error("--slow-factor takes a number above 1");
+			xo.slow_factor = f;
+			break;
+		}
+		case 'h': fputs(usage_text, stdout); return 0;
+		case 'V':
+			printf("lineage-explain %d.%d.%d (trace format %d.%d)\n", LIN_VERSION_MAJOR,
+			       LIN_VERSION_MINOR, LIN_VERSION_PATCH, LIN_TRACE_FORMAT_MAJOR,
+			       LIN_TRACE_FORMAT_MINOR);
+			return 0;
+		default: return usage_error("unknown option or missing argument");
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no trace file given");
+	if (from && strcmp(from, "kineto") && strcmp(from, "nsys"))
+		return usage_error("--from takes kineto or nsys");
+	return run(argv + optind, argc - optind, from, &xo, &ro, json, perfetto);
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/* report.c - lineage-explain's text and JSON reports (docs/ledger.md) and Perfetto export. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lineage/trace_format.h"
+#include "lineage/version.h"
+#include "otlp_emit.h"
+#include "xstate.h"
+
+static const char *kind_name(uint8_t k)
+{
+	return k == LIN_REC_KERNEL ? "kernel" : k == LIN_REC_MEMCPY ? "memcpy" : "memset";
+}
+
+static const char *fmt_ns(char *b, size_t n, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(b, n, "%" PRIu64 " ns", ns);
+	else if (ns < 10000000)
+		snprintf(b, n, "%.1f us", (double)ns / 1e3);
+	else if (ns < 10000000000ULL)
+		snprintf(b, n, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(b, n, "%.2f s", (double)ns / 1e9);
+	return b;
+}
+
+static bool is_known(const struct lin_xmark *m)
+{
+	return m->ev == LIN_EV_OBSERVED || m->ev == LIN_EV_INFERRED;
+}
+
+/* The groups a report lists: all, the first @top, or the one asked for. */
+static bool listed(const struct lin_xreport *o, const struct lin_xgroup *g, size_t rank)
+{
+	if (o && o->have_request)
+		return g->id == o->request;
+	return !o || !o->top || rank < o->top;
+}
+
+/* Whether launch @l serves group @g. */
+static bool belongs(const struct lin_explain *x, const struct lin_xlaunch *l, const struct lin_xgroup *g)
+{
+	if (g->imported)
+		return l->imported && l->file == g->file && l->group == g->id;
+	if (l->imported || l->proc != g->proc)
+		return false;
+	const uint64_t *r = lin_explain_reqs(x, l);
+	for (uint32_t q = 0; q < l->nreq; q++)
+		if (r[q] == g->id)
+			return true;
+	return false;
+}
+
+static uint64_t origin(const struct lin_xgroup *g, const struct lin_xlaunch *l)
+{
+	if (g->ready != LIN_XNIL)
+		return g->ready;
+	for (int m = 0; m < LIN_M_N; m++)
+		if (is_known(&l->m[m]))
+			return l->m[m].t;
+	return 0;
+}
+
+static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l, uint64_t t0, FILE *out)
+{
+	char b1[32], b2[32], b3[32];
+	const char *nm = lin_explain_name(x, l);
+	fprintf(out, "    %s \"%s\" correlation %" PRId64 " stream %" PRIu64 " (file %u, byte %" PRIu64 ")\n",
+		kind_name(l->kind), nm ? nm : "?",
+		l->corr == LIN_XNIL ? (int64_t)-1 : (int64_t)l->corr, l->stream, l->file, l->offset);
+	for (int m = 0; m < LIN_M_N; m++) {
+		const struct lin_xmark *k = &l->m[m];
+		if (is_known(k))
+			fprintf(out, "      %-17s %12s  %-8s %s\n", lin_mark_name((enum lin_mark)m),
+				k->t >= t0 ? fmt_ns(b1, sizeof(b1), k->t - t0) : "(before)",
+				lin_evidence_name((enum lin_evidence)k->ev),
+				lin_how_name((enum lin_how)k->how));
+		else
+			fprintf(out, "      %-17s %12s  %-8s %s\n", lin_mark_name((enum lin_mark)m),
+				"-", lin_evidence_name((enum lin_evidence)k->ev),
+				lin_how_name((enum lin_how)k->how));
+	}
+	for (uint8_t s = 0; s < l->nseg; s++) {
+		const struct lin_xseg *g = &l->seg[s];
+		const char *how = lin_how_name((enum lin_how)g->how);
+		fprintf(out, "      => %-13s %10s  [%s, %s]  %s%s%s%s\n",
+			lin_xcause_name((enum lin_xcause)g->cause),
+			fmt_ns(b1, sizeof(b1), g->end - g->start),
+			g->start >= t0 ? fmt_ns(b2, sizeof(b2), g->start - t0) : "?",
+			g->end >= t0 ? fmt_ns(b3, sizeof(b3), g->end - t0) : "?",
+			lin_evidence_name((enum lin_evidence)g->ev), *how ? " (" : "", how,
+			*how ? ")" : "");
+	}
+	if (l->dominant < LIN_X_N)
+		fprintf(out, "      cause: %s\n", lin_xcause_name((enum lin_xcause)l->dominant));
+	else
+		fprintf(out, "      cause: none (no stretch before the start is known)\n");
+}
+
+void lin_explain_report_text(const struct lin_explain *x, const struct lin_xreport *o, FILE *out)
+{
+	const struct lin_xsummary *s = &x->sum;
+	char b1[32], b2[32];
+	fprintf(out,
+		"lineage-explain: %" PRIu64 " GPU records; %" PRIu64 " explained, %" PRIu64
+		" not joined to a request (lost or ambiguous: see lineage-validate)",
+		s->gpu_records, s->explained, s->unjoined);
+	if (s->no_start)
+		fprintf(out, ", %" PRIu64 " explained without a known start", s->no_start);
+	fprintf(out, "\n");
+	uint64_t unres = s->by_cause_ns[LIN_X_UNRESOLVED];
+	fprintf(out, "%" PRIu64 " requests; time before the start %s, of which unresolved %s (%.1f %%)\n\n",
+		s->groups, fmt_ns(b1, sizeof(b1), s->prestart_ns), fmt_ns(b2, sizeof(b2), unres),
+		s->prestart_ns ? 100.0 * (double)unres / (double)s->prestart_ns : 0.0);
+	fprintf(out, "  %-14s %12s %8s %10s\n", "cause", "time", "share", "dominant");
+	for (int c = 0; c < LIN_X_N; c++) {
+		if (!s->by_cause_ns[c] && !s->dominant[c])
+			continue;
+		fprintf(out, "  %-14s %12s %7.1f%% %10" PRIu64 "\n",
+			lin_xcause_name((enum lin_xcause)c), fmt_ns(b1, sizeof(b1), s->by_cause_ns[c]),
+			c == LIN_X_KERNEL_SLOW || !s->prestart_ns
+				? 0.0
+				: 100.0 * (double)s->by_cause_ns[c] / (double)s->prestart_ns,
+			s->dominant[c]);
+	}
+	fprintf(out, "\n  %-17s %9s %9s %9s %9s\n", "mark", "observed", "inferred", "unknown", "absent");
+	for (int m = 0; m < LIN_M_N; m++)
+		fprintf(out, "  %-17s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n",
+			lin_mark_name((enum lin_mark)m), s->marks[m][LIN_EV_OBSERVED],
+			s->marks[m][LIN_EV_INFERRED], s->marks[m][LIN_EV_UNKNOWN],
+			s->marks[m][LIN_EV_ABSENT]);
+	size_t shown = 0;
+	for (size_t i = 0; i < x->groups.n; i++) {
+		const struct lin_xgroup *g = lin_vec_at(&x->groups, i);
+		if (!listed(o, g, i) || g->critical == SIZE_MAX)
+			continue;
+		const struct lin_xlaunch *cl = lin_vec_at(&x->launches, g->critical);
+		uint64_t t0 = origin(g, cl);
+		if (g->imported) {
+			const char *on = g->name ? x->pool + g->name - 1 : "?";
+			fprintf(out, "\nop %" PRIu64 " \"%s\" (file %u): %u launches, to the last end %s\n",
+				g->id, on, g->file, g->nlaunch,
+				fmt_ns(b1, sizeof(b1), g->last_end - t0));
+		} else {
+			fprintf(out, "\nrequest %" PRIu64 " (file %u): %u launches, ready to the last end %s\n",
+				g->id, g->file, g->nlaunch,
+				g->ready == LIN_XNIL ? "unknown"
+						     : fmt_ns(b1, sizeof(b1), g->last_end - t0));
+		}
+		fprintf(out, "  critical launch (times from %s):\n",
+			g->ready != LIN_XNIL ? "request_ready" : "its first known mark");
+		text_launch(x, cl, t0, out);
+		if (o && o->have_request) {
+			for (size_t li = 0; li < x->launches.n; li++) {
+				const struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
+				if (li == g->critical || !belongs(x, l, g))
+					continue;
+				fprintf(out, "  launch:\n");
+				text_launch(x, l, t0, out);
+			}
+		}
+		shown++;
+	}
+	if (o && o->have_request && !shown)
+		fprintf(out, "\nno launch of request %" PRIu64 " was explained\n", o->request);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_str(FILE *out, const char *s) { lin_oj_fstr(out, s ? s : "", s ? strlen(s) : 0); }
+
+static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l, FILE *out)
+{
+	fprintf(out, "{\"file\":%u,\"offset\":%" PRIu64 ",\"kind\":\"%s\",\"name\":", l->file,
+		l->offset, kind_name(l->kind));
+	json_str(out, lin_explain_name(x, l));
+	if (l->corr != LIN_XNIL)
+		fprintf(out, ",\"correlation\":%" PRIu64, l->corr);
+	fprintf(out, ",\"device\":%u,\"context\":%u,\"stream\":%" PRIu64, l->dev, l->ctx, l->stream);
+	if (l->graph_id != LIN_XNIL)
+		fprintf(out, ",\"graph_id\":%" PRIu64, l->graph_id);
+	if (l->epoch != LIN_XNIL)
+		fprintf(out, ",\"epoch\":%" PRIu64, l->epoch);
+	fprintf(out, ",\"requests\":[");
+	const uint64_t *r = lin_explain_reqs(x, l);
+	for (uint32_t i = 0; i < l->nreq; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", r[i]);
+	fprintf(out, "],\"join\":\"%s\",\"marks\":{",
+		l->join == LIN_JOIN_INFERRED ? "inferred" : "observed");
+	for (int m = 0; m < LIN_M_N; m++) {
+		const struct lin_xmark *k = &l->m[m];
+		fprintf(out, "%s\"%s\":{\"evidence\":\"%s\"", m ? "," : "",
+			lin_mark_name((enum lin_mark)m), lin_evidence_name((enum lin_evidence)k->ev));
+		if (is_known(k))
+			fprintf(out, ",\"t\":%" PRIu64 ",\"error_ns\":%" PRIu64, k->t, k->err);
+		if (k->how)
+			fprintf(out, ",\"%s\":\"%s\"",
+				k->ev == LIN_EV_OBSERVED   ? "source"
+				: k->ev == LIN_EV_INFERRED ? "rule"
+							   : "cause",
+				lin_how_name((enum lin_how)k->how));
+		fprintf(out, "}");
+	}
+	fprintf(out, "},\"statements\":[");
+	for (uint8_t s = 0; s < l->nseg; s++) {
+		const struct lin_xseg *g = &l->seg[s];
+		fprintf(out,
+			"%s{\"cause\":\"%s\",\"start\":%" PRIu64 ",\"end\":%" PRIu64
+			",\"ns\":%" PRIu64 ",\"evidence\":\"%s\"",
+			s ? "," : "", lin_xcause_name((enum lin_xcause)g->cause), g->start, g->end,
+			g->end - g->start, lin_evidence_name((enum lin_evidence)g->ev));
+		if (g->how)
+			fprintf(out, ",\"%s\":\"%s\"",
+				g->ev == LIN_EV_OBSERVED   ? "source"
+				: g->ev == LIN_EV_INFERRED ? "rule"
+							   : "cause_unknown",
+				lin_how_name((enum lin_how)g->how));
+		fprintf(out, "}");
+	}
+	fprintf(out, "],\"cause\":");
+	if (l->dominant < LIN_X_N)
+		fprintf(out, "\"%s\"", lin_xcause_name((enum lin_xcause)l->dominant));
+	else
+		fprintf(out, "null");
+	if (l->median)
+		fprintf(out, ",\"median_ns\":%" PRIu64, l->median);
+	fprintf(out, "}");
+}
+
+void lin_explain_report_json(const struct lin_explain *x, const struct lin_xreport *o, FILE *out)
+{
+	const struct lin_xsummary *s = &x->sum;
+	fprintf(out, "{\"tool\":\"lineage-explain\",\"version\":\"%s\",\"summary\":{",
+		LIN_STRINGIFY_VERSION);
+	fprintf(out,
+		"\"gpu_records\":%" PRIu64 ",\"explained\":%" PRIu64 ",\"unjoined\":%" PRIu64
+		",\"no_start\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"prestart_ns\":%" PRIu64
+		",\"unresolved_ns\":%" PRIu64 ",\"unresolved_fraction\":%.6f,\"by_cause\":{",
+		s->gpu_records, s->explained, s->unjoined, s->no_start, s->groups, s->prestart_ns,
+		s->by_cause_ns[LIN_X_UNRESOLVED],
+		s->prestart_ns ? (double)s->by_cause_ns[LIN_X_UNRESOLVED] / (double)s->prestart_ns : 0.0);
+	for (int c = 0; c < LIN_X_N; c++)
+		fprintf(out, "%s\"%s\":{\"ns\":%" PRIu64 ",\"dominant\":%" PRIu64 "}", c ? "," : "",
+			lin_xcause_name((enum lin_xcause)c), s->by_cause_ns[c], s->dominant[c]);
+	fprintf(out, "},\"marks\":{");
+	for (int m = 0; m < LIN_M_N; m++)
+		fprintf(out,
+			"%s\"%s\":{\"observed\":%" PRIu64 ",\"inferred\":%" PRIu64
+			",\"unknown\":%" PRIu64 ",\"absent\":%" PRIu64 "}",
+			m ? "," : "", lin_mark_name((enum lin_mark)m), s->marks[m][LIN_EV_OBSERVED],
+			s->marks[m][LIN_EV_INFERRED], s->marks[m][LIN_EV_UNKNOWN],
+			s->marks[m][LIN_EV_ABSENT]);
+	fprintf(out, "}},\"requests\":[");
+	bool first = true;
+	for (size_t i = 0; i < x->groups.n; i++) {
+		const struct lin_xgroup *g = lin_vec_at(&x->groups, i);
+		if (!listed(o, g, i) || g->critical == SIZE_MAX)
+			continue;
+		fprintf(out, "%s{\"%s\":%" PRIu64 ",\"file\":%u", first ? "" : ",",
+			g->imported ? "op" : "request", g->id, g->file);
+		first = false;
+		if (g->imported) {
+			fprintf(out, ",\"name\":");
+			json_str(out, g->name ? x->pool + g->name - 1 : NULL);
+		}
+		if (g->ready != LIN_XNIL)
+			fprintf(out, ",\"ready\":%" PRIu64, g->ready);
+		fprintf(out, ",\"last_end\":%" PRIu64 ",\"launches\":%u,\"critical\":", g->last_end,
+			g->nlaunch);
+		json_launch(x, lin_vec_at(&x->launches, g->critical), out);
+		if (o && o->have_request) {
+			fprintf(out, ",\"all\":[");
+			bool f2 = true;
+			for (size_t li = 0; li < x->launches.n; li++) {
+				const struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
+				if (!belongs(x, l, g))
+					continue;
+				fprintf(out, "%s", f2 ? "" : ",");
+				f2 = false;
+				json_launch(x, l, out);
+			}
+			fprintf(out, "]");
+		}
+		fprintf(out, "}");
+	}
+	fprintf(out, "]}\n");
+}
+
+/* ------------------------------------------------------------------ Perfetto */
+
+int lin_explain_perfetto(const struct lin_explain *x, const struct lin_xreport *o, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
+		   "\"lineage-explain: requests\"}}");
+	for (size_t i = 0; i < x->groups.n; i++) {
+		const struct lin_xgroup *g = lin_vec_at(&x->groups, i);
+		if (!listed(o, g, i) || g->critical == SIZE_MAX)
+			continue;
+		uint64_t tid = i + 1;
+		fprintf(f,
+			",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%" PRIu64
+			",\"args\":{\"name\":\"%s %" PRIu64 "\"}}",
+			tid, g->imported ? "op" : "request", g->id);
+		const struct lin_xlaunch *l = lin_vec_at(&x->launches, g->critical);
+		for (uint8_t s = 0; s < l->nseg; s++) {
+			const struct lin_xseg *sg = &l->seg[s];
+			bool unk = sg->ev == LIN_EV_UNKNOWN;
+			fprintf(f,
+				",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu64 ",\"name\":\"%s%s\",\"cat\":\"%s\","
+				"\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"evidence\":\"%s\",\"how\":\"%s\"}}",
+				tid, unk ? "unknown: " : "", lin_xcause_name((enum lin_xcause)sg->cause),
+				lin_evidence_name((enum lin_evidence)sg->ev),
+				(double)sg->start / 1e3, (double)(sg->end - sg->start) / 1e3,
+				lin_evidence_name((enum lin_evidence)sg->ev),
+				lin_how_name((enum lin_how)sg->how));
+		}
+		if (is_known(&l->m[LIN_M_KERNEL_START]) && is_known(&l->m[LIN_M_KERNEL_END])) {
+			fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu64 ",\"name\":", tid);
+			json_str(f, lin_explain_name(x, l) ? lin_explain_name(x, l) : kind_name(l->kind));
+			fprintf(f, ",\"cat\":\"gpu\",\"ts\":%.3f,\"dur\":%.3f}",
+				(double)l->m[LIN_M_KERNEL_START].t / 1e3,
+				(double)(l->m[LIN_M_KERNEL_END].t - l->m[LIN_M_KERNEL_START].t) / 1e3);
+		}
+	}
+	fprintf(f, "]}\n");
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+		fclose(f);
+		errno = e;
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* xstate.h - lineage-explain's state, shared by collect.c, ledger.c and report.c. */
+#ifndef LIN_EXPLAIN_XSTATE_H
+#define LIN_EXPLAIN_XSTATE_H
+
+#include "explain.h"
+#include "vtab.h"
+
+#define LIN_XNIL UINT64_MAX
+#define LIN_XPROC_IMPORTED 0xffffu
+
+/* A GPU record as read (device clock), or an imported one (host clock, joined already). */
+struct lin_xgpu {
+	uint64_t offset, corr, start, end, queued, submitted, stream, graph_id;
+	uint64_t api_s, api_e;         /* imported: its launch's times; else LIN_XNIL */
+	uint64_t api_tid;              /* imported: the launching thread; else LIN_XNIL */
+	uint64_t group;                /* imported: the op's event index; else LIN_XNIL */
+	uint64_t iproc;                /* imported: its process (or device) id */
+	uint64_t name_sid;             /* lineage: the name's string id (LIN_XNIL: none) */
+	uint32_t file, dev, ctx, name; /* name: pool offset + 1 (0: none, or by sid) */
+	uint32_t gname;                /* imported: the op's name (pool offset + 1) */
+	uint16_t proc;                 /* validator process index; LIN_XPROC_IMPORTED */
+	uint8_t kind, flags;
+};
+#define LIN_XG_IMPORTED 1
+#define LIN_XG_GRAPH 2
+#define LIN_XG_LAUNCH 4 /* imported: linked to its launch */
+
+/* A verdict kept for (file, offset). */
+struct lin_xverdict {
+	uint64_t epoch, req0;
+	uint32_t nreq;
+	uint8_t join, pad[3];
+};
+
+struct lin_xapi {
+	uint64_t start, end, tid;
+};
+
+/* An epoch's declaration or reissue. */
+struct lin_xdecl {
+	uint64_t epoch, host_ns;
+	uint16_t proc, pad[3];
+};
+
+struct lin_xadopt {
+	uint64_t tid, host_ns, target, ctid, cseq;
+	uint16_t proc;
+	uint8_t kind, pad[5];
+};
+
+struct lin_xevent {
+	uint64_t corr, stream;
+	uint32_t ctx, pad;
+};
+
+struct lin_xwait {
+	uint64_t corr, stream, sync_id;
+	uint32_t ctx;
+	uint16_t proc, pad;
+};
+
+struct lin_xsched {
+	uint64_t tid, start, end;
+	uint16_t proc, pad[3];
+};
+
+struct lin_xgroup {
+	uint64_t id;       /* the request id, or the op's event index */
+	uint64_t ready;    /* request_ready (LIN_XNIL: unknown) */
+	uint64_t last_end; /* the latest kernel_end of its launches */
+	size_t critical;   /* the launch with that end (index in launches) */
+	uint32_t nlaunch, file;
+	uint32_t name; /* imported: the op's name (pool offset + 1); 0: none */
+	uint16_t proc;
+	bool imported;
+};
+
+struct lin_explain {
+	struct lin_xopts o;
+	struct lin_vec gpus;    /* struct lin_xgpu */
+	struct lin_vtab verd;   /* (offset, file) -> struct lin_xverdict */
+	struct lin_vec reqs;    /* uint64_t: verdicts' and launches' requests */
+	struct lin_vtab begins; /* (request, proc) -> uint64_t host_ns */
+	struct lin_vec decls;   /* struct lin_xdecl */
+	struct lin_vtab caps;   /* (seq, proc << 32 | tid) -> uint64_t host_ns + 1 (0: untimed) */
+	struct lin_vec adopts;  /* struct lin_xadopt */
+	struct lin_vtab apis;   /* (corr, proc) -> struct lin_xapi */
+	struct lin_vtab events; /* (sync_id, proc) -> struct lin_xevent */
+	struct lin_vec waits;   /* struct lin_xwait */
+	struct lin_vec scheds;  /* struct lin_xsched */
+	struct lin_vtab sids;   /* (sid, proc) -> uint32_t pool offset + 1 */
+	struct lin_vtab names;  /* (hash, len) -> uint64_t pool offset + 1: each name once */
+	char *pool;
+	size_t pool_n, pool_cap;
+	struct lin_vec launches; /* struct lin_xlaunch */
+	struct lin_vec groups;   /* struct lin_xgroup, longest first after build */
+	struct lin_xsummary sum;
+	bool oom, built;
+};
+
+/* collect.c */
+uint32_t lin_x_intern(struct lin_explain *x, const char *s, size_t len);
+/* ledger.c */
+int lin_x_build(struct lin_explain *x, const struct lin_validator *v);
+
+#endif
