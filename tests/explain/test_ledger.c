@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_ledger.c - the launch-state ledger on in-memory traces: every mark in each evidence
+ * class it can have (observed, inferred, unknown with its cause, absent), every statement
+ * where it fires and where it stays silent, and the rules' preconditions.
+ *
+ * The traces use device_clock "host" (device times are host times) unless a test is about
+ * the clock, so every expected time below is the number written.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "explain.h"
+#include "imp.h"
+#include "lin_test.h"
+#include "tracefmt.h"
+
+#define NIL LIN_TF_NIL
+#define SUBMITTER 100
+#define WORKER 200
+
+static msgpack_sbuffer sb;
+static msgpack_packer pk;
+
+static void begin_clock(const char *device_clock)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "cupti",
+				   "ok", device_clock, 0 };
+	lin_tf_header(&pk, &h);
+}
+
+static void begin(void) { begin_clock("host"); }
+
+/* Request @req begins at 1000, its epoch @ep is declared at 2000 on the submitter. */
+static void work(uint64_t req, uint64_t ep)
+{
+	lin_tf_request_begin(&pk, 1000, SUBMITTER, req, NIL, NIL, NIL);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, ep, 1, &req, 1, NIL, 0);
+}
+
+/* The token captured at @cap (NIL: untimed) on the submitter, adopted at @adopt by the worker. */
+static void handoff(uint64_t ep, uint64_t cap, uint64_t adopt, uint64_t seq)
+{
+	lin_tf_token_capture(&pk, cap, SUBMITTER, LIN_TARGET_EPOCH, ep, 1, seq);
+	lin_tf_token_adopt(&pk, adopt, WORKER, LIN_TARGET_EPOCH, ep, 1, SUBMITTER, seq, 1);
+}
+
+/* cudaLaunchKernel (cudaGraphLaunch with @graph) under @ep on @tid, [s, e]. */
+static void call_api(uint64_t ep, uint64_t corr, uint64_t tid, uint64_t s, uint64_t e, bool graph)
+{
+	struct lin_tf_api a = { 1, graph ? 311 : 211, corr, s, e, 1, (uint32_t)tid, 0 };
+	lin_tf_ext_correlation(&pk, 5, ep, corr);
+	lin_tf_api(&pk, &a);
+}
+
+static void call(uint64_t ep, uint64_t corr, uint64_t tid, uint64_t s, uint64_t e)
+{
+	call_api(ep, corr, tid, s, e, false);
+}
+
+static void kern(uint64_t corr, uint32_t stream, uint64_t s, uint64_t e, uint64_t q, uint64_t sub,
+		 uint64_t graph, uint64_t name)
+{
+	/* 0 is nil in the encoder's kernel struct */
+	struct lin_tf_kernel k = { corr, s,    e,    0,  1, stream, corr, graph, 0, name, q == NIL ? 0 : q,
+				   sub == NIL ? 0 : sub, false };
+	lin_tf_kernel(&pk, &k);
+}
+
+struct run {
+	struct lin_explain *x;
+	struct lin_validator *v;
+};
+
+static struct run finish_run(void)
+{
+	lin_tf_trace_end(&pk, 1000000, 0);
+	struct run r;
+	r.x = lin_explain_create(NULL);
+	cr_assert_not_null(r.x);
+	struct lin_vopts vo = { 0 };
+	vo.allow_empty = true;
+	lin_explain_hook(r.x, &vo);
+	r.v = lin_validator_create(&vo);
+	cr_assert_eq(lin_validator_add_mem(r.v, "trace", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(r.v);
+	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
+	return r;
+}
+
+static void done(struct run *r)
+{
+	lin_validator_free(r->v);
+	lin_explain_free(r->x);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* The launch of correlation @corr. */
+static const struct lin_xlaunch *launch(const struct run *r, uint64_t corr)
+{
+	for (size_t i = 0; i < lin_explain_count(r->x); i++)
+		if (lin_explain_at(r->x, i)->corr == corr)
+			return lin_explain_at(r->x, i);
+	cr_assert_fail("no ledger for correlation %llu", (unsigned long long)corr);
+	return NULL;
+}
+
+static void mark_is(const struct lin_xlaunch *l, enum lin_mark m, enum lin_evidence ev, enum lin_how how,
+		    uint64_t t)
+{
+	cr_assert_eq(l->m[m].ev, ev, "%s: evidence %s, want %s", lin_mark_name(m),
+		     lin_evidence_name(l->m[m].ev), lin_evidence_name(ev));
+	cr_assert_eq(l->m[m].how, how, "%s: %s, want %s", lin_mark_name(m), lin_how_name(l->m[m].how),
+		     lin_how_name(how));
+	if (ev == LIN_EV_OBSERVED || ev == LIN_EV_INFERRED)
+		cr_assert_eq(l->m[m].t, t, "%s: t %llu, want %llu", lin_mark_name(m),
+			     (unsigned long long)l->m[m].t, (unsigned long long)t);
+}
+
+/* Statement @i is @c over [s, e] with evidence @ev. */
+static void seg_is(const struct lin_xlaunch *l, int i, enum lin_xcause c, uint64_t s, uint64_t e,
+		   enum lin_evidence ev)
+{
+	cr_assert_lt(i, l->nseg, "statement %d of %d", i, l->nseg);
+	const struct lin_xseg *g = &l->seg[i];
+	cr_assert_eq(g->cause, c, "statement %d: %s, want %s", i, lin_xcause_name(g->cause),
+		     lin_xcause_name(c));
+	cr_assert_eq(g->start, s, "statement %d (%s): start %llu, want %llu", i, lin_xcause_name(c),
+		     (unsigned long long)g->start, (unsigned long long)s);
+	cr_assert_eq(g->end, e, "statement %d (%s): end %llu, want %llu", i, lin_xcause_name(c),
+		     (unsigned long long)g->end, (unsigned long long)e);
+	cr_assert_eq(g->ev, ev, "statement %d (%s): evidence %s", i, lin_xcause_name(c),
+		     lin_evidence_name(g->ev));
+}
+
+static bool has_cause(const struct lin_xlaunch *l, enum lin_xcause c)
+{
+	for (int i = 0; i < l->nseg; i++)
+		if (l->seg[i].cause == c)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------ observed */
+
+Test(ledger, every_mark_observed_with_a_handoff_and_latency_timestamps)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 1000);
+	mark_is(l, LIN_M_DECLARED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 2000);
+	mark_is(l, LIN_M_CAPTURED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 3000);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 11000);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12000);
+	mark_is(l, LIN_M_API_EXIT, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12500);
+	mark_is(l, LIN_M_QUEUED, LIN_EV_OBSERVED, LIN_HOW_CUPTI_LATENCY, 12200);
+	mark_is(l, LIN_M_SUBMITTED, LIN_EV_OBSERVED, LIN_HOW_CUPTI_LATENCY, 13000);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	mark_is(l, LIN_M_KERNEL_START, LIN_EV_OBSERVED, LIN_HOW_CUPTI_ACTIVITY, 20000);
+	mark_is(l, LIN_M_KERNEL_END, LIN_EV_OBSERVED, LIN_HOW_CUPTI_ACTIVITY, 21000);
+	cr_assert_eq(l->nseg, 7);
+	seg_is(l, 0, LIN_X_BEFORE_DECLARE, 1000, 2000, LIN_EV_OBSERVED);
+	seg_is(l, 1, LIN_X_BEFORE_HANDOFF, 2000, 3000, LIN_EV_OBSERVED);
+	seg_is(l, 2, LIN_X_HANDOFF_WAIT, 3000, 11000, LIN_EV_OBSERVED);
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	seg_is(l, 4, LIN_X_API_CALL, 12000, 12500, LIN_EV_OBSERVED);
+	seg_is(l, 5, LIN_X_SUBMIT_DELAY, 12500, 13000, LIN_EV_OBSERVED);
+	seg_is(l, 6, LIN_X_UNRESOLVED, 13000, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[6].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	cr_assert_eq(l->dominant, LIN_X_HANDOFF_WAIT);
+	const struct lin_xsummary *s = lin_explain_summary(r.x);
+	cr_assert_eq(s->explained, 1);
+	cr_assert_eq(s->prestart_ns, 19000);
+	cr_assert_eq(s->by_cause_ns[LIN_X_UNRESOLVED], 7000);
+	cr_assert_eq(s->groups, 1);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ inferred: stream order */
+
+/* A kernel of another request runs on @pstream over [pstart, pend]; ours is submitted at
+ * 13000 on stream 1 and starts at 30100. */
+static struct run stream_case(uint32_t pstream, uint64_t pstart, uint64_t pend, uint64_t graph)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, pstream, pstart, pend, NIL, NIL, 0, 0);
+	call_api(70, 10, SUBMITTER, 12000, 12500, graph != 0);
+	kern(10, 1, 30100, 31000, 12200, 13000, graph, 0);
+	return finish_run();
+}
+
+Test(ledger, stream_order_infers_readiness_behind_a_predecessor)
+{
+	struct run r = stream_case(1, 13000, 30000, 0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_CAPTURED, LIN_EV_ABSENT, LIN_HOW_NO_HANDOFF, 0);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 30000);
+	cr_assert_eq(l->nseg, 6);
+	seg_is(l, 1, LIN_X_THREAD_DELAY, 2000, 12000, LIN_EV_OBSERVED);
+	seg_is(l, 4, LIN_X_DEPENDENCY, 13000, 30000, LIN_EV_INFERRED);
+	seg_is(l, 5, LIN_X_UNRESOLVED, 30000, 30100, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	done(&r);
+}
+
+Test(ledger, stream_order_silent_on_another_stream)
+{
+	struct run r = stream_case(2, 13000, 30000, 0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	cr_assert(!has_cause(l, LIN_X_DEPENDENCY));
+	seg_is(l, l->nseg - 1, LIN_X_UNRESOLVED, 13000, 30100, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	done(&r);
+}
+
+Test(ledger, stream_order_silent_when_the_predecessor_ended_before_submission)
+{
+	struct run r = stream_case(1, 3000, 12900, 0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	cr_assert(!has_cause(l, LIN_X_DEPENDENCY));
+	done(&r);
+}
+
+Test(ledger, graph_kernels_get_no_stream_order)
+{
+	struct run r = stream_case(1, 13000, 30000, 5);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	cr_assert(!has_cause(l, LIN_X_DEPENDENCY));
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ inferred: event wait */
+
+/* Stream 1 runs a kernel [13000, 40000] (correlation 9), records event sync id 77
+ * (correlation 11); stream 2 waits on it (correlation @wait_corr); our kernel (correlation
+ * 13) runs on stream 2 from 40100. */
+static struct run event_case(uint64_t wait_corr, uint64_t sync_id)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 1, 13000, 40000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
+	lin_tf_sync(&pk, wait_corr, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, sync_id);
+	call(70, 13, SUBMITTER, 12000, 12500);
+	kern(13, 2, 40100, 41000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, event_wait_infers_readiness_across_streams)
+{
+	struct run r = event_case(12, 77);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
+	mark_is(l, LIN_M_SUBMITTED, LIN_EV_UNKNOWN, LIN_HOW_NO_LATENCY_TIMESTAMPS, 0);
+	/* Without latency timestamps the dependency runs from the API call's exit. */
+	int n = l->nseg;
+	seg_is(l, n - 2, LIN_X_DEPENDENCY, 12500, 40000, LIN_EV_INFERRED);
+	cr_assert_eq(l->seg[n - 2].how, LIN_HOW_EVENT_WAIT);
+	seg_is(l, n - 1, LIN_X_UNRESOLVED, 40000, 40100, LIN_EV_UNKNOWN);
+	done(&r);
+}
+
+Test(ledger, event_wait_silent_for_a_wait_after_the_launch)
+{
+	struct run r = event_case(14, 77);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	done(&r);
+}
+
+Test(ledger, event_wait_silent_for_an_unrecorded_event)
+{
+	struct run r = event_case(12, 78);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ unknown and absent */
+
+Test(ledger, untimed_capture_is_unknown_and_the_handoff_spans_it)
+{
+	begin();
+	work(7, 70);
+	handoff(70, NIL, 11000, 1);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_CAPTURED, LIN_EV_UNKNOWN, LIN_HOW_LEAN_TIMESTAMPS, 0);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 11000);
+	seg_is(l, 1, LIN_X_HANDOFF_WAIT, 2000, 11000, LIN_EV_OBSERVED);
+	done(&r);
+}
+
+Test(ledger, lost_host_events_make_the_handoff_unknown_not_absent)
+{
+	begin();
+	work(7, 70);
+	lin_tf_dropped(&pk, 1, 5, WORKER, NULL);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_CAPTURED, LIN_EV_UNKNOWN, LIN_HOW_DROPPED_RECORDS, 0);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_DROPPED_RECORDS, 0);
+	/* declared -> api_enter spans a handoff that may have happened: not thread_delay. */
+	seg_is(l, 1, LIN_X_UNRESOLVED, 2000, 12000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[1].how, LIN_HOW_DROPPED_RECORDS);
+	cr_assert(!has_cause(l, LIN_X_THREAD_DELAY));
+	done(&r);
+}
+
+Test(ledger, no_api_record_leaves_the_launch_and_thread_unknown)
+{
+	begin();
+	work(7, 70);
+	lin_tf_ext_correlation(&pk, 5, 70, 10);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_UNKNOWN, LIN_HOW_NO_API_RECORD, 0);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_NO_API_RECORD, 0);
+	cr_assert_eq(l->nseg, 2);
+	seg_is(l, 0, LIN_X_BEFORE_DECLARE, 1000, 2000, LIN_EV_OBSERVED);
+	seg_is(l, 1, LIN_X_UNRESOLVED, 2000, 20000, LIN_EV_UNKNOWN);
+	done(&r);
+}
+
+Test(ledger, no_clock_mapping_leaves_device_marks_unknown)
+{
+	begin_clock(NULL); /* CUPTI's own clock, and no clock record */
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_KERNEL_START, LIN_EV_UNKNOWN, LIN_HOW_NO_CLOCK, 0);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_UNKNOWN, LIN_HOW_NO_CLOCK, 0);
+	cr_assert_eq(l->nseg, 0);
+	cr_assert_eq(l->dominant, LIN_X_N);
+	cr_assert_eq(lin_explain_summary(r.x)->no_start, 1);
+	done(&r);
+}
+
+Test(ledger, a_clock_record_maps_device_times)
+{
+	begin_clock(NULL);
+	lin_tf_clock(&pk, 0, 1000000, 10); /* device = host + 1000000, error 10 ns */
+	work(7, 70);
+	call(70, 10, SUBMITTER, 1012000, 1012500);
+	kern(10, 1, 1020000, 1021000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_KERNEL_START, LIN_EV_OBSERVED, LIN_HOW_CUPTI_ACTIVITY, 20000);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12000);
+	cr_assert_geq(l->m[LIN_M_KERNEL_START].err, 10);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ host scheduling */
+
+static struct run sched_case(uint64_t tid)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	lin_tf_host_sched(&pk, tid, 11500, 11800, LIN_SCHED_PREEMPTED, NIL);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, host_sched_evidence_says_descheduled)
+{
+	struct run r = sched_case(WORKER);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 11500, LIN_EV_OBSERVED);
+	seg_is(l, 4, LIN_X_DESCHEDULED, 11500, 11800, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[4].how, LIN_HOW_HOST_SCHED);
+	seg_is(l, 5, LIN_X_THREAD_DELAY, 11800, 12000, LIN_EV_OBSERVED);
+	done(&r);
+}
+
+Test(ledger, host_sched_of_another_thread_is_silent)
+{
+	struct run r = sched_case(WORKER + 1);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DESCHEDULED));
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ kernel_slow */
+
+static struct run slow_case(int n)
+{
+	begin();
+	work(7, 70);
+	lin_tf_string(&pk, 1, "gemm", 4);
+	for (int i = 0; i < n; i++) {
+		uint64_t t = 100000 * (uint64_t)(i + 1);
+		call(70, 10 + (uint64_t)i, SUBMITTER, t, t + 100);
+		kern(10 + (uint64_t)i, 1, t + 1000, t + 1000 + (i == n - 1 ? 5000 : 1000), NIL, NIL, 0, 1);
+	}
+	return finish_run();
+}
+
+Test(ledger, kernel_slow_against_the_median_of_its_name)
+{
+	struct run r = slow_case(5);
+	const struct lin_xlaunch *l = launch(&r, 14);
+	cr_assert_eq(l->median, 1000);
+	cr_assert_eq(l->slow_excess, 4000);
+	cr_assert(has_cause(l, LIN_X_KERNEL_SLOW));
+	cr_assert_neq(l->dominant, LIN_X_KERNEL_SLOW);
+	cr_assert_str_eq(lin_explain_name(r.x, l), "gemm");
+	for (uint64_t c = 10; c < 14; c++)
+		cr_assert(!has_cause(launch(&r, c), LIN_X_KERNEL_SLOW));
+	done(&r);
+}
+
+Test(ledger, kernel_slow_silent_with_too_few_samples)
+{
+	struct run r = slow_case(4);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	cr_assert_eq(l->median, 0);
+	cr_assert(!has_cause(l, LIN_X_KERNEL_SLOW));
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ joins */
+
+Test(ledger, a_lost_gpu_record_gets_no_ledger)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(99, 1, 22000, 23000, NIL, NIL, 0, 0); /* no API record, no ext: lost */
+	struct run r = finish_run();
+	const struct lin_xsummary *s = lin_explain_summary(r.x);
+	cr_assert_eq(s->gpu_records, 2);
+	cr_assert_eq(s->explained, 1);
+	cr_assert_eq(s->unjoined, 1);
+	cr_assert_eq(lin_explain_count(r.x), 1);
+	done(&r);
+}
+
+Test(ledger, a_batched_launch_serves_every_request)
+{
+	begin();
+	uint64_t reqs[] = { 7, 8 };
+	lin_tf_request_begin(&pk, 1000, SUBMITTER, 7, NIL, NIL, NIL);
+	lin_tf_request_begin(&pk, 1500, SUBMITTER, 8, NIL, NIL, NIL);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, reqs, 2, NIL, 0);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->nreq, 2);
+	/* The ledger's request_ready is the first request's. */
+	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 1000);
+	cr_assert_eq(lin_explain_summary(r.x)->groups, 2);
+	done(&r);
+}
+
+Test(ledger, a_reissued_epoch_is_declared_at_its_reissue)
+{
+	begin();
+	work(7, 70);
+	lin_tf_epoch_reissue(&pk, 5000, SUBMITTER, 70, 2, LIN_REISSUE_RETRY);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	mark_is(launch(&r, 10), LIN_M_DECLARED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 5000);
+	done(&r);
+}
+
+Test(ledger, marks_out_of_order_never_make_a_negative_statement)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 12400, 13000, NIL, NIL, 0, 0); /* starts before the call returned */
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	for (int i = 0; i < l->nseg; i++)
+		cr_assert_gt(l->seg[i].end, l->seg[i].start);
+	cr_assert(!has_cause(l, LIN_X_UNRESOLVED));
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ imported traces */
+
+static const char kineto_json[] =
+	"{\"traceEvents\": [\n"
+	" {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 100, "
+	"\"dur\": 50, \"args\": {\"External id\": 1}},\n"
+	" {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+	"\"ts\": 110, \"dur\": 5, \"args\": {\"correlation\": 10, \"External id\": 1}},\n"
+	" {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+	"\"ts\": 120, \"dur\": 5, \"args\": {\"correlation\": 11, \"External id\": 1}},\n"
+	" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"first\", \"pid\": 0, \"tid\": 7, \"ts\": 200, "
+	"\"dur\": 300, \"args\": {\"correlation\": 10, \"device\": 0, \"stream\": 7}},\n"
+	" {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"second\", \"pid\": 0, \"tid\": 7, \"ts\": 501, "
+	"\"dur\": 10, \"args\": {\"correlation\": 11, \"device\": 0, \"stream\": 7}}\n"
+	"]}\n";
+
+Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
+{
+	const char *lacks;
+	if (!lin_imp_have("kineto", &lacks)) {
+		cr_skip_test("SKIP: this build has no Kineto importer (lacks %s)", lacks);
+		return;
+	}
+	char path[] = "/tmp/lin-explain-XXXXXX.json";
+	int fd = mkstemps(path, 5);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, kineto_json, sizeof(kineto_json) - 1), (ssize_t)(sizeof(kineto_json) - 1));
+	close(fd);
+	struct run r;
+	r.x = lin_explain_create(NULL);
+	struct lin_vopts vo = { 0 };
+	vo.allow_empty = true;
+	lin_explain_hook(r.x, &vo);
+	r.v = lin_validator_create(&vo);
+	const char *fmts[] = { "kineto" };
+	char *paths[] = { path };
+	cr_assert_eq(lin_imp_run(r.v, fmts, paths, 1, NULL), 0);
+	unlink(path);
+	lin_validator_finish(r.v);
+	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
+	cr_assert_eq(lin_explain_count(r.x), 2);
+	const struct lin_xlaunch *l = launch(&r, 11);
+	cr_assert(l->imported);
+	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
+	mark_is(l, LIN_M_SUBMITTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API, 120000);
+	mark_is(l, LIN_M_API_EXIT, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API, 125000);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 500000);
+	mark_is(l, LIN_M_KERNEL_START, LIN_EV_OBSERVED, LIN_HOW_IMPORT_ACTIVITY, 501000);
+	seg_is(l, 0, LIN_X_API_CALL, 120000, 125000, LIN_EV_OBSERVED);
+	seg_is(l, 1, LIN_X_DEPENDENCY, 125000, 500000, LIN_EV_INFERRED);
+	seg_is(l, 2, LIN_X_UNRESOLVED, 500000, 501000, LIN_EV_UNKNOWN);
+	/* The first kernel had nothing before it on its stream. */
+	mark_is(launch(&r, 10), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	cr_assert_eq(lin_explain_summary(r.x)->groups, 1);
+	done(&r);
+}
