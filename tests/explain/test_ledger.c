@@ -17,61 +17,8 @@
 #include "explain.h"
 #include "imp.h"
 #include "lin_test.h"
-#include "tracefmt.h"
 
-#define NIL LIN_TF_NIL
-#define SUBMITTER 100
-#define WORKER 200
-
-static msgpack_sbuffer sb;
-static msgpack_packer pk;
-
-static void begin_clock(const char *device_clock)
-{
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "cupti",
-				   "ok", device_clock, 0 };
-	lin_tf_header(&pk, &h);
-}
-
-static void begin(void) { begin_clock("host"); }
-
-/* Request @req begins at 1000, its epoch @ep is declared at 2000 on the submitter. */
-static void work(uint64_t req, uint64_t ep)
-{
-	lin_tf_request_begin(&pk, 1000, SUBMITTER, req, NIL, NIL, NIL);
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, ep, 1, &req, 1, NIL, 0);
-}
-
-/* The token captured at @cap (NIL: untimed) on the submitter, adopted at @adopt by the worker. */
-static void handoff(uint64_t ep, uint64_t cap, uint64_t adopt, uint64_t seq)
-{
-	lin_tf_token_capture(&pk, cap, SUBMITTER, LIN_TARGET_EPOCH, ep, 1, seq);
-	lin_tf_token_adopt(&pk, adopt, WORKER, LIN_TARGET_EPOCH, ep, 1, SUBMITTER, seq, 1);
-}
-
-/* cudaLaunchKernel (cudaGraphLaunch with @graph) under @ep on @tid, [s, e]. */
-static void call_api(uint64_t ep, uint64_t corr, uint64_t tid, uint64_t s, uint64_t e, bool graph)
-{
-	struct lin_tf_api a = { 1, graph ? 311 : 211, corr, s, e, 1, (uint32_t)tid, 0 };
-	lin_tf_ext_correlation(&pk, 5, ep, corr);
-	lin_tf_api(&pk, &a);
-}
-
-static void call(uint64_t ep, uint64_t corr, uint64_t tid, uint64_t s, uint64_t e)
-{
-	call_api(ep, corr, tid, s, e, false);
-}
-
-static void kern(uint64_t corr, uint32_t stream, uint64_t s, uint64_t e, uint64_t q, uint64_t sub,
-		 uint64_t graph, uint64_t name)
-{
-	/* 0 is nil in the encoder's kernel struct */
-	struct lin_tf_kernel k = { corr, s,    e,    0,  1, stream, corr, graph, 0, name, q == NIL ? 0 : q,
-				   sub == NIL ? 0 : sub, false };
-	lin_tf_kernel(&pk, &k);
-}
+#include "xgen.h"
 
 struct run {
 	struct lin_explain *x;
@@ -112,13 +59,13 @@ static const struct lin_xlaunch *launch(const struct run *r, uint64_t corr)
 	return NULL;
 }
 
-static void mark_is(const struct lin_xlaunch *l, enum lin_mark m, enum lin_evidence ev, enum lin_how how,
-		    uint64_t t)
+static void mark_is(const struct lin_xlaunch *l, enum lin_mark m, enum lin_evidence ev,
+		    enum lin_how how, uint64_t t)
 {
 	cr_assert_eq(l->m[m].ev, ev, "%s: evidence %s, want %s", lin_mark_name(m),
 		     lin_evidence_name(l->m[m].ev), lin_evidence_name(ev));
-	cr_assert_eq(l->m[m].how, how, "%s: %s, want %s", lin_mark_name(m), lin_how_name(l->m[m].how),
-		     lin_how_name(how));
+	cr_assert_eq(l->m[m].how, how, "%s: %s, want %s", lin_mark_name(m),
+		     lin_how_name(l->m[m].how), lin_how_name(how));
 	if (ev == LIN_EV_OBSERVED || ev == LIN_EV_INFERRED)
 		cr_assert_eq(l->m[m].t, t, "%s: t %llu, want %llu", lin_mark_name(m),
 			     (unsigned long long)l->m[m].t, (unsigned long long)t);
@@ -422,7 +369,8 @@ static struct run slow_case(int n)
 	for (int i = 0; i < n; i++) {
 		uint64_t t = 100000 * (uint64_t)(i + 1);
 		call(70, 10 + (uint64_t)i, SUBMITTER, t, t + 100);
-		kern(10 + (uint64_t)i, 1, t + 1000, t + 1000 + (i == n - 1 ? 5000 : 1000), NIL, NIL, 0, 1);
+		kern(10 + (uint64_t)i, 1, t + 1000, t + 1000 + (i == n - 1 ? 5000 : 1000), NIL, NIL,
+		     0, 1);
 	}
 	return finish_run();
 }
@@ -538,7 +486,8 @@ Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
 	char path[] = "/tmp/lin-explain-XXXXXX.json";
 	int fd = mkstemps(path, 5);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, kineto_json, sizeof(kineto_json) - 1), (ssize_t)(sizeof(kineto_json) - 1));
+	cr_assert_eq(write(fd, kineto_json, sizeof(kineto_json) - 1),
+		     (ssize_t)(sizeof(kineto_json) - 1));
 	close(fd);
 	struct run r;
 	r.x = lin_explain_create(NULL);

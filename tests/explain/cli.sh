@@ -1,0 +1,145 @@
+#!/bin/sh
+# cli.sh EXPLAIN GEN SYNTH SRCDIR WORKDIR - lineage-explain's command line: every exit status
+# where it fires and where it does not, the JSON report against its expected file, --request,
+# --top, the Perfetto export, a synthetic run, an imported trace, and bad input.
+# SYNTH may be missing (a build without CUPTI headers): that part is skipped and says so.
+set -u
+x=$1 gen=$2 synth=$3 src=$4 w=$5
+fails=0
+rm -rf "$w" && mkdir -p "$w" || exit 1
+"$gen" "$w" || { echo "FAIL: lin-explain-gen"; exit 1; }
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+
+check() { # check WHAT GOT WANT
+	if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAIL: $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
+}
+status() { # status WANT ARGS... : run lineage-explain, compare its exit status
+	want=$1
+	shift
+	"$x" "$@" >"$w/out" 2>"$w/err"
+	check "exit $want: $*" "$?" "$want"
+}
+has() { # has FILE TEXT
+	if grep -q -- "$2" "$1"; then echo "ok: $1 says '$2'"; else echo "FAIL: $1 lacks '$2':"; cat "$1"; fails=$((fails + 1)); fi
+}
+
+# Usage and help.
+status 0 --help
+has "$w/out" "EXIT STATUS"
+has "$w/out" "dependency_ready"
+status 0 --version
+has "$w/out" "trace format 1.3"
+status 64
+has "$w/err" "no trace file given"
+status 64 --top -1 "$w/ledger.lt"
+status 64 --from perfetto "$w/ledger.lt"
+status 64 --slow-factor 1 "$w/ledger.lt"
+status 64 --request abc "$w/ledger.lt"
+status 64 --bogus "$w/ledger.lt"
+
+# Exit 0, and the JSON report as expected (docs/ledger.md shows the same file).
+status 0 --json --top 0 "$w/ledger.lt"
+if cmp -s "$w/out" "$src/expected/ledger.json"; then
+	echo "ok: ledger.json as expected"
+else
+	echo "FAIL: --json differs from expected/ledger.json:"
+	diff "$src/expected/ledger.json" "$w/out" | head -20
+	fails=$((fails + 1))
+fi
+$py - "$w/out" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+assert s["explained"] == 3 and s["unjoined"] == 0, s
+causes = {r["request"]: r["critical"]["cause"] for r in d["requests"]}
+assert causes == {7: "handoff_wait", 8: "dependency", 9: "dependency"}, causes
+r9 = [r for r in d["requests"] if r["request"] == 9][0]["critical"]
+assert r9["marks"]["dependency_ready"]["rule"] == "event_wait", r9
+assert any(st["cause"] == "descheduled" for st in r9["statements"]), r9
+r8 = [r for r in d["requests"] if r["request"] == 8][0]["critical"]
+assert r8["marks"]["dependency_ready"]["rule"] == "stream_order", r8
+print("ok: JSON report parses, causes per request as built")
+PY
+status 0 "$w/ledger.lt"
+has "$w/out" "handoff_wait"
+has "$w/out" "request 7"
+
+# --request and --top.
+status 0 --json --request 8 "$w/ledger.lt"
+check "--request 8 lists one request" "$(grep -o '"request":[0-9]*,"file"' "$w/out" | tr -d '\n')" '"request":8,"file"'
+has "$w/out" '"all":\['
+status 1 --request 99 "$w/ledger.lt"
+has "$w/err" "no explained launch of request 99"
+status 0 --json --top 1 "$w/ledger.lt"
+check "--top 1 lists one request" "$(grep -o '"request":[0-9]*,"file"' "$w/out" | wc -l | tr -d ' ')" 1
+
+# Perfetto export: valid JSON, statements of a track never overlap.
+status 0 --export-perfetto "$w/p.json" "$w/ledger.lt"
+$py - "$w/p.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+sl = [e for e in ev if e["ph"] == "X" and e["cat"] != "gpu"]
+assert len(sl) >= 9, len(sl)
+assert any(e["name"].startswith("unknown: ") for e in sl), "no unknown slice"
+tracks = {}
+for e in sl:
+    if e["name"] != "kernel_slow":
+        tracks.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+for t, v in tracks.items():
+    v.sort()
+    for a, b in zip(v, v[1:]):
+        assert a[1] <= b[0] + 1e-6, (t, a, b)
+print("ok: Perfetto export parses; statements do not overlap on a track")
+PY
+status 2 --export-perfetto "$w/no/such/dir/p.json" "$w/ledger.lt"
+has "$w/err" "export-perfetto"
+
+# Nothing to explain is never a clean pass.
+status 1 "$w/nogpu.lt"
+has "$w/err" "no GPU record"
+status 1 "$w/unjoined.lt"
+has "$w/err" "joined to a request"
+status 1 "$w/noclock.lt"
+has "$w/err" "known start"
+
+# Bad input: named with its byte offset; what was read is still reported.
+status 2 "$w/missing.lt"
+has "$w/err" "missing.lt: byte 0"
+size=$(wc -c <"$w/ledger.lt")
+head -c $((size - 40)) "$w/ledger.lt" >"$w/cut.lt"
+status 2 --json "$w/cut.lt"
+has "$w/err" "cut.lt: byte"
+has "$w/out" '"explained":'
+printf 'not a trace at all' >"$w/junk.lt"
+status 2 "$w/junk.lt"
+has "$w/err" "junk.lt: byte 0"
+: >"$w/empty.lt"
+status 2 "$w/empty.lt"
+
+# An imported Kineto trace: ops instead of requests, handoff marks not_in_format.
+status 0 --json --from kineto "$src/../import/data/causes.json"
+has "$w/out" '"op":'
+has "$w/out" '"cause":"not_in_format"'
+
+# A synthetic pool run: every GPU record explained, the handoff seen.
+if [ -x "$synth" ]; then
+	"$synth" --scenario pool-handoff --strategy epoch --seed 3 --requests 12 -o "$w/s.lt" --truth "$w/s.truth" >/dev/null ||
+		{ echo "FAIL: lineage-synth"; fails=$((fails + 1)); }
+	status 0 --json --top 0 "$w/s.lt"
+	$py - "$w/out" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+assert s["gpu_records"] > 0 and s["explained"] == s["gpu_records"], s
+assert s["marks"]["adopted"]["observed"] == s["explained"], s["marks"]["adopted"]
+assert s["requests"] == 12 and len(d["requests"]) == 12, s
+print("ok: synthetic pool run: %d of %d explained, adopted observed on all" % (s["explained"], s["gpu_records"]))
+PY
+else
+	echo "SKIP: no lineage-synth in this build (no CUPTI headers): the synthetic run is not checked"
+fi
+
+[ "$fails" -eq 0 ] && echo "all passed" && exit 0
+echo "$fails failure(s)"
+exit 1
