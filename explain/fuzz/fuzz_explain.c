@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_explain.c - libFuzzer harness: arbitrary bytes as a lineage trace through the
+ * validator's joins and the ledger (marks, rules, statements), then all three reports.
+ * Built with -DLIN_BUILD_FUZZ=ON and CC=clang; run by run-explain-fuzz.sh.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "explain.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *sink;
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	struct lin_explain *x = lin_explain_create(NULL);
+	if (!x)
+		return 0;
+	struct lin_vopts o = { 0 };
+	o.allow_empty = true;
+	lin_explain_hook(x, &o);
+	struct lin_validator *v = lin_validator_create(&o);
+	if (v) {
+		lin_validator_add_mem(v, "trace", data, size);
+		lin_validator_finish(v);
+		if (lin_explain_build(x, v) == 0) {
+			struct lin_xreport all = { false, 0, 0 };
+			lin_explain_report_text(x, &all, sink);
+			lin_explain_report_json(x, &all, sink);
+			lin_explain_perfetto(x, &all, "/dev/null");
+			if (lin_explain_count(x)) {
+				const uint64_t *r = lin_explain_reqs(x, lin_explain_at(x, 0));
+				struct lin_xreport one = { true, r ? r[0] : 0, 0 };
+				lin_explain_report_text(x, &one, sink);
+			}
+		}
+		lin_validator_free(v);
+	}
+	lin_explain_free(x);
+	return 0;
+}
