@@ -400,8 +400,11 @@ static size_t before_corr(const struct bctx *b, uint16_t proc, uint32_t ctx, uin
 	return p->proc == proc && p->ctx == ctx && p->stream == stream ? b->bycorr[lo - 1] : SIZE_MAX;
 }
 
-/* event_wait: the end of the work a wait before @g on its stream waited for (LIN_XNIL). */
-static uint64_t event_bound(const struct bctx *b, const struct lin_xgpu *g, uint64_t *err)
+/* event_wait: the end of the work a wait before @g on its stream waited for (LIN_XNIL).
+ * Waits before @after_corr (the correlation of the record before @g on its stream) bind
+ * that record already, which ended after their producers did: they are not looked at. */
+static uint64_t event_bound(const struct bctx *b, const struct lin_xgpu *g, uint64_t after_corr,
+			    uint64_t *err)
 {
 	const struct lin_explain *x = b->x;
 	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_XNIL || !x->waits.n)
@@ -419,7 +422,8 @@ static uint64_t event_bound(const struct bctx *b, const struct lin_xgpu *g, uint
 	uint64_t best = LIN_XNIL;
 	/* Every wait before it on the stream binds it (stream order carries them forward). */
 	for (size_t i = lo; i-- > 0;) {
-		if (w[i].proc != g->proc || w[i].ctx != g->ctx || w[i].stream != g->stream)
+		if (w[i].proc != g->proc || w[i].ctx != g->ctx || w[i].stream != g->stream ||
+		    (after_corr != LIN_XNIL && w[i].corr < after_corr))
 			break;
 		const struct lin_xevent *e = lin_vtab_find(&x->events, w[i].sync_id, pk1(g->proc, 0));
 		if (!e || e->corr == LIN_XNIL || e->corr > w[i].corr)
@@ -435,12 +439,12 @@ static uint64_t event_bound(const struct bctx *b, const struct lin_xgpu *g, uint
 
 static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g)
 {
-	uint64_t front = 0;
+	uint64_t front = 0, ferr = 0;
 	bool have = false;
 	if (known(l, LIN_M_API_EXIT))
-		front = l->m[LIN_M_API_EXIT].t, have = true;
+		front = l->m[LIN_M_API_EXIT].t, ferr = l->m[LIN_M_API_EXIT].err, have = true;
 	if (known(l, LIN_M_SUBMITTED) && (!have || l->m[LIN_M_SUBMITTED].t > front))
-		front = l->m[LIN_M_SUBMITTED].t, have = true;
+		front = l->m[LIN_M_SUBMITTED].t, ferr = l->m[LIN_M_SUBMITTED].err, have = true;
 	if (g->flags & LIN_XG_GRAPH) {
 		unknown(l, LIN_M_DEP_READY, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN);
 		return;
@@ -453,15 +457,18 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 		err = b->herr[p];
 		rule = LIN_HOW_STREAM_ORDER;
 	}
-	uint64_t eerr = 0, et = event_bound(b, g, &eerr);
+	uint64_t eerr = 0;
+	uint64_t et = event_bound(
+		b, g, p != SIZE_MAX && gpu_at(p)->corr != LIN_XNIL ? gpu_at(p)->corr : LIN_XNIL, &eerr);
 	if (et != LIN_XNIL && (t == LIN_XNIL || et > t)) {
 		t = et;
 		err = eerr;
 		rule = LIN_HOW_EVENT_WAIT;
 	}
-	/* A bound at or below the frontier says nothing: the launch was not held by it. The
-	 * start bounds readiness from above: a bound past it is a clock artefact. */
-	if (t != LIN_XNIL && have && t > front &&
+	/* A bound at or below the frontier says nothing: the launch was not held by it; nor
+	 * does one above it by less than the two times' mapping errors. The start bounds
+	 * readiness from above: a bound past it is a clock artefact. */
+	if (t != LIN_XNIL && have && t > front && t - front > err + ferr &&
 	    (!known(l, LIN_M_KERNEL_START) || t <= l->m[LIN_M_KERNEL_START].t + err)) {
 		set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, rule);
 		return;

@@ -326,6 +326,36 @@ Test(ledger, a_clock_record_maps_device_times)
 	done(&r);
 }
 
+/* Device = host + 1000000, each pair's error @err ns; our call returns at 12500 (host), the
+ * predecessor on the stream ends at 12500 + 1000. */
+static struct run clock_dep_case(uint64_t err)
+{
+	begin_clock(NULL);
+	lin_tf_clock(&pk, 0, 1000000, err);
+	lin_tf_clock(&pk, 100000, 1100000, 100000 + err);
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 1002500, 1002600);
+	kern(9, 1, 1003000, 1013500, NIL, NIL, 0, 0);
+	call(70, 10, SUBMITTER, 1012000, 1012500);
+	kern(10, 1, 1013600, 1014000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, a_dependency_beyond_the_clock_error_is_inferred)
+{
+	struct run r = clock_dep_case(10);
+	mark_is(launch(&r, 10), LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 13500);
+	done(&r);
+}
+
+Test(ledger, a_dependency_within_the_clock_error_is_not_inferred)
+{
+	struct run r = clock_dep_case(600);
+	mark_is(launch(&r, 10), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	done(&r);
+}
+
 /* ------------------------------------------------------------------ host scheduling */
 
 static struct run sched_case(uint64_t tid)
