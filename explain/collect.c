@@ -79,6 +79,7 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vtab_init(&x->sids, sizeof(uint64_t));
 	lin_vtab_init(&x->names, sizeof(uint64_t));
 	lin_vec_init(&x->launches, sizeof(struct lin_xlaunch));
+	lin_vec_init(&x->crits, sizeof(struct lin_xlaunch));
 	lin_vec_init(&x->groups, sizeof(struct lin_xgroup));
 	return x;
 }
@@ -101,6 +102,7 @@ void lin_explain_free(struct lin_explain *x)
 	lin_vtab_free(&x->sids);
 	lin_vtab_free(&x->names);
 	lin_vec_free(&x->launches);
+	lin_vec_free(&x->crits);
 	lin_vec_free(&x->groups);
 	free(x->pool);
 	free(x);

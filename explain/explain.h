@@ -11,7 +11,7 @@
  * lin_validator_finish(); lin_explain_build(); read the ledgers or print a report;
  * lin_explain_free() (the validator may be freed after lin_explain_build()).
  * Context: single-threaded. Memory grows with the GPU, API, token and event records kept
- * (about 250 bytes per GPU record), never with the size of a file.
+ * (docs/ledger.md, "Limits"), and the ledgers kept for the reports (lin_xopts).
  */
 #ifndef LIN_EXPLAIN_H
 #define LIN_EXPLAIN_H
@@ -135,10 +135,17 @@ struct lin_xlaunch {
 };
 
 struct lin_xopts {
-	uint64_t min_ns;      /* statements shorter than this are not listed (they still count in
-			      * the summary); default 0 */
+	uint64_t min_ns;      /* reserved; 0 */
 	double slow_factor;   /* kernel_slow when duration > factor * median; default 1.5 */
 	unsigned min_samples; /* kernels of one name needed for a median; default 5 */
+	/* What is kept for the reports. Every ledger counts in the summary; the critical
+	 * ledger is kept for the @top requests that took longest (0: all), or for request
+	 * @request only (have_request), with every ledger of that request. keep_all keeps every
+	 * ledger (lin_explain_at; tests): memory then grows with the GPU records. */
+	size_t top;
+	bool have_request;
+	uint64_t request;
+	bool keep_all;
 };
 
 struct lin_explain;
@@ -151,6 +158,8 @@ void lin_explain_hook(struct lin_explain *x, struct lin_vopts *vo);
  * could not be kept earlier). */
 int lin_explain_build(struct lin_explain *x, const struct lin_validator *v);
 
+/* The ledgers kept (lin_xopts): every one with keep_all, else those of the requested
+ * request. */
 size_t lin_explain_count(const struct lin_explain *x);
 const struct lin_xlaunch *lin_explain_at(const struct lin_explain *x, size_t i);
 const uint64_t *lin_explain_reqs(const struct lin_explain *x, const struct lin_xlaunch *l);
@@ -170,16 +179,12 @@ struct lin_xsummary {
 };
 const struct lin_xsummary *lin_explain_summary(const struct lin_explain *x);
 
-struct lin_xreport {
-	bool have_request; /* only this request (lineage traces) or op index (imported) */
-	uint64_t request;
-	size_t top; /* requests listed (longest first); 0: all */
-};
-void lin_explain_report_text(const struct lin_explain *x, const struct lin_xreport *o, FILE *out);
-void lin_explain_report_json(const struct lin_explain *x, const struct lin_xreport *o, FILE *out);
-/* Chrome/Perfetto trace-event JSON: one track per request, its critical launch's statements
- * as slices (unknown ones named "unknown: ..."). 0, or -1 with errno. */
-int lin_explain_perfetto(const struct lin_explain *x, const struct lin_xreport *o, const char *path);
+void lin_explain_report_text(const struct lin_explain *x, FILE *out);
+void lin_explain_report_json(const struct lin_explain *x, FILE *out);
+/* Chrome/Perfetto trace-event JSON: one track per listed request, its critical launch's
+ * statements as slices (unknown ones named "unknown: ...") and the kernel. 0, or -1 with
+ * errno. */
+int lin_explain_perfetto(const struct lin_explain *x, const char *path);
 
 const char *lin_mark_name(enum lin_mark m);
 const char *lin_how_name(enum lin_how h);

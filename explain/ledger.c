@@ -693,8 +693,16 @@ static void slow(struct bctx *b, struct lin_xlaunch *l, size_t i)
 
 /* ------------------------------------------------------------------ groups and summary */
 
-static bool group_add(struct lin_explain *x, struct lin_vtab *gt, struct lin_xlaunch *l, size_t li,
-		      uint64_t id)
+static uint64_t first_mark(const struct lin_xlaunch *l)
+{
+	for (int m = 0; m < LIN_M_N; m++)
+		if (known(l, (enum lin_mark)m))
+			return l->m[m].t;
+	return LIN_XNIL;
+}
+
+static bool group_add(struct lin_explain *x, struct lin_vtab *gt, const struct lin_xlaunch *l,
+		      size_t gi, uint64_t id)
 {
 	bool fresh;
 	uint64_t k1 = l->imported ? (1ULL << 40) | l->file : pk1(l->proc, 0);
@@ -710,47 +718,81 @@ static bool group_add(struct lin_explain *x, struct lin_vtab *gt, struct lin_xla
 		g->file = l->file;
 		g->proc = l->proc;
 		g->imported = l->imported;
-		g->critical = SIZE_MAX;
+		g->critical = g->crit = SIZE_MAX;
 		g->ready = LIN_XNIL;
+		g->name = l->gname;
 		if (!l->imported) {
 			const uint64_t *t = lin_vtab_find(&x->begins, id, k1);
 			if (t)
 				g->ready = *t;
 		}
-		g->name = l->gname;
 	}
 	struct lin_xgroup *g = lin_vec_at(&x->groups, (size_t)*slot);
 	g->nlaunch++;
 	if (known(l, LIN_M_KERNEL_END) &&
 	    (g->critical == SIZE_MAX || l->m[LIN_M_KERNEL_END].t > g->last_end)) {
 		g->last_end = l->m[LIN_M_KERNEL_END].t;
-		g->critical = li;
+		g->critical = gi;
+		g->first = first_mark(l);
 	}
 	return true;
 }
 
-static uint64_t group_span(const struct lin_explain *x, const struct lin_xgroup *g)
+static uint64_t group_span(const struct lin_xgroup *g)
 {
 	if (g->critical == SIZE_MAX)
 		return 0;
-	const struct lin_xlaunch *l = lin_vec_at(&x->launches, g->critical);
-	uint64_t from = g->ready;
-	for (int m = 0; from == LIN_XNIL && m < LIN_M_N; m++)
-		if (known(l, (enum lin_mark)m))
-			from = l->m[m].t;
+	uint64_t from = g->ready != LIN_XNIL ? g->ready : g->first;
 	return from != LIN_XNIL && g->last_end > from ? g->last_end - from : 0;
 }
 
 static int cmp_group(const void *pa, const void *pb)
 {
 	const struct lin_xgroup *a = pa, *b = pb;
-	uint64_t sa = group_span(sort_x, a), sb = group_span(sort_x, b);
+	uint64_t sa = group_span(a), sb = group_span(b);
 	if (sa != sb)
 		return sa > sb ? -1 : 1;
 	int c = cmp_u64(a->proc, b->proc);
 	if (!c)
 		c = cmp_u64(a->file, b->file);
 	return c ? c : cmp_u64(a->id, b->id);
+}
+
+bool lin_x_serves(const struct lin_explain *x, const struct lin_xlaunch *l, uint64_t id,
+		  bool imported, uint16_t proc, uint32_t file)
+{
+	if (imported)
+		return l->imported && l->file == file && l->group == id;
+	if (l->imported || l->proc != proc)
+		return false;
+	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
+	for (uint32_t q = 0; q < l->nreq; q++)
+		if (r[q] == id)
+			return true;
+	return false;
+}
+
+/* Whether the reports keep ledger @l (lin_xopts). */
+static bool kept(const struct lin_explain *x, const struct lin_xlaunch *l)
+{
+	if (x->o.keep_all)
+		return true;
+	if (!x->o.have_request)
+		return false;
+	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
+	if (l->imported)
+		return l->group == x->o.request;
+	for (uint32_t q = 0; q < l->nreq; q++)
+		if (r[q] == x->o.request)
+			return true;
+	return false;
+}
+
+static bool listed(const struct lin_explain *x, const struct lin_xgroup *g, size_t rank)
+{
+	if (x->o.have_request)
+		return g->id == x->o.request;
+	return !x->o.top || rank < x->o.top;
 }
 
 static void summarise(struct lin_explain *x, const struct lin_xlaunch *l)
@@ -852,32 +894,48 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 	if (!streams(&b) || !medians(&b))
 		goto out;
 	x->sum.gpu_records = b.n;
+	/* Every ledger counts; only those the reports list are kept. */
 	for (size_t i = 0; i < b.n; i++) {
-		struct lin_xlaunch *l = lin_vec_push(&x->launches);
-		if (!l)
-			goto out;
-		if (!explain_one(&b, i, l)) {
-			x->launches.n--;
+		struct lin_xlaunch l;
+		if (!explain_one(&b, i, &l)) {
 			x->sum.unjoined++;
 			continue;
 		}
 		x->sum.explained++;
-		summarise(x, l);
-	}
-	for (size_t li = 0; li < x->launches.n; li++) {
-		struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
-		if (l->imported) {
-			if (l->group != LIN_XNIL && !group_add(x, &gt, l, li, l->group))
+		summarise(x, &l);
+		if (kept(x, &l)) {
+			struct lin_xlaunch *k = lin_vec_push(&x->launches);
+			if (!k)
+				goto out;
+			*k = l;
+		}
+		if (l.imported) {
+			if (l.group != LIN_XNIL && !group_add(x, &gt, &l, i, l.group))
 				goto out;
 			continue;
 		}
-		const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
-		for (uint32_t q = 0; q < l->nreq; q++)
-			if (!group_add(x, &gt, l, li, r[q]))
+		const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l.req0);
+		for (uint32_t q = 0; q < l.nreq; q++)
+			if (!group_add(x, &gt, &l, i, r[q]))
 				goto out;
 	}
 	x->sum.groups = x->groups.n;
 	qsort(x->groups.data, x->groups.n, sizeof(struct lin_xgroup), cmp_group);
+	/* The listed requests' critical ledgers, made again (a ledger is a function of the
+	 * records): one per listed request, not one per GPU record. */
+	for (size_t gi = 0; gi < x->groups.n; gi++) {
+		struct lin_xgroup *g = lin_vec_at(&x->groups, gi);
+		if (g->critical == SIZE_MAX || !listed(x, g, gi))
+			continue;
+		struct lin_xlaunch *k = lin_vec_push(&x->crits);
+		if (!k)
+			goto out;
+		if (!explain_one(&b, g->critical, k)) {
+			x->crits.n--; /* cannot happen: it was explained above */
+			continue;
+		}
+		g->crit = x->crits.n - 1;
+	}
 	rc = 0;
 	x->built = true;
 out:

@@ -119,8 +119,8 @@ static int add(struct lin_validator *v, const char *path, const char *from)
 	return 0;
 }
 
-static int run(char **paths, int n, const char *from, const struct lin_xopts *xo,
-	       const struct lin_xreport *ro, bool json, const char *perfetto)
+static int run(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
+	       const char *perfetto)
 {
 	struct lin_explain *x = lin_explain_create(xo);
 	struct lin_vopts vo = { 0 };
@@ -150,9 +150,9 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		return EXIT_NOMEM;
 	}
 	if (json)
-		lin_explain_report_json(x, ro, stdout);
+		lin_explain_report_json(x, stdout);
 	else
-		lin_explain_report_text(x, ro, stdout);
+		lin_explain_report_text(x, stdout);
 	fflush(stdout);
 	const struct lin_xsummary *s = lin_explain_summary(x);
 	if (vs->file_errors) {
@@ -176,22 +176,12 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 				"timestamps or no clock record)\n");
 		rc = EXIT_NOTHING;
 	}
-	if (!rc && ro->have_request) {
-		bool found = false;
-		for (size_t i = 0; i < lin_explain_count(x) && !found; i++) {
-			const struct lin_xlaunch *l = lin_explain_at(x, i);
-			const uint64_t *r = lin_explain_reqs(x, l);
-			found = l->imported && l->group == ro->request;
-			for (uint32_t q = 0; q < l->nreq && !found; q++)
-				found = r[q] == ro->request;
-		}
-		if (!found) {
-			fprintf(stderr, "lineage-explain: no explained launch of request %" PRIu64 "\n",
-				ro->request);
-			rc = EXIT_NOTHING;
-		}
+	if (!rc && xo->have_request && !lin_explain_count(x)) {
+		fprintf(stderr, "lineage-explain: no explained launch of request %" PRIu64 "\n",
+			xo->request);
+		rc = EXIT_NOTHING;
 	}
-	if (perfetto && lin_explain_perfetto(x, ro, perfetto) < 0) {
+	if (perfetto && lin_explain_perfetto(x, perfetto) < 0) {
 		fprintf(stderr, "lineage-explain: --export-perfetto %s: %s\n", perfetto, strerror(errno));
 		rc = EXIT_BAD_FILE;
 	}
@@ -215,8 +205,7 @@ int main(int argc, char **argv)
 	};
 	bool json = false;
 	const char *from = NULL, *perfetto = NULL;
-	struct lin_xopts xo = { 0, 1.5, 5 };
-	struct lin_xreport ro = { false, 0, 10 };
+	struct lin_xopts xo = { 0, 1.5, 5, 10, false, 0, false };
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -225,15 +214,15 @@ int main(int argc, char **argv)
 		case 'P': perfetto = optarg; break;
 		case 'F': from = optarg; break;
 		case 'r':
-			if (!parse_u64(optarg, &ro.request))
+			if (!parse_u64(optarg, &xo.request))
 				return usage_error("--request takes a request id (an unsigned integer)");
-			ro.have_request = true;
+			xo.have_request = true;
 			break;
 		case 't': {
 			uint64_t t;
 			if (!parse_u64(optarg, &t) || t > 1000000000)
 				return usage_error("--top takes an integer 0..1000000000");
-			ro.top = (size_t)t;
+			xo.top = (size_t)t;
 			break;
 		}
 		case 's': {
@@ -258,5 +247,5 @@ int main(int argc, char **argv)
 		return usage_error("no trace file given");
 	if (from && strcmp(from, "kineto") && strcmp(from, "nsys"))
 		return usage_error("--from takes kineto or nsys");
-	return run(argv + optind, argc - optind, from, &xo, &ro, json, perfetto);
+	return run(argv + optind, argc - optind, from, &xo, json, perfetto);
 }

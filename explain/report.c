@@ -33,28 +33,6 @@ static bool is_known(const struct lin_xmark *m)
 	return m->ev == LIN_EV_OBSERVED || m->ev == LIN_EV_INFERRED;
 }
 
-/* The groups a report lists: all, the first @top, or the one asked for. */
-static bool listed(const struct lin_xreport *o, const struct lin_xgroup *g, size_t rank)
-{
-	if (o && o->have_request)
-		return g->id == o->request;
-	return !o || !o->top || rank < o->top;
-}
-
-/* Whether launch @l serves group @g. */
-static bool belongs(const struct lin_explain *x, const struct lin_xlaunch *l, const struct lin_xgroup *g)
-{
-	if (g->imported)
-		return l->imported && l->file == g->file && l->group == g->id;
-	if (l->imported || l->proc != g->proc)
-		return false;
-	const uint64_t *r = lin_explain_reqs(x, l);
-	for (uint32_t q = 0; q < l->nreq; q++)
-		if (r[q] == g->id)
-			return true;
-	return false;
-}
-
 static uint64_t origin(const struct lin_xgroup *g, const struct lin_xlaunch *l)
 {
 	if (g->ready != LIN_XNIL)
@@ -101,7 +79,7 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 		fprintf(out, "      cause: none (no stretch before the start is known)\n");
 }
 
-void lin_explain_report_text(const struct lin_explain *x, const struct lin_xreport *o, FILE *out)
+void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 {
 	const struct lin_xsummary *s = &x->sum;
 	char b1[32], b2[32];
@@ -136,9 +114,9 @@ void lin_explain_report_text(const struct lin_explain *x, const struct lin_xrepo
 	size_t shown = 0;
 	for (size_t i = 0; i < x->groups.n; i++) {
 		const struct lin_xgroup *g = lin_vec_at(&x->groups, i);
-		if (!listed(o, g, i) || g->critical == SIZE_MAX)
+		if (g->crit == SIZE_MAX)
 			continue;
-		const struct lin_xlaunch *cl = lin_vec_at(&x->launches, g->critical);
+		const struct lin_xlaunch *cl = lin_vec_at(&x->crits, g->crit);
 		uint64_t t0 = origin(g, cl);
 		if (g->imported) {
 			const char *on = g->name ? x->pool + g->name - 1 : "?";
@@ -154,10 +132,11 @@ void lin_explain_report_text(const struct lin_explain *x, const struct lin_xrepo
 		fprintf(out, "  critical launch (times from %s):\n",
 			g->ready != LIN_XNIL ? "request_ready" : "its first known mark");
 		text_launch(x, cl, t0, out);
-		if (o && o->have_request) {
+		if (x->o.have_request) {
 			for (size_t li = 0; li < x->launches.n; li++) {
 				const struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
-				if (li == g->critical || !belongs(x, l, g))
+				if (!lin_x_serves(x, l, g->id, g->imported, g->proc, g->file) ||
+				    (l->file == cl->file && l->offset == cl->offset))
 					continue;
 				fprintf(out, "  launch:\n");
 				text_launch(x, l, t0, out);
@@ -165,8 +144,8 @@ void lin_explain_report_text(const struct lin_explain *x, const struct lin_xrepo
 		}
 		shown++;
 	}
-	if (o && o->have_request && !shown)
-		fprintf(out, "\nno launch of request %" PRIu64 " was explained\n", o->request);
+	if (x->o.have_request && !shown)
+		fprintf(out, "\nno launch of request %" PRIu64 " was explained\n", x->o.request);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -231,7 +210,7 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	fprintf(out, "}");
 }
 
-void lin_explain_report_json(const struct lin_explain *x, const struct lin_xreport *o, FILE *out)
+void lin_explain_report_json(const struct lin_explain *x, FILE *out)
 {
 	const struct lin_xsummary *s = &x->sum;
 	fprintf(out, "{\"tool\":\"lineage-explain\",\"version\":\"%s\",\"summary\":{",
@@ -258,7 +237,7 @@ void lin_explain_report_json(const struct lin_explain *x, const struct lin_xrepo
 	bool first = true;
 	for (size_t i = 0; i < x->groups.n; i++) {
 		const struct lin_xgroup *g = lin_vec_at(&x->groups, i);
-		if (!listed(o, g, i) || g->critical == SIZE_MAX)
+		if (g->crit == SIZE_MAX)
 			continue;
 		fprintf(out, "%s{\"%s\":%" PRIu64 ",\"file\":%u", first ? "" : ",",
 			g->imported ? "op" : "request", g->id, g->file);
@@ -271,13 +250,13 @@ void lin_explain_report_json(const struct lin_explain *x, const struct lin_xrepo
 			fprintf(out, ",\"ready\":%" PRIu64, g->ready);
 		fprintf(out, ",\"last_end\":%" PRIu64 ",\"launches\":%u,\"critical\":", g->last_end,
 			g->nlaunch);
-		json_launch(x, lin_vec_at(&x->launches, g->critical), out);
-		if (o && o->have_request) {
+		json_launch(x, lin_vec_at(&x->crits, g->crit), out);
+		if (x->o.have_request) {
 			fprintf(out, ",\"all\":[");
 			bool f2 = true;
 			for (size_t li = 0; li < x->launches.n; li++) {
 				const struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
-				if (!belongs(x, l, g))
+				if (!lin_x_serves(x, l, g->id, g->imported, g->proc, g->file))
 					continue;
 				fprintf(out, "%s", f2 ? "" : ",");
 				f2 = false;
@@ -292,7 +271,7 @@ void lin_explain_report_json(const struct lin_explain *x, const struct lin_xrepo
 
 /* ------------------------------------------------------------------ Perfetto */
 
-int lin_explain_perfetto(const struct lin_explain *x, const struct lin_xreport *o, const char *path)
+int lin_explain_perfetto(const struct lin_explain *x, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -302,14 +281,14 @@ int lin_explain_perfetto(const struct lin_explain *x, const struct lin_xreport *
 		   "\"lineage-explain: requests\"}}");
 	for (size_t i = 0; i < x->groups.n; i++) {
 		const struct lin_xgroup *g = lin_vec_at(&x->groups, i);
-		if (!listed(o, g, i) || g->critical == SIZE_MAX)
+		if (g->crit == SIZE_MAX)
 			continue;
 		uint64_t tid = i + 1;
 		fprintf(f,
 			",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%" PRIu64
 			",\"args\":{\"name\":\"%s %" PRIu64 "\"}}",
 			tid, g->imported ? "op" : "request", g->id);
-		const struct lin_xlaunch *l = lin_vec_at(&x->launches, g->critical);
+		const struct lin_xlaunch *l = lin_vec_at(&x->crits, g->crit);
 		for (uint8_t s = 0; s < l->nseg; s++) {
 			const struct lin_xseg *sg = &l->seg[s];
 			bool unk = sg->ev == LIN_EV_UNKNOWN;

@@ -69,7 +69,9 @@ struct lin_xgroup {
 	uint64_t id;       /* the request id, or the op's event index */
 	uint64_t ready;    /* request_ready (LIN_XNIL: unknown) */
 	uint64_t last_end; /* the latest kernel_end of its launches */
-	size_t critical;   /* the launch with that end (index in launches) */
+	uint64_t first;    /* the critical launch's first known mark */
+	size_t critical;   /* the GPU record with that end (index in gpus), or SIZE_MAX */
+	size_t crit;       /* its ledger (index in crits), or SIZE_MAX: not listed */
 	uint32_t nlaunch, file;
 	uint32_t name; /* imported: the op's name (pool offset + 1); 0: none */
 	uint16_t proc;
@@ -93,7 +95,8 @@ struct lin_explain {
 	struct lin_vtab names;  /* (hash, len) -> uint64_t pool offset + 1: each name once */
 	char *pool;
 	size_t pool_n, pool_cap;
-	struct lin_vec launches; /* struct lin_xlaunch */
+	struct lin_vec launches; /* struct lin_xlaunch: the ledgers kept (lin_xopts) */
+	struct lin_vec crits;    /* struct lin_xlaunch: the listed requests' critical ledgers */
 	struct lin_vec groups;   /* struct lin_xgroup, longest first after build */
 	struct lin_xsummary sum;
 	bool oom, built;
@@ -103,5 +106,8 @@ struct lin_explain {
 uint32_t lin_x_intern(struct lin_explain *x, const char *s, size_t len);
 /* ledger.c */
 int lin_x_build(struct lin_explain *x, const struct lin_validator *v);
+/* Whether ledger @l serves request (imported: op) @id of process @proc (file, imported). */
+bool lin_x_serves(const struct lin_explain *x, const struct lin_xlaunch *l, uint64_t id,
+		  bool imported, uint16_t proc, uint32_t file);
 
 #endif

@@ -17,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	if (!sink)
 		sink = fopen("/dev/null", "w");
-	struct lin_explain *x = lin_explain_create(NULL);
+	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_explain *x = lin_explain_create(&xo);
 	if (!x)
 		return 0;
 	struct lin_vopts o = { 0 };
@@ -28,15 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lin_validator_add_mem(v, "trace", data, size);
 		lin_validator_finish(v);
 		if (lin_explain_build(x, v) == 0) {
-			struct lin_xreport all = { false, 0, 0 };
-			lin_explain_report_text(x, &all, sink);
-			lin_explain_report_json(x, &all, sink);
-			lin_explain_perfetto(x, &all, "/dev/null");
-			if (lin_explain_count(x)) {
-				const uint64_t *r = lin_explain_reqs(x, lin_explain_at(x, 0));
-				struct lin_xreport one = { true, r ? r[0] : 0, 0 };
-				lin_explain_report_text(x, &one, sink);
-			}
+			lin_explain_report_text(x, sink);
+			lin_explain_report_json(x, sink);
+			lin_explain_perfetto(x, "/dev/null");
 		}
 		lin_validator_free(v);
 	}

@@ -29,7 +29,8 @@ static struct run finish_run(void)
 {
 	lin_tf_trace_end(&pk, 1000000, 0);
 	struct run r;
-	r.x = lin_explain_create(NULL);
+	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	r.x = lin_explain_create(&xo);
 	cr_assert_not_null(r.x);
 	struct lin_vopts vo = { 0 };
 	vo.allow_empty = true;
@@ -520,7 +521,8 @@ Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
 		     (ssize_t)(sizeof(kineto_json) - 1));
 	close(fd);
 	struct run r;
-	r.x = lin_explain_create(NULL);
+	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	r.x = lin_explain_create(&xo);
 	struct lin_vopts vo = { 0 };
 	vo.allow_empty = true;
 	lin_explain_hook(r.x, &vo);
