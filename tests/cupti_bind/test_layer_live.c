@@ -618,12 +618,15 @@ static void event_and_wait(lin_runtime *rt, struct lin_cl_corr *rec, struct lin_
 Test(layer_live, event_and_sync_records_by_default)
 {
 	struct lin_cl_corr rec, wait;
+	lin_scope sc;
 
 	lf_layer(NULL);
 	lin_runtime *rt = lf_runtime();
 	cr_assert(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
 	cr_assert(lin_cl_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+	lf_epoch(rt, &sc);
 	event_and_wait(rt, &rec, &wait);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
 	lin_runtime_free(rt);
 	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
 	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
@@ -647,6 +650,9 @@ Test(layer_live, event_and_sync_records_by_default)
 	char cupti[64];
 	lf_header_cupti(cupti, sizeof(cupti));
 	cr_assert_str_eq(cupti, "ok");
+	struct lf_verdict vd;
+	lf_validate(&vd);
+	cr_assert_eq(vd.exit_code, 0, "a trace with event and sync records validates: %s", vd.text);
 }
 
 /* CUPTI refuses one kind, or both: each refusal is logged, collection goes on (the runtime
