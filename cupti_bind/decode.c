@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decode.c - CUPTI activity records -> trace records (GPU records 20-25 of
- * docs/trace-format.md). Stateless per buffer: each activity record becomes at most one
- * trace record, so records may arrive in any order, from any per-thread buffer. Every byte
+ * decode.c - CUPTI activity records -> trace records (GPU records 20-25, cuda_event 34
+ * and sync 35 of docs/trace-format.md). Stateless per buffer: each activity record becomes
+ * at most one trace record, so records may arrive in any order, from any per-thread buffer. Every byte
  * of a buffer is either decoded, stepped over as a kind the trace does not keep, or
  * reported lost (dropped sources 4-6).
  */
@@ -64,6 +64,31 @@ _Static_assert(sizeof(CUpti_ActivityGraphTrace2) == 56, "GraphTrace2 size");
 _Static_assert(offsetof(CUpti_ActivityGraphTrace2, correlationId) == 4, "gt.corr@4");
 _Static_assert(offsetof(CUpti_ActivityGraphTrace2, graphId) == 28, "gt.graph@28");
 _Static_assert(offsetof(CUpti_ActivityGraphTrace2, streamId) == 36, "gt.stream@36");
+_Static_assert(sizeof(CUpti_ActivityCudaEvent2) == 56, "CudaEvent2 size");
+_Static_assert(offsetof(CUpti_ActivityCudaEvent2, correlationId) == 4, "ev.corr@4");
+_Static_assert(offsetof(CUpti_ActivityCudaEvent2, contextId) == 8, "ev.context@8");
+_Static_assert(offsetof(CUpti_ActivityCudaEvent2, streamId) == 12, "ev.stream@12");
+_Static_assert(offsetof(CUpti_ActivityCudaEvent2, eventId) == 16, "ev.event@16");
+_Static_assert(offsetof(CUpti_ActivityCudaEvent2, deviceId) == 24, "ev.device@24");
+_Static_assert(offsetof(CUpti_ActivityCudaEvent2, cudaEventSyncId) == 48, "ev.syncid@48");
+_Static_assert(sizeof(CUpti_ActivitySynchronization2) == 56, "Synchronization2 size");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, type) == 4, "sync.type@4");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, start) == 8, "sync.start@8");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, end) == 16, "sync.end@16");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, correlationId) == 24, "sync.corr@24");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, contextId) == 28, "sync.context@28");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, streamId) == 32, "sync.stream@32");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, cudaEventId) == 36, "sync.event@36");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, cudaEventSyncId) == 40, "sync.syncid@40");
+/* sync_type is CUPTI's synchronization type, value for value (docs/trace-format.md). */
+#define CHECK_SYNC_TYPE(lin, cupti) \
+	_Static_assert((int)LIN_SYNC_##lin == (int)CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_##cupti, #lin)
+CHECK_SYNC_TYPE(UNKNOWN, UNKNOWN);
+CHECK_SYNC_TYPE(EVENT_SYNCHRONIZE, EVENT_SYNCHRONIZE);
+CHECK_SYNC_TYPE(STREAM_WAIT_EVENT, STREAM_WAIT_EVENT);
+CHECK_SYNC_TYPE(STREAM_SYNCHRONIZE, STREAM_SYNCHRONIZE);
+CHECK_SYNC_TYPE(CONTEXT_SYNCHRONIZE, CONTEXT_SYNCHRONIZE);
+#undef CHECK_SYNC_TYPE
 
 /* The launch table's numbers are CUPTI's: checked against its enums at build time. */
 #define CHECK_LAUNCH_API(d, c, k, n) _Static_assert((c) == CUPTI_##n, #n);
@@ -225,6 +250,59 @@ static void decode_graph_trace(const struct lin_cupti_decoder *d, const CUpti_Ac
 	st->graph_trace++;
 }
 
+/*
+ * A cudaEventSyncId that names nothing: CUPTI_SYNCHRONIZATION_INVALID_VALUE is a 32-bit
+ * all-ones (cupti_activity.h) while the field is 64 bits wide, so both widths of all-ones
+ * are taken as the marker; 0 too, which would otherwise join every recording and wait
+ * that lack an id to one another.
+ */
+static uint64_t sync_id_of(uint64_t v)
+{
+	return v == 0 || v == CUPTI_SYNCHRONIZATION_INVALID_VALUE || v == UINT64_MAX ? LIN_TF_NIL : v;
+}
+
+static void decode_cuda_event(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
+			      struct lin_cupti_decode_stats *st)
+{
+	const CUpti_ActivityCudaEvent2 *e = (const void *)r;
+
+	/* deviceTimestamp is not kept: it needs cuptiActivityEnableCudaEventDeviceTimestamps. */
+	lin_tf_cuda_event(d->pk, e->correlationId, e->deviceId, e->contextId, e->streamId,
+			  e->eventId, sync_id_of(e->cudaEventSyncId));
+	st->cuda_event++;
+}
+
+/* A 32-bit field of a synchronization record: CUPTI_SYNCHRONIZATION_INVALID_VALUE (the
+ * value of CUPTI_INVALID_STREAM_ID too) when it does not apply. */
+static uint64_t sync_field(uint32_t v, bool applies)
+{
+	return applies && v != CUPTI_SYNCHRONIZATION_INVALID_VALUE ? v : LIN_TF_NIL;
+}
+
+static void decode_sync(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
+			struct lin_cupti_decode_stats *st)
+{
+	const CUpti_ActivitySynchronization2 *s = (const void *)r;
+	uint32_t type = (uint32_t)s->type;
+	/* Which fields apply to which call (CUpti_ActivitySynchronization2): streamId "not
+	 * valid for cuCtxSynchronize, cuEventSynchronize", cudaEventId "not valid for
+	 * cuCtxSynchronize, cuStreamSynchronize", cudaEventSyncId "valid only for
+	 * synchronization records related to CUDA Events". A type this build does not know
+	 * keeps whatever is not the invalid marker. */
+	bool known = type >= LIN_SYNC_EVENT_SYNCHRONIZE && type <= LIN_SYNC_CONTEXT_SYNCHRONIZE;
+	bool has_stream = !known || type == LIN_SYNC_STREAM_WAIT_EVENT ||
+			  type == LIN_SYNC_STREAM_SYNCHRONIZE;
+	bool has_event = !known || type == LIN_SYNC_STREAM_WAIT_EVENT ||
+			 type == LIN_SYNC_EVENT_SYNCHRONIZE;
+
+	/* 0 for both times: "timestamp information could not be collected". */
+	lin_tf_sync(d->pk, s->correlationId, type, s->start ? s->start : LIN_TF_NIL,
+		    s->end ? s->end : LIN_TF_NIL, s->contextId, sync_field(s->streamId, has_stream),
+		    sync_field(s->cudaEventId, has_event),
+		    has_event ? sync_id_of(s->cudaEventSyncId) : LIN_TF_NIL);
+	st->sync++;
+}
+
 static bool decode_one(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
 		       struct lin_cupti_decode_stats *st)
 {
@@ -239,6 +317,8 @@ static bool decode_one(const struct lin_cupti_decoder *d, const CUpti_Activity *
 	case CUPTI_ACTIVITY_KIND_MEMCPY2: decode_memcpy_ptop(d, r, st); return true;
 	case CUPTI_ACTIVITY_KIND_MEMSET: decode_memset(d, r, st); return true;
 	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: decode_graph_trace(d, r, st); return true;
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT: decode_cuda_event(d, r, st); return true;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: decode_sync(d, r, st); return true;
 	default: return false;
 	}
 }
@@ -262,6 +342,8 @@ static const struct {
 	{ CUPTI_ACTIVITY_KIND_MEMCPY2, sizeof(CUpti_ActivityMemcpyPtoP4) },
 	{ CUPTI_ACTIVITY_KIND_MEMSET, sizeof(CUpti_ActivityMemset4) },
 	{ CUPTI_ACTIVITY_KIND_GRAPH_TRACE, sizeof(CUpti_ActivityGraphTrace2) },
+	{ CUPTI_ACTIVITY_KIND_CUDA_EVENT, sizeof(CUpti_ActivityCudaEvent2) },
+	{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, sizeof(CUpti_ActivitySynchronization2) },
 };
 #define N_DECODED (sizeof(decoded_kinds) / sizeof(decoded_kinds[0]))
 

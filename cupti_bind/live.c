@@ -307,13 +307,14 @@ static CUptiResult enable(CUpti_ActivityKind kind)
 	return r;
 }
 
-static int enable_kinds(lin_runtime *rt, const char **status)
+static int enable_kinds(lin_runtime *rt, uint32_t cupti_flags, const char **status)
 {
 	static const struct {
 		CUpti_ActivityKind kind;
 		const char *name;
 		int required;
 		const char *without;
+		uint32_t unless; /* LIN_CUPTI_* flag that leaves the kind off */
 	} kinds[] = {
 		{ CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", 1, NULL },
 		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 1, NULL },
@@ -326,9 +327,19 @@ static int enable_kinds(lin_runtime *rt, const char **status)
 		{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 0, "no memset records" },
 		{ CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, "INTERNAL_LAUNCH_API", 0,
 		  "kernels of internal launches have no API record" },
+		/* Since CUDA 12.9 CUDA_EVENT is a kind of its own: a wait names a recording
+		 * only if both are collected (docs/cupti.md, "Live mode" step 6). */
+		{ CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT", 0,
+		  "no cuda_event records: a stream wait event names no recording",
+		  LIN_CUPTI_NO_SYNC_RECORDS },
+		{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", 0,
+		  "no sync records: stream waits and synchronizations are not in the trace",
+		  LIN_CUPTI_NO_SYNC_RECORDS },
 	};
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (cupti_flags & kinds[i].unless)
+			continue;
 		CUptiResult r = enable(kinds[i].kind);
 
 		if (r == CUPTI_SUCCESS)
@@ -636,7 +647,7 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiRe
 	g_closing = 0;
 	g_owner = rt;
 	pthread_rwlock_unlock(&g_cb_lock);
-	err = enable_kinds(rt, status);
+	err = enable_kinds(rt, o->cupti_flags, status);
 	if (err) {
 		pthread_rwlock_wrlock(&g_cb_lock);
 		g_owner = NULL;

@@ -305,6 +305,7 @@ static uint32_t layer_api_call(lin_sim *s, struct sim_thread *t, uint32_t cbid,
 	};
 	if (c.end <= c.start)
 		c.end = c.start + 1;
+	t->api_end = c.end;
 	t->corr = lin_cl_api(&c);
 	pthread_mutex_lock(&s->mu);
 	s->st.api_calls++;
@@ -338,7 +339,12 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 		e.correlationId = corr;
 		lin_sim_put(s, &t->cur, &e, sizeof(e), false);
 	}
-	if (!drop) {
+	if (drop) {
+		/* No record, but the call still took its time. */
+		t->api_end = sim_now(s) + s->clock_off;
+		if (t->api_end <= *start)
+			t->api_end = *start + 1;
+	} else {
 		CUpti_ActivityAPI a;
 		memset(&a, 0, sizeof(a));
 		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
@@ -349,6 +355,7 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 		a.end = sim_now(s) + s->clock_off;
 		if (a.end <= a.start)
 			a.end = a.start + 1;
+		t->api_end = a.end;
 		a.processId = (uint32_t)getpid();
 		a.threadId = t->tid;
 		a.correlationId = corr;
@@ -361,6 +368,8 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 	pthread_mutex_unlock(&s->mu);
 	return corr;
 }
+
+uint64_t lin_sim_api_end(lin_sim *s) { return lin_sim_thread(s)->api_end; }
 
 /* ------------------------------------------------------------- delivery */
 

@@ -47,6 +47,9 @@ struct lin_sim_opts {
 				   * false: that clock plus CLOCK_REALTIME - CLOCK_MONOTONIC */
 	enum lin_sim_cupti cupti;
 	enum lin_sim_driver driver;
+	bool latency_timestamps; /* kernel records carry queued and submitted (off by default,
+				  * as in CUPTI; layer mode: only if the CUPTI client also
+				  * enabled them, docs/simulator.md row 18) */
 };
 
 /* Observable counters (what the simulator emitted). */
@@ -58,6 +61,8 @@ struct lin_sim_stats {
 	uint64_t memsets;
 	uint64_t buffers;
 	uint64_t dropped_records; /* reported through lin_cupti_attach_dropped */
+	uint64_t events;          /* CUDA_EVENT records (lin_sim_event_record) */
+	uint64_t syncs;           /* SYNCHRONIZATION records (lin_sim_stream_wait_event) */
 };
 
 /* A graph exec's view of one node: the captured node and the clone instantiation made. */
@@ -119,6 +124,23 @@ int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name);
 /* cudaMemcpyAsync / cudaMemsetAsync. Return the record's start timestamp (device clock). */
 uint64_t lin_sim_memcpy(lin_sim *s, uint32_t stream, uint64_t bytes);
 uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value);
+
+/*
+ * cudaEventRecord on @stream: an API call and a CUDA_EVENT record (CUpti_ActivityCudaEvent2)
+ * with an eventId and a cudaEventSyncId of its own. The recording captures the work
+ * launched on @stream so far (and what @stream waited for). Returns the event handle (its
+ * eventId), or 0 while @stream is capturing (not simulated: no record) or when the
+ * simulator's event table is full.
+ */
+uint32_t lin_sim_event_record(lin_sim *s, uint32_t stream);
+
+/*
+ * cudaStreamWaitEvent(@stream, @event): an API call and a SYNCHRONIZATION record of type
+ * STREAM_WAIT_EVENT naming the event's eventId and cudaEventSyncId; work launched on
+ * @stream afterwards starts no earlier than the end of the work @event captured. Returns 0;
+ * -EINVAL for an unknown event or a capturing stream (no record, no dependency).
+ */
+int lin_sim_stream_wait_event(lin_sim *s, uint32_t stream, uint32_t event);
 
 /* cudaStreamBeginCapture / EndCapture: kernels launched into @stream in between become
  * nodes of a new graph. end returns the graph id (0: not capturing) and copies up to @cap

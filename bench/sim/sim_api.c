@@ -5,12 +5,14 @@
  * (lin_sim_api_call) plus the GPU records CUPTI would write for it.
  */
 #include <cupti.h>
+#include <errno.h>
 #include <string.h>
 
 #include "sim_internal.h"
 
 /* A device time slot on @stream (caller holds s->mu): after the API call, after the
- * stream's previous work, and strictly after every start handed out so far, so that
+ * stream's previous work (and the end of the work of every event it waited for,
+ * lin_sim_stream_wait_event), and strictly after every start handed out so far, so that
  * start timestamps are unique in the process (the truth key of memcpy/memset). */
 static uint64_t dev_slot(lin_sim *s, uint32_t stream, uint64_t api_start, uint64_t key, uint64_t *end)
 {
@@ -26,13 +28,37 @@ static uint64_t dev_slot(lin_sim *s, uint32_t stream, uint64_t api_start, uint64
 	return start;
 }
 
+/*
+ * Latency timestamps of a kernel starting at @start whose launch call ran from @api_start
+ * to @api_end (docs/simulator.md, row 18): queued, when the call wrote the command, 100 to
+ * 499 ns into the call (never after its end nor after @start); submitted, when the
+ * command was handed to the device, 200 to 1399 ns later (never after @start). The
+ * offsets are functions of the seed and the grid id.
+ */
+static void latency(const lin_sim *s, int64_t grid, uint64_t api_start, uint64_t api_end,
+		    uint64_t start, uint64_t *queued, uint64_t *submitted)
+{
+	uint64_t q = api_start + 100 + lin_sim_mix(s->o.seed ^ (uint64_t)grid ^ 0x51) % 400;
+	uint64_t sub;
+
+	if (api_end && q > api_end)
+		q = api_end;
+	if (q > start)
+		q = start;
+	sub = q + 200 + lin_sim_mix(s->o.seed ^ (uint64_t)grid ^ 0x5b) % 1200;
+	*queued = q;
+	*submitted = sub < start ? sub : start;
+}
+
 static void put_kernel(lin_sim *s, uint32_t stream, uint32_t corr, uint64_t api_start,
-		       const char *name, int64_t grid, uint64_t node, uint32_t graph)
+		       uint64_t api_end, const char *name, int64_t grid, uint64_t node, uint32_t graph)
 {
 	CUpti_ActivityKernel10 k;
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 	k.start = dev_slot(s, stream, api_start, (uint64_t)grid, &k.end);
+	if (s->o.latency_timestamps)
+		latency(s, grid, api_start, api_end, k.start, &k.queued, &k.submitted);
 	k.completed = k.end;
 	k.deviceId = 0;
 	k.contextId = 1;
@@ -74,7 +100,7 @@ int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name)
 		return 0;
 	}
 	int64_t grid = atomic_fetch_add(&s->next_grid, 1);
-	put_kernel(s, stream, corr, api_start, name, grid, 0, 0);
+	put_kernel(s, stream, corr, api_start, lin_sim_api_end(s), name, grid, 0, 0);
 	pthread_mutex_unlock(&s->mu);
 	return grid;
 }
@@ -137,6 +163,72 @@ uint64_t lin_sim_memcpy(lin_sim *s, uint32_t stream, uint64_t bytes)
 uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value)
 {
 	return memop(s, stream, bytes, value, true);
+}
+
+/* ------------------------------------------------------------- events */
+
+uint32_t lin_sim_event_record(lin_sim *s, uint32_t stream)
+{
+	uint64_t api_start;
+	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+					 CUPTI_DRIVER_TRACE_CBID_cuEventRecord, &api_start);
+	uint32_t id = 0;
+	pthread_mutex_lock(&s->mu);
+	if (!capture_graph(s, stream) && s->n_events < SIM_EVENTS) {
+		struct sim_event *ev = &s->events[s->n_events++];
+		id = (uint32_t)s->n_events;
+		ev->stream = stream;
+		/* A new one per recording, 64 bits wide and never the eventId (row 19). */
+		ev->sync_id = ((uint64_t)1 << 32) | id;
+		/* The stream's frontier: its last work, or what it waited for since. */
+		ev->done = s->stream_end[stream % SIM_STREAMS];
+		CUpti_ActivityCudaEvent2 e;
+		memset(&e, 0, sizeof(e));
+		e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+		e.correlationId = corr;
+		e.contextId = 1;
+		e.streamId = stream;
+		e.eventId = id;
+		e.deviceId = 0;
+		e.cudaEventSyncId = ev->sync_id;
+		lin_sim_put_gpu(s, &e, sizeof(e));
+		s->st.events++;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return id;
+}
+
+int lin_sim_stream_wait_event(lin_sim *s, uint32_t stream, uint32_t event)
+{
+	uint64_t api_start;
+	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+					 CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, &api_start);
+	uint64_t api_end = lin_sim_api_end(s);
+	int ret = -EINVAL;
+	pthread_mutex_lock(&s->mu);
+	if (event >= 1 && event <= s->n_events && !capture_graph(s, stream)) {
+		const struct sim_event *ev = &s->events[event - 1];
+		uint32_t st = stream % SIM_STREAMS;
+		/* Later work on @stream comes after the recorded work (dev_slot). */
+		if (s->stream_end[st] < ev->done)
+			s->stream_end[st] = ev->done;
+		CUpti_ActivitySynchronization2 w;
+		memset(&w, 0, sizeof(w));
+		w.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+		w.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+		w.start = api_start; /* the call's own times: it does not block the host */
+		w.end = api_end;
+		w.correlationId = corr;
+		w.contextId = 1;
+		w.streamId = stream;
+		w.cudaEventId = event;
+		w.cudaEventSyncId = ev->sync_id;
+		lin_sim_put_gpu(s, &w, sizeof(w));
+		s->st.syncs++;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return ret;
 }
 
 /* ------------------------------------------------------------- graphs */
@@ -211,6 +303,7 @@ size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t 
 	uint64_t api_start;
 	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 					 CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &api_start);
+	uint64_t api_end = lin_sim_api_end(s);
 	pthread_mutex_lock(&s->mu);
 	size_t n = 0;
 	if (exec >= 1 && exec <= s->n_execs) {
@@ -220,7 +313,8 @@ size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t 
 		 * (docs/simulator.md, rows 11-12). */
 		for (; n < g->n; n++) {
 			int64_t grid = atomic_fetch_add(&s->next_grid, 1);
-			put_kernel(s, stream, corr, api_start, g->name[n], grid, x->clone[n], g->id);
+			put_kernel(s, stream, corr, api_start, api_end, g->name[n], grid,
+				   x->clone[n], g->id);
 			if (n < cap)
 				grids[n] = grid;
 		}

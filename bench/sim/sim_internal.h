@@ -16,6 +16,7 @@
 #define SIM_STREAMS 64
 #define SIM_GRAPHS 256
 #define SIM_NODES 64
+#define SIM_EVENTS 4096
 
 struct sim_buf {
 	uint8_t *data;
@@ -37,6 +38,14 @@ struct sim_thread {
 	bool last_dropped;
 	uint32_t tid;
 	struct lin_cl_corr corr; /* layer mode: the last call's correlation ids */
+	uint64_t api_end;        /* the last call's end on the device clock */
+};
+
+/* One event recording: what it captured. */
+struct sim_event {
+	uint32_t stream;
+	uint64_t sync_id;
+	uint64_t done; /* the end of the work it captured (device clock; 0: none) */
 };
 
 struct sim_graph {
@@ -70,6 +79,8 @@ struct lin_sim {
 	size_t n_graphs;
 	struct sim_exec execs[SIM_GRAPHS];
 	size_t n_execs;
+	struct sim_event events[SIM_EVENTS]; /* eventId - 1 */
+	size_t n_events;
 	struct lin_sim_stats st; /* under mu */
 	uint64_t drops_reported;
 };
@@ -86,6 +97,9 @@ void lin_sim_put(lin_sim *s, struct sim_buf *b, const void *rec, size_t len, boo
  * the nested driver call @driver_cbid when opts.driver says so). Returns the
  * correlationId and the API call's start on the device clock in *@start. */
 uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint64_t *start);
+
+/* The calling thread's last API call's end (device clock), as its API record says. */
+uint64_t lin_sim_api_end(lin_sim *s);
 
 /* A GPU record of the calling thread's last call: into the device buffer (attach mode;
  * s->mu held) or to the layer. */

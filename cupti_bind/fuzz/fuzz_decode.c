@@ -36,14 +36,17 @@ static const struct {
 	{ CUPTI_ACTIVITY_KIND_MEMCPY, sizeof(CUpti_ActivityMemcpy6) },
 	{ CUPTI_ACTIVITY_KIND_MEMSET, sizeof(CUpti_ActivityMemset4) },
 	{ CUPTI_ACTIVITY_KIND_GRAPH_TRACE, sizeof(CUpti_ActivityGraphTrace2) },
+	{ CUPTI_ACTIVITY_KIND_CUDA_EVENT, sizeof(CUpti_ActivityCudaEvent2) },
 	{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, sizeof(CUpti_ActivitySynchronization2) },
+	{ CUPTI_ACTIVITY_KIND_STREAM, sizeof(CUpti_ActivityStream) }, /* stepped over */
 };
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* What build() made: where each record ends, and whether all are of known kinds. */
+/* What build() made: where each record ends, its kind, and whether all are of known kinds. */
 struct built {
-	size_t n, skipped_kinds;
+	size_t n;
 	size_t end[CAP / 24 + 1];
+	uint32_t kind[CAP / 24 + 1];
 	bool all_known;
 };
 
@@ -52,7 +55,7 @@ static size_t build(uint8_t *buf, const uint8_t *in, size_t n, struct built *b)
 {
 	size_t used = 0, at = 0;
 
-	b->n = b->skipped_kinds = 0;
+	b->n = 0;
 	b->all_known = true;
 	while (at < n) {
 		uint8_t sel = in[at++];
@@ -68,7 +71,7 @@ static size_t build(uint8_t *buf, const uint8_t *in, size_t n, struct built *b)
 		at += size / 8;
 		used += size;
 		b->all_known = b->all_known && !(sel & 0x80);
-		b->skipped_kinds += kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+		b->kind[b->n] = kind;
 		b->end[b->n++] = used;
 	}
 	return used;
@@ -76,7 +79,8 @@ static size_t build(uint8_t *buf, const uint8_t *in, size_t n, struct built *b)
 
 /*
  * The oracle for buffers of known kinds only: every whole record within @valid is walked,
- * and a record cut by @valid is one loss (source 4), nothing else.
+ * a record cut by @valid is one loss (source 4), nothing else, and every whole CUDA_EVENT,
+ * SYNCHRONIZATION and STREAM record is decoded as such (or skipped: STREAM).
  */
 static void check_known(const struct built *b, size_t valid, int r,
 			const struct lin_cupti_decode_stats *st)
@@ -94,6 +98,14 @@ static void check_known(const struct built *b, size_t valid, int r,
 	    st->invalid != (as_rest ? 1u : 0u))
 		abort();
 	if (r != (cut ? -LIN_EBACKEND : 0))
+		abort();
+	uint64_t events = 0, syncs = 0, streams = 0;
+	for (size_t i = 0; i < whole; i++) {
+		events += b->kind[i] == CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+		syncs += b->kind[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+		streams += b->kind[i] == CUPTI_ACTIVITY_KIND_STREAM;
+	}
+	if (st->cuda_event != events || st->sync != syncs || st->skipped != streams)
 		abort();
 }
 

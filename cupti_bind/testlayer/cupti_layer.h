@@ -62,7 +62,8 @@ struct lin_cl_config {
 	bool other_subscriber;     /* someone invisible (Nsight) holds the subscriber */
 	bool thread_id_type_fails; /* cuptiSetThreadIdType returns CUPTI_ERROR_NOT_SUPPORTED */
 	bool latency_fails;        /* cuptiActivityEnableLatencyTimestamps fails likewise */
-	uint64_t refuse_kinds;     /* bit k set: cuptiActivityEnable(k) returns NOT_COMPATIBLE */
+	uint64_t refuse_kinds;     /* bit k set: cuptiActivityEnable(k) returns NOT_COMPATIBLE
+				    * (any kind below 64: CUDA_EVENT 36, SYNCHRONIZATION 38) */
 	/* The device clock (cuptiGetTimestamp, unless a timestamp callback is registered);
 	 * NULL = CLOCK_REALTIME, as CUPTI on Linux. */
 	uint64_t (*clock)(void *user);
@@ -100,9 +101,12 @@ struct lin_cl_corr lin_cl_api(const struct lin_cl_call *c);
 /*
  * lin_cl_gpu - a device record of the work call @corr launched: a CUpti_ActivityKernel10
  * (kind KERNEL or CONCURRENT_KERNEL), CUpti_ActivityMemcpy6, CUpti_ActivityMemcpyPtoP4
- * (kind MEMCPY2: peer copies) or CUpti_ActivityMemset4, of
+ * (kind MEMCPY2: peer copies) or CUpti_ActivityMemset4; or the record of an event
+ * recording (CUpti_ActivityCudaEvent2) or a synchronization (CUpti_ActivitySynchronization2)
+ * call @corr made, which carries the runtime call's id (the driver call's without one). Of
  * @len bytes. The layer sets its correlation fields from @corr (see above), clears queued/submitted
- * without latency timestamps, and drops it when its kind is not enabled. Any thread.
+ * without latency timestamps, and drops it when its kind is not enabled (refuse_kinds: never
+ * enabled). Any thread.
  */
 void lin_cl_gpu(const void *rec, size_t len, struct lin_cl_corr corr);
 

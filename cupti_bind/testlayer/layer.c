@@ -449,6 +449,14 @@ void lin_cl_gpu(const void *rec, size_t len, struct lin_cl_corr corr)
 		/* The header says the driver call's; the traces the project tests on show a
 		 * cudaMemsetAsync's memset carrying the runtime call's (cupti_layer.h). */
 		((CUpti_ActivityMemset4 *)r)->correlationId = corr.runtime ? corr.runtime : corr.driver;
+	} else if (a->kind == CUPTI_ACTIVITY_KIND_CUDA_EVENT) {
+		/* "The correlation ID of the API to which this result is associated": the
+		 * header does not say which of the two calls; the one the program made. */
+		((CUpti_ActivityCudaEvent2 *)r)->correlationId = corr.runtime ? corr.runtime
+									      : corr.driver;
+	} else if (a->kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) {
+		((CUpti_ActivitySynchronization2 *)r)->correlationId = corr.runtime ? corr.runtime
+										    : corr.driver;
 	}
 	if (kind_ok(a->kind) && cl.enabled[a->kind])
 		cl_put_device(r, len);

@@ -54,6 +54,9 @@ struct lin_cupti_decode_stats {
 	uint64_t undecodable; /* records stepped over undecoded: truncated, refused (source 4) */
 	uint64_t unsupported; /* records of a layout this build does not read (source 6) */
 	uint64_t lost_bytes;  /* bytes of the records and buffer rests counted above */
+	/* Since 0.4: */
+	uint64_t cuda_event; /* CUDA_EVENT records (cudaEventRecord; trace record cuda_event) */
+	uint64_t sync;       /* SYNCHRONIZATION records (trace record sync) */
 };
 
 /* sz of struct lin_cupti_decode_stats in 0.1 and 0.2 (accepted by lin_cupti_attach_decode). */
@@ -83,7 +86,8 @@ LIN_API int lin_cupti_launch_api(uint32_t domain, uint32_t cbid);
 /*
  * lin_cupti_attach_decode - decode one CUPTI activity buffer collected by someone else
  * into @rt's trace: external correlations, runtime/driver/internal-launch API records,
- * kernels, memcpys, memsets and graph traces; kernel names are interned in the trace.
+ * kernels, memcpys, memsets, graph traces, CUDA event recordings and synchronizations
+ * (since 0.4); kernel names are interned in the trace.
  * Buffers may be handed over in any order and from any thread.
  * @buf, @valid: the buffer and its valid size, as CUPTI passed them to the owner's
  * buffer-completed callback. @st: counters to add to, or NULL.

@@ -120,7 +120,17 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
  * Since: 0.3
  */
 #define LIN_CUPTI_OWN_CLOCK (1u << 1)
-#define LIN_CUPTI_FLAGS_ALL (LIN_CUPTI_LATENCY_TIMESTAMPS | LIN_CUPTI_OWN_CLOCK)
+/*
+ * LIN_CUPTI_NO_SYNC_RECORDS: do not enable CUPTI_ACTIVITY_KIND_CUDA_EVENT and
+ * CUPTI_ACTIVITY_KIND_SYNCHRONIZATION. By default the binding enables both (a refusal is
+ * logged and collection goes on), so the trace has a cuda_event record per cudaEventRecord
+ * and a sync record per stream wait event and synchronize call: one record per such call,
+ * not per launch (cost: docs/cupti.md, "Live mode" step 6). Set it where a program makes
+ * so many such calls that their records matter. Since: 0.4
+ */
+#define LIN_CUPTI_NO_SYNC_RECORDS (1u << 2)
+#define LIN_CUPTI_FLAGS_ALL \
+	(LIN_CUPTI_LATENCY_TIMESTAMPS | LIN_CUPTI_OWN_CLOCK | LIN_CUPTI_NO_SYNC_RECORDS)
 /*
  * Environment, read when the live binding takes CUPTI: LINEAGE_CUPTI_GRAPH_TRACE set to
  * anything but "" or "0" also enables CUPTI's graph-level tracing (one record per graph

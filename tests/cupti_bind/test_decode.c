@@ -120,6 +120,41 @@ static void add_kernel(struct tr_buf *b, uint32_t corr, int64_t grid, uint32_t g
 	tr_put(b, &k, sizeof(k));
 }
 
+/* A cudaEventRecord's record: event @event recorded on @stream, sync id @sync. */
+static void add_event(struct tr_buf *b, uint32_t corr, uint32_t stream, uint32_t event, uint64_t sync)
+{
+	CUpti_ActivityCudaEvent2 e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	e.correlationId = corr;
+	e.contextId = 1;
+	e.streamId = stream;
+	e.eventId = event;
+	e.deviceId = 2;
+	e.cudaEventSyncId = sync;
+	tr_put(b, &e, sizeof(e));
+}
+
+/* A synchronization record of @type on @stream naming event @event, sync id @sync. */
+static void add_sync(struct tr_buf *b, uint32_t type, uint32_t corr, uint32_t stream,
+		     uint32_t event, uint64_t sync)
+{
+	CUpti_ActivitySynchronization2 s;
+
+	memset(&s, 0, sizeof(s));
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.type = (CUpti_ActivitySynchronizationType)type;
+	s.start = 7000 + corr;
+	s.end = 7500 + corr;
+	s.correlationId = corr;
+	s.contextId = 1;
+	s.streamId = stream;
+	s.cudaEventId = event;
+	s.cudaEventSyncId = sync;
+	tr_put(b, &s, sizeof(s));
+}
+
 /* Kernel record fields (1-based). */
 enum {
 	K_CORR = 1,
@@ -138,6 +173,9 @@ enum {
 };
 /* API record fields. */
 enum { A_DOMAIN = 1, A_CBID, A_CORR, A_START, A_END, A_PID, A_TID, A_RET };
+/* cuda_event and sync record fields. */
+enum { E_CORR = 1, E_DEV, E_CTX, E_STREAM, E_EVENT, E_SYNC_ID };
+enum { S_CORR = 1, S_TYPE, S_START, S_END, S_CTX, S_STREAM, S_EVENT, S_SYNC_ID };
 
 /* Map correlation -> external id through the decoded ext_correlation records (kind 5). */
 static uint64_t ext_of(uint64_t corr)
@@ -546,6 +584,10 @@ Test(cupti_layouts, the_loaded_libcupti_is_the_one_built_for)
 	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL], sizeof(CUpti_ActivityKernel10));
 	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_RUNTIME], sizeof(CUpti_ActivityAPI));
 	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_MEMCPY], sizeof(CUpti_ActivityMemcpy6));
+	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_CUDA_EVENT], sizeof(CUpti_ActivityCudaEvent2));
+	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION],
+		     sizeof(CUpti_ActivitySynchronization2));
+	cr_assert(l->ok[CUPTI_ACTIVITY_KIND_CUDA_EVENT] && l->ok[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]);
 	cr_assert_eq(l->stride[CUPTI_ACTIVITY_KIND_INVALID], 0);
 	cr_assert_eq(l->min_stride, 24);
 	cr_assert_eq(lin_cupti_stride_probe(CUPTI_ACTIVITY_KIND_COUNT, NULL), 0);
@@ -566,11 +608,11 @@ Test(cupti_layouts, a_different_stride_refuses_that_kind)
 Test(cupti_layouts, another_major_version_refuses_every_kind)
 {
 	lin_cupti_layouts_eval(&fake, 120000 + 900, fake_stride, NULL);
-	cr_assert_eq(fake.n_refused, 10);
+	cr_assert_eq(fake.n_refused, 12);
 	lin_cupti_layouts_eval(&fake, 28, fake_stride, NULL); /* CUDA 12.9's API version */
-	cr_assert_eq(fake.n_refused, 10);
+	cr_assert_eq(fake.n_refused, 12);
 	lin_cupti_layouts_eval(&fake, 0, fake_stride, NULL); /* cuptiGetVersion failed */
-	cr_assert_eq(fake.n_refused, 10);
+	cr_assert_eq(fake.n_refused, 12);
 	lin_cupti_layouts_eval(&fake, 130000, fake_stride, NULL);
 	cr_assert_eq(fake.n_refused, 0, "13.0 and 13.0 Update 1 lay records out alike");
 }
@@ -785,11 +827,11 @@ Test(cupti_decode, device_launched_kernel)
 Test(cupti_decode, kinds_without_trace_record_are_skipped)
 {
 	static struct tr_buf b;
-	CUpti_ActivitySynchronization2 s;
+	CUpti_ActivityStream s;
 
 	b.used = 0;
 	memset(&s, 0, sizeof(s));
-	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.kind = CUPTI_ACTIVITY_KIND_STREAM;
 	tr_put(&b, &s, sizeof(s));
 	add_kernel(&b, 1, 1, 0, 0, "k");
 	decode(&b, 0);
@@ -860,9 +902,178 @@ Test(cupti_decode, walk_matches_struct_sizes)
 	add_api(&b, CUPTI_ACTIVITY_KIND_RUNTIME, 505, 1, 1, 1);
 	offs[n++] = b.used;
 	add_kernel(&b, 1, 1, 0, 0, "k");
+	offs[n++] = b.used;
+	add_event(&b, 2, 3, 4, 5);
+	offs[n++] = b.used;
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 6, 8, 4, 5);
 	for (size_t i = 0; i < n; i++) {
 		cr_assert_eq(cuptiActivityGetNextRecord(b.data, b.used, &r), CUPTI_SUCCESS);
 		cr_assert_eq((uint8_t *)r - b.data, (ptrdiff_t)offs[i]);
 	}
 	cr_assert_eq(cuptiActivityGetNextRecord(b.data, b.used, &r), CUPTI_ERROR_MAX_LIMIT_REACHED);
+}
+
+/* ------------------------------------------------------------------ events and syncs */
+
+#define NO_VALUE CUPTI_SYNCHRONIZATION_INVALID_VALUE
+
+/* A recording on stream 3 and the wait on stream 4 that names it: every field as CUPTI
+ * wrote it, and the wait's sync id equal to the recording's. */
+Test(cupti_decode, cuda_event_and_stream_wait_event_fields)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	add_event(&b, 300, 3, 17, 0x1234567890ull);
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 301, 4, 17, 0x1234567890ull);
+	decode(&b, 0);
+	load();
+	cr_assert_eq(st.records, 2);
+	cr_assert_eq(st.cuda_event, 1);
+	cr_assert_eq(st.sync, 1);
+	cr_assert_eq(st.skipped, 0);
+
+	size_t e = tr_find(tr, LIN_REC_CUDA_EVENT, 0);
+	cr_assert_neq(e, SIZE_MAX);
+	cr_assert_eq(tr_nfields(tr, e), LIN_REC_NFIELDS_CUDA_EVENT);
+	cr_assert_eq(tr_u(tr, e, E_CORR), 300);
+	cr_assert_eq(tr_u(tr, e, E_DEV), 2);
+	cr_assert_eq(tr_u(tr, e, E_CTX), 1);
+	cr_assert_eq(tr_u(tr, e, E_STREAM), 3);
+	cr_assert_eq(tr_u(tr, e, E_EVENT), 17);
+	cr_assert_eq(tr_u(tr, e, E_SYNC_ID), 0x1234567890ull);
+
+	size_t w = tr_find(tr, LIN_REC_SYNC, 0);
+	cr_assert_neq(w, SIZE_MAX);
+	cr_assert_eq(tr_nfields(tr, w), LIN_REC_NFIELDS_SYNC);
+	cr_assert_eq(tr_u(tr, w, S_CORR), 301);
+	cr_assert_eq(tr_u(tr, w, S_TYPE), LIN_SYNC_STREAM_WAIT_EVENT);
+	cr_assert_eq(tr_u(tr, w, S_START), 7301);
+	cr_assert_eq(tr_u(tr, w, S_END), 7801);
+	cr_assert_eq(tr_u(tr, w, S_CTX), 1);
+	cr_assert_eq(tr_u(tr, w, S_STREAM), 4);
+	cr_assert_eq(tr_u(tr, w, S_EVENT), 17);
+	cr_assert_eq(tr_u(tr, w, S_SYNC_ID), tr_u(tr, e, E_SYNC_ID));
+}
+
+/* CUPTI's "unknown" and "not applicable" values become nil: correlation 0, times 0, an
+ * invalid stream, event or sync id (the 32-bit marker, and its 64-bit all-ones). */
+Test(cupti_decode, odd_event_and_sync_values_are_nil)
+{
+	static struct tr_buf b;
+	CUpti_ActivitySynchronization2 s;
+
+	b.used = 0;
+	add_event(&b, 0, 3, 17, 0);
+	add_event(&b, 302, 3, 18, NO_VALUE);
+	add_event(&b, 303, 3, 19, UINT64_MAX);
+	memset(&s, 0, sizeof(s)); /* correlation 0, times 0 */
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+	s.contextId = 1;
+	s.streamId = CUPTI_INVALID_STREAM_ID;
+	s.cudaEventId = NO_VALUE;
+	s.cudaEventSyncId = NO_VALUE;
+	tr_put(&b, &s, sizeof(s));
+	decode(&b, 0);
+	load();
+
+	size_t e = tr_find(tr, LIN_REC_CUDA_EVENT, 0);
+	cr_assert(tr_is_nil(tr, e, E_CORR));
+	cr_assert(tr_is_nil(tr, e, E_SYNC_ID), "sync id 0 names no recording");
+	cr_assert_eq(tr_u(tr, e, E_EVENT), 17);
+	cr_assert(tr_is_nil(tr, tr_find(tr, LIN_REC_CUDA_EVENT, 1), E_SYNC_ID));
+	cr_assert(tr_is_nil(tr, tr_find(tr, LIN_REC_CUDA_EVENT, 2), E_SYNC_ID));
+	cr_assert_eq(tr_u(tr, tr_find(tr, LIN_REC_CUDA_EVENT, 2), E_CORR), 303);
+
+	size_t w = tr_find(tr, LIN_REC_SYNC, 0);
+	cr_assert(tr_is_nil(tr, w, S_CORR));
+	cr_assert(tr_is_nil(tr, w, S_START));
+	cr_assert(tr_is_nil(tr, w, S_END));
+	cr_assert(tr_is_nil(tr, w, S_STREAM));
+	cr_assert(tr_is_nil(tr, w, S_EVENT));
+	cr_assert(tr_is_nil(tr, w, S_SYNC_ID));
+	cr_assert_eq(tr_u(tr, w, S_TYPE), LIN_SYNC_STREAM_WAIT_EVENT);
+	cr_assert_eq(tr_u(tr, w, S_CTX), 1);
+	cr_assert_eq(st.cuda_event, 3);
+	cr_assert_eq(st.sync, 1);
+}
+
+/* Which fields each type carries (the header's comments on CUpti_ActivitySynchronization2):
+ * a value where the field does not apply is not written, one where it does is. */
+Test(cupti_decode, sync_fields_by_type)
+{
+	static struct tr_buf b;
+
+	b.used = 0;
+	/* Values everywhere, valid or not for the type. */
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 401, 5, 21, 99);
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 402, 5, 21, 99);
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 403, 5, 21, 99);
+	add_sync(&b, 9 /* a type newer than this build */, 404, 5, 21, 99);
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN, 405, 5, NO_VALUE, NO_VALUE);
+	decode(&b, 0);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_SYNC), 5);
+
+	size_t i = tr_find(tr, LIN_REC_SYNC, 0); /* cuEventSynchronize: no stream */
+	cr_assert_eq(tr_u(tr, i, S_TYPE), LIN_SYNC_EVENT_SYNCHRONIZE);
+	cr_assert(tr_is_nil(tr, i, S_STREAM));
+	cr_assert_eq(tr_u(tr, i, S_EVENT), 21);
+	cr_assert_eq(tr_u(tr, i, S_SYNC_ID), 99);
+	i = tr_find(tr, LIN_REC_SYNC, 1); /* cuStreamSynchronize: no event */
+	cr_assert_eq(tr_u(tr, i, S_TYPE), LIN_SYNC_STREAM_SYNCHRONIZE);
+	cr_assert_eq(tr_u(tr, i, S_STREAM), 5);
+	cr_assert(tr_is_nil(tr, i, S_EVENT));
+	cr_assert(tr_is_nil(tr, i, S_SYNC_ID));
+	i = tr_find(tr, LIN_REC_SYNC, 2); /* cuCtxSynchronize: neither */
+	cr_assert_eq(tr_u(tr, i, S_TYPE), LIN_SYNC_CONTEXT_SYNCHRONIZE);
+	cr_assert(tr_is_nil(tr, i, S_STREAM));
+	cr_assert(tr_is_nil(tr, i, S_EVENT));
+	cr_assert(tr_is_nil(tr, i, S_SYNC_ID));
+	cr_assert_eq(tr_u(tr, i, S_CORR), 403);
+	i = tr_find(tr, LIN_REC_SYNC, 3); /* unknown to this build: kept as CUPTI gave it */
+	cr_assert_eq(tr_u(tr, i, S_TYPE), 9);
+	cr_assert_eq(tr_u(tr, i, S_STREAM), 5);
+	cr_assert_eq(tr_u(tr, i, S_EVENT), 21);
+	cr_assert_eq(tr_u(tr, i, S_SYNC_ID), 99);
+	i = tr_find(tr, LIN_REC_SYNC, 4); /* type 0: the markers still mean "none" */
+	cr_assert_eq(tr_u(tr, i, S_TYPE), LIN_SYNC_UNKNOWN);
+	cr_assert_eq(tr_u(tr, i, S_STREAM), 5);
+	cr_assert(tr_is_nil(tr, i, S_EVENT));
+	cr_assert(tr_is_nil(tr, i, S_SYNC_ID));
+}
+
+/* A libcupti whose CUDA_EVENT or SYNCHRONIZATION records are not the size this build reads:
+ * counted and reported as source 6, never read; the other kind is still read. */
+Test(cupti_decode, event_and_sync_layouts_are_checked)
+{
+	static struct tr_buf b;
+	struct lin_cupti_decoder dl = dec;
+	size_t over[2] = { CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 48 };
+
+	lin_cupti_layouts_eval(&fake, CUPTI_API_VERSION, fake_stride, over);
+	cr_assert_not(fake.ok[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]);
+	cr_assert(fake.ok[CUPTI_ACTIVITY_KIND_CUDA_EVENT]);
+	cr_assert_eq(fake.n_refused, 1);
+	dl.layouts = &fake;
+	b.used = 0;
+	add_event(&b, 500, 3, 1, 77);
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 501, 4, 1, 77);
+	add_sync(&b, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 502, 4, 1, 77);
+	cr_assert_eq(lin_cupti_decode_buffer(&dl, b.data, b.used, &st), -LIN_EBACKEND);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_SYNC), 0);
+	cr_assert_eq(tr_count(tr, LIN_REC_CUDA_EVENT), 1);
+	cr_assert_eq(st.unsupported, 2);
+	cr_assert_eq(st.sync, 0);
+	size_t d = dropped_of(LIN_DROP_CUPTI_LAYOUT, 0);
+	cr_assert_neq(d, SIZE_MAX);
+	cr_assert_eq(tr_u(tr, d, 2), 2);
+	cr_assert(reason_has(d, "kind 38, 48 bytes"));
+
+	over[0] = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	lin_cupti_layouts_eval(&fake, CUPTI_API_VERSION, fake_stride, over);
+	cr_assert_not(fake.ok[CUPTI_ACTIVITY_KIND_CUDA_EVENT]);
+	cr_assert(fake.ok[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]);
 }

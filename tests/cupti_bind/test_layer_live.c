@@ -574,3 +574,143 @@ Test(layer_live, a_foreign_push_on_top_keeps_its_place)
 	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
 	lin_runtime_free(rt);
 }
+
+/* ------------------------------------------------------------- events and syncs */
+
+/* cudaEventRecord on stream 3 after a kernel there, then cudaStreamWaitEvent on stream 4
+ * naming it, as the program makes them: each call's records, as CUPTI writes them. */
+static void event_and_wait(lin_runtime *rt, struct lin_cl_corr *rec, struct lin_cl_corr *wait)
+{
+	struct lin_cl_call er = { .cbid = CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+				  .driver_cbid = CUPTI_DRIVER_TRACE_CBID_cuEventRecord };
+	struct lin_cl_call sw = { .cbid = CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+				  .driver_cbid = CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent };
+	CUpti_ActivityCudaEvent2 e;
+	CUpti_ActivitySynchronization2 s;
+	uint64_t now = 0;
+
+	lf_kernel(rt, 1);
+	*rec = lin_cl_api(&er);
+	memset(&e, 0, sizeof(e));
+	e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	e.contextId = 1;
+	e.streamId = 3;
+	e.eventId = 9;
+	e.cudaEventSyncId = 1001;
+	lin_cl_gpu(&e, sizeof(e), *rec);
+	(void)cuptiGetTimestamp(&now);
+	*wait = lin_cl_api(&sw);
+	memset(&s, 0, sizeof(s));
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+	s.start = now;
+	s.end = now + 100;
+	s.contextId = 1;
+	s.streamId = 4;
+	s.cudaEventId = 9;
+	s.cudaEventSyncId = 1001;
+	lin_cl_gpu(&s, sizeof(s), *wait);
+}
+
+/* By default the binding enables CUDA_EVENT and SYNCHRONIZATION: the recording and the wait
+ * reach the trace with their calls' correlation ids and the one sync id; nothing is logged;
+ * close disables both. */
+Test(layer_live, event_and_sync_records_by_default)
+{
+	struct lin_cl_corr rec, wait;
+	lin_scope sc;
+
+	lf_layer(NULL);
+	lin_runtime *rt = lf_runtime();
+	cr_assert(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
+	cr_assert(lin_cl_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+	lf_epoch(rt, &sc);
+	event_and_wait(rt, &rec, &wait);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
+	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+	cr_assert(strstr(lf_log, "not enabled") == NULL, "log: %s", lf_log);
+
+	lf_load();
+	cr_assert_eq(lf_count(LIN_REC_CUDA_EVENT), 1);
+	cr_assert_eq(lf_count(LIN_REC_SYNC), 1);
+	size_t e = tr_find(lf_tr, LIN_REC_CUDA_EVENT, 0);
+	size_t w = tr_find(lf_tr, LIN_REC_SYNC, 0);
+	cr_assert_eq(tr_u(lf_tr, e, 1), rec.runtime);
+	cr_assert_eq(tr_u(lf_tr, e, 4), 3);
+	cr_assert_eq(tr_u(lf_tr, e, 5), 9);
+	cr_assert_eq(tr_u(lf_tr, e, 6), 1001);
+	cr_assert_eq(tr_u(lf_tr, w, 1), wait.runtime);
+	cr_assert_eq(tr_u(lf_tr, w, 2), LIN_SYNC_STREAM_WAIT_EVENT);
+	cr_assert_eq(tr_u(lf_tr, w, 6), 4);
+	cr_assert_eq(tr_u(lf_tr, w, 7), 9);
+	cr_assert_eq(tr_u(lf_tr, w, 8), 1001);
+	cr_assert_lt(tr_u(lf_tr, w, 3), tr_u(lf_tr, w, 4));
+	char cupti[64];
+	lf_header_cupti(cupti, sizeof(cupti));
+	cr_assert_str_eq(cupti, "ok");
+	struct lf_verdict vd;
+	lf_validate(&vd);
+	cr_assert_eq(vd.exit_code, 0, "a trace with event and sync records validates: %s", vd.text);
+}
+
+/* CUPTI refuses one kind, or both: each refusal is logged, collection goes on (the runtime
+ * is created, its status ok, kernels collected), and the refused kind's records never come. */
+static void refused_run(uint64_t refuse, bool events_expected, bool syncs_expected)
+{
+	struct lin_cl_config c = { .sz = sizeof(c), .refuse_kinds = refuse };
+	struct lin_cl_corr rec, wait;
+	char cupti[64];
+
+	lf_layer(&c);
+	lin_runtime *rt = lf_runtime();
+	cr_assert_eq(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT), events_expected);
+	cr_assert_eq(lin_cl_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), syncs_expected);
+	event_and_wait(rt, &rec, &wait);
+	lin_runtime_free(rt);
+	cr_assert_eq(strstr(lf_log, "activity kind CUDA_EVENT not enabled") == NULL,
+		     events_expected, "log: %s", lf_log);
+	cr_assert_eq(strstr(lf_log, "activity kind SYNCHRONIZATION not enabled") == NULL,
+		     syncs_expected, "log: %s", lf_log);
+	lf_load();
+	lf_header_cupti(cupti, sizeof(cupti));
+	cr_assert_str_eq(cupti, "ok");
+	cr_assert_eq(lf_count(LIN_REC_KERNEL), 1);
+	cr_assert_eq(lf_count(LIN_REC_CUDA_EVENT), events_expected ? 1 : 0);
+	cr_assert_eq(lf_count(LIN_REC_SYNC), syncs_expected ? 1 : 0);
+}
+
+Test(layer_live, event_and_sync_kinds_refused_are_logged)
+{
+	refused_run((1ull << CUPTI_ACTIVITY_KIND_CUDA_EVENT) |
+			    (1ull << CUPTI_ACTIVITY_KIND_SYNCHRONIZATION),
+		    false, false);
+}
+
+Test(layer_live, sync_kind_refused_alone_keeps_events)
+{
+	refused_run(1ull << CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, true, false);
+}
+
+/* LIN_CUPTI_NO_SYNC_RECORDS leaves both kinds off, silently: nothing was refused. */
+Test(layer_live, no_sync_records_flag_leaves_both_off)
+{
+	struct lin_runtime_opts o;
+	struct lin_cl_corr rec, wait;
+
+	lf_layer(NULL);
+	memset(&o, 0, sizeof(o));
+	o.cupti_flags = LIN_CUPTI_NO_SYNC_RECORDS;
+	lin_runtime *rt = lf_runtime_opts(&o);
+	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
+	cr_assert_not(lin_cl_enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+	cr_assert(lin_cl_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+	event_and_wait(rt, &rec, &wait);
+	lin_runtime_free(rt);
+	cr_assert(strstr(lf_log, "not enabled") == NULL, "log: %s", lf_log);
+	lf_load();
+	cr_assert_eq(lf_count(LIN_REC_KERNEL), 1);
+	cr_assert_eq(lf_count(LIN_REC_CUDA_EVENT), 0);
+	cr_assert_eq(lf_count(LIN_REC_SYNC), 0);
+}
