@@ -54,7 +54,7 @@ struct lin_cupti_decode_stats {
 	uint64_t undecodable; /* records stepped over undecoded: truncated, refused (source 4) */
 	uint64_t unsupported; /* records of a layout this build does not read (source 6) */
 	uint64_t lost_bytes;  /* bytes of the records and buffer rests counted above */
-	/* Since 0.4: */
+	/* Added after 0.4.0 (CHANGELOG.md, Unreleased): */
 	uint64_t cuda_event; /* CUDA_EVENT records (cudaEventRecord; trace record cuda_event) */
 	uint64_t sync;       /* SYNCHRONIZATION records (trace record sync) */
 };

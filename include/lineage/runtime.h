@@ -126,7 +126,7 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
  * logged and collection goes on), so the trace has a cuda_event record per cudaEventRecord
  * and a sync record per stream wait event and synchronize call: one record per such call,
  * not per launch (cost: docs/cupti.md, "Live mode" step 6). Set it where a program makes
- * so many such calls that their records matter. Since: 0.4
+ * so many such calls that their records matter. Added after 0.4.0.
  */
 #define LIN_CUPTI_NO_SYNC_RECORDS (1u << 2)
 #define LIN_CUPTI_FLAGS_ALL \

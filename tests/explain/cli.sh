@@ -40,11 +40,13 @@ status 64 --bogus "$w/ledger.lt"
 
 # Exit 0, and the JSON report as expected (docs/ledger.md shows the same file).
 status 0 --json --top 0 "$w/ledger.lt"
-if cmp -s "$w/out" "$src/expected/ledger.json"; then
+# The tool's version is not part of the expectation.
+sed 's/"version":"[^"]*"/"version":"X"/' "$w/out" >"$w/out.nover"
+if cmp -s "$w/out.nover" "$src/expected/ledger.json"; then
 	echo "ok: ledger.json as expected"
 else
 	echo "FAIL: --json differs from expected/ledger.json:"
-	diff "$src/expected/ledger.json" "$w/out" | head -20
+	diff "$src/expected/ledger.json" "$w/out.nover" | head -20
 	fails=$((fails + 1))
 fi
 $py - "$w/out" <<'PY' || fails=$((fails + 1))
