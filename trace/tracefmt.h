@@ -89,7 +89,6 @@ void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_
 /* A clock pair: host time read before the device time, and after it (LIN_TF_NIL: not
  * read); host_after_ns - host_ns bounds the pair's error. */
 void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns);
-/* The last record of a trace that was closed (lin_runtime_free). */
 /* A cudaEventRecord (since 1.3); sync_id LIN_TF_NIL: nil. */
 void lin_tf_cuda_event(msgpack_packer *pk, uint64_t correlation, uint32_t device, uint32_t context,
 		       uint32_t stream, uint64_t event, uint64_t sync_id);
@@ -100,6 +99,7 @@ void lin_tf_sync(msgpack_packer *pk, uint64_t correlation, uint32_t sync_type, u
 /* Host scheduling evidence (since 1.3): thread @tid was not running in [start, end]. */
 void lin_tf_host_sched(msgpack_packer *pk, uint64_t tid, uint64_t start_ns, uint64_t end_ns,
 		       uint32_t state, uint64_t source_sid);
+/* The last record of a trace that was closed (lin_runtime_free). */
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped);
 /* Truth label: requests[n]; epoch LIN_TF_NIL when not known. */
 void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uint64_t *requests,
