@@ -22,7 +22,8 @@ static const char usage_text[] =
 	"    lineage-synth --scenario NAME --strategy STRATEGY --seed N\n"
 	"                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
 	"                  [--streams S] [--lanes L] [--otlp FILE] [--cupti sim|layer]\n"
-	"                  [--driver-records none|distinct|shared] -o TRACE --truth TRUTH\n"
+	"                  [--driver-records none|distinct|shared] [--latency-timestamps]\n"
+	"                  -o TRACE --truth TRUTH\n"
 	"    lineage-synth --list-scenarios\n"
 	"    lineage-synth --help\n"
 	"\n"
@@ -92,6 +93,9 @@ static const char usage_text[] =
 	"    --driver-records R with --cupti layer: each runtime call makes a nested driver call\n"
 	"                       with a correlation id of its own (distinct, the default), with\n"
 	"                       the runtime call's (shared), or none\n"
+	"    --latency-timestamps\n"
+	"                       kernel records carry CUPTI's queued and submitted times, as with\n"
+	"                       cuptiActivityEnableLatencyTimestamps (--cupti sim only)\n"
 	"    --list-scenarios   print the scenarios and exit\n"
 	"    -h, --help         print this help and exit\n"
 	"\n"
@@ -161,7 +165,8 @@ enum {
 	O_LANES,
 	O_OTLP,
 	O_CUPTI,
-	O_DRIVER
+	O_DRIVER,
+	O_LATENCY
 };
 
 static const struct option longopts[] = {
@@ -179,6 +184,7 @@ static const struct option longopts[] = {
 	{ "otlp", required_argument, NULL, O_OTLP },
 	{ "cupti", required_argument, NULL, O_CUPTI },
 	{ "driver-records", required_argument, NULL, O_DRIVER },
+	{ "latency-timestamps", no_argument, NULL, O_LATENCY },
 	{ "list-scenarios", no_argument, NULL, O_LIST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -237,6 +243,7 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bo
 			*driver_set = true;
 			break;
 		}
+		case O_LATENCY: o->latency = true; break;
 		case O_LIST: list_scenarios(); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -264,6 +271,8 @@ static int check_required(const struct synth_opts *o, bool seed_set, bool strate
 		return usage_error("%s", "-o TRACE and --truth TRUTH are required");
 	if (driver_set && o->cupti != LIN_SIM_LAYER)
 		return usage_error("%s", "--driver-records needs --cupti layer");
+	if (o->latency && o->cupti != LIN_SIM_ATTACH)
+		return usage_error("%s", "--latency-timestamps needs --cupti sim");
 	return -1;
 }
 

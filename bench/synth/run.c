@@ -311,7 +311,8 @@ int synth_run_process(const struct synth_opts *o, const struct synth_scenario *s
 				   .drop_permille = drop_permille,
 				   .host_clock = true,
 				   .cupti = o->cupti,
-				   .driver = o->driver };
+				   .driver = o->driver,
+				   .latency_timestamps = o->latency };
 	struct trace_out out = { .f = fopen(trace, "wb"), .rt = &sx->rt };
 	int rc = 0;
 	if (!out.f) {

@@ -43,6 +43,7 @@ struct synth_opts {
 	const char *otlp;           /* also stream OTLP/JSON spans here (runtime option), or NULL */
 	enum lin_sim_cupti cupti;   /* attach decoding (default) or the test CUPTI layer */
 	enum lin_sim_driver driver; /* layer: nested driver calls */
+	bool latency;               /* kernel records carry queued/submitted (sim mode) */
 };
 
 /* ------------------------------------------------------------- thread pool (pool.c) */

@@ -138,6 +138,23 @@ assert s["marks"]["adopted"]["observed"] == s["explained"], s["marks"]["adopted"
 assert s["requests"] == 12 and len(d["requests"]) == 12, s
 print("ok: synthetic pool run: %d of %d explained, adopted observed on all" % (s["explained"], s["gpu_records"]))
 PY
+	# With latency timestamps every kernel's queued and submitted are observed; memcpy and
+	# memset records have none (not_recorded).
+	"$synth" --scenario fanout-streams --strategy epoch --seed 2 --requests 6 --latency-timestamps \
+		-o "$w/l.lt" --truth "$w/l.truth" >/dev/null || { echo "FAIL: lineage-synth --latency-timestamps"; fails=$((fails + 1)); }
+	status 0 --json --request 1 "$w/l.lt"
+	$py - "$w/out" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+all_ = d["requests"][0]["all"]
+k = [l for l in all_ if l["kind"] == "kernel"]
+m = [l for l in all_ if l["kind"] != "kernel"]
+assert k and m, (len(k), len(m))
+assert all(l["marks"]["submitted"]["source"] == "cupti_latency_timestamp" for l in k)
+assert all(l["marks"]["queued"]["t"] <= l["marks"]["submitted"]["t"] <= l["marks"]["kernel_start"]["t"] for l in k)
+assert all(l["marks"]["submitted"]["cause"] == "not_recorded" for l in m)
+print("ok: --latency-timestamps: %d kernels with queued/submitted observed, %d copies not_recorded" % (len(k), len(m)))
+PY
 else
 	echo "SKIP: no lineage-synth in this build (no CUPTI headers): the synthetic run is not checked"
 fi
