@@ -59,6 +59,13 @@ static const struct lin_explain *sort_x; /* qsort has no argument: single-thread
 
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
+/* qsort of a vector (an empty one has no data pointer, which qsort must not get). */
+static void vsort(struct lin_vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->n > 1)
+		qsort(v->data, v->n, v->esz, cmp);
+}
+
 static int cmp_decl(const void *pa, const void *pb)
 {
 	const struct lin_xdecl *a = pa, *b = pb;
@@ -292,7 +299,7 @@ static bool targets(const struct lin_explain *x, const struct lin_xadopt *a, con
 {
 	if (a->target == l->epoch)
 		return true;
-	if (a->kind != LIN_TARGET_REQUEST)
+	if (a->kind != LIN_TARGET_REQUEST || !l->nreq)
 		return false;
 	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
 	for (uint32_t i = 0; i < l->nreq; i++)
@@ -763,7 +770,7 @@ bool lin_x_serves(const struct lin_explain *x, const struct lin_xlaunch *l, uint
 {
 	if (imported)
 		return l->imported && l->file == file && l->group == id;
-	if (l->imported || l->proc != proc)
+	if (l->imported || l->proc != proc || !l->nreq)
 		return false;
 	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
 	for (uint32_t q = 0; q < l->nreq; q++)
@@ -779,9 +786,11 @@ static bool kept(const struct lin_explain *x, const struct lin_xlaunch *l)
 		return true;
 	if (!x->o.have_request)
 		return false;
-	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
 	if (l->imported)
 		return l->group == x->o.request;
+	if (!l->nreq)
+		return false;
+	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
 	for (uint32_t q = 0; q < l->nreq; q++)
 		if (r[q] == x->o.request)
 			return true;
@@ -865,10 +874,10 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 	if (x->oom)
 		return -ENOMEM;
 	sort_x = x;
-	qsort(x->decls.data, x->decls.n, sizeof(struct lin_xdecl), cmp_decl);
-	qsort(x->adopts.data, x->adopts.n, sizeof(struct lin_xadopt), cmp_adopt);
-	qsort(x->scheds.data, x->scheds.n, sizeof(struct lin_xsched), cmp_sched);
-	qsort(x->waits.data, x->waits.n, sizeof(struct lin_xwait), cmp_wait);
+	vsort(&x->decls, cmp_decl);
+	vsort(&x->adopts, cmp_adopt);
+	vsort(&x->scheds, cmp_sched);
+	vsort(&x->waits, cmp_wait);
 	/* Kernel names of lineage traces: their string records. */
 	for (size_t i = 0; i < x->gpus.n; i++) {
 		struct lin_xgpu *g = lin_vec_at(&x->gpus, i);
@@ -914,13 +923,13 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 				goto out;
 			continue;
 		}
-		const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l.req0);
+		const uint64_t *r = lin_explain_reqs(x, &l);
 		for (uint32_t q = 0; q < l.nreq; q++)
 			if (!group_add(x, &gt, &l, i, r[q]))
 				goto out;
 	}
 	x->sum.groups = x->groups.n;
-	qsort(x->groups.data, x->groups.n, sizeof(struct lin_xgroup), cmp_group);
+	vsort(&x->groups, cmp_group);
 	/* The listed requests' critical ledgers, made again (a ledger is a function of the
 	 * records): one per listed request, not one per GPU record. */
 	for (size_t gi = 0; gi < x->groups.n; gi++) {
