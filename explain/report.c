@@ -150,7 +150,14 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_str(FILE *out, const char *s) { lin_oj_fstr(out, s ? s : "", s ? strlen(s) : 0); }
+/* A JSON string, or null for NULL. */
+static void json_str(FILE *out, const char *s)
+{
+	if (s)
+		lin_oj_fstr(out, s, strlen(s));
+	else
+		fputs("null", out);
+}
 
 static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l, FILE *out)
 {
