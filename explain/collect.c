@@ -24,8 +24,6 @@ static uint64_t pk1(uint16_t proc, uint64_t aux)
 
 uint32_t lin_x_intern(struct lin_explain *x, const char *s, size_t len)
 {
-	if (len > 4096)
-		len = 4096;
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
@@ -68,7 +66,7 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vec_init(&x->gpus, sizeof(struct lin_xgpu));
 	lin_vtab_init(&x->verd, sizeof(struct lin_xverdict));
 	lin_vec_init(&x->reqs, sizeof(uint64_t));
-	lin_vtab_init(&x->begins, sizeof(uint64_t));
+	lin_vtab_init(&x->begins, sizeof(struct lin_xbegin));
 	lin_vec_init(&x->decls, sizeof(struct lin_xdecl));
 	lin_vtab_init(&x->caps, sizeof(uint64_t));
 	lin_vec_init(&x->adopts, sizeof(struct lin_xadopt));
@@ -134,7 +132,7 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 	g->proc = proc;
 	g->kind = (uint8_t)r->type;
 	g->corr = OPT(r, 0);
-	g->start = r->type == LIN_REC_GRAPH_TRACE ? LIN_XNIL : OPT(r, 1);
+	g->start = OPT(r, 1);
 	g->end = OPT(r, 2);
 	g->dev = (uint32_t)r->f[3];
 	g->ctx = (uint32_t)r->f[4];
@@ -146,9 +144,13 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 		g->name_sid = OPT(r, 9);
 		g->queued = OPT(r, 10);
 		g->submitted = OPT(r, 11);
+	} else if (r->type == LIN_REC_GRAPH_TRACE) {
+		g->graph_id = r->f[6]; /* the whole replay: stream order holds for it */
+		return;
 	} else {
 		g->graph_id = OPT(r, 8);
 	}
+	/* A node of a replay: its dependencies are graph edges the trace does not carry. */
 	if (g->graph_id != LIN_XNIL && g->graph_id)
 		g->flags |= LIN_XG_GRAPH;
 }
@@ -161,16 +163,19 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		return;
 	switch (r->type) {
 	case LIN_REC_REQUEST_BEGIN: {
-		uint64_t *t = get(x, &x->begins, r->f[2], pk1(proc, 0), &fresh);
+		struct lin_xbegin *t = get(x, &x->begins, r->f[2], pk1(proc, 0), &fresh);
 		if (t && fresh)
-			*t = r->f[0];
+			*t = (struct lin_xbegin){ .host_ns = r->f[0], .tid = r->f[1] };
 		break;
 	}
-	case LIN_REC_EPOCH_DECLARE:
-	case LIN_REC_EPOCH_REISSUE: {
+	case LIN_REC_EPOCH_DECLARE: {
+		/* A reissue (a retry) is not a declaration: the work was declared once, and a
+		 * retry's launches count from there (docs/ledger.md, "Marks"). */
 		struct lin_xdecl *d = push(x, &x->decls);
 		if (d)
-			*d = (struct lin_xdecl){ r->f[2], r->f[0], proc, { 0 } };
+			*d = (struct lin_xdecl){
+				.epoch = r->f[2], .host_ns = r->f[0], .tid = r->f[1], .proc = proc
+			};
 		break;
 	}
 	case LIN_REC_TOKEN_CAPTURE: {
@@ -182,21 +187,42 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 	case LIN_REC_TOKEN_ADOPT: {
 		struct lin_xadopt *a = push(x, &x->adopts);
 		if (a)
-			*a = (struct lin_xadopt){ r->f[1],   r->f[0], r->f[3],          OPT(r, 5),
-						  OPT(r, 6), proc,    (uint8_t)r->f[2], { 0 } };
+			*a = (struct lin_xadopt){ .tid = r->f[1],
+						  .host_ns = r->f[0],
+						  .target = r->f[3],
+						  .ctid = OPT(r, 5),
+						  .cseq = OPT(r, 6),
+						  .proc = proc,
+						  .kind = (uint8_t)r->f[2] };
 		break;
 	}
 	case LIN_REC_API: {
 		if (NIL(r, 2))
 			break;
 		struct lin_xapi *a = get(x, &x->apis, r->f[2], pk1(proc, 0), &fresh);
-		if (a && fresh)
-			*a = (struct lin_xapi){ OPT(r, 3), OPT(r, 4), r->f[6] };
+		if (!a)
+			break;
+		struct lin_xapi n = { .start = OPT(r, 3),
+				      .end = OPT(r, 4),
+				      .tid = r->f[6],
+				      .domain = (uint8_t)r->f[0] };
+		if (fresh) {
+			*a = n;
+		} else if (a->tid == n.tid && a->start != LIN_XNIL && n.start != LIN_XNIL &&
+			   a->end != LIN_XNIL && n.end != LIN_XNIL) {
+			/* A runtime call and the driver call nested in it under one correlation
+			 * (docs/validator.md): one call, from the outer one's start to its end. */
+			a->start = n.start < a->start ? n.start : a->start;
+			a->end = n.end > a->end ? n.end : a->end;
+		} else if (n.domain == LIN_API_RUNTIME && a->domain != LIN_API_RUNTIME) {
+			*a = n; /* another thread's record: the runtime call is the launch */
+		}
 		break;
 	}
 	case LIN_REC_KERNEL:
 	case LIN_REC_MEMCPY:
-	case LIN_REC_MEMSET: on_gpu_rec(x, file, proc, r); break;
+	case LIN_REC_MEMSET:
+	case LIN_REC_GRAPH_TRACE: on_gpu_rec(x, file, proc, r); break;
 	case LIN_REC_STRING: {
 		uint64_t *t = get(x, &x->sids, r->f[0], pk1(proc, 0), &fresh);
 		if (t && fresh)
@@ -208,7 +234,10 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 			break; /* no sync id: no wait can name it */
 		struct lin_xevent *e = get(x, &x->events, r->f[5], pk1(proc, 0), &fresh);
 		if (e && fresh)
-			*e = (struct lin_xevent){ OPT(r, 0), r->f[3], (uint32_t)r->f[2], 0 };
+			*e = (struct lin_xevent){ .corr = OPT(r, 0),
+						  .stream = r->f[3],
+						  .ctx = (uint32_t)r->f[2],
+						  .dev = (uint32_t)r->f[1] };
 		break;
 	}
 	case LIN_REC_SYNC: {
@@ -216,8 +245,12 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 			break;
 		struct lin_xwait *w = push(x, &x->waits);
 		if (w)
-			*w = (struct lin_xwait){ r->f[0],           r->f[5], r->f[7],
-						 (uint32_t)r->f[4], proc,    0 };
+			*w = (struct lin_xwait){ .corr = r->f[0],
+						 .stream = r->f[5],
+						 .sync_id = r->f[7],
+						 .best = SIZE_MAX,
+						 .ctx = (uint32_t)r->f[4],
+						 .proc = proc };
 		break;
 	}
 	case LIN_REC_HOST_SCHED: {
@@ -225,7 +258,9 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 			break;
 		struct lin_xsched *s = push(x, &x->scheds);
 		if (s)
-			*s = (struct lin_xsched){ r->f[0], r->f[1], r->f[2], proc, { 0 } };
+			*s = (struct lin_xsched){
+				.tid = r->f[0], .start = r->f[1], .end = r->f[2], .proc = proc
+			};
 		break;
 	}
 	default: break;
@@ -241,6 +276,7 @@ static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 		return;
 	e->join = (uint8_t)vd->join;
 	e->epoch = vd->epoch;
+	e->why = vd->why;
 	e->req0 = x->reqs.n;
 	e->nreq = 0;
 	for (uint32_t i = 0; i < vd->nreqs; i++) {

@@ -73,7 +73,12 @@ enum lin_evidence {
 	X(DROPPED_RECORDS, "dropped_records") \
 	X(JOINED_TO_REQUEST, "joined_to_request") \
 	X(NO_HANDOFF, "no_handoff") \
-	X(TOO_FEW_SAMPLES, "too_few_samples")
+	X(TOO_FEW_SAMPLES, "too_few_samples") \
+	X(INFERRED_JOIN, "inferred_join") \
+	X(UNRECORDED_HANDOFF, "unrecorded_handoff") \
+	X(CLOCK_UNCERTAINTY, "clock_uncertainty") \
+	X(OUT_OF_ORDER, "out_of_order") \
+	X(OVERLAPPING_PREDECESSOR, "overlapping_predecessor")
 #define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
 enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 #undef LIN_HOW_ENUM
@@ -101,14 +106,19 @@ struct lin_xmark {
 	uint8_t how;  /* enum lin_how */
 };
 
-/* One statement: a stretch [start, end] of host time and its cause. An unresolved stretch
- * is the bound of the unknown readiness: ready somewhere in [start, end]. */
+/* One statement: a stretch [start, end] of host time and its cause; ns is the time it
+ * accounts for: end - start, except for a stretch that a descheduled statement nests in
+ * (ns: less the time off-CPU) and for descheduled itself (ns: the time off-CPU between its
+ * start and end) and kernel_slow (inside the kernel). An unresolved stretch is the bound of
+ * the unknown readiness: ready somewhere in [start, end]. */
 struct lin_xseg {
-	uint64_t start, end;
+	uint64_t start, end, ns;
 	uint8_t cause, ev, how; /* enum lin_xcause, lin_evidence, lin_how */
 	uint8_t pad[5];
 };
 
+/* At most 8 stretches before the start, a descheduled one in each of two of them, and
+ * kernel_slow. */
 #define LIN_XSEG_MAX 12
 
 /* One launch's ledger: a GPU record and the marks of the work behind it. */
@@ -123,15 +133,16 @@ struct lin_xlaunch {
 	uint32_t gname; /* imported: its op's name (pool offset + 1); 0: none */
 	uint32_t dev, ctx;
 	uint16_t proc;    /* validator process index; imported: 0xffff */
-	uint8_t kind;     /* LIN_REC_KERNEL, _MEMCPY, _MEMSET */
+	uint8_t kind;     /* LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE */
 	uint8_t join;     /* enum lin_join */
 	uint8_t dominant; /* enum lin_xcause of the longest statement; LIN_X_N: none */
 	uint8_t nseg;
 	bool imported;
 	struct lin_xmark m[LIN_M_N];
 	struct lin_xseg seg[LIN_XSEG_MAX];
-	uint64_t slow_excess; /* kernel_slow: ns above the median; 0: not slow */
-	uint64_t median;      /* the median duration of its name (0: unknown) */
+	const char *join_rule; /* an inferred join: the validator's rule (static); else NULL */
+	uint64_t slow_excess;  /* kernel_slow: ns above the median; 0: not slow */
+	uint64_t median;       /* the median duration of its name (0: unknown) */
 };
 
 struct lin_xopts {
@@ -161,18 +172,24 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v);
 /* The ledgers kept (lin_xopts): every one with keep_all, else those of the requested
  * request. */
 size_t lin_explain_count(const struct lin_explain *x);
+/* Requests (imported: ops) the reports list: those with a critical ledger kept. */
+size_t lin_explain_listed(const struct lin_explain *x);
 const struct lin_xlaunch *lin_explain_at(const struct lin_explain *x, size_t i);
 const uint64_t *lin_explain_reqs(const struct lin_explain *x, const struct lin_xlaunch *l);
 const char *lin_explain_name(const struct lin_explain *x, const struct lin_xlaunch *l);
 
 /* The run's figures (docs/ledger.md, "Summary"). */
 struct lin_xsummary {
-	uint64_t gpu_records; /* GPU records seen */
-	uint64_t explained;   /* ... joined to a request (or imported op) and given a ledger */
-	uint64_t unjoined;    /* ... lost or ambiguous: no request to explain */
-	uint64_t no_start;    /* ... explained, but their start is unknown (no time or clock) */
-	uint64_t groups;      /* requests (imported: ops) with a launch */
-	uint64_t prestart_ns; /* sum over launches of kernel_start - first known mark */
+	uint64_t gpu_records;     /* GPU records seen */
+	uint64_t explained;       /* ... joined to a request (imported: to their launch) */
+	uint64_t unjoined;        /* ... lost or ambiguous: no request to explain */
+	uint64_t epoch_only;      /* ... joined to an epoch that names no request */
+	uint64_t duplicates;      /* ... read twice (the validator's duplicate_gpu_record) */
+	uint64_t join_inferred;   /* explained through an inferred join (host marks inferred) */
+	uint64_t no_start;        /* explained, but their start is unknown (no time or clock) */
+	uint64_t with_statements; /* explained with a stretch before the start */
+	uint64_t groups;          /* requests (imported: ops) with a launch */
+	uint64_t prestart_ns;     /* the statements' time before the starts (saturating sums) */
 	uint64_t by_cause_ns[LIN_X_N];
 	uint64_t dominant[LIN_X_N]; /* launches whose longest statement has this cause */
 	uint64_t marks[LIN_M_N][4]; /* launches by mark and evidence class */

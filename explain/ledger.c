@@ -5,10 +5,13 @@
  *
  * - stream_order: a record is ready no earlier than the end of the GPU record before it on
  *   the same (process, device, context, stream), by start time. Not applied to kernels of a
- *   graph replay (the trace has no graph edges: graph_dependency_unknown).
+ *   graph replay (the trace has no graph edges: graph_dependency_unknown), nor where that
+ *   record ended after this one started (overlapping_predecessor: programmatic dependent
+ *   launch, or the premise is broken).
  * - event_wait: a stream wait event on stream B naming the sync id of a cuda_event recorded
- *   on stream A makes every record launched on B after the wait (a larger correlation id)
- *   ready no earlier than the end of the last record launched on A before the recording.
+ *   on stream A (device, context, stream) makes every record launched on B after the wait
+ *   (a larger correlation id) ready no earlier than the end of the last record launched on
+ *   A before the recording.
  * - kernel_median: a kernel is slow when it ran longer than slow_factor times the median of
  *   the kernels of its name in its process (at least min_samples of them).
  *
@@ -17,6 +20,7 @@
  * above it. What no rule bounds stays unknown: the stretch up to the start is unresolved.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +85,10 @@ static int cmp_adopt(const void *pa, const void *pb)
 	int c = cmp_u64(a->proc, b->proc);
 	if (!c)
 		c = cmp_u64(a->tid, b->tid);
+	if (!c)
+		c = cmp_u64(a->kind, b->kind);
+	if (!c)
+		c = cmp_u64(a->target, b->target);
 	return c ? c : cmp_u64(a->host_ns, b->host_ns);
 }
 
@@ -162,6 +170,8 @@ struct bctx {
 	uint8_t *median_why; /* LIN_HOW_* when unknown */
 };
 
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 static bool to_host(struct bctx *b, const struct lin_xgpu *g, uint64_t dev, uint64_t *h, uint64_t *err)
 {
 	*err = 0;
@@ -190,6 +200,13 @@ static void host_times(struct bctx *b)
 	}
 }
 
+/* Records that take part in stream order: timed, and not duplicates. */
+static bool ordered(const struct lin_xgpu *g)
+{
+	return g->start != LIN_XNIL && g->end != LIN_XNIL && g->end >= g->start &&
+	       !(g->flags & LIN_XG_DUP);
+}
+
 static bool streams(struct bctx *b)
 {
 	size_t *idx = malloc((b->n + 1) * sizeof(*idx));
@@ -198,23 +215,29 @@ static bool streams(struct bctx *b)
 	size_t k = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		b->pred[i] = SIZE_MAX;
-		if (gpu_at(i)->start != LIN_XNIL)
+		if (ordered(gpu_at(i)))
 			idx[k++] = i;
 	}
-	qsort(idx, k, sizeof(*idx), cmp_by_start);
+	if (k > 1)
+		qsort(idx, k, sizeof(*idx), cmp_by_start);
 	for (size_t j = 1; j < k; j++)
 		if (!cmp_stream_key(gpu_at(idx[j - 1]), gpu_at(idx[j])))
 			b->pred[idx[j]] = idx[j - 1];
 	/* By correlation, for event_wait: lineage records that name their call. */
 	k = 0;
 	for (size_t i = 0; i < b->n; i++)
-		if (gpu_at(i)->proc != LIN_XPROC_IMPORTED && gpu_at(i)->corr != LIN_XNIL)
+		if (gpu_at(i)->proc != LIN_XPROC_IMPORTED && gpu_at(i)->corr != LIN_XNIL &&
+		    ordered(gpu_at(i)))
 			idx[k++] = i;
-	qsort(idx, k, sizeof(*idx), cmp_by_corr);
+	if (k > 1)
+		qsort(idx, k, sizeof(*idx), cmp_by_corr);
 	b->bycorr = idx;
 	b->nbycorr = k;
 	return true;
 }
+
+/* The median of a sorted run of durations, without overflow. */
+static uint64_t mid2(uint64_t a, uint64_t b) { return a / 2 + b / 2 + (a & b & 1); }
 
 static bool medians(struct bctx *b)
 {
@@ -226,11 +249,11 @@ static bool medians(struct bctx *b)
 		const struct lin_xgpu *g = gpu_at(i);
 		b->median[i] = 0;
 		b->median_why[i] = LIN_HOW_NOT_RECORDED;
-		if (g->kind == LIN_REC_KERNEL && g->name && g->start != LIN_XNIL &&
-		    g->end != LIN_XNIL && g->end >= g->start)
+		if (g->kind == LIN_REC_KERNEL && g->name && ordered(g))
 			idx[k++] = i;
 	}
-	qsort(idx, k, sizeof(*idx), cmp_by_name);
+	if (k > 1)
+		qsort(idx, k, sizeof(*idx), cmp_by_name);
 	for (size_t j = 0; j < k;) {
 		size_t e = j + 1;
 		const struct lin_xgpu *a = gpu_at(idx[j]);
@@ -242,7 +265,7 @@ static bool medians(struct bctx *b)
 		uint64_t med = mid->end - mid->start;
 		if (!(cnt & 1)) {
 			const struct lin_xgpu *lo = gpu_at(idx[j + cnt / 2 - 1]);
-			med = ((lo->end - lo->start) + med) / 2;
+			med = mid2(lo->end - lo->start, med);
 		}
 		for (size_t q = j; q < e; q++) {
 			b->median[idx[q]] = cnt >= b->x->o.min_samples ? med : 0;
@@ -255,12 +278,107 @@ static bool medians(struct bctx *b)
 	return true;
 }
 
+/* The last record on (proc, dev, ctx, stream) with a correlation below @corr. */
+static size_t before_corr(const struct bctx *b, uint16_t proc, uint32_t dev, uint32_t ctx,
+			  uint64_t stream, uint64_t corr)
+{
+	size_t lo = 0, hi = b->nbycorr;
+	while (lo < hi) { /* first entry >= (proc, dev, ctx, stream, corr): cmp_by_corr's order */
+		size_t mid = (lo + hi) / 2;
+		const struct lin_xgpu *m = gpu_at(b->bycorr[mid]);
+		int c = cmp_u64(m->proc, proc);
+		if (!c)
+			c = cmp_u64(m->dev, dev);
+		if (!c)
+			c = cmp_u64(m->ctx, ctx);
+		if (!c)
+			c = cmp_u64(m->stream, stream);
+		if (!c)
+			c = cmp_u64(m->corr, corr);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return SIZE_MAX;
+	const struct lin_xgpu *p = gpu_at(b->bycorr[lo - 1]);
+	return p->proc == proc && p->dev == dev && p->ctx == ctx && p->stream == stream
+		       ? b->bycorr[lo - 1]
+		       : SIZE_MAX;
+}
+
+/* Each wait's producer (the last record launched on the recording's stream before the
+ * recording), then the latest-ending producer over each stream's waits up to each one. */
+static void wait_bounds(struct bctx *b)
+{
+	struct lin_explain *x = b->x;
+	struct lin_xwait *w = (struct lin_xwait *)x->waits.data;
+	for (size_t i = 0; i < x->waits.n; i++) {
+		w[i].best = SIZE_MAX;
+		const struct lin_xevent *e = lin_vtab_find(&x->events, w[i].sync_id, pk1(w[i].proc, 0));
+		if (e && e->corr != LIN_XNIL && e->corr < w[i].corr) {
+			size_t p = before_corr(b, w[i].proc, e->dev, e->ctx, e->stream, e->corr);
+			if (p != SIZE_MAX && b->he[p] != LIN_XNIL)
+				w[i].best = p;
+		}
+		if (i && w[i - 1].proc == w[i].proc && w[i - 1].ctx == w[i].ctx &&
+		    w[i - 1].stream == w[i].stream && w[i - 1].best != SIZE_MAX &&
+		    (w[i].best == SIZE_MAX || b->he[w[i - 1].best] > b->he[w[i].best]))
+			w[i].best = w[i - 1].best;
+	}
+}
+
+/* event_wait: the producer bounding @g through the waits before it on its stream. */
+static size_t event_producer(const struct bctx *b, const struct lin_xgpu *g)
+{
+	const struct lin_explain *x = b->x;
+	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_XNIL || !x->waits.n)
+		return SIZE_MAX;
+	const struct lin_xwait *w = (const struct lin_xwait *)x->waits.data;
+	size_t lo = 0, hi = x->waits.n;
+	struct lin_xwait key = { .corr = g->corr, .stream = g->stream, .ctx = g->ctx, .proc = g->proc };
+	while (lo < hi) { /* first wait >= key */
+		size_t mid = (lo + hi) / 2;
+		if (cmp_wait(&w[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || w[lo - 1].proc != g->proc || w[lo - 1].ctx != g->ctx || w[lo - 1].stream != g->stream)
+		return SIZE_MAX;
+	return w[lo - 1].best;
+}
+
+/* Merge each thread's overlapping off-CPU records (sorted by start) and sum them up. */
+static void sched_bounds(struct lin_explain *x)
+{
+	struct lin_xsched *d = (struct lin_xsched *)x->scheds.data;
+	size_t n = 0;
+	for (size_t i = 0; i < x->scheds.n; i++) {
+		struct lin_xsched *p = n ? &d[n - 1] : NULL;
+		if (p && p->proc == d[i].proc && p->tid == d[i].tid && d[i].start <= p->end) {
+			if (d[i].end > p->end)
+				p->end = d[i].end;
+			continue;
+		}
+		d[n++] = d[i];
+	}
+	x->scheds.n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct lin_xsched *p = i ? &d[i - 1] : NULL;
+		d[i].cum = p && p->proc == d[i].proc && p->tid == d[i].tid
+				   ? sat_add(p->cum, p->end - p->start)
+				   : 0;
+	}
+}
+
 /* ------------------------------------------------------------------ marks */
 
 static void set(struct lin_xlaunch *l, enum lin_mark m, uint64_t t, uint64_t err,
 		enum lin_evidence ev, enum lin_how how)
 {
-	l->m[m] = (struct lin_xmark){ t, err, (uint8_t)ev, (uint8_t)how };
+	l->m[m] = (struct lin_xmark){ .t = t, .err = err, .ev = (uint8_t)ev, .how = (uint8_t)how };
 }
 
 static void unknown(struct lin_xlaunch *l, enum lin_mark m, enum lin_how how)
@@ -273,61 +391,58 @@ static bool known(const struct lin_xlaunch *l, enum lin_mark m)
 	return l->m[m].ev == LIN_EV_OBSERVED || l->m[m].ev == LIN_EV_INFERRED;
 }
 
-/* The latest declaration or reissue of @epoch at or before @t (LIN_XNIL: none at all; 0
- * and *any: none before @t). */
-static uint64_t declared_at(const struct lin_explain *x, uint16_t proc, uint64_t epoch, uint64_t t,
-			    bool *any)
+/* The first declaration of @epoch (NULL: none). */
+static const struct lin_xdecl *declaration(const struct lin_explain *x, uint16_t proc, uint64_t epoch)
 {
 	const struct lin_xdecl *d = (const struct lin_xdecl *)x->decls.data;
 	size_t lo = 0, hi = x->decls.n;
-	struct lin_xdecl key = { epoch, t, proc, { 0 } };
-	while (lo < hi) { /* first entry > key */
+	struct lin_xdecl key = { .epoch = epoch, .host_ns = 0, .proc = proc };
+	while (lo < hi) { /* first entry >= key */
 		size_t mid = (lo + hi) / 2;
-		if (cmp_decl(&d[mid], &key) <= 0)
+		if (cmp_decl(&d[mid], &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*any = (lo < x->decls.n && d[lo].proc == proc && d[lo].epoch == epoch) ||
-	       (lo && d[lo - 1].proc == proc && d[lo - 1].epoch == epoch);
-	if (lo && d[lo - 1].proc == proc && d[lo - 1].epoch == epoch)
-		return d[lo - 1].host_ns;
-	return LIN_XNIL;
+	return lo < x->decls.n && d[lo].proc == proc && d[lo].epoch == epoch ? &d[lo] : NULL;
 }
 
-static bool targets(const struct lin_explain *x, const struct lin_xadopt *a, const struct lin_xlaunch *l)
-{
-	if (a->target == l->epoch)
-		return true;
-	if (a->kind != LIN_TARGET_REQUEST || !l->nreq)
-		return false;
-	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
-	for (uint32_t i = 0; i < l->nreq; i++)
-		if (r[i] == a->target)
-			return true;
-	return false;
-}
-
-/* The latest adopt of the launch's work on thread @tid in [after, before]. */
-static const struct lin_xadopt *adopt_of(const struct lin_explain *x, const struct lin_xlaunch *l,
-					 uint64_t tid, uint64_t after, uint64_t before)
+/* The latest adopt of (@kind, @target) on thread @tid at or before @before (NULL: none). */
+static const struct lin_xadopt *adopt_at(const struct lin_explain *x, uint16_t proc, uint64_t tid,
+					 uint8_t kind, uint64_t target, uint64_t before)
 {
 	const struct lin_xadopt *a = (const struct lin_xadopt *)x->adopts.data;
 	size_t lo = 0, hi = x->adopts.n;
-	struct lin_xadopt key = { tid, before, 0, 0, 0, l->proc, 0, { 0 } };
-	while (lo < hi) {
+	struct lin_xadopt key = { .tid = tid, .host_ns = before, .target = target, .proc = proc, .kind = kind };
+	while (lo < hi) { /* first entry > key */
 		size_t mid = (lo + hi) / 2;
 		if (cmp_adopt(&a[mid], &key) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	while (lo && a[lo - 1].proc == l->proc && a[lo - 1].tid == tid && a[lo - 1].host_ns >= after) {
-		if (targets(x, &a[lo - 1], l))
-			return &a[lo - 1];
-		lo--;
+	if (!lo)
+		return NULL;
+	const struct lin_xadopt *c = &a[lo - 1];
+	return c->proc == proc && c->tid == tid && c->kind == kind && c->target == target ? c : NULL;
+}
+
+/* The latest adopt of the launch's work (its epoch, or one of its requests) on thread @tid
+ * at or before @before. */
+static const struct lin_xadopt *adopt_of(const struct lin_explain *x, const struct lin_xlaunch *l,
+					 uint64_t tid, uint64_t before)
+{
+	const struct lin_xadopt *best = adopt_at(x, l->proc, tid, LIN_TARGET_EPOCH, l->epoch, before);
+	const struct lin_xadopt *c = adopt_at(x, l->proc, tid, LIN_TARGET_REQUEST, l->epoch, before);
+	if (c && (!best || c->host_ns > best->host_ns))
+		best = c;
+	const uint64_t *r = lin_explain_reqs(x, l);
+	for (uint32_t q = 0; q < l->nreq; q++) {
+		c = adopt_at(x, l->proc, tid, LIN_TARGET_REQUEST, r[q], before);
+		if (c && (!best || c->host_ns > best->host_ns))
+			best = c;
 	}
-	return NULL;
+	return best;
 }
 
 static void host_marks(struct bctx *b, struct lin_xlaunch *l, const struct lin_xgpu *g, uint64_t tid)
@@ -339,32 +454,61 @@ static void host_marks(struct bctx *b, struct lin_xlaunch *l, const struct lin_x
 		return;
 	}
 	unsigned losses = lin_validator_proc_losses(b->v, g->proc);
-	uint64_t anchor = known(l, LIN_M_API_ENTER)      ? l->m[LIN_M_API_ENTER].t
-			  : known(l, LIN_M_KERNEL_START) ? l->m[LIN_M_KERNEL_START].t
-							 : UINT64_MAX - 1;
+	/* The call's start, and how far the clock mapping may have moved it. */
+	uint64_t anchor = UINT64_MAX - 1, aerr = 0;
+	if (known(l, LIN_M_API_ENTER))
+		anchor = l->m[LIN_M_API_ENTER].t, aerr = l->m[LIN_M_API_ENTER].err;
+	else if (known(l, LIN_M_KERNEL_START))
+		anchor = l->m[LIN_M_KERNEL_START].t, aerr = l->m[LIN_M_KERNEL_START].err;
+	uint64_t hi = sat_add(anchor, aerr), lo = anchor > aerr ? anchor - aerr : 0;
 	unknown(l, LIN_M_REQUEST_READY, LIN_HOW_NOT_RECORDED);
 	if (l->nreq) {
-		const uint64_t *t = lin_vtab_find(&x->begins, l->group, pk1(g->proc, 0));
+		const struct lin_xbegin *t = lin_vtab_find(&x->begins, l->group, pk1(g->proc, 0));
 		if (t)
-			set(l, LIN_M_REQUEST_READY, *t, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
+			set(l, LIN_M_REQUEST_READY, t->host_ns, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
 	}
-	bool any;
-	uint64_t d = declared_at(x, g->proc, l->epoch, anchor, &any);
-	if (d != LIN_XNIL)
-		set(l, LIN_M_DECLARED, d, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
-	else if (!any && lin_vtab_find(&x->begins, l->epoch, pk1(g->proc, 0)))
+	/* Where the work was declared (or, joined to a request, where that began). */
+	uint64_t origin_tid = LIN_XNIL, after = 0;
+	const struct lin_xdecl *d = declaration(x, g->proc, l->epoch);
+	const struct lin_xbegin *rq = d ? NULL : lin_vtab_find(&x->begins, l->epoch, pk1(g->proc, 0));
+	if (d && d->host_ns <= hi) {
+		set(l, LIN_M_DECLARED, d->host_ns, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
+		origin_tid = d->tid;
+		after = d->host_ns;
+	} else if (d) {
+		unknown(l, LIN_M_DECLARED, LIN_HOW_OUT_OF_ORDER); /* declared after its launch */
+	} else if (rq) {
 		set(l, LIN_M_DECLARED, 0, 0, LIN_EV_ABSENT, LIN_HOW_JOINED_TO_REQUEST);
-	else
+		origin_tid = rq->tid;
+		after = rq->host_ns;
+	} else {
 		unknown(l, LIN_M_DECLARED, LIN_HOW_NOT_RECORDED);
+	}
 	if (tid == LIN_XNIL) {
 		unknown(l, LIN_M_CAPTURED, LIN_HOW_NO_API_RECORD);
 		unknown(l, LIN_M_ADOPTED, LIN_HOW_NO_API_RECORD);
 		return;
 	}
-	const struct lin_xadopt *a = adopt_of(x, l, tid, d == LIN_XNIL ? 0 : d, anchor);
+	const struct lin_xadopt *a = adopt_of(x, l, tid, hi);
+	if (a && a->host_ns < after)
+		a = NULL; /* an adopt of an earlier declaration's work */
+	if (a && a->host_ns > lo) {
+		/* Within the clock error of the call's start: before it or after, unknown. */
+		unknown(l, LIN_M_CAPTURED, LIN_HOW_CLOCK_UNCERTAINTY);
+		unknown(l, LIN_M_ADOPTED, LIN_HOW_CLOCK_UNCERTAINTY);
+		return;
+	}
 	if (!a) {
-		enum lin_how h = (losses & LIN_LOST_HOST) ? LIN_HOW_DROPPED_RECORDS : LIN_HOW_NO_HANDOFF;
-		enum lin_evidence ev = (losses & LIN_LOST_HOST) ? LIN_EV_UNKNOWN : LIN_EV_ABSENT;
+		/* No adopt: the step did not happen only when nothing was lost and the work was
+		 * launched on the thread that declared it. */
+		enum lin_how h = LIN_HOW_NO_HANDOFF;
+		if (losses & LIN_LOST_HOST)
+			h = LIN_HOW_DROPPED_RECORDS;
+		else if (origin_tid == LIN_XNIL)
+			h = LIN_HOW_NOT_RECORDED;
+		else if (origin_tid != tid)
+			h = LIN_HOW_UNRECORDED_HANDOFF;
+		enum lin_evidence ev = h == LIN_HOW_NO_HANDOFF ? LIN_EV_ABSENT : LIN_EV_UNKNOWN;
 		set(l, LIN_M_CAPTURED, 0, 0, ev, h);
 		set(l, LIN_M_ADOPTED, 0, 0, ev, h);
 		return;
@@ -382,66 +526,11 @@ static void host_marks(struct bctx *b, struct lin_xlaunch *l, const struct lin_x
 		set(l, LIN_M_CAPTURED, *c - 1, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
 }
 
-/* The last record on (proc, ctx, stream) with a correlation below @corr. */
-static size_t before_corr(const struct bctx *b, uint16_t proc, uint32_t ctx, uint64_t stream, uint64_t corr)
+/* Whether record @p, a candidate predecessor of @g, ended after @g started (one process's
+ * device clock: compared as written, no mapping). */
+static bool overlaps(const struct lin_xgpu *p, const struct lin_xgpu *g)
 {
-	size_t lo = 0, hi = b->nbycorr;
-	while (lo < hi) { /* first entry >= (proc, ctx, stream, corr) */
-		size_t mid = (lo + hi) / 2;
-		const struct lin_xgpu *m = gpu_at(b->bycorr[mid]);
-		int c = cmp_u64(m->proc, proc);
-		if (!c)
-			c = cmp_u64(m->ctx, ctx);
-		if (!c)
-			c = cmp_u64(m->stream, stream);
-		if (!c)
-			c = cmp_u64(m->corr, corr);
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return SIZE_MAX;
-	const struct lin_xgpu *p = gpu_at(b->bycorr[lo - 1]);
-	return p->proc == proc && p->ctx == ctx && p->stream == stream ? b->bycorr[lo - 1] : SIZE_MAX;
-}
-
-/* event_wait: the end of the work a wait before @g on its stream waited for (LIN_XNIL).
- * Waits before @after_corr (the correlation of the record before @g on its stream) bind
- * that record already, which ended after their producers did: they are not looked at. */
-static uint64_t event_bound(const struct bctx *b, const struct lin_xgpu *g, uint64_t after_corr,
-			    uint64_t *err)
-{
-	const struct lin_explain *x = b->x;
-	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_XNIL || !x->waits.n)
-		return LIN_XNIL;
-	const struct lin_xwait *w = (const struct lin_xwait *)x->waits.data;
-	size_t lo = 0, hi = x->waits.n;
-	struct lin_xwait key = { g->corr, g->stream, 0, g->ctx, g->proc, 0 };
-	while (lo < hi) { /* first wait >= key */
-		size_t mid = (lo + hi) / 2;
-		if (cmp_wait(&w[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint64_t best = LIN_XNIL;
-	/* Every wait before it on the stream binds it (stream order carries them forward). */
-	for (size_t i = lo; i-- > 0;) {
-		if (w[i].proc != g->proc || w[i].ctx != g->ctx || w[i].stream != g->stream ||
-		    (after_corr != LIN_XNIL && w[i].corr < after_corr))
-			break;
-		const struct lin_xevent *e = lin_vtab_find(&x->events, w[i].sync_id, pk1(g->proc, 0));
-		if (!e || e->corr == LIN_XNIL || e->corr > w[i].corr)
-			continue;
-		size_t p = before_corr(b, g->proc, e->ctx, e->stream, e->corr);
-		if (p != SIZE_MAX && b->he[p] != LIN_XNIL && (best == LIN_XNIL || b->he[p] > best)) {
-			best = b->he[p];
-			*err = b->herr[p];
-		}
-	}
-	return best;
+	return p->end > g->start;
 }
 
 static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g)
@@ -456,33 +545,37 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 		unknown(l, LIN_M_DEP_READY, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN);
 		return;
 	}
+	size_t cand[2] = { b->pred[i], event_producer(b, g) };
+	static const enum lin_how rules[2] = { LIN_HOW_STREAM_ORDER, LIN_HOW_EVENT_WAIT };
 	uint64_t t = LIN_XNIL, err = 0;
 	enum lin_how rule = LIN_HOW_NONE;
-	size_t p = b->pred[i];
-	if (p != SIZE_MAX && b->he[p] != LIN_XNIL) {
-		t = b->he[p];
-		err = b->herr[p];
-		rule = LIN_HOW_STREAM_ORDER;
-	}
-	uint64_t eerr = 0;
-	uint64_t et = event_bound(
-		b, g, p != SIZE_MAX && gpu_at(p)->corr != LIN_XNIL ? gpu_at(p)->corr : LIN_XNIL, &eerr);
-	if (et != LIN_XNIL && (t == LIN_XNIL || et > t)) {
-		t = et;
-		err = eerr;
-		rule = LIN_HOW_EVENT_WAIT;
+	bool overlap = false;
+	for (int k = 0; k < 2; k++) {
+		size_t p = cand[k];
+		if (p == SIZE_MAX || b->he[p] == LIN_XNIL)
+			continue;
+		if (overlaps(gpu_at(p), g)) {
+			overlap = true; /* the rule's premise does not hold here */
+			continue;
+		}
+		if (t == LIN_XNIL || b->he[p] > t) {
+			t = b->he[p];
+			err = b->herr[p];
+			rule = rules[k];
+		}
 	}
 	/* A bound at or below the frontier says nothing: the launch was not held by it; nor
-	 * does one above it by less than the two times' mapping errors. The start bounds
-	 * readiness from above: a bound past it is a clock artefact. */
-	if (t != LIN_XNIL && have && t > front && t - front > err + ferr &&
-	    (!known(l, LIN_M_KERNEL_START) || t <= l->m[LIN_M_KERNEL_START].t + err)) {
+	 * does one above it by less than the two times' mapping errors. */
+	if (t != LIN_XNIL && have && t > front && t - front > err + ferr) {
 		set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, rule);
 		return;
 	}
 	bool lost = g->proc != LIN_XPROC_IMPORTED &&
 		    (lin_validator_proc_losses(b->v, g->proc) & LIN_LOST_CUPTI);
-	unknown(l, LIN_M_DEP_READY, lost ? LIN_HOW_DROPPED_RECORDS : LIN_HOW_NO_KNOWN_DEPENDENCY);
+	unknown(l, LIN_M_DEP_READY,
+		overlap ? LIN_HOW_OVERLAPPING_PREDECESSOR
+		: lost  ? LIN_HOW_DROPPED_RECORDS
+			: LIN_HOW_NO_KNOWN_DEPENDENCY);
 }
 
 static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g,
@@ -495,7 +588,9 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 		set(l, LIN_M_KERNEL_START, b->hs[i], b->herr[i], LIN_EV_OBSERVED, act);
 		set(l, LIN_M_KERNEL_END, b->he[i], b->herr[i], LIN_EV_OBSERVED, act);
 	} else {
-		enum lin_how h = g->start == LIN_XNIL ? LIN_HOW_NOT_RECORDED : LIN_HOW_NO_CLOCK;
+		enum lin_how h = g->start == LIN_XNIL || g->end == LIN_XNIL || g->end < g->start
+					 ? LIN_HOW_NOT_RECORDED
+					 : LIN_HOW_NO_CLOCK;
 		unknown(l, LIN_M_KERNEL_START, h);
 		unknown(l, LIN_M_KERNEL_END, h);
 	}
@@ -535,59 +630,110 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 		return;
 	}
 	*tid = a->tid;
+	if (a->start == LIN_XNIL || a->end == LIN_XNIL || a->end < a->start) {
+		unknown(l, LIN_M_API_ENTER, LIN_HOW_NOT_RECORDED);
+		unknown(l, LIN_M_API_EXIT, LIN_HOW_NOT_RECORDED);
+		return;
+	}
 	if (!to_host(b, g, a->start, &hs, &es) || !to_host(b, g, a->end, &he, &ee)) {
-		enum lin_how why = a->start == LIN_XNIL || a->end == LIN_XNIL ? LIN_HOW_NOT_RECORDED
-									      : LIN_HOW_NO_CLOCK;
-		unknown(l, LIN_M_API_ENTER, why);
-		unknown(l, LIN_M_API_EXIT, why);
+		unknown(l, LIN_M_API_ENTER, LIN_HOW_NO_CLOCK);
+		unknown(l, LIN_M_API_EXIT, LIN_HOW_NO_CLOCK);
 		return;
 	}
 	set(l, LIN_M_API_ENTER, hs, es, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API);
 	set(l, LIN_M_API_EXIT, he, ee, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API);
 }
 
+/* A launch joined by inference: what its host marks say of it is as good as that join. */
+static void inferred_join(struct lin_xlaunch *l)
+{
+	for (enum lin_mark m = LIN_M_REQUEST_READY; m <= LIN_M_ADOPTED; m++)
+		if (l->m[m].ev == LIN_EV_OBSERVED) {
+			l->m[m].ev = LIN_EV_INFERRED;
+			l->m[m].how = LIN_HOW_INFERRED_JOIN;
+		}
+}
+
+/* A mark that must come before the kernel's start (all before it but api_exit: a kernel
+ * may start before its launch call returns) and is after it by more than both times'
+ * errors cannot be: unknown. */
+static void out_of_order(struct lin_xlaunch *l)
+{
+	if (!known(l, LIN_M_KERNEL_START))
+		return;
+	const struct lin_xmark *ks = &l->m[LIN_M_KERNEL_START];
+	for (enum lin_mark m = LIN_M_REQUEST_READY; m < LIN_M_KERNEL_START; m++)
+		if (m != LIN_M_API_EXIT && known(l, m) &&
+		    l->m[m].t > sat_add(ks->t, sat_add(ks->err, l->m[m].err)))
+			unknown(l, m, LIN_HOW_OUT_OF_ORDER);
+}
+
 /* ------------------------------------------------------------------ statements */
+
+static bool add_seg_ns(struct lin_xlaunch *l, uint64_t s, uint64_t e, uint64_t ns,
+		       enum lin_xcause c, enum lin_evidence ev, enum lin_how how)
+{
+	if (l->nseg >= LIN_XSEG_MAX)
+		return false; /* not reached: at most 11 (LIN_XSEG_MAX) */
+	l->seg[l->nseg++] = (struct lin_xseg){
+		.start = s, .end = e, .ns = ns, .cause = (uint8_t)c, .ev = (uint8_t)ev, .how = (uint8_t)how
+	};
+	return true;
+}
 
 static void add_seg(struct lin_xlaunch *l, uint64_t s, uint64_t e, enum lin_xcause c,
 		    enum lin_evidence ev, enum lin_how how)
 {
-	if (e <= s || l->nseg >= LIN_XSEG_MAX)
-		return;
-	l->seg[l->nseg++] = (struct lin_xseg){ s, e, (uint8_t)c, (uint8_t)ev, (uint8_t)how, { 0 } };
+	if (e > s)
+		add_seg_ns(l, s, e, e - s, c, ev, how);
 }
 
-/* [s, e] of cause @c on thread @tid, less the stretches a host_sched record says the thread
- * was not running: those are descheduled, observed. */
+/* The first merged off-CPU record of (@proc, @tid) with end > @t, or the index past them. */
+static size_t sched_from(const struct lin_explain *x, uint16_t proc, uint64_t tid, uint64_t t)
+{
+	const struct lin_xsched *d = (const struct lin_xsched *)x->scheds.data;
+	size_t lo = 0, hi = x->scheds.n;
+	while (lo < hi) { /* merged records of a thread are disjoint: their ends increase */
+		size_t mid = (lo + hi) / 2;
+		int k = cmp_u64(d[mid].proc, proc);
+		if (!k)
+			k = cmp_u64(d[mid].tid, tid);
+		if (k < 0 || (!k && d[mid].end <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* [s, e] of cause @c on thread @tid; the time host_sched records say the thread was not
+ * running in it is a descheduled statement (observed) nested in it, and is taken out of
+ * its ns. Two binary searches and a difference of sums, however many records. */
 static void add_thread_seg(const struct lin_explain *x, struct lin_xlaunch *l, uint16_t proc,
 			   uint64_t tid, uint64_t s, uint64_t e, enum lin_xcause c,
 			   enum lin_evidence ev, enum lin_how how)
 {
+	if (e <= s)
+		return;
 	const struct lin_xsched *d = (const struct lin_xsched *)x->scheds.data;
-	size_t lo = 0, hi = x->scheds.n;
-	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED) {
-		struct lin_xsched key = { tid, 0, 0, proc, { 0 } };
-		while (lo < hi) { /* first of (proc, tid) */
-			size_t mid = (lo + hi) / 2;
-			if (cmp_sched(&d[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
+	uint64_t off = 0, first = 0, last = 0;
+	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED && x->scheds.n) {
+		size_t a = sched_from(x, proc, tid, s), b = sched_from(x, proc, tid, e);
+		/* Records a..b-1 end inside (s, e]; b may still start before e. */
+		if (b < x->scheds.n && d[b].proc == proc && d[b].tid == tid && d[b].start < e)
+			b++;
+		if (a < b) {
+			const struct lin_xsched *fa = &d[a], *lb = &d[b - 1];
+			off = lb->cum + (lb->end - lb->start) - fa->cum;
+			first = fa->start > s ? fa->start : s;
+			last = lb->end < e ? lb->end : e;
+			off -= first - fa->start;
+			off -= lb->end - last;
 		}
-	} else {
-		lo = x->scheds.n;
 	}
-	uint64_t at = s;
-	for (size_t i = lo;
-	     i < x->scheds.n && d[i].proc == proc && d[i].tid == tid && d[i].start < e; i++) {
-		if (d[i].end <= at)
-			continue;
-		uint64_t ds = d[i].start > at ? d[i].start : at;
-		uint64_t de = d[i].end < e ? d[i].end : e;
-		add_seg(l, at, ds, c, ev, how);
-		add_seg(l, ds, de, LIN_X_DESCHEDULED, LIN_EV_OBSERVED, LIN_HOW_HOST_SCHED);
-		at = de;
-	}
-	add_seg(l, at, e, c, ev, how);
+	add_seg_ns(l, s, e, e - s - off, c, ev, how);
+	if (off)
+		add_seg_ns(l, first, last, off, LIN_X_DESCHEDULED, LIN_EV_OBSERVED, LIN_HOW_HOST_SCHED);
 }
 
 /* The statement a stretch ending at mark @m is; the marks it spans without a value are
@@ -632,7 +778,9 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 		k++;
 	if (k >= n - 1 || !known(l, LIN_M_KERNEL_START))
 		return;
-	uint64_t front = l->m[order[k]].t;
+	/* Stretches end at the start at the latest (the call may return after it). */
+	uint64_t start = l->m[LIN_M_KERNEL_START].t;
+	uint64_t front = l->m[order[k]].t < start ? l->m[order[k]].t : start;
 	uint32_t skipped = 0;
 	enum lin_how skipped_how = LIN_HOW_NONE;
 	for (size_t j = k + 1; j < n; j++) {
@@ -646,6 +794,8 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 			continue;
 		}
 		uint64_t t = l->m[m].t > front ? l->m[m].t : front;
+		if (t > start)
+			t = start;
 		if (m == LIN_M_KERNEL_START) {
 			/* Whatever held it after the last mark is not in the trace. */
 			enum lin_how why = l->m[LIN_M_DEP_READY].ev == LIN_EV_UNKNOWN
@@ -672,13 +822,11 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 		skipped_how = LIN_HOW_NONE;
 	}
 	uint64_t best = 0;
-	for (uint8_t s = 0; s < l->nseg; s++) {
-		uint64_t d = l->seg[s].end - l->seg[s].start;
-		if (d > best) {
-			best = d;
+	for (uint8_t s = 0; s < l->nseg; s++)
+		if (l->seg[s].ns > best) {
+			best = l->seg[s].ns;
 			l->dominant = l->seg[s].cause;
 		}
-	}
 }
 
 static void slow(struct bctx *b, struct lin_xlaunch *l, size_t i)
@@ -687,14 +835,10 @@ static void slow(struct bctx *b, struct lin_xlaunch *l, size_t i)
 	if (!l->median || !known(l, LIN_M_KERNEL_START))
 		return;
 	uint64_t s = l->m[LIN_M_KERNEL_START].t, e = l->m[LIN_M_KERNEL_END].t;
-	if ((double)(e - s) > b->x->o.slow_factor * (double)l->median) {
+	if (e > s && (double)(e - s) > b->x->o.slow_factor * (double)l->median && e - s > l->median) {
 		l->slow_excess = e - s - l->median;
-		/* Not a pre-start stretch: after the others, never the dominant one. */
-		if (l->nseg < LIN_XSEG_MAX)
-			l->seg[l->nseg++] =
-				(struct lin_xseg){ s + l->median,         e,
-						   LIN_X_KERNEL_SLOW,     LIN_EV_INFERRED,
-						   LIN_HOW_KERNEL_MEDIAN, { 0 } };
+		/* Inside the kernel, not before its start: never the dominant statement. */
+		add_seg(l, s + l->median, e, LIN_X_KERNEL_SLOW, LIN_EV_INFERRED, LIN_HOW_KERNEL_MEDIAN);
 	}
 }
 
@@ -729,9 +873,9 @@ static bool group_add(struct lin_explain *x, struct lin_vtab *gt, const struct l
 		g->ready = LIN_XNIL;
 		g->name = l->gname;
 		if (!l->imported) {
-			const uint64_t *t = lin_vtab_find(&x->begins, id, k1);
+			const struct lin_xbegin *t = lin_vtab_find(&x->begins, id, k1);
 			if (t)
-				g->ready = *t;
+				g->ready = t->host_ns;
 		}
 	}
 	struct lin_xgroup *g = lin_vec_at(&x->groups, (size_t)*slot);
@@ -788,9 +932,7 @@ static bool kept(const struct lin_explain *x, const struct lin_xlaunch *l)
 		return false;
 	if (l->imported)
 		return l->group == x->o.request;
-	if (!l->nreq)
-		return false;
-	const uint64_t *r = lin_vec_at(&x->reqs, (size_t)l->req0);
+	const uint64_t *r = lin_explain_reqs(x, l);
 	for (uint32_t q = 0; q < l->nreq; q++)
 		if (r[q] == x->o.request)
 			return true;
@@ -809,23 +951,31 @@ static void summarise(struct lin_explain *x, const struct lin_xlaunch *l)
 	struct lin_xsummary *s = &x->sum;
 	for (int m = 0; m < LIN_M_N; m++)
 		s->marks[m][l->m[m].ev]++;
+	if (l->join == LIN_JOIN_INFERRED)
+		s->join_inferred++;
 	if (!known(l, LIN_M_KERNEL_START)) {
 		s->no_start++;
 		return;
 	}
+	bool any = false;
 	for (uint8_t i = 0; i < l->nseg; i++) {
 		const struct lin_xseg *g = &l->seg[i];
-		s->by_cause_ns[g->cause] += g->end - g->start;
-		if (g->cause != LIN_X_KERNEL_SLOW)
-			s->prestart_ns += g->end - g->start;
+		s->by_cause_ns[g->cause] = sat_add(s->by_cause_ns[g->cause], g->ns);
+		if (g->cause != LIN_X_KERNEL_SLOW) {
+			s->prestart_ns = sat_add(s->prestart_ns, g->ns);
+			any = true;
+		}
 	}
+	s->with_statements += any;
 	if (l->dominant < LIN_X_N)
 		s->dominant[l->dominant]++;
 }
 
 /* ------------------------------------------------------------------ build */
 
-static bool explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
+enum xres { X_OK, X_UNJOINED, X_EPOCH_ONLY, X_DUP };
+
+static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 {
 	struct lin_explain *x = b->x;
 	const struct lin_xgpu *g = gpu_at(i);
@@ -846,27 +996,36 @@ static bool explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 	l->dominant = LIN_X_N;
 	if (l->imported) {
 		if (!(g->flags & LIN_XG_LAUNCH))
-			return false;
+			return X_UNJOINED;
 		l->join = LIN_JOIN_OBSERVED;
 		l->group = g->group;
 	} else {
+		if (g->flags & LIN_XG_DUP)
+			return X_DUP;
 		const struct lin_xverdict *vd = lin_vtab_find(&x->verd, g->offset, g->file);
-		if (!vd || (vd->join != LIN_JOIN_OBSERVED && vd->join != LIN_JOIN_INFERRED))
-			return false;
+		if (!vd)
+			return X_DUP;
+		if (vd->join != LIN_JOIN_OBSERVED && vd->join != LIN_JOIN_INFERRED)
+			return X_UNJOINED;
+		if (!vd->nreq)
+			return X_EPOCH_ONLY;
 		l->join = vd->join;
+		l->join_rule = vd->join == LIN_JOIN_INFERRED ? vd->why : NULL;
 		l->epoch = vd->epoch;
 		l->req0 = vd->req0;
 		l->nreq = vd->nreq;
-		if (vd->nreq)
-			l->group = *(const uint64_t *)lin_vec_at(&x->reqs, (size_t)vd->req0);
+		l->group = *(const uint64_t *)lin_vec_at(&x->reqs, (size_t)vd->req0);
 	}
 	uint64_t tid;
 	device_marks(b, l, i, g, &tid);
 	host_marks(b, l, g, tid);
+	if (l->join == LIN_JOIN_INFERRED)
+		inferred_join(l);
 	dep_mark(b, l, i, g);
+	out_of_order(l);
 	statements(b, l, tid);
 	slow(b, l, i);
-	return true;
+	return X_OK;
 }
 
 int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
@@ -878,13 +1037,19 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 	vsort(&x->adopts, cmp_adopt);
 	vsort(&x->scheds, cmp_sched);
 	vsort(&x->waits, cmp_wait);
-	/* Kernel names of lineage traces: their string records. */
+	sched_bounds(x);
+	/* Kernel names of lineage traces (their string records), and the records the validator
+	 * gave no verdict: duplicates, which take no part in stream order either. */
 	for (size_t i = 0; i < x->gpus.n; i++) {
 		struct lin_xgpu *g = lin_vec_at(&x->gpus, i);
-		if (g->proc != LIN_XPROC_IMPORTED && g->name_sid != LIN_XNIL) {
+		if (g->proc == LIN_XPROC_IMPORTED)
+			continue;
+		if (g->name_sid != LIN_XNIL) {
 			const uint64_t *o = lin_vtab_find(&x->sids, g->name_sid, pk1(g->proc, 0));
 			g->name = o ? (uint32_t)*o : 0;
 		}
+		if (!lin_vtab_find(&x->verd, g->offset, g->file))
+			g->flags |= LIN_XG_DUP;
 	}
 	struct bctx b = { x, v, x->gpus.n, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL };
 	size_t n = b.n + 1;
@@ -902,13 +1067,16 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 	host_times(&b);
 	if (!streams(&b) || !medians(&b))
 		goto out;
+	wait_bounds(&b);
 	x->sum.gpu_records = b.n;
 	/* Every ledger counts; only those the reports list are kept. */
 	for (size_t i = 0; i < b.n; i++) {
 		struct lin_xlaunch l;
-		if (!explain_one(&b, i, &l)) {
-			x->sum.unjoined++;
-			continue;
+		switch (explain_one(&b, i, &l)) {
+		case X_UNJOINED: x->sum.unjoined++; continue;
+		case X_EPOCH_ONLY: x->sum.epoch_only++; continue;
+		case X_DUP: x->sum.duplicates++; continue;
+		case X_OK: break;
 		}
 		x->sum.explained++;
 		summarise(x, &l);
@@ -939,10 +1107,7 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 		struct lin_xlaunch *k = lin_vec_push(&x->crits);
 		if (!k)
 			goto out;
-		if (!explain_one(&b, g->critical, k)) {
-			x->crits.n--; /* cannot happen: it was explained above */
-			continue;
-		}
+		explain_one(&b, g->critical, k); /* X_OK: it was explained above */
 		g->crit = x->crits.n - 1;
 	}
 	rc = 0;
@@ -967,6 +1132,8 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 }
 
 size_t lin_explain_count(const struct lin_explain *x) { return x->launches.n; }
+
+size_t lin_explain_listed(const struct lin_explain *x) { return x->crits.n; }
 
 const struct lin_xlaunch *lin_explain_at(const struct lin_explain *x, size_t i)
 {

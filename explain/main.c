@@ -143,7 +143,7 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 	}
 	lin_validator_finish(v);
 	const struct lin_vsummary *vs = lin_validator_summary(v);
-	if (lin_explain_build(x, v) < 0) {
+	if (lin_validator_oom(v) || lin_explain_build(x, v) < 0) {
 		fprintf(stderr, "lineage-explain: out of memory\n");
 		lin_validator_free(v);
 		lin_explain_free(x);
@@ -175,8 +175,12 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		fprintf(stderr, "lineage-explain: no explained GPU record has a known start (no "
 				"timestamps or no clock record)\n");
 		rc = EXIT_NOTHING;
+	} else if (!s->with_statements) {
+		fprintf(stderr, "lineage-explain: no explained GPU record has a known stretch before its "
+				"start (its marks are unknown or out of order)\n");
+		rc = EXIT_NOTHING;
 	}
-	if (!rc && xo->have_request && !lin_explain_count(x)) {
+	if (!rc && xo->have_request && !lin_explain_listed(x)) {
 		fprintf(stderr, "lineage-explain: no explained launch of request %" PRIu64 "\n",
 			xo->request);
 		rc = EXIT_NOTHING;

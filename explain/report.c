@@ -12,7 +12,18 @@
 
 static const char *kind_name(uint8_t k)
 {
-	return k == LIN_REC_KERNEL ? "kernel" : k == LIN_REC_MEMCPY ? "memcpy" : "memset";
+	switch (k) {
+	case LIN_REC_KERNEL: return "kernel";
+	case LIN_REC_MEMCPY: return "memcpy";
+	case LIN_REC_MEMSET: return "memset";
+	default: return "graph";
+	}
+}
+
+/* ns as JSON microseconds, exactly: the integer part and three decimals. */
+static void us(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
 static const char *fmt_ns(char *b, size_t n, uint64_t ns)
@@ -48,8 +59,11 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	char b1[32], b2[32], b3[32];
 	const char *nm = lin_explain_name(x, l);
 	fprintf(out, "    %s \"%s\" correlation %" PRId64 " stream %" PRIu64 " (file %u, byte %" PRIu64 ")\n",
-		kind_name(l->kind), nm ? nm : "?",
+		kind_name(l->kind), nm ? nm : "(no name)",
 		l->corr == LIN_XNIL ? (int64_t)-1 : (int64_t)l->corr, l->stream, l->file, l->offset);
+	if (l->join == LIN_JOIN_INFERRED)
+		fprintf(out, "      joined by inference (%s): its host marks are as good as that join\n",
+			l->join_rule ? l->join_rule : "?");
 	for (int m = 0; m < LIN_M_N; m++) {
 		const struct lin_xmark *k = &l->m[m];
 		if (is_known(k))
@@ -66,8 +80,7 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 		const struct lin_xseg *g = &l->seg[s];
 		const char *how = lin_how_name((enum lin_how)g->how);
 		fprintf(out, "      => %-13s %10s  [%s, %s]  %s%s%s%s\n",
-			lin_xcause_name((enum lin_xcause)g->cause),
-			fmt_ns(b1, sizeof(b1), g->end - g->start),
+			lin_xcause_name((enum lin_xcause)g->cause), fmt_ns(b1, sizeof(b1), g->ns),
 			g->start >= t0 ? fmt_ns(b2, sizeof(b2), g->start - t0) : "?",
 			g->end >= t0 ? fmt_ns(b3, sizeof(b3), g->end - t0) : "?",
 			lin_evidence_name((enum lin_evidence)g->ev), *how ? " (" : "", how,
@@ -87,8 +100,14 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 		"lineage-explain: %" PRIu64 " GPU records; %" PRIu64 " explained, %" PRIu64
 		" not joined to a request (lost or ambiguous: see lineage-validate)",
 		s->gpu_records, s->explained, s->unjoined);
+	if (s->epoch_only)
+		fprintf(out, ", %" PRIu64 " joined to an epoch that names no request", s->epoch_only);
+	if (s->duplicates)
+		fprintf(out, ", %" PRIu64 " duplicates", s->duplicates);
+	if (s->join_inferred)
+		fprintf(out, "; %" PRIu64 " explained through an inferred join", s->join_inferred);
 	if (s->no_start)
-		fprintf(out, ", %" PRIu64 " explained without a known start", s->no_start);
+		fprintf(out, "; %" PRIu64 " explained without a known start", s->no_start);
 	fprintf(out, "\n");
 	uint64_t unres = s->by_cause_ns[LIN_X_UNRESOLVED];
 	fprintf(out, "%" PRIu64 " requests; time before the start %s, of which unresolved %s (%.1f %%)\n\n",
@@ -122,12 +141,13 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 			const char *on = g->name ? x->pool + g->name - 1 : "?";
 			fprintf(out, "\nop %" PRIu64 " \"%s\" (file %u): %u launches, to the last end %s\n",
 				g->id, on, g->file, g->nlaunch,
-				fmt_ns(b1, sizeof(b1), g->last_end - t0));
+				g->last_end >= t0 ? fmt_ns(b1, sizeof(b1), g->last_end - t0) : "unknown");
 		} else {
 			fprintf(out, "\nrequest %" PRIu64 " (file %u): %u launches, ready to the last end %s\n",
 				g->id, g->file, g->nlaunch,
-				g->ready == LIN_XNIL ? "unknown"
-						     : fmt_ns(b1, sizeof(b1), g->last_end - t0));
+				g->ready == LIN_XNIL || g->last_end < t0
+					? "unknown"
+					: fmt_ns(b1, sizeof(b1), g->last_end - t0));
 		}
 		fprintf(out, "  critical launch (times from %s):\n",
 			g->ready != LIN_XNIL ? "request_ready" : "its first known mark");
@@ -175,8 +195,10 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	const uint64_t *r = lin_explain_reqs(x, l);
 	for (uint32_t i = 0; i < l->nreq; i++)
 		fprintf(out, "%s%" PRIu64, i ? "," : "", r[i]);
-	fprintf(out, "],\"join\":\"%s\",\"marks\":{",
-		l->join == LIN_JOIN_INFERRED ? "inferred" : "observed");
+	fprintf(out, "],\"join\":\"%s\"", l->join == LIN_JOIN_INFERRED ? "inferred" : "observed");
+	if (l->join_rule)
+		fprintf(out, ",\"join_rule\":\"%s\"", l->join_rule);
+	fprintf(out, ",\"marks\":{");
 	for (int m = 0; m < LIN_M_N; m++) {
 		const struct lin_xmark *k = &l->m[m];
 		fprintf(out, "%s\"%s\":{\"evidence\":\"%s\"", m ? "," : "",
@@ -198,7 +220,7 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 			"%s{\"cause\":\"%s\",\"start\":%" PRIu64 ",\"end\":%" PRIu64
 			",\"ns\":%" PRIu64 ",\"evidence\":\"%s\"",
 			s ? "," : "", lin_xcause_name((enum lin_xcause)g->cause), g->start, g->end,
-			g->end - g->start, lin_evidence_name((enum lin_evidence)g->ev));
+			g->ns, lin_evidence_name((enum lin_evidence)g->ev));
 		if (g->how)
 			fprintf(out, ",\"%s\":\"%s\"",
 				g->ev == LIN_EV_OBSERVED   ? "source"
@@ -224,9 +246,12 @@ void lin_explain_report_json(const struct lin_explain *x, FILE *out)
 		LIN_STRINGIFY_VERSION);
 	fprintf(out,
 		"\"gpu_records\":%" PRIu64 ",\"explained\":%" PRIu64 ",\"unjoined\":%" PRIu64
-		",\"no_start\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"prestart_ns\":%" PRIu64
-		",\"unresolved_ns\":%" PRIu64 ",\"unresolved_fraction\":%.6f,\"by_cause\":{",
-		s->gpu_records, s->explained, s->unjoined, s->no_start, s->groups, s->prestart_ns,
+		",\"epoch_only\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"join_inferred\":%" PRIu64
+		",\"no_start\":%" PRIu64 ",\"with_statements\":%" PRIu64 ",\"requests\":%" PRIu64
+		",\"prestart_ns\":%" PRIu64 ",\"unresolved_ns\":%" PRIu64
+		",\"unresolved_fraction\":%.6f,\"by_cause\":{",
+		s->gpu_records, s->explained, s->unjoined, s->epoch_only, s->duplicates,
+		s->join_inferred, s->no_start, s->with_statements, s->groups, s->prestart_ns,
 		s->by_cause_ns[LIN_X_UNRESOLVED],
 		s->prestart_ns ? (double)s->by_cause_ns[LIN_X_UNRESOLVED] / (double)s->prestart_ns : 0.0);
 	for (int c = 0; c < LIN_X_N; c++)
@@ -301,19 +326,24 @@ int lin_explain_perfetto(const struct lin_explain *x, const char *path)
 			bool unk = sg->ev == LIN_EV_UNKNOWN;
 			fprintf(f,
 				",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu64 ",\"name\":\"%s%s\",\"cat\":\"%s\","
-				"\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"evidence\":\"%s\",\"how\":\"%s\"}}",
+				"\"ts\":",
 				tid, unk ? "unknown: " : "", lin_xcause_name((enum lin_xcause)sg->cause),
+				lin_evidence_name((enum lin_evidence)sg->ev));
+			us(f, sg->start);
+			fprintf(f, ",\"dur\":");
+			us(f, sg->end - sg->start);
+			fprintf(f, ",\"args\":{\"evidence\":\"%s\",\"how\":\"%s\",\"ns\":%" PRIu64 "}}",
 				lin_evidence_name((enum lin_evidence)sg->ev),
-				(double)sg->start / 1e3, (double)(sg->end - sg->start) / 1e3,
-				lin_evidence_name((enum lin_evidence)sg->ev),
-				lin_how_name((enum lin_how)sg->how));
+				lin_how_name((enum lin_how)sg->how), sg->ns);
 		}
 		if (is_known(&l->m[LIN_M_KERNEL_START]) && is_known(&l->m[LIN_M_KERNEL_END])) {
 			fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu64 ",\"name\":", tid);
 			json_str(f, lin_explain_name(x, l) ? lin_explain_name(x, l) : kind_name(l->kind));
-			fprintf(f, ",\"cat\":\"gpu\",\"ts\":%.3f,\"dur\":%.3f}",
-				(double)l->m[LIN_M_KERNEL_START].t / 1e3,
-				(double)(l->m[LIN_M_KERNEL_END].t - l->m[LIN_M_KERNEL_START].t) / 1e3);
+			fprintf(f, ",\"cat\":\"gpu\",\"ts\":");
+			us(f, l->m[LIN_M_KERNEL_START].t);
+			fprintf(f, ",\"dur\":");
+			us(f, l->m[LIN_M_KERNEL_END].t - l->m[LIN_M_KERNEL_START].t);
+			fprintf(f, "}");
 		}
 	}
 	fprintf(f, "]}\n");

@@ -25,24 +25,33 @@ struct lin_xgpu {
 #define LIN_XG_IMPORTED 1
 #define LIN_XG_GRAPH 2
 #define LIN_XG_LAUNCH 4 /* imported: linked to its launch */
+#define LIN_XG_DUP 8    /* lineage: no verdict, a duplicate the validator did not classify */
 
 /* A verdict kept for (file, offset). */
 struct lin_xverdict {
 	uint64_t epoch, req0;
+	const char *why; /* inferred: the rule (the validator's static string) */
 	uint32_t nreq;
 	uint8_t join, pad[3];
 };
 
 struct lin_xapi {
 	uint64_t start, end, tid;
+	uint8_t domain, pad[7];
 };
 
-/* An epoch's declaration or reissue. */
+/* A request's begin. */
+struct lin_xbegin {
+	uint64_t host_ns, tid;
+};
+
+/* An epoch's declaration. */
 struct lin_xdecl {
-	uint64_t epoch, host_ns;
+	uint64_t epoch, host_ns, tid;
 	uint16_t proc, pad[3];
 };
 
+/* Sorted by (proc, tid, kind, target, host_ns): one binary search per target. */
 struct lin_xadopt {
 	uint64_t tid, host_ns, target, ctid, cseq;
 	uint16_t proc;
@@ -51,17 +60,23 @@ struct lin_xadopt {
 
 struct lin_xevent {
 	uint64_t corr, stream;
-	uint32_t ctx, pad;
+	uint32_t ctx, dev;
 };
 
+/* A stream wait event on (proc, ctx, stream), sorted by correlation; best: the GPU record
+ * (index in gpus) whose end bounds the waiting stream most, over this wait and every wait
+ * before it on the stream (SIZE_MAX: none). */
 struct lin_xwait {
 	uint64_t corr, stream, sync_id;
+	size_t best;
 	uint32_t ctx;
 	uint16_t proc, pad;
 };
 
+/* Sorted by (proc, tid, start); at build, overlapping records of a thread are merged, and
+ * cum is the off-CPU time of the thread's records before this one. */
 struct lin_xsched {
-	uint64_t tid, start, end;
+	uint64_t tid, start, end, cum;
 	uint16_t proc, pad[3];
 };
 
@@ -83,7 +98,7 @@ struct lin_explain {
 	struct lin_vec gpus;    /* struct lin_xgpu */
 	struct lin_vtab verd;   /* (offset, file) -> struct lin_xverdict */
 	struct lin_vec reqs;    /* uint64_t: verdicts' and launches' requests */
-	struct lin_vtab begins; /* (request, proc) -> uint64_t host_ns */
+	struct lin_vtab begins; /* (request, proc) -> struct lin_xbegin */
 	struct lin_vec decls;   /* struct lin_xdecl */
 	struct lin_vtab caps;   /* (seq, proc << 32 | tid) -> uint64_t host_ns + 1 (0: untimed) */
 	struct lin_vec adopts;  /* struct lin_xadopt */

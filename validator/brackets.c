@@ -558,3 +558,5 @@ unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc)
 	return (v->procs[proc].dropped_host ? LIN_LOST_HOST : 0u) |
 	       (v->procs[proc].dropped_cupti ? LIN_LOST_CUPTI : 0u);
 }
+
+bool lin_validator_oom(const struct lin_validator *v) { return v->oom; }

@@ -170,6 +170,8 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out);
  * drift; 0 with device_clock "host"). false: the process has no clock mapping. */
 bool lin_validator_dev_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev,
 			       uint64_t *host, uint64_t *err);
+/* Whether the join engine ran out of memory (its joins are then incomplete). */
+bool lin_validator_oom(const struct lin_validator *v);
 /* What process @proc's traces reported lost: LIN_LOST_HOST (host events, dropped source 1),
  * LIN_LOST_CUPTI (CUPTI records, sources 2-7), or 0. */
 #define LIN_LOST_HOST 1u

@@ -84,15 +84,24 @@ ev = json.load(open(sys.argv[1]))["traceEvents"]
 sl = [e for e in ev if e["ph"] == "X" and e["cat"] != "gpu"]
 assert len(sl) >= 9, len(sl)
 assert any(e["name"].startswith("unknown: ") for e in sl), "no unknown slice"
-tracks = {}
+# Times are exact: microseconds with three decimals (ns), compared as integers of ns.
+ns = lambda v: int(round(v * 1000))
+tracks, nested = {}, []
 for e in sl:
-    if e["name"] != "kernel_slow":
-        tracks.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+    iv = (ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
+    if e["name"] in ("kernel_slow", "descheduled"):
+        nested.append((e["tid"], iv))
+    else:
+        tracks.setdefault(e["tid"], []).append(iv)
 for t, v in tracks.items():
     v.sort()
     for a, b in zip(v, v[1:]):
-        assert a[1] <= b[0] + 1e-6, (t, a, b)
-print("ok: Perfetto export parses; statements do not overlap on a track")
+        assert a[1] <= b[0], (t, a, b)
+gpu = [(e["tid"], ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ev if e["ph"] == "X" and e["cat"] == "gpu"]
+for t, (s0, e0) in nested:
+    assert any(tt == t and a <= s0 and e0 <= b for tt, a, b in gpu + [(t,) + x for x in tracks.get(t, [])]), (t, s0, e0)
+assert any(n[0] for n in nested), "no nested descheduled slice"
+print("ok: Perfetto export parses; statements do not overlap on a track; descheduled and kernel_slow nest")
 PY
 status 2 --export-perfetto "$w/no/such/dir/p.json" "$w/ledger.lt"
 has "$w/err" "export-perfetto"
@@ -104,6 +113,10 @@ status 1 "$w/unjoined.lt"
 has "$w/err" "joined to a request"
 status 1 "$w/noclock.lt"
 has "$w/err" "known start"
+status 1 --json "$w/epochonly.lt"
+has "$w/out" '"epoch_only":1'
+# --request naming a request whose only launch has no known start.
+status 1 --request 7 "$w/noclock.lt"
 
 # Bad input: named with its byte offset; what was read is still reported.
 status 2 "$w/missing.lt"
@@ -118,6 +131,24 @@ status 2 "$w/junk.lt"
 has "$w/err" "junk.lt: byte 0"
 : >"$w/empty.lt"
 status 2 "$w/empty.lt"
+
+# Scale: 20,000 requests with a wait, an adopt and an off-CPU record each. Every lookup
+# is a binary search; one that walked back over earlier records would take minutes.
+"$gen" "$w" --stress 20000 || { echo "FAIL: lin-explain-gen --stress"; fails=$((fails + 1)); }
+if timeout 120 "$x" --json "$w/stress.lt" >"$w/out" 2>"$w/err"; then
+	$py - "$w/out" <<'PY' || fails=$((fails + 1))
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert s["explained"] == 40000, s
+assert s["marks"]["dependency_ready"]["inferred"] == 20000, s["marks"]["dependency_ready"]
+# both launches of a request see their thread off-CPU before their call
+assert s["by_cause"]["descheduled"]["ns"] == 2 * 20000 * 100, s["by_cause"]["descheduled"]
+print("ok: 40,000 launches in bounded time: 20,000 event waits inferred, every off-CPU record counted")
+PY
+else
+	echo "FAIL: lineage-explain on stress.lt: exit $? (or over 120 s)"
+	fails=$((fails + 1))
+fi
 
 # An imported Kineto trace: ops instead of requests, handoff marks not_in_format.
 status 0 --json --from kineto "$src/../import/data/causes.json"

@@ -8,8 +8,14 @@
  *   nogpu.lt     requests and epochs, no GPU record
  *   unjoined.lt  kernels that no external correlation names
  *   noclock.lt   device times on CUPTI's clock and no clock record
+ *   epochonly.lt a launch under an epoch that names no request
+ * lin-explain-gen DIR --stress N: stress.lt, N requests each handed to one worker thread
+ * (an adopt and an off-CPU record each), each launch on stream 2 after a wait on an event
+ * recorded behind a kernel on stream 1: work that grows quadratically if a lookup walks
+ * back over earlier waits, adopts or scheduling records.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xgen.h"
@@ -29,10 +35,31 @@ static int save(const char *dir, const char *name)
 	return rc;
 }
 
+static int stress(const char *dir, uint64_t n)
+{
+	begin();
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t t = 100000 * (i + 1), req = i + 1, ep = 1000000 + i, c = 4 * i + 1;
+		lin_tf_request_begin(&pk, t, SUBMITTER, req, NIL, NIL, NIL);
+		lin_tf_epoch_declare(&pk, t + 100, SUBMITTER, ep, 1, &req, 1, NIL, 0);
+		handoff(ep, t + 200, t + 5000, i + 1);
+		lin_tf_host_sched(&pk, WORKER, t + 5100, t + 5200, LIN_SCHED_PREEMPTED, NIL);
+		call(ep, c, WORKER, t + 6000, t + 6100);
+		kern(c, 1, t + 7000, t + 60000, NIL, NIL, 0, 0);
+		lin_tf_cuda_event(&pk, c + 1, 0, 1, 1, 3, i + 1);
+		lin_tf_sync(&pk, c + 2, LIN_SYNC_STREAM_WAIT_EVENT, t + 6300, t + 6400, 1, 2, 3, i + 1);
+		call(ep, c + 3, WORKER, t + 6500, t + 6600);
+		kern(c + 3, 2, t + 60100, t + 61000, NIL, NIL, 0, 0);
+	}
+	return save(dir, "stress.lt");
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[2], "--stress"))
+		return stress(argv[1], strtoull(argv[3], NULL, 10));
 	if (argc != 2) {
-		fprintf(stderr, "usage: lin-explain-gen DIR\n");
+		fprintf(stderr, "usage: lin-explain-gen DIR [--stress N]\n");
 		return 64;
 	}
 	const char *dir = argv[1];
@@ -69,5 +96,11 @@ int main(int argc, char **argv)
 	call(70, 10, SUBMITTER, 12000, 12500);
 	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
 	rc |= save(dir, "noclock.lt");
+
+	begin();
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, NULL, 0, NIL, 0);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	rc |= save(dir, "epochonly.lt");
 	return rc;
 }

@@ -374,10 +374,34 @@ Test(ledger, host_sched_evidence_says_descheduled)
 {
 	struct run r = sched_case(WORKER);
 	const struct lin_xlaunch *l = launch(&r, 10);
-	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 11500, LIN_EV_OBSERVED);
+	/* The off-CPU time nests in the thread's stretch and is taken out of it. */
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[3].ns, 700);
 	seg_is(l, 4, LIN_X_DESCHEDULED, 11500, 11800, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[4].ns, 300);
 	cr_assert_eq(l->seg[4].how, LIN_HOW_HOST_SCHED);
-	seg_is(l, 5, LIN_X_THREAD_DELAY, 11800, 12000, LIN_EV_OBSERVED);
+	seg_is(l, 5, LIN_X_API_CALL, 12000, 12500, LIN_EV_OBSERVED);
+	cr_assert_eq(lin_explain_summary(r.x)->by_cause_ns[LIN_X_DESCHEDULED], 300);
+	cr_assert_eq(lin_explain_summary(r.x)->by_cause_ns[LIN_X_THREAD_DELAY], 700);
+	done(&r);
+}
+
+Test(ledger, overlapping_off_cpu_records_count_once_and_are_clipped)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	lin_tf_host_sched(&pk, WORKER, 11500, 11700, LIN_SCHED_PREEMPTED, NIL);
+	lin_tf_host_sched(&pk, WORKER, 11600, 11800, LIN_SCHED_BLOCKED, NIL); /* overlaps */
+	lin_tf_host_sched(&pk, WORKER, 10000, 11100, LIN_SCHED_BLOCKED, NIL); /* before adopt */
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[3].ns, 600); /* 1000 less 100 (clipped) and 300 (merged) */
+	seg_is(l, 4, LIN_X_DESCHEDULED, 11000, 11800, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[4].ns, 400);
 	done(&r);
 }
 
@@ -465,15 +489,23 @@ Test(ledger, a_batched_launch_serves_every_request)
 	done(&r);
 }
 
-Test(ledger, a_reissued_epoch_is_declared_at_its_reissue)
+/* A retry: declared once, adopted by the worker, launched, reissued, launched again on the
+ * same worker. The retry was declared at the declaration, and its handoff is the adopt. */
+Test(ledger, a_reissued_epoch_keeps_its_declaration_and_adopt)
 {
 	begin();
 	work(7, 70);
-	lin_tf_epoch_reissue(&pk, 5000, SUBMITTER, 70, 2, LIN_REISSUE_RETRY);
-	call(70, 10, SUBMITTER, 12000, 12500);
+	handoff(70, 3000, 5000, 1);
+	call(70, 9, WORKER, 6000, 6500);
+	kern(9, 1, 7000, 7500, NIL, NIL, 0, 0);
+	lin_tf_epoch_reissue(&pk, 8000, SUBMITTER, 70, 2, LIN_REISSUE_RETRY);
+	call(70, 10, WORKER, 12000, 12500);
 	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
 	struct run r = finish_run();
-	mark_is(launch(&r, 10), LIN_M_DECLARED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 5000);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DECLARED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 2000);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 5000);
+	seg_is(l, 0, LIN_X_BEFORE_DECLARE, 1000, 2000, LIN_EV_OBSERVED);
 	done(&r);
 }
 
@@ -488,6 +520,281 @@ Test(ledger, marks_out_of_order_never_make_a_negative_statement)
 	for (int i = 0; i < l->nseg; i++)
 		cr_assert_gt(l->seg[i].end, l->seg[i].start);
 	cr_assert(!has_cause(l, LIN_X_UNRESOLVED));
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ review findings */
+
+Test(ledger, many_off_cpu_records_lose_no_statement)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	for (uint64_t k = 0; k < 8; k++) /* 8 x 50 ns off-CPU before the call */
+		lin_tf_host_sched(&pk, WORKER, 11100 + 100 * k, 11150 + 100 * k,
+				  LIN_SCHED_PREEMPTED, NIL);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 100000, 101000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(has_cause(l, LIN_X_API_CALL));
+	cr_assert(has_cause(l, LIN_X_UNRESOLVED));
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	seg_is(l, 4, LIN_X_DESCHEDULED, 11100, 11850, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[4].ns, 400);
+	cr_assert_eq(l->seg[3].ns, 600);
+	done(&r);
+}
+
+/* A runtime call and the driver call nested in it under one correlation: one call. */
+static struct run nested_case(uint64_t driver_tid)
+{
+	begin();
+	work(7, 70);
+	lin_tf_ext_correlation(&pk, 5, 70, 10);
+	api_rec(2, 307, 10, driver_tid, 19000, 19500); /* cuLaunchKernel, written first */
+	api_rec(1, 211, 10, SUBMITTER, 11500, 20000);
+	kern(10, 1, 20500, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, a_nested_driver_call_does_not_replace_the_runtime_call)
+{
+	struct run r = nested_case(SUBMITTER);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 11500);
+	mark_is(l, LIN_M_API_EXIT, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 20000);
+	done(&r);
+}
+
+Test(ledger, a_driver_record_of_another_thread_yields_to_the_runtime_one)
+{
+	struct run r = nested_case(WORKER);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 11500);
+	mark_is(l, LIN_M_API_EXIT, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 20000);
+	done(&r);
+}
+
+/* The producer of an event is found on the recording's own device and context. */
+static struct run event_dev_case(uint32_t other_ctx)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern_dc(9, 1, 2, 3, 13000, 40000, 9); /* device 1, context 2, stream 3 */
+	call(80, 8, SUBMITTER, 2400, 2450);
+	kern_dc(8, 0, other_ctx, 3, 13000, 90000, 8); /* device 0: not the recording's */
+	lin_tf_cuda_event(&pk, 11, 1, 2, 3, 3, 77);
+	lin_tf_sync(&pk, 12, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
+	call(70, 13, SUBMITTER, 12000, 12500);
+	kern_dc(13, 0, 1, 2, 95000, 96000, 13);
+	return finish_run();
+}
+
+Test(ledger, event_wait_finds_the_producer_on_its_device)
+{
+	struct run r = event_dev_case(5);
+	mark_is(launch(&r, 13), LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
+	done(&r);
+}
+
+Test(ledger, event_wait_ignores_the_same_context_on_another_device)
+{
+	struct run r = event_dev_case(2); /* device 0 also has a context 2, stream 3 */
+	mark_is(launch(&r, 13), LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
+	done(&r);
+}
+
+Test(ledger, an_epoch_without_requests_is_counted_not_explained)
+{
+	begin();
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, NULL, 0, NIL, 0);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xsummary *s = lin_explain_summary(r.x);
+	cr_assert_eq(s->epoch_only, 1);
+	cr_assert_eq(s->explained, 0);
+	cr_assert_eq(s->prestart_ns, 0);
+	done(&r);
+}
+
+Test(ledger, an_inferred_join_makes_its_host_marks_inferred)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	lin_tf_launch(&pk, 11900, WORKER, 70, 1, NIL, 0, 0, NIL, 1);
+	api_rec(1, 211, 10, WORKER, 12000, 12500);
+	lin_tf_launch_end(&pk, 12600, WORKER, 1);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->join, LIN_JOIN_INFERRED);
+	cr_assert_not_null(l->join_rule);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_INFERRED, LIN_HOW_INFERRED_JOIN, 11000);
+	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_INFERRED, LIN_HOW_INFERRED_JOIN, 1000);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12000);
+	seg_is(l, 2, LIN_X_HANDOFF_WAIT, 3000, 11000, LIN_EV_INFERRED);
+	cr_assert_eq(lin_explain_summary(r.x)->join_inferred, 1);
+	cr_assert_eq(lin_explain_summary(r.x)->marks[LIN_M_ADOPTED][LIN_EV_OBSERVED], 0);
+	done(&r);
+}
+
+Test(ledger, a_request_begun_after_its_kernel_is_out_of_order)
+{
+	begin();
+	lin_tf_request_begin(&pk, 50000, SUBMITTER, 7, NIL, NIL, NIL);
+	uint64_t req = 7;
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, NIL, 0);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_UNKNOWN, LIN_HOW_OUT_OF_ORDER, 0);
+	mark_is(l, LIN_M_DECLARED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 2000);
+	seg_is(l, 0, LIN_X_THREAD_DELAY, 2000, 12000, LIN_EV_OBSERVED);
+	done(&r);
+}
+
+/* A graph replay's record (graph_trace) is a GPU record, and a stream predecessor. */
+Test(ledger, a_graph_trace_record_counts_and_orders_its_stream)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call_api(80, 9, SUBMITTER, 2500, 2600, true);
+	lin_tf_graph_trace(&pk, 9, 13000, 30000, 0, 1, 1, 4);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 30100, 31000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	cr_assert_eq(lin_explain_summary(r.x)->gpu_records, 2);
+	cr_assert_eq(lin_explain_summary(r.x)->explained, 2);
+	mark_is(launch(&r, 10), LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 30000);
+	cr_assert_eq(launch(&r, 9)->kind, LIN_REC_GRAPH_TRACE);
+	done(&r);
+}
+
+Test(ledger, a_launch_on_another_thread_without_an_adopt_is_an_unrecorded_handoff)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, WORKER, 12000, 12500); /* declared on the submitter, launched by the worker */
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_UNRECORDED_HANDOFF, 0);
+	seg_is(l, 1, LIN_X_UNRESOLVED, 2000, 12000, LIN_EV_UNKNOWN);
+	cr_assert(!has_cause(l, LIN_X_THREAD_DELAY));
+	done(&r);
+}
+
+/* The call's start (12000) is mapped from the device clock with an error of @err; the adopt
+ * is at @adopt. */
+static struct run adopt_clock_case(uint64_t adopt, uint64_t err)
+{
+	begin_clock(NULL);
+	lin_tf_clock(&pk, 0, 1000000, err);
+	work(7, 70);
+	handoff(70, 3000, adopt, 1);
+	call(70, 10, WORKER, 1012000, 1012500);
+	kern(10, 1, 1020000, 1021000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, an_adopt_within_the_clock_error_of_the_call_is_unknown)
+{
+	struct run r = adopt_clock_case(7000, 10000);
+	mark_is(launch(&r, 10), LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_CLOCK_UNCERTAINTY, 0);
+	done(&r);
+}
+
+Test(ledger, an_adopt_well_before_the_call_is_observed)
+{
+	struct run r = adopt_clock_case(7000, 100);
+	mark_is(launch(&r, 10), LIN_M_ADOPTED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 7000);
+	done(&r);
+}
+
+Test(ledger, names_that_differ_past_4_kib_have_medians_of_their_own)
+{
+	static char a[5000], b[5000];
+	memset(a, 'k', sizeof(a));
+	memcpy(b, a, sizeof(b));
+	a[4999] = 'X';
+	b[4999] = 'Y';
+	begin();
+	work(7, 70);
+	lin_tf_string(&pk, 1, a, sizeof(a));
+	lin_tf_string(&pk, 2, b, sizeof(b));
+	for (uint64_t i = 0; i < 6; i++) {
+		uint64_t t = 100000 * (i + 1);
+		call(70, 10 + i, SUBMITTER, t, t + 100);
+		kern(10 + i, 1, t + 1000, t + (i == 5 ? 6000 : 2000), NIL, NIL, 0, i == 5 ? 2 : 1);
+	}
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 15);
+	cr_assert_eq(l->median, 0); /* one kernel of its name: too few samples */
+	cr_assert(!has_cause(l, LIN_X_KERNEL_SLOW));
+	cr_assert_eq(strlen(lin_explain_name(r.x, l)), 5000);
+	done(&r);
+}
+
+Test(ledger, huge_times_saturate_the_sums_and_the_median)
+{
+	begin();
+	work(7, 70);
+	lin_tf_string(&pk, 1, "k", 1);
+	const uint64_t big = (uint64_t)1 << 63;
+	for (uint64_t i = 0; i < 6; i++) {
+		uint64_t t = 100000 * (i + 1);
+		call(70, 10 + i, SUBMITTER, t, t + 100);
+		kern(10 + i, 1 + (uint32_t)i, t + 1000, t + 1000 + big + i, NIL, NIL, 0, 1);
+	}
+	call(70, 20, SUBMITTER, 12000, 12500);
+	kern(20, 9, UINT64_MAX - 10, UINT64_MAX - 1, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 12);
+	cr_assert_geq(l->median, big); /* not wrapped to a small number */
+	cr_assert(!has_cause(l, LIN_X_KERNEL_SLOW));
+	const struct lin_xsummary *s = lin_explain_summary(r.x);
+	cr_assert_geq(s->prestart_ns, UINT64_MAX - 20000000, "the sum saturates, it does not wrap");
+	done(&r);
+}
+
+Test(ledger, a_predecessor_that_ends_after_the_start_is_no_bound)
+{
+	struct run r = stream_case(1, 13000, 30500, 0); /* ends after ours starts (30100) */
+	mark_is(launch(&r, 10), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_OVERLAPPING_PREDECESSOR, 0);
+	done(&r);
+}
+
+Test(ledger, duplicates_are_counted_as_such)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	lin_tf_trace_end(&pk, 1000000, 0);
+	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct run r;
+	r.x = lin_explain_create(&xo);
+	struct lin_vopts vo = { 0 };
+	vo.allow_empty = true;
+	lin_explain_hook(r.x, &vo);
+	r.v = lin_validator_create(&vo);
+	lin_validator_add_mem(r.v, "a", sb.data, sb.size);
+	lin_validator_add_mem(r.v, "b", sb.data, sb.size); /* the same process's records again */
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(r.v);
+	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
+	const struct lin_xsummary *s = lin_explain_summary(r.x);
+	cr_assert_eq(s->gpu_records, 2);
+	cr_assert_eq(s->explained, 1);
+	cr_assert_eq(s->duplicates, 1);
+	cr_assert_eq(s->unjoined, 0);
 	done(&r);
 }
 
@@ -507,32 +814,40 @@ static const char kineto_json[] =
 	"\"dur\": 10, \"args\": {\"correlation\": 11, \"device\": 0, \"stream\": 7}}\n"
 	"]}\n";
 
-Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
+/* Import @json as a Kineto trace into a fresh run (false: this build has no importer). */
+static bool import_kineto(const char *json, struct run *r)
 {
 	const char *lacks;
-	if (!lin_imp_have("kineto", &lacks)) {
-		cr_skip_test("SKIP: this build has no Kineto importer (lacks %s)", lacks);
-		return;
-	}
+	if (!lin_imp_have("kineto", &lacks))
+		return false;
 	char path[] = "/tmp/lin-explain-XXXXXX.json";
 	int fd = mkstemps(path, 5);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, kineto_json, sizeof(kineto_json) - 1),
-		     (ssize_t)(sizeof(kineto_json) - 1));
+	size_t n = strlen(json);
+	cr_assert_eq(write(fd, json, n), (ssize_t)n);
 	close(fd);
-	struct run r;
 	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
-	r.x = lin_explain_create(&xo);
+	r->x = lin_explain_create(&xo);
 	struct lin_vopts vo = { 0 };
 	vo.allow_empty = true;
-	lin_explain_hook(r.x, &vo);
-	r.v = lin_validator_create(&vo);
+	lin_explain_hook(r->x, &vo);
+	r->v = lin_validator_create(&vo);
 	const char *fmts[] = { "kineto" };
 	char *paths[] = { path };
-	cr_assert_eq(lin_imp_run(r.v, fmts, paths, 1, NULL), 0);
+	cr_assert_eq(lin_imp_run(r->v, fmts, paths, 1, NULL), 0);
 	unlink(path);
-	lin_validator_finish(r.v);
-	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
+	lin_validator_finish(r->v);
+	cr_assert_eq(lin_explain_build(r->x, r->v), 0);
+	return true;
+}
+
+Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
+{
+	struct run r;
+	if (!import_kineto(kineto_json, &r)) {
+		cr_skip_test("SKIP: this build has no Kineto importer");
+		return;
+	}
 	cr_assert_eq(lin_explain_count(r.x), 2);
 	const struct lin_xlaunch *l = launch(&r, 11);
 	cr_assert(l->imported);
@@ -550,4 +865,40 @@ Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
 	mark_is(launch(&r, 10), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
 	cr_assert_eq(lin_explain_summary(r.x)->groups, 1);
 	done(&r);
+}
+
+/* GPU events with no args.stream: Kineto writes the stream as the event's tid. */
+static const char kineto_tid_fmt[] =
+	"{\"traceEvents\":[\n"
+	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+	"\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},\n"
+	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":1000,"
+	"\"args\":{\"correlation\":1,\"device\":0}},\n"
+	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+	"\"ts\":210,\"dur\":5,\"args\":{\"correlation\":2}},\n"
+	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":%d,\"ts\":1030,\"dur\":10,"
+	"\"args\":{\"correlation\":2,\"device\":0}}\n"
+	"]}\n";
+
+static void kineto_tid_case(int tid, enum lin_evidence ev, enum lin_how how, uint64_t t)
+{
+	char json[2048];
+	snprintf(json, sizeof(json), kineto_tid_fmt, tid);
+	struct run r;
+	if (!import_kineto(json, &r)) {
+		cr_skip_test("SKIP: this build has no Kineto importer");
+		return;
+	}
+	mark_is(launch(&r, 2), LIN_M_DEP_READY, ev, how, t);
+	done(&r);
+}
+
+Test(ledger, kineto_gpu_events_without_args_stream_are_on_their_tid_stream)
+{
+	kineto_tid_case(13, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+}
+
+Test(ledger, kineto_gpu_events_on_one_tid_stream_are_ordered)
+{
+	kineto_tid_case(7, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 1020000);
 }

@@ -80,4 +80,20 @@ static inline void kern(uint64_t corr, uint32_t stream, uint64_t s, uint64_t e, 
 	lin_tf_kernel(&pk, &k);
 }
 
+/* An API record of @dom (1 runtime, 2 driver) without an ext record. */
+static inline void api_rec(uint32_t dom, uint64_t cbid, uint64_t corr, uint64_t tid, uint64_t s,
+			   uint64_t e)
+{
+	struct lin_tf_api a = { dom, cbid, corr, s, e, 1, (uint32_t)tid, 0 };
+	lin_tf_api(&pk, &a);
+}
+
+/* A kernel on (@dev, @ctx, @stream), grid id @grid. */
+static inline void kern_dc(uint64_t corr, uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t s,
+			   uint64_t e, uint64_t grid)
+{
+	struct lin_tf_kernel k = { corr, s, e, dev, ctx, stream, grid, 0, 0, 0, 0, 0, false };
+	lin_tf_kernel(&pk, &k);
+}
+
 #endif

@@ -371,7 +371,9 @@ static int keep_event(struct kctx *k, int kind)
 	e->flags = (uint8_t)((k->has_corr ? LIN_IMP_HAS_CORR : 0) | (k->has_ext ? LIN_IMP_HAS_EXT : 0));
 	if (kind >= LIN_IMP_KERNEL) {
 		e->dev = (uint16_t)(k->has_dev ? k->dev : k->pid_ok ? k->pid : 0);
-		e->tid = k->has_stream ? k->stream : k->tid_stream;
+		/* The stream: args.stream, else the tid ("stream 7", or 7 as Kineto writes a GPU
+		 * event's tid). */
+		e->tid = k->has_stream ? k->stream : k->tid_ok ? k->tid : k->tid_stream;
 	} else {
 		e->proc = k->pid;
 		e->tid = k->tid;
