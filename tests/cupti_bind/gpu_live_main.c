@@ -6,7 +6,11 @@
  * kernels (an empty PTX kernel, JIT-compiled by the driver: no nvcc needed) and a memset
  * are launched through the driver API inside one epoch, every CUDA call in a launch
  * bracket; the trace is validated in-process: at least 17 GPU records, every one joined
- * to its epoch (observed), and the header must say "ok".
+ * to its epoch (observed), and the header must say "ok". Then a kernel on stream A, an
+ * event recorded behind it, a wait on that event on stream B and a kernel on B: the trace
+ * must carry the cuda_event record and the stream-wait sync record naming its sync id
+ * (the binding enables both kinds by default), and lineage-explain's ledger is built on it
+ * (every GPU record explained, with a known start; what it infers is printed).
  *
  * Exit status: 0 pass; 1 fail; 77 skipped (no GPU visible: no /dev/nvidiactl). With a GPU
  * present every failure is a failure, never a skip. The driver is opened with dlopen, so
@@ -20,6 +24,7 @@
 
 #include <cuda.h>
 
+#include "explain.h"
 #include "tr_helpers.h"
 #include "validate.h"
 #include "lineage/runtime.h"
@@ -49,6 +54,10 @@ static struct {
 	CUresult (*memset_async)(CUdeviceptr, unsigned char, size_t, CUstream);
 	CUresult (*sync)(void);
 	CUresult (*error_name)(CUresult, const char **);
+	CUresult (*stream_create)(CUstream *, unsigned int);
+	CUresult (*event_create)(CUevent *, unsigned int);
+	CUresult (*event_record)(CUevent, CUstream);
+	CUresult (*stream_wait)(CUstream, CUevent, unsigned int);
 } cu;
 
 static int failures;
@@ -90,6 +99,10 @@ static bool load_driver(void)
 		{ &cu.memset_async, "cuMemsetD8Async" },
 		{ &cu.sync, "cuCtxSynchronize" },
 		{ &cu.error_name, "cuGetErrorName" },
+		{ &cu.stream_create, "cuStreamCreate" },
+		{ &cu.event_create, "cuEventCreate" },
+		{ &cu.event_record, "cuEventRecord" },
+		{ &cu.stream_wait, "cuStreamWaitEvent" },
 	};
 
 	if (!h) {
@@ -165,9 +178,64 @@ static bool run_work(lin_runtime *rt)
 		ok = BRACKETED(rt, cu.launch(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL),
 			       "cuLaunchKernel");
 	ok = ok && BRACKETED(rt, cu.memset_async(mem, 0, 1 << 20, NULL), "cuMemsetD8Async");
+	/* A cross-stream dependency: kernel on A, event recorded on A, B waits, kernel on B. */
+	CUstream sa = NULL, sb = NULL;
+	CUevent evt = NULL;
+	ok = ok && BRACKETED(rt, cu.stream_create(&sa, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+	ok = ok && BRACKETED(rt, cu.stream_create(&sb, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+	ok = ok && BRACKETED(rt, cu.event_create(&evt, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+	ok = ok && BRACKETED(rt, cu.launch(fn, 1, 1, 1, 32, 1, 1, 0, sa, NULL, NULL), "cuLaunchKernel");
+	ok = ok && BRACKETED(rt, cu.event_record(evt, sa), "cuEventRecord");
+	ok = ok && BRACKETED(rt, cu.stream_wait(sb, evt, 0), "cuStreamWaitEvent");
+	ok = ok && BRACKETED(rt, cu.launch(fn, 1, 1, 1, 32, 1, 1, 0, sb, NULL, NULL), "cuLaunchKernel");
 	ok = ok && BRACKETED(rt, cu.sync(), "cuCtxSynchronize");
 	lin_scope_exit(rt, &sc);
 	return ok;
+}
+
+/* lineage-explain's ledger on the live trace: built, every GPU record explained with a known
+ * start; the evidence of the marks is printed (what a real device gives it). */
+static void explain(const struct tr_sink *sink)
+{
+	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_explain *x = lin_explain_create(&xo);
+	struct lin_vopts vo = { 0 };
+	vo.allow_empty = true;
+	if (!x) {
+		fail("lin_explain_create", NULL);
+		return;
+	}
+	lin_explain_hook(x, &vo);
+	struct lin_validator *v = lin_validator_create(&vo);
+	if (!v || lin_validator_add_mem(v, "gpu_live", sink->data, sink->len)) {
+		fail("the trace cannot be read for the ledger", NULL);
+	} else {
+		lin_validator_finish(v);
+		if (lin_explain_build(x, v) != 0) {
+			fail("lin_explain_build", NULL);
+		} else {
+			const struct lin_xsummary *s = lin_explain_summary(x);
+			printf("gpu_live: lineage-explain: %llu of %llu GPU records explained, %llu "
+			       "without a start; dependency_ready inferred %llu, unknown %llu; "
+			       "submitted observed %llu\n",
+			       (unsigned long long)s->explained, (unsigned long long)s->gpu_records,
+			       (unsigned long long)s->no_start,
+			       (unsigned long long)s->marks[LIN_M_DEP_READY][LIN_EV_INFERRED],
+			       (unsigned long long)s->marks[LIN_M_DEP_READY][LIN_EV_UNKNOWN],
+			       (unsigned long long)s->marks[LIN_M_SUBMITTED][LIN_EV_OBSERVED]);
+			for (size_t i = 0; i < lin_explain_count(x); i++) {
+				const struct lin_xlaunch *l = lin_explain_at(x, i);
+				if (l->m[LIN_M_DEP_READY].how == LIN_HOW_EVENT_WAIT)
+					printf("gpu_live: correlation %llu ready after the event's work "
+					       "(event_wait)\n",
+					       (unsigned long long)l->corr);
+			}
+			if (s->explained != s->gpu_records || s->no_start)
+				fail("not every GPU record has a ledger with a known start", NULL);
+		}
+	}
+	lin_validator_free(v);
+	lin_explain_free(x);
 }
 
 static void check_trace(const struct tr_sink *sink)
@@ -188,7 +256,23 @@ static void check_trace(const struct tr_sink *sink)
 	printf("gpu_live: header cupti \"%s\", device_clock \"%s\"; %zu kernel records, %zu "
 	       "with queued set (latency timestamps requested)\n",
 	       cupti, clk, tr_count(&tr, LIN_REC_KERNEL), queued);
+	/* The event recording and the wait that names it. */
+	size_t waits = 0, named = 0;
+	for (size_t i = 0; i < tr.n; i++) {
+		if (tr_type(&tr, i) != LIN_REC_SYNC || tr_u(&tr, i, 1) != LIN_SYNC_STREAM_WAIT_EVENT)
+			continue;
+		waits++;
+		for (size_t j = 0; j < tr.n && !tr_is_nil(&tr, i, 7); j++)
+			named += tr_type(&tr, j) == LIN_REC_CUDA_EVENT && !tr_is_nil(&tr, j, 5) &&
+				 tr_u(&tr, j, 5) == tr_u(&tr, i, 7);
+	}
+	printf("gpu_live: %zu cuda_event records, %zu stream-wait sync records, %zu naming a "
+	       "recorded event's sync id\n",
+	       tr_count(&tr, LIN_REC_CUDA_EVENT), waits, named);
+	if (!tr_count(&tr, LIN_REC_CUDA_EVENT) || !waits || !named)
+		fail("no cuda_event record, no stream-wait sync record, or none naming the other", NULL);
 	tr_free(&tr);
+	explain(sink);
 	if (!v || lin_validator_add_mem(v, "gpu_live", sink->data, sink->len)) {
 		fail("the trace cannot be read", NULL);
 		lin_validator_free(v);
@@ -203,7 +287,7 @@ static void check_trace(const struct tr_sink *sink)
 	       (unsigned long long)s->bracket_checked);
 	if (s->bracket_checked < N_KERNELS)
 		fail("CUPTI's API records were not checked against their brackets", NULL);
-	if (s->gpu_records < N_KERNELS + 1 || s->observed != s->gpu_records ||
+	if (s->gpu_records < N_KERNELS + 3 || s->observed != s->gpu_records ||
 	    lin_validator_exit_code(v) != 0) {
 		lin_validator_report_text(v, stderr);
 		fail("not every GPU record joined its epoch", NULL);
