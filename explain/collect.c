@@ -66,6 +66,7 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vec_init(&x->gpus, sizeof(struct lin_xgpu));
 	lin_vtab_init(&x->verd, sizeof(struct lin_xverdict));
 	lin_vec_init(&x->reqs, sizeof(uint64_t));
+	lin_vtab_init(&x->reqsets, sizeof(struct lin_xreqset));
 	lin_vtab_init(&x->begins, sizeof(struct lin_xbegin));
 	lin_vec_init(&x->decls, sizeof(struct lin_xdecl));
 	lin_vtab_init(&x->caps, sizeof(uint64_t));
@@ -89,6 +90,7 @@ void lin_explain_free(struct lin_explain *x)
 	lin_vec_free(&x->gpus);
 	lin_vtab_free(&x->verd);
 	lin_vec_free(&x->reqs);
+	lin_vtab_free(&x->reqsets);
 	lin_vtab_free(&x->begins);
 	lin_vec_free(&x->decls);
 	lin_vtab_free(&x->caps);
@@ -209,13 +211,15 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		if (fresh) {
 			*a = n;
 		} else if (a->tid == n.tid && a->start != LIN_XNIL && n.start != LIN_XNIL &&
-			   a->end != LIN_XNIL && n.end != LIN_XNIL) {
+			   a->end != LIN_XNIL && n.end != LIN_XNIL &&
+			   ((n.start >= a->start && n.end <= a->end) ||
+			    (a->start >= n.start && a->end <= n.end))) {
 			/* A runtime call and the driver call nested in it under one correlation
-			 * (docs/validator.md): one call, from the outer one's start to its end. */
-			a->start = n.start < a->start ? n.start : a->start;
-			a->end = n.end > a->end ? n.end : a->end;
+			 * (docs/validator.md): one call, the outer one. */
+			if (n.start < a->start)
+				*a = n;
 		} else if (n.domain == LIN_API_RUNTIME && a->domain != LIN_API_RUNTIME) {
-			*a = n; /* another thread's record: the runtime call is the launch */
+			*a = n; /* not nested: the runtime call is the launch */
 		}
 		break;
 	}
@@ -267,6 +271,40 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 	}
 }
 
+/* The requests of a verdict, kept once per (epoch, process): a batch epoch naming a thousand
+ * requests costs its list once, not once per GPU record. */
+static bool keep_reqs(struct lin_explain *x, const struct lin_gpu_verdict *vd, struct lin_xverdict *e)
+{
+	bool fresh;
+	e->req0 = x->reqs.n;
+	e->nreq = 0;
+	if (!vd->nreqs)
+		return true;
+	struct lin_xreqset *rs = get(x, &x->reqsets, vd->epoch, pk1(vd->proc, 0), &fresh);
+	if (!rs)
+		return false;
+	if (!fresh && rs->nreq == vd->nreqs &&
+	    !memcmp(lin_vec_at(&x->reqs, (size_t)rs->req0), vd->reqs, vd->nreqs * sizeof(uint64_t))) {
+		e->req0 = rs->req0;
+		e->nreq = rs->nreq;
+		return true;
+	}
+	uint64_t req0 = x->reqs.n;
+	for (uint32_t i = 0; i < vd->nreqs; i++) {
+		uint64_t *q = push(x, &x->reqs);
+		if (!q)
+			return false;
+		*q = vd->reqs[i];
+	}
+	e->req0 = req0;
+	e->nreq = vd->nreqs;
+	if (fresh) {
+		rs->req0 = req0;
+		rs->nreq = vd->nreqs;
+	}
+	return true;
+}
+
 static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 {
 	struct lin_explain *x = arg;
@@ -277,15 +315,8 @@ static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 	e->join = (uint8_t)vd->join;
 	e->epoch = vd->epoch;
 	e->why = vd->why;
-	e->req0 = x->reqs.n;
-	e->nreq = 0;
-	for (uint32_t i = 0; i < vd->nreqs; i++) {
-		uint64_t *q = push(x, &x->reqs);
-		if (!q)
-			return;
-		*q = vd->reqs[i];
-		e->nreq++;
-	}
+	if (!keep_reqs(x, vd, e))
+		e->nreq = 0;
 }
 
 static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
@@ -309,6 +340,8 @@ static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
 		g->iproc = ev->proc;
 		g->dev = ev->dev;
 		g->stream = ev->tid;
+		if (ev->flags & LIN_IMP_NO_STREAM)
+			g->flags |= LIN_XG_NOSTREAM;
 		g->corr = (ev->flags & LIN_IMP_HAS_CORR) ? ev->corr : LIN_XNIL;
 		g->start = ev->ts >= 0 ? (uint64_t)ev->ts : LIN_XNIL;
 		g->end = ev->end >= ev->ts && ev->ts >= 0 ? (uint64_t)ev->end : LIN_XNIL;

@@ -78,7 +78,9 @@ enum lin_evidence {
 	X(UNRECORDED_HANDOFF, "unrecorded_handoff") \
 	X(CLOCK_UNCERTAINTY, "clock_uncertainty") \
 	X(OUT_OF_ORDER, "out_of_order") \
-	X(OVERLAPPING_PREDECESSOR, "overlapping_predecessor")
+	X(OVERLAPPING_PREDECESSOR, "overlapping_predecessor") \
+	X(AFTER_DEPENDENCY, "after_dependency") \
+	X(NO_STREAM, "no_stream")
 #define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
 enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 #undef LIN_HOW_ENUM
@@ -124,6 +126,8 @@ struct lin_xseg {
 /* One launch's ledger: a GPU record and the marks of the work behind it. */
 struct lin_xlaunch {
 	uint64_t offset, corr, epoch, stream, graph_id;
+	uint64_t id;    /* unique in the run: the record's index (offsets of SQLite rows repeat
+		      * across tables) */
 	uint64_t group; /* the first request (lineage traces), the op's event index
 			   * (imported), or LIN_NIL */
 	uint64_t req0;  /* index in the request pool of its requests */

@@ -204,7 +204,7 @@ static void host_times(struct bctx *b)
 static bool ordered(const struct lin_xgpu *g)
 {
 	return g->start != LIN_XNIL && g->end != LIN_XNIL && g->end >= g->start &&
-	       !(g->flags & LIN_XG_DUP);
+	       !(g->flags & (LIN_XG_DUP | LIN_XG_NOSTREAM));
 }
 
 static bool streams(struct bctx *b)
@@ -427,15 +427,38 @@ static const struct lin_xadopt *adopt_at(const struct lin_explain *x, uint16_t p
 	return c->proc == proc && c->tid == tid && c->kind == kind && c->target == target ? c : NULL;
 }
 
-/* The latest adopt of the launch's work (its epoch, or one of its requests) on thread @tid
- * at or before @before. */
-static const struct lin_xadopt *adopt_of(const struct lin_explain *x, const struct lin_xlaunch *l,
-					 uint64_t tid, uint64_t before)
+/* Whether thread @tid has any adopt of a request. */
+static bool adopts_requests(const struct lin_explain *x, uint16_t proc, uint64_t tid)
 {
-	const struct lin_xadopt *best = adopt_at(x, l->proc, tid, LIN_TARGET_EPOCH, l->epoch, before);
-	const struct lin_xadopt *c = adopt_at(x, l->proc, tid, LIN_TARGET_REQUEST, l->epoch, before);
-	if (c && (!best || c->host_ns > best->host_ns))
-		best = c;
+	const struct lin_xadopt *a = (const struct lin_xadopt *)x->adopts.data;
+	size_t lo = 0, hi = x->adopts.n;
+	struct lin_xadopt key = { .tid = tid, .proc = proc, .kind = LIN_TARGET_REQUEST };
+	while (lo < hi) { /* first entry >= (proc, tid, REQUEST, 0, 0) */
+		size_t mid = (lo + hi) / 2;
+		if (cmp_adopt(&a[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->adopts.n && a[lo].proc == proc && a[lo].tid == tid &&
+	       a[lo].kind == LIN_TARGET_REQUEST;
+}
+
+/* The latest adopt of the launch's work on thread @tid at or before @before: of its epoch,
+ * or of one of its requests (or, joined to a request itself, of that request). */
+static const struct lin_xadopt *adopt_of(const struct lin_explain *x, const struct lin_xlaunch *l,
+					 uint64_t tid, uint64_t before, bool to_request)
+{
+	const struct lin_xadopt *best = NULL, *c;
+	if (!to_request)
+		best = adopt_at(x, l->proc, tid, LIN_TARGET_EPOCH, l->epoch, before);
+	if (!adopts_requests(x, l->proc, tid))
+		return best;
+	if (to_request) {
+		c = adopt_at(x, l->proc, tid, LIN_TARGET_REQUEST, l->epoch, before);
+		if (c && (!best || c->host_ns > best->host_ns))
+			best = c;
+	}
 	const uint64_t *r = lin_explain_reqs(x, l);
 	for (uint32_t q = 0; q < l->nreq; q++) {
 		c = adopt_at(x, l->proc, tid, LIN_TARGET_REQUEST, r[q], before);
@@ -489,7 +512,7 @@ static void host_marks(struct bctx *b, struct lin_xlaunch *l, const struct lin_x
 		unknown(l, LIN_M_ADOPTED, LIN_HOW_NO_API_RECORD);
 		return;
 	}
-	const struct lin_xadopt *a = adopt_of(x, l, tid, hi);
+	const struct lin_xadopt *a = adopt_of(x, l, tid, hi, !d && rq);
 	if (a && a->host_ns < after)
 		a = NULL; /* an adopt of an earlier declaration's work */
 	if (a && a->host_ns > lo) {
@@ -543,6 +566,10 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 		front = l->m[LIN_M_SUBMITTED].t, ferr = l->m[LIN_M_SUBMITTED].err, have = true;
 	if (g->flags & LIN_XG_GRAPH) {
 		unknown(l, LIN_M_DEP_READY, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN);
+		return;
+	}
+	if (g->flags & LIN_XG_NOSTREAM) {
+		unknown(l, LIN_M_DEP_READY, LIN_HOW_NO_STREAM);
 		return;
 	}
 	size_t cand[2] = { b->pred[i], event_producer(b, g) };
@@ -651,21 +678,42 @@ static void inferred_join(struct lin_xlaunch *l)
 		if (l->m[m].ev == LIN_EV_OBSERVED) {
 			l->m[m].ev = LIN_EV_INFERRED;
 			l->m[m].how = LIN_HOW_INFERRED_JOIN;
+		} else if (l->m[m].ev == LIN_EV_ABSENT) {
+			unknown(l, m, LIN_HOW_INFERRED_JOIN); /* "did not happen" rests on the join */
 		}
 }
 
-/* A mark that must come before the kernel's start (all before it but api_exit: a kernel
- * may start before its launch call returns) and is after it by more than both times'
- * errors cannot be: unknown. */
+/*
+ * The marks' order: request_ready <= declared <= captured <= adopted <= api_enter <= queued
+ * <= submitted <= kernel_start, and api_enter <= api_exit (a kernel may start before its
+ * launch call returns: api_exit is not held to the start). A mark later than a known mark
+ * that must follow it, by more than both times' errors, cannot be; it is unknown
+ * (out_of_order). Walked from the start backwards, so the marks nearer the GPU record
+ * (observed with it) are the ones kept.
+ */
 static void out_of_order(struct lin_xlaunch *l)
 {
-	if (!known(l, LIN_M_KERNEL_START))
-		return;
-	const struct lin_xmark *ks = &l->m[LIN_M_KERNEL_START];
-	for (enum lin_mark m = LIN_M_REQUEST_READY; m < LIN_M_KERNEL_START; m++)
-		if (m != LIN_M_API_EXIT && known(l, m) &&
-		    l->m[m].t > sat_add(ks->t, sat_add(ks->err, l->m[m].err)))
+	static const enum lin_mark chain[] = { LIN_M_REQUEST_READY, LIN_M_DECLARED,
+					       LIN_M_CAPTURED,      LIN_M_ADOPTED,
+					       LIN_M_API_ENTER,     LIN_M_QUEUED,
+					       LIN_M_SUBMITTED,     LIN_M_KERNEL_START };
+	uint64_t bound = UINT64_MAX, berr = 0;
+	for (size_t i = sizeof(chain) / sizeof(chain[0]); i-- > 0;) {
+		enum lin_mark m = chain[i];
+		if (!known(l, m))
+			continue;
+		if (bound != UINT64_MAX && l->m[m].t > sat_add(bound, sat_add(berr, l->m[m].err))) {
 			unknown(l, m, LIN_HOW_OUT_OF_ORDER);
+			continue;
+		}
+		bound = l->m[m].t;
+		berr = l->m[m].err;
+	}
+	const struct lin_xmark *en = &l->m[LIN_M_API_ENTER], *ex = &l->m[LIN_M_API_EXIT];
+	if (known(l, LIN_M_API_EXIT) &&
+	    ((known(l, LIN_M_API_ENTER) && en->t > sat_add(ex->t, sat_add(en->err, ex->err))) ||
+	     (!known(l, LIN_M_API_ENTER) && en->how == LIN_HOW_OUT_OF_ORDER)))
+		unknown(l, LIN_M_API_EXIT, LIN_HOW_OUT_OF_ORDER); /* the call's record is in doubt */
 }
 
 /* ------------------------------------------------------------------ statements */
@@ -781,6 +829,7 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 	/* Stretches end at the start at the latest (the call may return after it). */
 	uint64_t start = l->m[LIN_M_KERNEL_START].t;
 	uint64_t front = l->m[order[k]].t < start ? l->m[order[k]].t : start;
+	enum lin_mark from = order[k]; /* the mark the stretch starts at */
 	uint32_t skipped = 0;
 	enum lin_how skipped_how = LIN_HOW_NONE;
 	for (size_t j = k + 1; j < n; j++) {
@@ -800,7 +849,7 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 			/* Whatever held it after the last mark is not in the trace. */
 			enum lin_how why = l->m[LIN_M_DEP_READY].ev == LIN_EV_UNKNOWN
 						   ? (enum lin_how)l->m[LIN_M_DEP_READY].how
-						   : LIN_HOW_NONE;
+						   : LIN_HOW_AFTER_DEPENDENCY;
 			if ((skipped & ~(1u << LIN_M_SUBMITTED | 1u << LIN_M_DEP_READY)) && skipped_how)
 				why = skipped_how;
 			add_seg(l, front, t, LIN_X_UNRESOLVED, LIN_EV_UNKNOWN, why);
@@ -809,6 +858,11 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 		enum lin_xcause c = cause_of(m, skipped);
 		enum lin_evidence ev = l->m[m].ev;
 		enum lin_how how = (enum lin_how)l->m[m].how;
+		if (l->m[from].ev == LIN_EV_INFERRED && ev == LIN_EV_OBSERVED) {
+			/* As good as the weaker of the two marks that bound it. */
+			ev = LIN_EV_INFERRED;
+			how = (enum lin_how)l->m[from].how;
+		}
 		if (c == LIN_X_UNRESOLVED) {
 			ev = LIN_EV_UNKNOWN;
 			how = skipped_how;
@@ -818,6 +872,7 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 		else
 			add_seg(l, front, t, c, ev, how);
 		front = t;
+		from = m;
 		skipped = 0;
 		skipped_how = LIN_HOW_NONE;
 	}
@@ -873,8 +928,10 @@ static bool group_add(struct lin_explain *x, struct lin_vtab *gt, const struct l
 		g->ready = LIN_XNIL;
 		g->name = l->gname;
 		if (!l->imported) {
+			/* Its begin, unless that is after the launch's start: out of order. */
 			const struct lin_xbegin *t = lin_vtab_find(&x->begins, id, k1);
-			if (t)
+			const struct lin_xmark *ks = &l->m[LIN_M_KERNEL_START];
+			if (t && (!known(l, LIN_M_KERNEL_START) || t->host_ns <= sat_add(ks->t, ks->err)))
 				g->ready = t->host_ns;
 		}
 	}
@@ -981,6 +1038,7 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 	const struct lin_xgpu *g = gpu_at(i);
 	memset(l, 0, sizeof(*l));
 	l->offset = g->offset;
+	l->id = i;
 	l->file = g->file;
 	l->proc = g->proc;
 	l->kind = g->kind;

@@ -61,10 +61,11 @@ static const char usage_text[] =
 	"    -V, --version       show the version and exit\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0   at least one GPU record was explained with a known start, and every file was\n"
-	"        read whole\n"
+	"    0   at least one GPU record was explained with a known stretch before its start,\n"
+	"        and every file was read whole\n"
 	"    1   nothing to explain: no GPU record, none joined to a request (lineage-validate\n"
-	"        says why), none with a known start, or --request names none\n"
+	"        says why), none with a known start or a known stretch before it, or --request\n"
+	"        names no request with one\n"
 	"    2   a file is missing, unreadable, malformed, truncated or of an unsupported\n"
 	"        version (the message names the file, the byte offset and what was expected);\n"
 	"        what was read before is still reported, or --export-perfetto failed\n"
@@ -164,6 +165,13 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		rc = EXIT_BAD_FILE;
 	} else if (!s->gpu_records) {
 		fprintf(stderr, "lineage-explain: no GPU record in the input: nothing to explain\n");
+		rc = EXIT_NOTHING;
+	} else if (!s->explained && s->epoch_only) {
+		fprintf(stderr,
+			"lineage-explain: none of the %" PRIu64
+			" GPU records is joined to a request: %" PRIu64
+			" are joined to epochs that name none\n",
+			s->gpu_records, s->epoch_only);
 		rc = EXIT_NOTHING;
 	} else if (!s->explained) {
 		fprintf(stderr,

@@ -156,7 +156,7 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 			for (size_t li = 0; li < x->launches.n; li++) {
 				const struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
 				if (!lin_x_serves(x, l, g->id, g->imported, g->proc, g->file) ||
-				    (l->file == cl->file && l->offset == cl->offset))
+				    l->id == cl->id)
 					continue;
 				fprintf(out, "  launch:\n");
 				text_launch(x, l, t0, out);
@@ -318,8 +318,8 @@ int lin_explain_perfetto(const struct lin_explain *x, const char *path)
 		uint64_t tid = i + 1;
 		fprintf(f,
 			",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%" PRIu64
-			",\"args\":{\"name\":\"%s %" PRIu64 "\"}}",
-			tid, g->imported ? "op" : "request", g->id);
+			",\"args\":{\"name\":\"%s %" PRIu64 " (file %u)\"}}",
+			tid, g->imported ? "op" : "request", g->id, g->file);
 		const struct lin_xlaunch *l = lin_vec_at(&x->crits, g->crit);
 		for (uint8_t s = 0; s < l->nseg; s++) {
 			const struct lin_xseg *sg = &l->seg[s];

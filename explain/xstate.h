@@ -24,8 +24,9 @@ struct lin_xgpu {
 };
 #define LIN_XG_IMPORTED 1
 #define LIN_XG_GRAPH 2
-#define LIN_XG_LAUNCH 4 /* imported: linked to its launch */
-#define LIN_XG_DUP 8    /* lineage: no verdict, a duplicate the validator did not classify */
+#define LIN_XG_LAUNCH 4    /* imported: linked to its launch */
+#define LIN_XG_DUP 8       /* lineage: no verdict, a duplicate the validator did not classify */
+#define LIN_XG_NOSTREAM 16 /* imported: the file does not say its stream */
 
 /* A verdict kept for (file, offset). */
 struct lin_xverdict {
@@ -33,6 +34,11 @@ struct lin_xverdict {
 	const char *why; /* inferred: the rule (the validator's static string) */
 	uint32_t nreq;
 	uint8_t join, pad[3];
+};
+
+struct lin_xreqset {
+	uint64_t req0;
+	uint32_t nreq, pad;
 };
 
 struct lin_xapi {
@@ -95,19 +101,20 @@ struct lin_xgroup {
 
 struct lin_explain {
 	struct lin_xopts o;
-	struct lin_vec gpus;    /* struct lin_xgpu */
-	struct lin_vtab verd;   /* (offset, file) -> struct lin_xverdict */
-	struct lin_vec reqs;    /* uint64_t: verdicts' and launches' requests */
-	struct lin_vtab begins; /* (request, proc) -> struct lin_xbegin */
-	struct lin_vec decls;   /* struct lin_xdecl */
-	struct lin_vtab caps;   /* (seq, proc << 32 | tid) -> uint64_t host_ns + 1 (0: untimed) */
-	struct lin_vec adopts;  /* struct lin_xadopt */
-	struct lin_vtab apis;   /* (corr, proc) -> struct lin_xapi */
-	struct lin_vtab events; /* (sync_id, proc) -> struct lin_xevent */
-	struct lin_vec waits;   /* struct lin_xwait */
-	struct lin_vec scheds;  /* struct lin_xsched */
-	struct lin_vtab sids;   /* (sid, proc) -> uint32_t pool offset + 1 */
-	struct lin_vtab names;  /* (hash, len) -> uint64_t pool offset + 1: each name once */
+	struct lin_vec gpus;     /* struct lin_xgpu */
+	struct lin_vtab verd;    /* (offset, file) -> struct lin_xverdict */
+	struct lin_vec reqs;     /* uint64_t: verdicts' and launches' requests */
+	struct lin_vtab reqsets; /* (epoch, proc) -> struct lin_xreqset: each list once */
+	struct lin_vtab begins;  /* (request, proc) -> struct lin_xbegin */
+	struct lin_vec decls;    /* struct lin_xdecl */
+	struct lin_vtab caps;    /* (seq, proc << 32 | tid) -> uint64_t host_ns + 1 (0: untimed) */
+	struct lin_vec adopts;   /* struct lin_xadopt */
+	struct lin_vtab apis;    /* (corr, proc) -> struct lin_xapi */
+	struct lin_vtab events;  /* (sync_id, proc) -> struct lin_xevent */
+	struct lin_vec waits;    /* struct lin_xwait */
+	struct lin_vec scheds;   /* struct lin_xsched */
+	struct lin_vtab sids;    /* (sid, proc) -> uint32_t pool offset + 1 */
+	struct lin_vtab names;   /* (hash, len) -> uint64_t pool offset + 1: each name once */
 	char *pool;
 	size_t pool_n, pool_cap;
 	struct lin_vec launches; /* struct lin_xlaunch: the ledgers kept (lin_xopts) */

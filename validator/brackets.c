@@ -268,6 +268,9 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 		uint64_t dist = dev >= a->device_ns ? dev - a->device_ns : a->device_ns - dev;
 		*widen = dist / LIN_CLOCK_RATE_ERR_DIV + (dist % LIN_CLOCK_RATE_ERR_DIV != 0);
 	}
+	if ((dev < a->device_ns && a->device_ns - dev > a->host_ns) ||
+	    (dev >= a->device_ns && dev - a->device_ns > UINT64_MAX - a->host_ns))
+		return false; /* outside the host clock's range: no mapping, not a wrapped time */
 	*host = dev - a->device_ns + a->host_ns;
 	return true;
 }

@@ -159,6 +159,7 @@ Test(ledger, stream_order_infers_readiness_behind_a_predecessor)
 	mark_is(l, LIN_M_CAPTURED, LIN_EV_ABSENT, LIN_HOW_NO_HANDOFF, 0);
 	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 30000);
 	cr_assert_eq(l->nseg, 6);
+	cr_assert_eq(l->seg[5].how, LIN_HOW_AFTER_DEPENDENCY);
 	seg_is(l, 1, LIN_X_THREAD_DELAY, 2000, 12000, LIN_EV_OBSERVED);
 	seg_is(l, 4, LIN_X_DEPENDENCY, 13000, 30000, LIN_EV_INFERRED);
 	seg_is(l, 5, LIN_X_UNRESOLVED, 30000, 30100, LIN_EV_UNKNOWN);
@@ -638,6 +639,9 @@ Test(ledger, an_inferred_join_makes_its_host_marks_inferred)
 	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_INFERRED, LIN_HOW_INFERRED_JOIN, 1000);
 	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12000);
 	seg_is(l, 2, LIN_X_HANDOFF_WAIT, 3000, 11000, LIN_EV_INFERRED);
+	/* From an inferred mark to an observed one: as good as the weaker. */
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_INFERRED);
+	seg_is(l, 4, LIN_X_API_CALL, 12000, 12500, LIN_EV_OBSERVED);
 	cr_assert_eq(lin_explain_summary(r.x)->join_inferred, 1);
 	cr_assert_eq(lin_explain_summary(r.x)->marks[LIN_M_ADOPTED][LIN_EV_OBSERVED], 0);
 	done(&r);
@@ -798,6 +802,105 @@ Test(ledger, duplicates_are_counted_as_such)
 	done(&r);
 }
 
+/* ------------------------------------------------------------------ second review */
+
+Test(ledger, an_inferred_join_without_an_adopt_is_unknown_not_absent)
+{
+	begin();
+	work(7, 70);
+	lin_tf_launch(&pk, 11900, SUBMITTER, 70, 1, NIL, 0, 0, NIL, 1);
+	api_rec(1, 211, 10, SUBMITTER, 12000, 12500);
+	lin_tf_launch_end(&pk, 12600, SUBMITTER, 1);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	mark_is(launch(&r, 10), LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_INFERRED_JOIN, 0);
+	done(&r);
+}
+
+Test(ledger, a_mark_after_one_that_must_follow_it_is_out_of_order)
+{
+	begin();
+	lin_tf_request_begin(&pk, 15000, SUBMITTER, 7, NIL, NIL, NIL); /* after the declaration */
+	uint64_t req = 7;
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, NIL, 0);
+	handoff(70, 11500, 11000, 1); /* captured after its adopt */
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_UNKNOWN, LIN_HOW_OUT_OF_ORDER, 0);
+	mark_is(l, LIN_M_CAPTURED, LIN_EV_UNKNOWN, LIN_HOW_OUT_OF_ORDER, 0);
+	mark_is(l, LIN_M_DECLARED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 2000);
+	/* Nothing hidden: the stretches run from the declaration. */
+	seg_is(l, 0, LIN_X_HANDOFF_WAIT, 2000, 11000, LIN_EV_OBSERVED);
+	seg_is(l, 1, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	done(&r);
+}
+
+Test(ledger, marks_in_order_are_kept)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	for (enum lin_mark m = LIN_M_REQUEST_READY; m <= LIN_M_ADOPTED; m++)
+		cr_assert_eq(l->m[m].ev, LIN_EV_OBSERVED, "%s", lin_mark_name(m));
+	done(&r);
+}
+
+Test(ledger, a_batch_epoch_keeps_its_request_list_once)
+{
+	begin();
+	uint64_t reqs[64];
+	for (int i = 0; i < 64; i++) {
+		reqs[i] = 100 + (uint64_t)i;
+		lin_tf_request_begin(&pk, 1000, SUBMITTER, reqs[i], NIL, NIL, NIL);
+	}
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, reqs, 64, NIL, 0);
+	for (uint64_t c = 10; c < 20; c++) {
+		call(70, c, SUBMITTER, 1000 * c, 1000 * c + 100);
+		kern(c, 1, 1000 * c + 500, 1000 * c + 600, NIL, NIL, 0, 0);
+	}
+	struct run r = finish_run();
+	cr_assert_eq(launch(&r, 10)->nreq, 64);
+	cr_assert_eq(lin_explain_reqs(r.x, launch(&r, 10)), lin_explain_reqs(r.x, launch(&r, 19)));
+	cr_assert_eq(lin_explain_summary(r.x)->groups, 64);
+	done(&r);
+}
+
+Test(ledger, a_device_time_before_the_host_clock_zero_has_no_mapping)
+{
+	begin_clock(NULL);
+	lin_tf_clock(&pk, 5000, 1000000, 5010); /* device = host + 995000 */
+	work(7, 70);
+	call(70, 10, SUBMITTER, 10000, 10500); /* maps below host 0 */
+	kern(10, 1, 1020000, 1021000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_UNKNOWN, LIN_HOW_NO_CLOCK, 0);
+	mark_is(l, LIN_M_API_EXIT, LIN_EV_UNKNOWN, LIN_HOW_NO_CLOCK, 0);
+	mark_is(l, LIN_M_KERNEL_START, LIN_EV_OBSERVED, LIN_HOW_CUPTI_ACTIVITY, 25000);
+	done(&r);
+}
+
+Test(ledger, api_records_that_do_not_nest_are_not_joined_into_one_call)
+{
+	begin();
+	work(7, 70);
+	lin_tf_ext_correlation(&pk, 5, 70, 10);
+	api_rec(1, 211, 10, SUBMITTER, 12000, 12500);
+	api_rec(2, 307, 10, SUBMITTER, 19000, 19100); /* same correlation, not inside it */
+	kern(10, 1, 20500, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12000);
+	mark_is(l, LIN_M_API_EXIT, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12500);
+	done(&r);
+}
+
 /* ------------------------------------------------------------------ imported traces */
 
 static const char kineto_json[] =
@@ -896,6 +999,30 @@ static void kineto_tid_case(int tid, enum lin_evidence ev, enum lin_how how, uin
 Test(ledger, kineto_gpu_events_without_args_stream_are_on_their_tid_stream)
 {
 	kineto_tid_case(13, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+}
+
+/* Both GPU events on tids that name no stream, and no args.stream. */
+static const char kineto_no_stream[] =
+	"{\"traceEvents\":[\n"
+	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+	"\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},\n"
+	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":\"copy queue\",\"ts\":20,"
+	"\"dur\":1000,\"args\":{\"correlation\":1,\"device\":0}},\n"
+	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+	"\"ts\":210,\"dur\":5,\"args\":{\"correlation\":2}},\n"
+	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":\"compute queue\",\"ts\":1030,"
+	"\"dur\":10,\"args\":{\"correlation\":2,\"device\":0}}\n"
+	"]}\n";
+
+Test(ledger, kineto_gpu_events_without_any_stream_get_no_stream_order)
+{
+	struct run r;
+	if (!import_kineto(kineto_no_stream, &r)) {
+		cr_skip_test("SKIP: this build has no Kineto importer");
+		return;
+	}
+	mark_is(launch(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_STREAM, 0);
+	done(&r);
 }
 
 Test(ledger, kineto_gpu_events_on_one_tid_stream_are_ordered)

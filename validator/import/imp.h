@@ -31,8 +31,9 @@ enum lin_imp_kind {
 
 #define LIN_IMP_HAS_EXT 1u
 #define LIN_IMP_HAS_CORR 2u
-#define LIN_IMP_GRAPH 4u   /* launch: a graph launch API */
-#define LIN_IMP_NO_PROC 8u /* nsys GPU record whose globalPid is NULL */
+#define LIN_IMP_GRAPH 4u      /* launch: a graph launch API */
+#define LIN_IMP_NO_PROC 8u    /* nsys GPU record whose globalPid is NULL */
+#define LIN_IMP_NO_STREAM 16u /* GPU record whose stream the file does not say */
 
 struct lin_imp_ev {
 	uint64_t proc;   /* host pid (launch, op; nsys GPU records too) */

@@ -37,6 +37,7 @@ struct kctx {
 	char name[NAME_BUF], argname[ARGNAME_BUF];
 	size_t name_len, argname_len;
 	bool has_cat, pid_ok, tid_ok, has_ts, has_dur, has_corr, has_ext, has_dev, has_stream;
+	bool has_tid_stream; /* tid "stream N" */
 	bool bad_time;
 	const char *bad_type; /* ts or dur of a type that is not a time: which */
 	uint64_t pid, tid, corr, ext, dev, stream, tid_stream;
@@ -67,7 +68,7 @@ static void reset_event(struct kctx *k)
 	k->cat[0] = k->ph[0] = 0;
 	k->name_len = k->argname_len = 0;
 	k->has_cat = k->pid_ok = k->tid_ok = k->has_ts = k->has_dur = k->has_corr = false;
-	k->has_ext = k->has_dev = k->has_stream = k->bad_time = false;
+	k->has_ext = k->has_dev = k->has_stream = k->bad_time = k->has_tid_stream = false;
 	k->bad_type = NULL;
 	k->stream = k->tid_stream = 0;
 	k->key[0] = 0;
@@ -229,7 +230,7 @@ static void event_id_string(struct kctx *k, const char *s, size_t len)
 	} else if (!strcmp(k->key, "tid")) {
 		k->tid_ok = parse_tid(s, len, &k->tid);
 		if (!k->tid_ok && len > 7 && !memcmp(s, "stream ", 7))
-			parse_uint(s + 7, len - 7, &k->tid_stream);
+			k->has_tid_stream = parse_uint(s + 7, len - 7, &k->tid_stream);
 	}
 }
 
@@ -374,6 +375,8 @@ static int keep_event(struct kctx *k, int kind)
 		/* The stream: args.stream, else the tid ("stream 7", or 7 as Kineto writes a GPU
 		 * event's tid). */
 		e->tid = k->has_stream ? k->stream : k->tid_ok ? k->tid : k->tid_stream;
+		if (!k->has_stream && !k->tid_ok && !k->has_tid_stream)
+			e->flags |= LIN_IMP_NO_STREAM;
 	} else {
 		e->proc = k->pid;
 		e->tid = k->tid;
