@@ -58,9 +58,10 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 {
 	char b1[32], b2[32], b3[32];
 	const char *nm = lin_explain_name(x, l);
-	fprintf(out, "    %s \"%s\" correlation %" PRId64 " stream %" PRIu64 " (file %u, byte %" PRIu64 ")\n",
+	fprintf(out, "    %s \"%s\" correlation %" PRId64 " stream %" PRIu64 " (file %u, %s %" PRIu64 ")\n",
 		kind_name(l->kind), nm ? nm : "(no name)",
-		l->corr == LIN_XNIL ? (int64_t)-1 : (int64_t)l->corr, l->stream, l->file, l->offset);
+		l->corr == LIN_XNIL ? (int64_t)-1 : (int64_t)l->corr, l->stream, l->file,
+		l->imported ? "at" : "byte", l->offset);
 	if (l->join == LIN_JOIN_INFERRED)
 		fprintf(out, "      joined by inference (%s): its host marks are as good as that join\n",
 			l->join_rule ? l->join_rule : "?");
