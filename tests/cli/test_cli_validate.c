@@ -85,6 +85,7 @@ struct expect {
 static const struct expect cases[] = {
 	{ "good_direct.lt", 0, 0, 0, 0, 5, 5, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_request_link.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, NULL },
+	{ "good_launch_state.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_pool_handoff.lt", 0, "good_pool_handoff.truth", 0, 0, 2, 2, 0, 0, 0, 0, 0, 2, NULL },
 	{ "good_chain_handoff.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "good_graph_replay.lt", 0, "good_graph_replay.truth", 0, 0, 4, 4, 0, 0, 0, 0, 0, 4, NULL },
@@ -263,6 +264,20 @@ Test(cli, every_generated_fixture_is_covered)
 		covered += !again;
 	}
 	cr_assert_eq((size_t)n, covered, "%d fixtures generated, %zu with a verdict", n, covered);
+	free(r);
+}
+
+/* Format 1.3's records are known: no unknown_record_type note (a type 99 record gets one). */
+Test(cli, launch_state_records_are_read_without_a_note)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *args[] = { "--json", "good_launch_state.lt", NULL };
+	run_cli(r, args);
+	cr_assert_eq(r->status, 0, "%s", r->out);
+	cr_assert_eq(json_num(r->out, "notes"), 0, "%s", r->out);
+	const char *args2[] = { "--json", "good_unknown_record_type.lt", NULL };
+	run_cli(r, args2);
+	cr_assert_eq(json_num(r->out, "notes"), 1, "%s", r->out);
 	free(r);
 }
 

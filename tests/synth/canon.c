@@ -28,7 +28,9 @@ static const int *varying(uint64_t type)
 	static const int host_tid[] = { 1, 2, 0 }, adopt[] = { 1, 2, 6, 0 },
 			 api[] = { 4, 5, 6, 7, 0 }, dev[] = { 2, 3, 0 }, dropped[] = { 3, 0 },
 			 clock[] = { 1, 2, 3, 0 }, graph_node[] = { 1, 2, 0 }, sid[] = { 1, 0 },
-			 trace_end[] = { 1, 0 }, none[] = { 0 };
+			 trace_end[] = { 1, 0 }, none[] = { 0 },
+			 kernel[] = { 2, 3, 12, 13, 0 }, /* start, end, queued, submitted */
+		sync[] = { 3, 4, 0 }, sched[] = { 1, 2, 3, 0 };
 	switch (type) {
 	case 1:
 	case 2:
@@ -47,13 +49,15 @@ static const int *varying(uint64_t type)
 	case 11: return sid;
 	case 33: return trace_end;
 	case 21: return api;
-	case 22:
+	case 22: return kernel;
 	case 23:
 	case 24:
 	case 25: return dev;
 	case 26: return graph_node;
 	case 30: return dropped;
 	case 31: return clock;
+	case 35: return sync;
+	case 36: return sched;
 	default: return none;
 	}
 }
