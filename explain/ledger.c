@@ -1167,6 +1167,16 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 			goto out;
 		explain_one(&b, g->critical, k); /* X_OK: it was explained above */
 		g->crit = x->crits.n - 1;
+		/* The request's ready, as its critical ledger has it: not when that ledger finds it
+		 * out of order (the ledger's own request_ready), nor after any of its marks. */
+		uint64_t fm = LIN_XNIL;
+		for (int m = LIN_M_DECLARED; m < LIN_M_N && fm == LIN_XNIL; m++)
+			if (known(k, (enum lin_mark)m))
+				fm = k->m[m].t;
+		if (!k->imported && k->group == g->id)
+			g->ready = known(k, LIN_M_REQUEST_READY) ? k->m[LIN_M_REQUEST_READY].t : LIN_XNIL;
+		else if (g->ready != LIN_XNIL && fm != LIN_XNIL && g->ready > fm)
+			g->ready = LIN_XNIL;
 	}
 	rc = 0;
 	x->built = true;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "explain.h"
 #include "imp.h"
@@ -135,8 +136,28 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		return EXIT_NOMEM;
 	}
 	int rc = 0;
-	for (int i = 0; i < n && !rc; i++)
+	struct stat *seen = calloc((size_t)n, sizeof(*seen));
+	if (!seen) {
+		lin_validator_free(v);
+		lin_explain_free(x);
+		fprintf(stderr, "lineage-explain: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		/* A file given twice (by any path) is read once: its records are the same. */
+		bool again = false;
+		if (stat(paths[i], &seen[i]) == 0 && S_ISREG(seen[i].st_mode))
+			for (int j = 0; j < i && !again; j++)
+				again = seen[j].st_dev == seen[i].st_dev &&
+					seen[j].st_ino == seen[i].st_ino && S_ISREG(seen[j].st_mode);
+		if (again) {
+			fprintf(stderr, "lineage-explain: %s: given twice, read once\n", paths[i]);
+			memset(&seen[i], 0, sizeof(seen[i]));
+			continue;
+		}
 		rc = add(v, paths[i], from);
+	}
+	free(seen);
 	if (rc) {
 		lin_validator_free(v);
 		lin_explain_free(x);
@@ -154,7 +175,7 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		lin_explain_report_json(x, stdout);
 	else
 		lin_explain_report_text(x, stdout);
-	fflush(stdout);
+	bool out_failed = fflush(stdout) != 0 || ferror(stdout);
 	const struct lin_xsummary *s = lin_explain_summary(x);
 	if (vs->file_errors) {
 		uint64_t off = 0;
@@ -192,6 +213,10 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		fprintf(stderr, "lineage-explain: no explained launch of request %" PRIu64 "\n",
 			xo->request);
 		rc = EXIT_NOTHING;
+	}
+	if (out_failed) {
+		fprintf(stderr, "lineage-explain: writing the report to standard output failed\n");
+		rc = EXIT_BAD_FILE;
 	}
 	if (perfetto && lin_explain_perfetto(x, perfetto) < 0) {
 		fprintf(stderr, "lineage-explain: --export-perfetto %s: %s\n", perfetto, strerror(errno));

@@ -44,6 +44,33 @@ static bool is_known(const struct lin_xmark *m)
 	return m->ev == LIN_EV_OBSERVED || m->ev == LIN_EV_INFERRED;
 }
 
+/* A name in the text report: quoted, control characters, quotes, backslashes and bytes
+ * outside ASCII escaped (a name cannot fake a line of the report), at most 200 bytes;
+ * "(no name)" when there is none. */
+static void text_name(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("(no name)", out);
+		return;
+	}
+	fputc('"', out);
+	size_t n = 0;
+	for (; *s && n < 200; s++, n++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c >= 0x20 && c < 0x7f)
+			fputc(c, out);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else
+			fprintf(out, "\\x%02x", c);
+	}
+	fputs(*s ? "\"..." : "\"", out);
+}
+
 static uint64_t origin(const struct lin_xgroup *g, const struct lin_xlaunch *l)
 {
 	if (g->ready != LIN_XNIL)
@@ -58,8 +85,9 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 {
 	char b1[32], b2[32], b3[32];
 	const char *nm = lin_explain_name(x, l);
-	fprintf(out, "    %s \"%s\" correlation %" PRId64 " stream %" PRIu64 " (file %u, %s %" PRIu64 ")\n",
-		kind_name(l->kind), nm ? nm : "(no name)",
+	fprintf(out, "    %s ", kind_name(l->kind));
+	text_name(out, nm);
+	fprintf(out, " correlation %" PRId64 " stream %" PRIu64 " (file %u, %s %" PRIu64 ")\n",
 		l->corr == LIN_XNIL ? (int64_t)-1 : (int64_t)l->corr, l->stream, l->file,
 		l->imported ? "at" : "byte", l->offset);
 	if (l->join == LIN_JOIN_INFERRED)
@@ -138,10 +166,18 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 			continue;
 		const struct lin_xlaunch *cl = lin_vec_at(&x->crits, g->crit);
 		uint64_t t0 = origin(g, cl);
+		/* With --request every launch is printed: times from the earliest of them. */
+		for (size_t li = 0; x->o.have_request && li < x->launches.n; li++) {
+			const struct lin_xlaunch *l = lin_vec_at(&x->launches, li);
+			if (lin_x_serves(x, l, g->id, g->imported, g->proc, g->file)) {
+				uint64_t o = origin(g, l);
+				t0 = o < t0 ? o : t0;
+			}
+		}
 		if (g->imported) {
-			const char *on = g->name ? x->pool + g->name - 1 : "?";
-			fprintf(out, "\nop %" PRIu64 " \"%s\" (file %u): %u launches, to the last end %s\n",
-				g->id, on, g->file, g->nlaunch,
+			fprintf(out, "\nop %" PRIu64 " ", g->id);
+			text_name(out, g->name ? x->pool + g->name - 1 : NULL);
+			fprintf(out, " (file %u): %u launches, to the last end %s\n", g->file, g->nlaunch,
 				g->last_end >= t0 ? fmt_ns(b1, sizeof(b1), g->last_end - t0) : "unknown");
 		} else {
 			fprintf(out, "\nrequest %" PRIu64 " (file %u): %u launches, ready to the last end %s\n",
@@ -151,7 +187,7 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 					: fmt_ns(b1, sizeof(b1), g->last_end - t0));
 		}
 		fprintf(out, "  critical launch (times from %s):\n",
-			g->ready != LIN_XNIL ? "request_ready" : "its first known mark");
+			g->ready != LIN_XNIL && t0 == g->ready ? "request_ready" : "the first known mark");
 		text_launch(x, cl, t0, out);
 		if (x->o.have_request) {
 			for (size_t li = 0; li < x->launches.n; li++) {

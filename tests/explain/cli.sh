@@ -106,6 +106,37 @@ PY
 status 2 --export-perfetto "$w/no/such/dir/p.json" "$w/ledger.lt"
 has "$w/err" "export-perfetto"
 
+# A name cannot fake a report line: escaped in the text report, valid in JSON.
+status 0 "$w/names.lt"
+if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$w/out" || grep -q '^request 999' "$w/out"; then
+	echo "FAIL: a raw control character or a faked line in the text report"; fails=$((fails + 1))
+else
+	echo "ok: names.lt: the kernel's name is escaped in the text report"
+fi
+has "$w/out" 'kernel "k\\n\\nrequest 999'
+status 0 --json "$w/names.lt"
+$py -c 'import json,sys; json.load(open(sys.argv[1])); print("ok: names.lt: --json parses")' "$w/out" || fails=$((fails + 1))
+
+# A request begun after its declaration: its ready is out of order everywhere.
+status 0 --json "$w/order.lt"
+$py - "$w/out" <<'PY' || fails=$((fails + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))["requests"][0]
+assert "ready" not in r, r.get("ready")
+assert r["critical"]["marks"]["request_ready"]["cause"] == "out_of_order"
+print("ok: order.lt: no ready for a request whose begin is out of order")
+PY
+
+# The same file twice is read once; a report that cannot be written is exit 2.
+status 0 --json "$w/ledger.lt" "$w/ledger.lt"
+has "$w/err" "given twice, read once"
+check "ledger.lt twice: 3 GPU records" "$(grep -o '"gpu_records":[0-9]*' "$w/out")" '"gpu_records":3'
+if [ -w /dev/full ]; then
+	"$x" --json "$w/ledger.lt" >/dev/full 2>"$w/err"
+	check "exit 2 when stdout cannot be written" "$?" 2
+	has "$w/err" "standard output failed"
+fi
+
 # Nothing to explain is never a clean pass.
 status 1 "$w/nogpu.lt"
 has "$w/err" "no GPU record"
@@ -151,6 +182,8 @@ else
 fi
 
 # An imported Kineto trace: ops instead of requests, handoff marks not_in_format.
+status 0 --request 0 --from kineto "$src/../import/data/causes.json"
+if grep -q '(before)' "$w/out"; then echo "FAIL: --request printed a mark before its origin"; fails=$((fails + 1)); else echo "ok: --request: every launch timed from the earliest"; fi
 status 0 --json --from kineto "$src/../import/data/causes.json"
 has "$w/out" '"op":'
 has "$w/out" '"cause":"not_in_format"'

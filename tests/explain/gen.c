@@ -9,6 +9,8 @@
  *   unjoined.lt  kernels that no external correlation names
  *   noclock.lt   device times on CUPTI's clock and no clock record
  *   epochonly.lt a launch under an epoch that names no request
+ *   names.lt     a kernel whose name holds a newline, a fake report line, an escape, a quote
+ *   order.lt     a request begun after its epoch's declaration (its ready is out of order)
  * lin-explain-gen DIR --stress N: stress.lt, N requests each handed to one worker thread
  * (an adopt and an off-CPU record each), each launch on stream 2 after a wait on an event
  * recorded behind a kernel on stream 1: work that grows quadratically if a lookup walks
@@ -102,5 +104,21 @@ int main(int argc, char **argv)
 	call(70, 10, SUBMITTER, 12000, 12500);
 	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
 	rc |= save(dir, "epochonly.lt");
+
+	begin();
+	work(7, 70);
+	static const char nm[] = "k\n\nrequest 999 (file 0): 1 launches\x1b[2J\r\"q\"\\";
+	lin_tf_string(&pk, 1, nm, sizeof(nm) - 1);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 1);
+	rc |= save(dir, "names.lt");
+
+	begin();
+	lin_tf_request_begin(&pk, 15000, SUBMITTER, 7, NIL, NIL, NIL);
+	uint64_t req = 7;
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, NIL, 0);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	rc |= save(dir, "order.lt");
 	return rc;
 }
