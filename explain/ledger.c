@@ -137,11 +137,16 @@ static int cmp_by_start(const void *pa, const void *pb)
 	return c ? c : cmp_u64(a->start, b->start);
 }
 
-static int cmp_by_corr(const void *pa, const void *pb)
+/* By stream, then correlation: the order bycorr is sorted in and searched by. */
+static int cmp_corr_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
 {
-	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
 	int c = cmp_stream_key(a, b);
 	return c ? c : cmp_u64(a->corr, b->corr);
+}
+
+static int cmp_by_corr(const void *pa, const void *pb)
+{
+	return cmp_corr_key(gpu_at(*(const size_t *)pa), gpu_at(*(const size_t *)pb));
 }
 
 /* Kernels by (process or file, name, duration). */
@@ -166,8 +171,7 @@ struct bctx {
 	size_t *pred;             /* the record before on its stream, or SIZE_MAX */
 	size_t *bycorr;           /* lineage records with a correlation, by stream and corr */
 	size_t nbycorr;
-	uint64_t *median;    /* by record: its name's median duration (0: unknown) */
-	uint8_t *median_why; /* LIN_HOW_* when unknown */
+	uint64_t *median; /* by record: its name's median duration (0: unknown) */
 };
 
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
@@ -248,7 +252,6 @@ static bool medians(struct bctx *b)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct lin_xgpu *g = gpu_at(i);
 		b->median[i] = 0;
-		b->median_why[i] = LIN_HOW_NOT_RECORDED;
 		if (g->kind == LIN_REC_KERNEL && g->name && ordered(g))
 			idx[k++] = i;
 	}
@@ -267,11 +270,8 @@ static bool medians(struct bctx *b)
 			const struct lin_xgpu *lo = gpu_at(idx[j + cnt / 2 - 1]);
 			med = mid2(lo->end - lo->start, med);
 		}
-		for (size_t q = j; q < e; q++) {
+		for (size_t q = j; q < e; q++)
 			b->median[idx[q]] = cnt >= b->x->o.min_samples ? med : 0;
-			b->median_why[idx[q]] = cnt >= b->x->o.min_samples ? LIN_HOW_KERNEL_MEDIAN
-									   : LIN_HOW_TOO_FEW_SAMPLES;
-		}
 		j = e;
 	}
 	free(idx);
@@ -282,20 +282,11 @@ static bool medians(struct bctx *b)
 static size_t before_corr(const struct bctx *b, uint16_t proc, uint32_t dev, uint32_t ctx,
 			  uint64_t stream, uint64_t corr)
 {
+	const struct lin_xgpu key = { .proc = proc, .dev = dev, .ctx = ctx, .stream = stream, .corr = corr };
 	size_t lo = 0, hi = b->nbycorr;
-	while (lo < hi) { /* first entry >= (proc, dev, ctx, stream, corr): cmp_by_corr's order */
+	while (lo < hi) { /* first entry >= key */
 		size_t mid = (lo + hi) / 2;
-		const struct lin_xgpu *m = gpu_at(b->bycorr[mid]);
-		int c = cmp_u64(m->proc, proc);
-		if (!c)
-			c = cmp_u64(m->dev, dev);
-		if (!c)
-			c = cmp_u64(m->ctx, ctx);
-		if (!c)
-			c = cmp_u64(m->stream, stream);
-		if (!c)
-			c = cmp_u64(m->corr, corr);
-		if (c < 0)
+		if (cmp_corr_key(gpu_at(b->bycorr[mid]), &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -303,9 +294,7 @@ static size_t before_corr(const struct bctx *b, uint16_t proc, uint32_t dev, uin
 	if (!lo)
 		return SIZE_MAX;
 	const struct lin_xgpu *p = gpu_at(b->bycorr[lo - 1]);
-	return p->proc == proc && p->dev == dev && p->ctx == ctx && p->stream == stream
-		       ? b->bycorr[lo - 1]
-		       : SIZE_MAX;
+	return cmp_stream_key(p, &key) ? SIZE_MAX : b->bycorr[lo - 1];
 }
 
 /* Each wait's producer (the last record launched on the recording's stream before the
@@ -1086,7 +1075,7 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 	return X_OK;
 }
 
-int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
+int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 {
 	if (x->oom)
 		return -ENOMEM;
@@ -1109,18 +1098,17 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 		if (!lin_vtab_find(&x->verd, g->offset, g->file))
 			g->flags |= LIN_XG_DUP;
 	}
-	struct bctx b = { x, v, x->gpus.n, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL };
+	struct bctx b = { .x = x, .v = v, .n = x->gpus.n };
 	size_t n = b.n + 1;
 	b.hs = malloc(n * sizeof(uint64_t));
 	b.he = malloc(n * sizeof(uint64_t));
 	b.herr = calloc(n, sizeof(uint64_t));
 	b.pred = malloc(n * sizeof(size_t));
 	b.median = malloc(n * sizeof(uint64_t));
-	b.median_why = malloc(n);
 	int rc = -ENOMEM;
 	struct lin_vtab gt;
 	lin_vtab_init(&gt, sizeof(uint64_t));
-	if (!b.hs || !b.he || !b.herr || !b.pred || !b.median || !b.median_why)
+	if (!b.hs || !b.he || !b.herr || !b.pred || !b.median)
 		goto out;
 	host_times(&b);
 	if (!streams(&b) || !medians(&b))
@@ -1179,7 +1167,6 @@ int lin_x_build(struct lin_explain *x, const struct lin_validator *v)
 			g->ready = LIN_XNIL;
 	}
 	rc = 0;
-	x->built = true;
 out:
 	lin_vtab_free(&gt);
 	free(b.hs);
@@ -1188,15 +1175,9 @@ out:
 	free(b.pred);
 	free(b.bycorr);
 	free(b.median);
-	free(b.median_why);
 	if (rc)
 		x->oom = true;
 	return rc;
-}
-
-int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
-{
-	return lin_x_build(x, v);
 }
 
 size_t lin_explain_count(const struct lin_explain *x) { return x->launches.n; }

@@ -216,6 +216,18 @@ static void json_str(FILE *out, const char *s)
 		fputs("null", out);
 }
 
+/* Where a mark's or statement's value comes from: its source (observed), rule (inferred) or,
+ * named @unknown_key, why it is unknown; nothing when there is no such name. */
+static void json_how(FILE *out, uint8_t ev, uint8_t how, const char *unknown_key)
+{
+	if (!how)
+		return;
+	const char *key = ev == LIN_EV_OBSERVED   ? "source"
+			  : ev == LIN_EV_INFERRED ? "rule"
+						  : unknown_key;
+	fprintf(out, ",\"%s\":\"%s\"", key, lin_how_name((enum lin_how)how));
+}
+
 static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l, FILE *out)
 {
 	fprintf(out, "{\"file\":%u,\"offset\":%" PRIu64 ",\"kind\":\"%s\",\"name\":", l->file,
@@ -242,12 +254,7 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 			lin_mark_name((enum lin_mark)m), lin_evidence_name((enum lin_evidence)k->ev));
 		if (is_known(k))
 			fprintf(out, ",\"t\":%" PRIu64 ",\"error_ns\":%" PRIu64, k->t, k->err);
-		if (k->how)
-			fprintf(out, ",\"%s\":\"%s\"",
-				k->ev == LIN_EV_OBSERVED   ? "source"
-				: k->ev == LIN_EV_INFERRED ? "rule"
-							   : "cause",
-				lin_how_name((enum lin_how)k->how));
+		json_how(out, k->ev, k->how, "cause");
 		fprintf(out, "}");
 	}
 	fprintf(out, "},\"statements\":[");
@@ -258,12 +265,7 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 			",\"ns\":%" PRIu64 ",\"evidence\":\"%s\"",
 			s ? "," : "", lin_xcause_name((enum lin_xcause)g->cause), g->start, g->end,
 			g->ns, lin_evidence_name((enum lin_evidence)g->ev));
-		if (g->how)
-			fprintf(out, ",\"%s\":\"%s\"",
-				g->ev == LIN_EV_OBSERVED   ? "source"
-				: g->ev == LIN_EV_INFERRED ? "rule"
-							   : "cause_unknown",
-				lin_how_name((enum lin_how)g->how));
+		json_how(out, g->ev, g->how, "cause_unknown");
 		fprintf(out, "}");
 	}
 	fprintf(out, "],\"cause\":");

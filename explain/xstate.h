@@ -121,13 +121,12 @@ struct lin_explain {
 	struct lin_vec crits;    /* struct lin_xlaunch: the listed requests' critical ledgers */
 	struct lin_vec groups;   /* struct lin_xgroup, longest first after build */
 	struct lin_xsummary sum;
-	bool oom, built;
+	bool oom;
 };
 
 /* collect.c */
 uint32_t lin_x_intern(struct lin_explain *x, const char *s, size_t len);
 /* ledger.c */
-int lin_x_build(struct lin_explain *x, const struct lin_validator *v);
 /* Whether ledger @l serves request (imported: op) @id of process @proc (file, imported). */
 bool lin_x_serves(const struct lin_explain *x, const struct lin_xlaunch *l, uint64_t id,
 		  bool imported, uint16_t proc, uint32_t file);
