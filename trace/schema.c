@@ -66,6 +66,8 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	  "context", "stream", "event", "sync_id"),
 	S(LIN_REC_HOST_SCHED, "host_sched", "uuuuo", "tid", "start_ns", "end_ns", "state", "source_sid"),
 	S(LIN_REC_TRUTH, "truth", "uuao|c", "gpu_kind", "key", "requests", "epoch", "correlation"),
+	S(LIN_REC_LAUNCH_CAUSE, "launch_cause", "uuuuooo", "gpu_kind", "key", "cause", "alt",
+	  "start_ns", "end_ns", "magnitude_ns"),
 };
 
 const struct lin_schema *lin_schema_get(uint64_t type)

@@ -108,6 +108,12 @@ void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uin
  * (LIN_TF_NIL: not known), which lets a reader tie the label to its launch. */
 void lin_tf_truth_corr(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key,
 		       const uint64_t *requests, size_t n, uint64_t epoch, uint64_t correlation);
+/* A cause-truth label: launch (@gpu_kind, @key) was delayed by @cause (enum
+ * lin_truth_cause); @alt: for LIN_TC_AMBIGUOUS, the causes it cannot be told apart from, a
+ * bit (1 << cause) each; [@start_ns, @end_ns] the delay on the host clock and @magnitude_ns
+ * its injected size (LIN_TF_NIL: unknown). */
+void lin_tf_launch_cause(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, uint32_t cause,
+			 uint32_t alt, uint64_t start_ns, uint64_t end_ns, uint64_t magnitude_ns);
 
 /* Runtime records. Optional ids take LIN_TF_NIL; string ids take 0 for nil. */
 void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,

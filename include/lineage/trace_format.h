@@ -12,6 +12,8 @@
 
 #define LIN_TRACE_FORMAT_NAME "lineage-trace"
 #define LIN_TRUTH_FORMAT_NAME "lineage-truth"
+/* Cause truth: why each launch of a synthetic workload started late (docs/attribution.md). */
+#define LIN_CAUSE_TRUTH_FORMAT_NAME "lineage-cause-truth"
 
 /* Record types: element 0 of every record array. */
 enum lin_rec_type {
@@ -46,6 +48,7 @@ enum lin_rec_type {
 	LIN_REC_SYNC = 35,       /* since format 1.3 */
 	LIN_REC_HOST_SCHED = 36, /* since format 1.3 */
 	LIN_REC_TRUTH = 40,
+	LIN_REC_LAUNCH_CAUSE = 41, /* cause-truth files only */
 };
 
 /* Number of fields (after the type) each record has in format 1.2. */
@@ -80,6 +83,25 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_SYNC 8
 #define LIN_REC_NFIELDS_HOST_SCHED 5
 #define LIN_REC_NFIELDS_TRUTH 5 /* 4 in format 1.0 and 1.1 (no correlation) */
+#define LIN_REC_NFIELDS_LAUNCH_CAUSE 7
+
+/* cause in launch_cause records: the one delay a synthetic workload injected before a
+ * launch's start, from its own bookkeeping (docs/attribution.md, "Causes"). */
+#define LIN_TRUTH_CAUSES(X) \
+	X(NONE, 0, "none") \
+	X(HANDOFF_WAIT, 1, "handoff_wait") \
+	X(DESCHEDULED, 2, "descheduled") \
+	X(API_CALL, 3, "api_call") \
+	X(SUBMIT_DELAY, 4, "submit_delay") \
+	X(STREAM_DEPENDENCY, 5, "stream_dependency") \
+	X(EVENT_DEPENDENCY, 6, "event_dependency") \
+	X(GRAPH_DEPENDENCY, 7, "graph_dependency") \
+	X(DEVICE_BUSY, 8, "device_busy") \
+	X(QUEUEING, 9, "queueing") \
+	X(AMBIGUOUS, 10, "ambiguous")
+#define LIN_TC_ENUM(e, v, s) LIN_TC_##e = v,
+enum lin_truth_cause { LIN_TRUTH_CAUSES(LIN_TC_ENUM) LIN_TC_N };
+#undef LIN_TC_ENUM
 
 /* target_kind in token and scope records. */
 enum lin_target_kind { LIN_TARGET_REQUEST = 1, LIN_TARGET_EPOCH = 2 };

@@ -98,6 +98,8 @@ Test(trace, encoders_write_documented_field_counts)
 	lin_tf_clock(&pk, 1, 2, 1);
 	lin_tf_graph_node_update(&pk, 5, 6, 2, 99, 2);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, reqs, 2, LIN_TF_NIL);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 3, LIN_TC_AMBIGUOUS,
+			    1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY, 10, LIN_TF_NIL, 5);
 	struct trace t;
 	cr_assert_eq(trace_load_mem(&t, sb.data, sb.size), 0);
 	static const size_t want[][2] = {
@@ -115,6 +117,7 @@ Test(trace, encoders_write_documented_field_counts)
 		{ LIN_REC_CLOCK, LIN_REC_NFIELDS_CLOCK },
 		{ LIN_REC_GRAPH_NODE_UPDATE, LIN_REC_NFIELDS_GRAPH_NODE_UPDATE },
 		{ LIN_REC_TRUTH, LIN_REC_NFIELDS_TRUTH },
+		{ LIN_REC_LAUNCH_CAUSE, LIN_REC_NFIELDS_LAUNCH_CAUSE },
 	};
 	cr_assert_eq(t.n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < t.n; i++) {
@@ -124,6 +127,8 @@ Test(trace, encoders_write_documented_field_counts)
 	const msgpack_object *kr = trace_nth(&t, LIN_REC_KERNEL, 0);
 	cr_assert(rec_nil(kr, 8) && rec_nil(kr, 9), "not a graph kernel: graph ids are nil");
 	cr_assert(rec_nil(kr, 11) && rec_nil(kr, 12), "queued/submitted not collected: nil");
+	const msgpack_object *lc = trace_nth(&t, LIN_REC_LAUNCH_CAUSE, 0);
+	cr_assert(!rec_nil(lc, 5) && rec_nil(lc, 6) && !rec_nil(lc, 7), "end_ns nil, the rest not");
 	trace_free(&t);
 	msgpack_sbuffer_destroy(&sb);
 }
