@@ -320,6 +320,14 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 	uint64_t host = t->launch_host_ns ? t->launch_host_ns + 1 : sim_now(s);
 	t->launch_host_ns = 0;
 	*start = host + s->clock_off;
+	if (t->api_work_ns) {
+		/* Deliberate CPU work inside the call (lin_sim_launch.api_work_ns): it spins, as an
+		 * expensive API path would, so the call's record spans it. */
+		uint64_t until = host + t->api_work_ns;
+		t->api_work_ns = 0;
+		while (sim_now(s) < until)
+			;
+	}
 	uint64_t n_ext = 0;
 	bool drop = dropped(s, corr);
 	t->last_dropped = drop;

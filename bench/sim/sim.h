@@ -121,6 +121,36 @@ bool lin_sim_last_call_dropped(lin_sim *s);
  * launch becomes a graph node instead). */
 int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name);
 
+/*
+ * What a workload injects into one launch, and what the simulator did with it (device
+ * clock; docs/simulator.md rows 21-24). Zero-initialise, set the inputs, pass it to
+ * lin_sim_launch_kernel_ex (or an array to lin_sim_graph_launch_ex).
+ */
+struct lin_sim_launch {
+	/* in */
+	uint64_t dur_ns;          /* the kernel's device duration (0: 1 to 10 us by the seed);
+				   * captured into a graph node, it is the node's duration */
+	uint64_t until_dev;       /* the kernel runs at least until this device time (0: no) */
+	uint64_t api_work_ns;     /* CPU work inside the launch call: it spins this long */
+	uint64_t submit_delay_ns; /* added between queued and submitted; the kernel starts no
+				   * earlier than 200 ns after submission */
+	bool submit_at_free;      /* submitted no earlier than a device slot frees
+				   * (lin_sim_set_device_slots) */
+	/* out */
+	int64_t grid;
+	uint64_t api_start, api_end, queued, submitted, start, end;
+};
+
+/* lin_sim_launch_kernel with @l's injections (@l may be NULL); fills @l's outputs. */
+int64_t lin_sim_launch_kernel_ex(lin_sim *s, uint32_t stream, const char *name,
+				 struct lin_sim_launch *l);
+
+/* The device runs at most @n kernels, memcpys and memsets at once (0: no limit, the
+ * default; at most 64): work starts 200 ns after a slot frees, whatever its stream. */
+void lin_sim_set_device_slots(lin_sim *s, uint32_t n);
+/* When the first slot frees (device clock; 0: no limit or never used). */
+uint64_t lin_sim_device_free(lin_sim *s);
+
 /* cudaMemcpyAsync / cudaMemsetAsync. Return the record's start timestamp (device clock). */
 uint64_t lin_sim_memcpy(lin_sim *s, uint32_t stream, uint64_t bytes);
 uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value);
@@ -156,5 +186,8 @@ uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_no
 /* cudaGraphLaunch: one correlationId for the call, one kernel per node (graphNodeId = the
  * clone). Copies up to @cap gridIds into @grids in node order; returns the kernel count. */
 size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids, size_t cap);
+/* The same; @nodes (may be NULL), up to @cap of them: each node's kernel's times. */
+size_t lin_sim_graph_launch_ex(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
+			       struct lin_sim_launch *nodes, size_t cap);
 
 #endif

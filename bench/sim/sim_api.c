@@ -10,55 +10,120 @@
 
 #include "sim_internal.h"
 
-/* A device time slot on @stream (caller holds s->mu): after the API call, after the
- * stream's previous work (and the end of the work of every event it waited for,
- * lin_sim_stream_wait_event), and strictly after every start handed out so far, so that
- * start timestamps are unique in the process (the truth key of memcpy/memset). */
-static uint64_t dev_slot(lin_sim *s, uint32_t stream, uint64_t api_start, uint64_t key, uint64_t *end)
+/* The slot that frees first (lin_sim_set_device_slots; caller holds s->mu). */
+static size_t first_free(const lin_sim *s)
+{
+	size_t best = 0;
+	for (size_t i = 1; i < s->slots; i++)
+		if (s->slot_end[i] < s->slot_end[best])
+			best = i;
+	return best;
+}
+
+/* A device time slot on @stream (caller holds s->mu): after the API call (and after @floor:
+ * the command's submission, when it was delayed), after the stream's previous work (and
+ * the end of the work of every event it waited for, lin_sim_stream_wait_event), after a
+ * slot of the device frees (lin_sim_set_device_slots), and strictly after every start
+ * handed out so far, so that start timestamps are unique in the process (the truth key
+ * of memcpy/memset). The work runs @dur ns (0: 1 to 10 us by the seed and @key), or until
+ * @until when that is later. */
+static uint64_t dev_slot(lin_sim *s, uint32_t stream, uint64_t api_start, uint64_t floor,
+			 uint64_t key, uint64_t dur, uint64_t until, uint64_t *end)
 {
 	uint64_t start = api_start + 2000;
 	uint32_t st = stream % SIM_STREAMS;
+	size_t slot = s->slots ? first_free(s) : 0;
+	if (floor > start)
+		start = floor;
 	if (s->stream_end[st] + 200 > start)
 		start = s->stream_end[st] + 200;
+	if (s->slots && s->slot_end[slot] + 200 > start)
+		start = s->slot_end[slot] + 200;
 	if (s->dev_last + 1 > start)
 		start = s->dev_last + 1;
-	*end = start + 1000 + lin_sim_mix(s->o.seed ^ key) % 9000;
+	*end = start + (dur ? dur : 1000 + lin_sim_mix(s->o.seed ^ key) % 9000);
+	if (until > *end)
+		*end = until;
 	s->stream_end[st] = *end;
+	if (s->slots)
+		s->slot_end[slot] = *end;
 	s->dev_last = start;
 	return start;
 }
 
+void lin_sim_set_device_slots(lin_sim *s, uint32_t n)
+{
+	pthread_mutex_lock(&s->mu);
+	s->slots = n > SIM_SLOTS ? SIM_SLOTS : n;
+	pthread_mutex_unlock(&s->mu);
+}
+
+uint64_t lin_sim_device_free(lin_sim *s)
+{
+	pthread_mutex_lock(&s->mu);
+	uint64_t t = s->slots ? s->slot_end[first_free(s)] : 0;
+	pthread_mutex_unlock(&s->mu);
+	return t;
+}
+
 /*
- * Latency timestamps of a kernel starting at @start whose launch call ran from @api_start
- * to @api_end (docs/simulator.md, row 18): queued, when the call wrote the command, 100 to
- * 499 ns into the call (never after its end nor after @start); submitted, when the
- * command was handed to the device, 200 to 1399 ns later (never after @start). The
- * offsets are functions of the seed and the grid id.
+ * Latency timestamps of a kernel whose launch call ran from @api_start to @api_end
+ * (docs/simulator.md, row 18): queued, when the call wrote the command, 100 to 499 ns into
+ * the call (never after its end); submitted, when the command was handed to the device,
+ * 200 to 1399 ns later, plus the launch's injected submission delay, and no earlier than
+ * the device frees when the launch asks so (submit_at_free). The offsets are functions of
+ * the seed and the grid id. Without an injected delay, both are held to the kernel's start
+ * afterwards (the start does not wait for them); with one, the start waits for submission.
  */
 static void latency(const lin_sim *s, int64_t grid, uint64_t api_start, uint64_t api_end,
-		    uint64_t start, uint64_t *queued, uint64_t *submitted)
+		    const struct lin_sim_launch *l, uint64_t *queued, uint64_t *submitted)
 {
 	uint64_t q = api_start + 100 + lin_sim_mix(s->o.seed ^ (uint64_t)grid ^ 0x51) % 400;
-	uint64_t sub;
 
 	if (api_end && q > api_end)
 		q = api_end;
-	if (q > start)
-		q = start;
-	sub = q + 200 + lin_sim_mix(s->o.seed ^ (uint64_t)grid ^ 0x5b) % 1200;
+	uint64_t sub = q + 200 + lin_sim_mix(s->o.seed ^ (uint64_t)grid ^ 0x5b) % 1200;
+	if (l)
+		sub += l->submit_delay_ns;
+	if (l && l->submit_at_free && s->slots && s->slot_end[first_free(s)] > sub)
+		sub = s->slot_end[first_free(s)];
 	*queued = q;
-	*submitted = sub < start ? sub : start;
+	*submitted = sub;
+}
+
+static bool delays_submission(const struct lin_sim_launch *l)
+{
+	return l && (l->submit_delay_ns || l->submit_at_free);
 }
 
 static void put_kernel(lin_sim *s, uint32_t stream, uint32_t corr, uint64_t api_start,
-		       uint64_t api_end, const char *name, int64_t grid, uint64_t node, uint32_t graph)
+		       uint64_t api_end, const char *name, int64_t grid, uint64_t node,
+		       uint32_t graph, struct lin_sim_launch *l)
 {
 	CUpti_ActivityKernel10 k;
+	uint64_t q, sub;
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-	k.start = dev_slot(s, stream, api_start, (uint64_t)grid, &k.end);
-	if (s->o.latency_timestamps)
-		latency(s, grid, api_start, api_end, k.start, &k.queued, &k.submitted);
+	latency(s, grid, api_start, api_end, l, &q, &sub);
+	k.start = dev_slot(s, stream, api_start, delays_submission(l) ? sub + 200 : 0,
+			   (uint64_t)grid, l ? l->dur_ns : 0, l ? l->until_dev : 0, &k.end);
+	if (!delays_submission(l)) {
+		q = q < k.start ? q : k.start;
+		sub = sub < k.start ? sub : k.start;
+	}
+	if (s->o.latency_timestamps) {
+		k.queued = q;
+		k.submitted = sub;
+	}
+	if (l) {
+		l->grid = grid;
+		l->api_start = api_start;
+		l->api_end = api_end;
+		l->queued = q;
+		l->submitted = sub;
+		l->start = k.start;
+		l->end = k.end;
+	}
 	k.completed = k.end;
 	k.deviceId = 0;
 	k.contextId = 1;
@@ -85,7 +150,14 @@ static struct sim_graph *capture_graph(lin_sim *s, uint32_t stream)
 
 int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name)
 {
+	return lin_sim_launch_kernel_ex(s, stream, name, NULL);
+}
+
+int64_t lin_sim_launch_kernel_ex(lin_sim *s, uint32_t stream, const char *name, struct lin_sim_launch *l)
+{
 	uint64_t api_start;
+	if (l && l->api_work_ns)
+		lin_sim_thread(s)->api_work_ns = l->api_work_ns;
 	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
 					 CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &api_start);
 	pthread_mutex_lock(&s->mu);
@@ -94,13 +166,14 @@ int64_t lin_sim_launch_kernel(lin_sim *s, uint32_t stream, const char *name)
 		/* Captured, not run: the launch becomes a node (docs/simulator.md, row 10). */
 		if (g->n < SIM_NODES) {
 			g->node[g->n] = atomic_fetch_add(&s->next_node, 1);
+			g->dur[g->n] = l ? l->dur_ns : 0;
 			g->name[g->n++] = name;
 		}
 		pthread_mutex_unlock(&s->mu);
 		return 0;
 	}
 	int64_t grid = atomic_fetch_add(&s->next_grid, 1);
-	put_kernel(s, stream, corr, api_start, lin_sim_api_end(s), name, grid, 0, 0);
+	put_kernel(s, stream, corr, api_start, lin_sim_api_end(s), name, grid, 0, 0, l);
 	pthread_mutex_unlock(&s->mu);
 	return grid;
 }
@@ -115,7 +188,7 @@ static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t valu
 	uint32_t corr = lin_sim_api_call(s, cbid, drv, &api_start);
 	uint64_t start, end;
 	pthread_mutex_lock(&s->mu);
-	start = dev_slot(s, stream, api_start, ((uint64_t)corr << 1) | is_set, &end);
+	start = dev_slot(s, stream, api_start, 0, ((uint64_t)corr << 1) | is_set, 0, 0, &end);
 	if (is_set) {
 		CUpti_ActivityMemset4 m;
 		memset(&m, 0, sizeof(m));
@@ -300,6 +373,12 @@ uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_no
 
 size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids, size_t cap)
 {
+	return lin_sim_graph_launch_ex(s, exec, stream, grids, NULL, cap);
+}
+
+size_t lin_sim_graph_launch_ex(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
+			       struct lin_sim_launch *nodes, size_t cap)
+{
 	uint64_t api_start;
 	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 					 CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &api_start);
@@ -313,9 +392,12 @@ size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t 
 		 * (docs/simulator.md, rows 11-12). */
 		for (; n < g->n; n++) {
 			int64_t grid = atomic_fetch_add(&s->next_grid, 1);
+			struct lin_sim_launch dflt = { .dur_ns = g->dur[n] };
+			struct lin_sim_launch *l = nodes && n < cap ? &nodes[n] : &dflt;
+			l->dur_ns = g->dur[n];
 			put_kernel(s, stream, corr, api_start, api_end, g->name[n], grid,
-				   x->clone[n], g->id);
-			if (n < cap)
+				   x->clone[n], g->id, l);
+			if (n < cap && grids)
 				grids[n] = grid;
 		}
 	}

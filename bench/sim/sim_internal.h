@@ -17,6 +17,7 @@
 #define SIM_GRAPHS 256
 #define SIM_NODES 64
 #define SIM_EVENTS 4096
+#define SIM_SLOTS 64
 
 struct sim_buf {
 	uint8_t *data;
@@ -39,6 +40,7 @@ struct sim_thread {
 	uint32_t tid;
 	struct lin_cl_corr corr; /* layer mode: the last call's correlation ids */
 	uint64_t api_end;        /* the last call's end on the device clock */
+	uint64_t api_work_ns;    /* CPU work the next call does inside itself (then 0) */
 };
 
 /* One event recording: what it captured. */
@@ -53,6 +55,7 @@ struct sim_graph {
 	size_t n;
 	uint64_t node[SIM_NODES];
 	const char *name[SIM_NODES];
+	uint64_t dur[SIM_NODES]; /* device duration of each node's kernel (0: by the seed) */
 };
 
 struct sim_exec {
@@ -74,7 +77,9 @@ struct lin_sim {
 	struct sim_buf dev; /* GPU-side records (kernels, memcpy, memset) */
 	uint64_t dev_last;  /* last device timestamp handed out */
 	uint64_t stream_end[SIM_STREAMS];
-	int capture[SIM_STREAMS]; /* graph index + 1 while capturing */
+	uint32_t slots;               /* kernels the device runs at once (0: no limit) */
+	uint64_t slot_end[SIM_SLOTS]; /* when each of the slots frees (device clock) */
+	int capture[SIM_STREAMS];     /* graph index + 1 while capturing */
 	struct sim_graph graphs[SIM_GRAPHS];
 	size_t n_graphs;
 	struct sim_exec execs[SIM_GRAPHS];

@@ -328,3 +328,103 @@ static void layer_run(uint32_t flags)
 Test(sim, layer_mode_without_latency_timestamps) { layer_run(0); }
 
 Test(sim, layer_mode_with_latency_timestamps) { layer_run(LIN_CUPTI_LATENCY_TIMESTAMPS); }
+
+/* ------------------------------------------------------------- injected delays */
+
+/* A duration, an end time and CPU work inside the call do what they say, and what the
+ * simulator reports of the launch is what its records say; a plain launch is untouched. */
+Test(sim, injected_duration_until_and_api_work)
+{
+	lin_runtime *rt;
+	lin_sim *s = sim_attach(&rt, 5, true);
+	struct lin_sim_launch a = { .dur_ns = 3000000 }, b = { .until_dev = 0 },
+			      c = { .api_work_ns = 2000000 };
+
+	lin_sim_launch_kernel_ex(s, 1, "long", &a);
+	b.until_dev = a.end + 500000;
+	lin_sim_launch_kernel_ex(s, 2, "until", &b);
+	lin_sim_launch_kernel_ex(s, 3, "work", &c);
+	struct lin_sim_launch d = { 0 };
+	lin_sim_launch_kernel_ex(s, 4, "plain", &d);
+	finish(s, rt);
+	cr_assert_eq(a.end - a.start, 3000000, "dur_ns is the device duration");
+	cr_assert_eq(b.end, a.end + 500000, "until_dev is the end");
+	cr_assert_geq(c.api_end - c.api_start, 2000000, "the call spans its CPU work");
+	cr_assert_lt(d.api_end - d.api_start, 2000000, "a plain call does no work");
+	cr_assert_leq(d.end - d.start, 10000, "the default duration: 1 to 10 us");
+	struct lin_sim_launch *all[] = { &a, &b, &c, &d };
+	for (size_t i = 0; i < 4; i++) {
+		size_t k = kernel_of(all[i]->grid);
+		cr_assert_eq(tr_u(tr, k, K_START), all[i]->start);
+		cr_assert_eq(tr_u(tr, k, K_END), all[i]->end);
+		cr_assert_eq(tr_u(tr, k, K_SUBMITTED), all[i]->submitted);
+	}
+	size_t ak = api_of(tr_u(tr, kernel_of(c.grid), K_CORR));
+	cr_assert_eq(tr_u(tr, ak, A_END), c.api_end, "the API record ends where the work did");
+}
+
+/* A submission delay holds the kernel until 200 ns after submission; without one the
+ * kernel starts 2 us after its call and submitted is held to the start. */
+Test(sim, injected_submission_delay_holds_the_start)
+{
+	lin_runtime *rt;
+	lin_sim *s = sim_attach(&rt, 5, true);
+	struct lin_sim_launch a = { .submit_delay_ns = 4000000 }, b = { 0 };
+
+	lin_sim_launch_kernel_ex(s, 1, "late", &a);
+	lin_sim_launch_kernel_ex(s, 2, "plain", &b);
+	finish(s, rt);
+	cr_assert_geq(a.submitted - a.queued, 4000000);
+	cr_assert_eq(a.start, a.submitted + 200);
+	cr_assert_leq(b.submitted, b.start);
+	cr_assert_lt(b.start - b.api_start, 4000000, "the other launch is not held");
+}
+
+/* With one device slot, work on another stream waits for the slot to free; submit_at_free
+ * submits exactly when it frees. Without slots, streams run side by side. */
+Test(sim, device_slots_serialise_streams)
+{
+	lin_runtime *rt;
+	lin_sim *s = sim_attach(&rt, 5, true);
+	struct lin_sim_launch bg = { .dur_ns = 5000000 }, t = { 0 }, u = { .submit_at_free = true };
+
+	cr_assert_eq(lin_sim_device_free(s), 0, "no slots: no free time");
+	lin_sim_set_device_slots(s, 1);
+	lin_sim_launch_kernel_ex(s, 1, "bg", &bg);
+	cr_assert_eq(lin_sim_device_free(s), bg.end);
+	lin_sim_launch_kernel_ex(s, 2, "held", &t);
+	cr_assert_eq(t.start, bg.end + 200, "the device was busy on another stream");
+	bg = (struct lin_sim_launch){ .dur_ns = 5000000 };
+	lin_sim_launch_kernel_ex(s, 1, "bg2", &bg);
+	lin_sim_launch_kernel_ex(s, 2, "at_free", &u);
+	cr_assert_eq(u.submitted, bg.end, "submitted when the slot freed");
+	lin_sim_set_device_slots(s, 0);
+	struct lin_sim_launch v = { .dur_ns = 5000000 }, w = { 0 };
+	lin_sim_launch_kernel_ex(s, 5, "free1", &v);
+	lin_sim_launch_kernel_ex(s, 6, "free2", &w);
+	cr_assert_lt(w.start, v.end, "no limit: the second stream does not wait");
+	finish(s, rt);
+}
+
+/* A node captured with a duration runs that long in every replay. */
+Test(sim, graph_node_durations)
+{
+	lin_runtime *rt;
+	lin_sim *s = sim_attach(&rt, 5, false);
+	struct lin_sim_launch n0 = { .dur_ns = 7000000 }, n1 = { 0 };
+	struct lin_sim_node map[2];
+	struct lin_sim_launch out[2] = { 0 };
+	uint64_t nodes[2];
+	size_t n;
+
+	lin_sim_capture_begin(s, 1);
+	lin_sim_launch_kernel_ex(s, 1, "n0", &n0);
+	lin_sim_launch_kernel_ex(s, 1, "n1", &n1);
+	uint32_t g = lin_sim_capture_end(s, 1, nodes, 2, &n);
+	uint32_t x = lin_sim_graph_instantiate(s, g, map, 2, &n);
+	cr_assert_eq(lin_sim_graph_launch_ex(s, x, 1, NULL, out, 2), 2);
+	finish(s, rt);
+	cr_assert_eq(out[0].end - out[0].start, 7000000);
+	cr_assert_leq(out[1].end - out[1].start, 10000);
+	cr_assert_eq(out[1].start, out[0].end + 200, "the second node waits for the first");
+}
