@@ -22,7 +22,8 @@ add_executable(lineage-synth
   ${CMAKE_CURRENT_LIST_DIR}/synth/graph.c
   ${CMAKE_CURRENT_LIST_DIR}/synth/truth.c
   ${CMAKE_CURRENT_LIST_DIR}/synth/scen_basic.c
-  ${CMAKE_CURRENT_LIST_DIR}/synth/scen_more.c)
+  ${CMAKE_CURRENT_LIST_DIR}/synth/scen_more.c
+  ${CMAKE_CURRENT_LIST_DIR}/synth/scen_attr.c)
 target_include_directories(lineage-synth PRIVATE ${CMAKE_CURRENT_LIST_DIR}/synth
                            ${PROJECT_SOURCE_DIR}/lineage)
 # The test CUPTI layer's object files come first: lineage-synth --cupti layer runs the live

@@ -66,7 +66,7 @@ fi
 mkdir -p "$workdir"
 
 strategies="kineto nvtx cuda-only manual manual-batch epoch"
-scenarios=$("$synth" --list-scenarios | awk '{print $1}')
+scenarios=$("$synth" --list-scenarios | awk '$1 !~ /^attr-/ {print $1}')
 results="$workdir/results.jsonl"
 : > "$results"
 

@@ -186,8 +186,8 @@ uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_no
 /* cudaGraphLaunch: one correlationId for the call, one kernel per node (graphNodeId = the
  * clone). Copies up to @cap gridIds into @grids in node order; returns the kernel count. */
 size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids, size_t cap);
-/* The same; @nodes (may be NULL), up to @cap of them: each node's kernel's times. */
+/* The same; and each node's kernel's times into @nodes (up to @ncap; may be NULL). */
 size_t lin_sim_graph_launch_ex(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
-			       struct lin_sim_launch *nodes, size_t cap);
+			       size_t cap, struct lin_sim_launch *nodes, size_t ncap);
 
 #endif

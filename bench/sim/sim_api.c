@@ -373,11 +373,11 @@ uint32_t lin_sim_graph_instantiate(lin_sim *s, uint32_t graph, struct lin_sim_no
 
 size_t lin_sim_graph_launch(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids, size_t cap)
 {
-	return lin_sim_graph_launch_ex(s, exec, stream, grids, NULL, cap);
+	return lin_sim_graph_launch_ex(s, exec, stream, grids, cap, NULL, 0);
 }
 
 size_t lin_sim_graph_launch_ex(lin_sim *s, uint32_t exec, uint32_t stream, int64_t *grids,
-			       struct lin_sim_launch *nodes, size_t cap)
+			       size_t cap, struct lin_sim_launch *nodes, size_t ncap)
 {
 	uint64_t api_start;
 	uint32_t corr = lin_sim_api_call(s, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
@@ -393,11 +393,11 @@ size_t lin_sim_graph_launch_ex(lin_sim *s, uint32_t exec, uint32_t stream, int64
 		for (; n < g->n; n++) {
 			int64_t grid = atomic_fetch_add(&s->next_grid, 1);
 			struct lin_sim_launch dflt = { .dur_ns = g->dur[n] };
-			struct lin_sim_launch *l = nodes && n < cap ? &nodes[n] : &dflt;
+			struct lin_sim_launch *l = nodes && n < ncap ? &nodes[n] : &dflt;
 			l->dur_ns = g->dur[n];
 			put_kernel(s, stream, corr, api_start, api_end, g->name[n], grid,
 				   x->clone[n], g->id, l);
-			if (n < cap && grids)
+			if (n < cap)
 				grids[n] = grid;
 		}
 	}

@@ -47,6 +47,12 @@ static void track_instantiate(struct synth *sx, uint32_t graph, uint32_t exec,
 
 uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *const *names, size_t n)
 {
+	return synth_graph_build_ex(sx, t, names, NULL, n);
+}
+
+uint32_t synth_graph_build_ex(struct synth *sx, struct synth_task *t, const char *const *names,
+			      const uint64_t *durs, size_t n)
+{
 	bool track = sx->o.strategy == SYNTH_EPOCH;
 	lin_graph_capture cap;
 	if (track)
@@ -55,7 +61,8 @@ uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *c
 	for (size_t i = 0; i < n; i++) {
 		struct synth_call c;
 		synth_call_begin(sx, t, names[i], &c, false);
-		(void)lin_sim_launch_kernel(sx->sim, t->stream, names[i]); /* becomes a node */
+		struct lin_sim_launch l = { .dur_ns = durs ? durs[i] : 0 };
+		(void)lin_sim_launch_kernel_ex(sx->sim, t->stream, names[i], &l); /* becomes a node */
 		synth_call_end(sx, t, &c);
 	}
 	uint64_t nodes[MAX_NODES];
@@ -80,6 +87,12 @@ uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *c
 
 void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec)
 {
+	synth_graph_launch_ex(sx, t, exec, NULL, 0);
+}
+
+void synth_graph_launch_ex(struct synth *sx, struct synth_task *t, uint32_t exec,
+			   struct lin_sim_launch *nodes, size_t cap)
+{
 	int64_t grids[MAX_NODES];
 	size_t n;
 	bool open = synth_request_open();
@@ -88,7 +101,7 @@ void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec)
 		uint64_t t0 = ticks();
 		(void)lin_graph_launch_begin(sx->gt, exec, "cudaGraphLaunch", &gl);
 		uint64_t t1 = ticks();
-		n = lin_sim_graph_launch(sx->sim, exec, t->stream, grids, MAX_NODES);
+		n = lin_sim_graph_launch_ex(sx->sim, exec, t->stream, grids, MAX_NODES, nodes, cap);
 		uint64_t t2 = ticks();
 		check(lin_graph_launch_end(sx->gt, &gl), "lin_graph_launch_end");
 		uint64_t t3 = ticks();
@@ -102,7 +115,7 @@ void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec)
 	} else {
 		struct synth_call c;
 		synth_replay_begin(sx, t, &c);
-		n = lin_sim_graph_launch(sx->sim, exec, t->stream, grids, MAX_NODES);
+		n = lin_sim_graph_launch_ex(sx->sim, exec, t->stream, grids, MAX_NODES, nodes, cap);
 		synth_call_end(sx, t, &c);
 	}
 	bool dropped = lin_sim_last_call_dropped(sx->sim);

@@ -23,6 +23,7 @@ static const char usage_text[] =
 	"                  [--threads T] [--requests R] [--hops K] [--replays P] [--batch B]\n"
 	"                  [--streams S] [--lanes L] [--otlp FILE] [--cupti sim|layer]\n"
 	"                  [--driver-records none|distinct|shared] [--latency-timestamps]\n"
+	"                  [--cause-truth FILE] [--sched-trace FILE] [--delay-us N]\n"
 	"                  -o TRACE --truth TRUTH\n"
 	"    lineage-synth --list-scenarios\n"
 	"    lineage-synth --help\n"
@@ -96,6 +97,15 @@ static const char usage_text[] =
 	"    --latency-timestamps\n"
 	"                       kernel records carry CUPTI's queued and submitted times, as with\n"
 	"                       cuptiActivityEnableLatencyTimestamps (--cupti sim only)\n"
+	"    --cause-truth FILE the attr-* scenarios: write why each scored launch started late\n"
+	"                       (the cause injected, its interval and size; a cause-truth file,\n"
+	"                       docs/trace-format.md) to FILE; score it with\n"
+	"                           lineage-explain --score FILE TRACE [SCHED]\n"
+	"    --sched-trace FILE the attr-* scenarios: act as a scheduler collector and write the\n"
+	"                       intervals the workload put a thread to sleep as host_sched\n"
+	"                       records to FILE, a trace of the same process (read it with TRACE)\n"
+	"    --delay-us N       the attr-* scenarios: the injected delay, 100..1000000 us\n"
+	"                       (default 2000)\n"
 	"    --list-scenarios   print the scenarios and exit\n"
 	"    -h, --help         print this help and exit\n"
 	"\n"
@@ -166,7 +176,10 @@ enum {
 	O_OTLP,
 	O_CUPTI,
 	O_DRIVER,
-	O_LATENCY
+	O_LATENCY,
+	O_CAUSE,
+	O_SCHED,
+	O_DELAY
 };
 
 static const struct option longopts[] = {
@@ -185,6 +198,9 @@ static const struct option longopts[] = {
 	{ "cupti", required_argument, NULL, O_CUPTI },
 	{ "driver-records", required_argument, NULL, O_DRIVER },
 	{ "latency-timestamps", no_argument, NULL, O_LATENCY },
+	{ "cause-truth", required_argument, NULL, O_CAUSE },
+	{ "sched-trace", required_argument, NULL, O_SCHED },
+	{ "delay-us", required_argument, NULL, O_DELAY },
 	{ "list-scenarios", no_argument, NULL, O_LIST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -244,6 +260,12 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bo
 			break;
 		}
 		case O_LATENCY: o->latency = true; break;
+		case O_CAUSE: o->cause_truth = optarg; break;
+		case O_SCHED: o->sched_trace = optarg; break;
+		case O_DELAY:
+			bad = parse_u32(optarg, 100, 1000000, &v);
+			o->delay_ns = (uint64_t)v * 1000;
+			break;
 		case O_LIST: list_scenarios(); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -273,6 +295,12 @@ static int check_required(const struct synth_opts *o, bool seed_set, bool strate
 		return usage_error("%s", "--driver-records needs --cupti layer");
 	if (o->latency && o->cupti != LIN_SIM_ATTACH)
 		return usage_error("%s", "--latency-timestamps needs --cupti sim");
+	bool attr = strncmp(o->scenario, "attr-", 5) == 0;
+	if ((o->cause_truth || o->sched_trace) && !attr)
+		return usage_error("%s", "--cause-truth and --sched-trace need an attr-* scenario");
+	if (attr && (o->strategy != SYNTH_EPOCH || o->cupti != LIN_SIM_ATTACH || o->lanes > 1))
+		return usage_error("%s", "the attr-* scenarios run with --strategy epoch, --cupti sim "
+					 "and one lane");
 	return -1;
 }
 
@@ -297,6 +325,7 @@ static int run_multi(const struct synth_opts *o, const struct synth_scenario *sc
 		struct synth_opts o2 = *o;
 		o2.seed = o->seed + 1;
 		o2.otlp = o->otlp ? s2 : NULL;
+		o2.cause_truth = o2.sched_trace = NULL;
 		_exit(synth_run_process(&o2, sc, t2, u2, 0));
 	}
 	int rc = synth_run_process(o, sc, o->trace, o->truth, 0);
@@ -310,7 +339,8 @@ static int run_multi(const struct synth_opts *o, const struct synth_scenario *sc
 
 int main(int argc, char **argv)
 {
-	struct synth_opts o = { .threads = 4,
+	struct synth_opts o = { .delay_ns = 2000000,
+				.threads = 4,
 				.requests = 48,
 				.hops = 3,
 				.replays = 4,

@@ -178,6 +178,8 @@ static void close_lane(struct synth *sx)
 	synth_truth_free(&sx->truth);
 	free(sx->samples);
 	pthread_mutex_destroy(&sx->truth_mu);
+	free(sx->causes.v);
+	free(sx->offs.v);
 }
 
 static void init_lane(struct synth *sx, const struct synth_opts *o, uint32_t lane, double ns_tick,
@@ -198,6 +200,22 @@ static void merge_lane(struct synth *to, struct synth *from)
 	for (size_t i = 0; i < from->truth.n; i++)
 		synth_truth_add(&to->truth, from->truth.v[i].gpu_kind, from->truth.v[i].key,
 				from->truth.v[i].req, from->truth.v[i].n);
+	for (size_t i = 0; i < from->causes.n; i++) {
+		const struct synth_cause *c = &from->causes.v[i];
+		synth_cause(to, c->kind, c->key, c->cause, c->alt, c->start, c->end, c->mag);
+	}
+	for (size_t i = 0; i < from->offs.n; i++) {
+		struct synth_offs *o = &to->offs;
+		if (o->n == o->cap) {
+			o->cap = o->cap ? o->cap * 2 : 64;
+			o->v = realloc(o->v, o->cap * sizeof(*o->v));
+			if (!o->v) {
+				fprintf(stderr, "lineage-synth: out of memory merging lanes\n");
+				exit(1);
+			}
+		}
+		o->v[o->n++] = from->offs.v[i];
+	}
 	atomic_fetch_add(&to->strategy_ticks, atomic_load(&from->strategy_ticks));
 	atomic_fetch_add(&to->measures, atomic_load(&from->measures));
 	atomic_fetch_add(&to->launches, atomic_load(&from->launches));
@@ -293,6 +311,14 @@ static int finish_run(struct synth *sx, struct trace_out *out, const char *trace
 	int t = synth_truth_write(&sx->truth, truth);
 	if (t)
 		fprintf(stderr, "lineage-synth: cannot write truth %s: %s\n", truth, strerror(-t));
+	const char *ct = sx->o.cause_truth, *st = sx->o.sched_trace;
+	int c = ct ? synth_causes_write(&sx->causes, ct) : 0;
+	if (c)
+		fprintf(stderr, "lineage-synth: cannot write cause truth %s: %s\n", ct, strerror(-c));
+	int s = st ? synth_offs_write(&sx->offs, st) : 0;
+	if (s)
+		fprintf(stderr, "lineage-synth: cannot write %s: %s\n", st, strerror(-s));
+	t = t || c || s;
 	return r || w || t ? 1 : 0;
 }
 

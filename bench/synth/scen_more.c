@@ -277,6 +277,28 @@ const struct synth_scenario synth_scenarios[] = {
 	  run_dropped },
 	{ "multi-process", "two processes whose correlation ids collide (TRACE and TRACE.2)", run_multi },
 	{ "mixed", "every handoff pattern in one run, with a second profiler's CUSTOM0 ids", run_mixed },
+	/* docs/attribution.md: one injected cause per request's target kernel */
+	{ "attr-handoff-wait", "the task waits in the pool queue before a worker adopts it",
+	  synth_run_attr_handoff },
+	{ "attr-descheduled", "the worker is off-CPU between adopt and the launch call",
+	  synth_run_attr_desched },
+	{ "attr-api-call", "CPU work inside the launch call", synth_run_attr_api },
+	{ "attr-submit-delay", "the command's submission is delayed (queued -> submitted)",
+	  synth_run_attr_submit },
+	{ "attr-stream-dependency", "another request's long kernel ahead on the same stream",
+	  synth_run_attr_stream },
+	{ "attr-event-dependency",
+	  "the stream waits for an event after another stream's long kernel", synth_run_attr_event },
+	{ "attr-graph-dependency", "the target is a graph node after a long node, replayed",
+	  synth_run_attr_graph },
+	{ "attr-device-busy", "one device slot, filled by another stream's long kernel",
+	  synth_run_attr_device },
+	{ "attr-queueing", "throughput: 16 kernels back to back, each waiting for the last",
+	  synth_run_attr_queueing },
+	{ "attr-ambiguous-submit", "submitted exactly when the full device frees (ambiguous)",
+	  synth_run_attr_amb_submit },
+	{ "attr-ambiguous-deps", "stream predecessor and awaited event end together (ambiguous)",
+	  synth_run_attr_amb_deps },
 };
 const size_t synth_n_scenarios = sizeof(synth_scenarios) / sizeof(synth_scenarios[0]);
 

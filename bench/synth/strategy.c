@@ -354,9 +354,14 @@ static void label(struct synth *sx, struct synth_task *t, uint32_t kind, uint64_
 
 void synth_kernel(struct synth *sx, struct synth_task *t, const char *name)
 {
+	synth_kernel_ex(sx, t, name, NULL);
+}
+
+void synth_kernel_ex(struct synth *sx, struct synth_task *t, const char *name, struct lin_sim_launch *l)
+{
 	struct synth_call c;
 	synth_call_begin(sx, t, name, &c, true);
-	int64_t grid = lin_sim_launch_kernel(sx->sim, t->stream, name);
+	int64_t grid = lin_sim_launch_kernel_ex(sx->sim, t->stream, name, l);
 	bool dropped = lin_sim_last_call_dropped(sx->sim);
 	synth_call_end(sx, t, &c);
 	if (grid > 0)

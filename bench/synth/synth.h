@@ -44,6 +44,11 @@ struct synth_opts {
 	enum lin_sim_cupti cupti;   /* attach decoding (default) or the test CUPTI layer */
 	enum lin_sim_driver driver; /* layer: nested driver calls */
 	bool latency;               /* kernel records carry queued/submitted (sim mode) */
+	/* attr-* scenarios (docs/attribution.md): where the cause truth and the simulated
+	 * scheduler collector's host_sched records go (NULL: not written), and the injected
+	 * delay's size */
+	const char *cause_truth, *sched_trace;
+	uint64_t delay_ns;
 };
 
 /* ------------------------------------------------------------- thread pool (pool.c) */
@@ -74,6 +79,27 @@ struct synth_truth {
 void synth_truth_add(struct synth_truth *t, uint32_t kind, uint64_t key, const uint64_t *req, uint32_t n);
 int synth_truth_write(const struct synth_truth *t, const char *path);
 void synth_truth_free(struct synth_truth *t);
+
+/* Cause truth (truth.c): why a launch started late, from the workload's own bookkeeping. */
+struct synth_cause {
+	uint64_t key, start, end, mag;
+	uint32_t kind, cause, alt;
+};
+struct synth_causes {
+	struct synth_cause *v;
+	size_t n, cap;
+};
+/* A thread's off-CPU interval the simulated scheduler collector reports. */
+struct synth_off {
+	uint64_t tid, start, end;
+};
+struct synth_offs {
+	struct synth_off *v;
+	size_t n, cap;
+};
+int synth_causes_write(const struct synth_causes *c, const char *path);
+/* A trace of the same process holding only host_sched records (docs/attribution.md). */
+int synth_offs_write(const struct synth_offs *o, const char *path);
 
 /* ------------------------------------------------------------- one run (strategy.c) */
 
@@ -118,7 +144,14 @@ struct synth {
 	double *samples;                 /* per task: strategy ns per launch */
 	size_t n_samples, cap_samples;
 	pthread_mutex_t truth_mu;
+	struct synth_causes causes; /* under truth_mu */
+	struct synth_offs offs;     /* under truth_mu */
 };
+
+/* Record a cause-truth label / an off-CPU interval of the calling thread. */
+void synth_cause(struct synth *sx, uint32_t kind, uint64_t key, uint32_t cause, uint32_t alt,
+		 uint64_t start, uint64_t end, uint64_t mag);
+void synth_off_cpu(struct synth *sx, uint64_t start, uint64_t end);
 
 uint64_t synth_rand(struct synth *sx);
 void *synth_alloc(size_t n);                                     /* calloc or exit */
@@ -138,6 +171,8 @@ void synth_adopt(struct synth *sx, struct synth_task *t);
 void synth_release(struct synth *sx, struct synth_task *t);
 /* Work inside whatever context the calling thread has; each records its truth label. */
 void synth_kernel(struct synth *sx, struct synth_task *t, const char *name);
+/* The same with @l's injections (lin_sim_launch_kernel_ex); @l may be NULL. */
+void synth_kernel_ex(struct synth *sx, struct synth_task *t, const char *name, struct lin_sim_launch *l);
 void synth_memcpy(struct synth *sx, struct synth_task *t, uint64_t bytes);
 void synth_memset(struct synth *sx, struct synth_task *t, uint64_t bytes);
 void synth_retire(struct synth *sx, struct synth_task *t);
@@ -177,6 +212,12 @@ void synth_strategy_runtime(const struct synth *sx, struct lin_runtime_opts *ro,
  * exec id. Launch it as @t's work on the calling thread. */
 uint32_t synth_graph_build(struct synth *sx, struct synth_task *t, const char *const *names, size_t n);
 void synth_graph_launch(struct synth *sx, struct synth_task *t, uint32_t exec);
+/* With each node's device duration (@durs may be NULL) / each node kernel's times (@nodes,
+ * up to @cap, may be NULL). */
+uint32_t synth_graph_build_ex(struct synth *sx, struct synth_task *t, const char *const *names,
+			      const uint64_t *durs, size_t n);
+void synth_graph_launch_ex(struct synth *sx, struct synth_task *t, uint32_t exec,
+			   struct lin_sim_launch *nodes, size_t cap);
 
 /* ------------------------------------------------------------- scenarios (scen_*.c) */
 
@@ -198,6 +239,19 @@ void synth_run_graph(struct synth *sx, uint32_t n, bool on_worker);
 void synth_run_batching(struct synth *sx, uint32_t n);
 void synth_run_fanout(struct synth *sx, uint32_t n);
 void synth_run_stale(struct synth *sx, uint32_t n);
+
+/* The attribution scenarios (scen_attr.c), --requests of them each. */
+void synth_run_attr_handoff(struct synth *sx);
+void synth_run_attr_desched(struct synth *sx);
+void synth_run_attr_api(struct synth *sx);
+void synth_run_attr_submit(struct synth *sx);
+void synth_run_attr_stream(struct synth *sx);
+void synth_run_attr_event(struct synth *sx);
+void synth_run_attr_graph(struct synth *sx);
+void synth_run_attr_device(struct synth *sx);
+void synth_run_attr_queueing(struct synth *sx);
+void synth_run_attr_amb_submit(struct synth *sx);
+void synth_run_attr_amb_deps(struct synth *sx);
 
 /* --cupti layer, every strategy but epoch (owner.c): the workload is the CUPTI client
  * and hands its buffers to lin_cupti_attach_decode. Return 0 or -1. */

@@ -422,7 +422,7 @@ Test(sim, graph_node_durations)
 	lin_sim_launch_kernel_ex(s, 1, "n1", &n1);
 	uint32_t g = lin_sim_capture_end(s, 1, nodes, 2, &n);
 	uint32_t x = lin_sim_graph_instantiate(s, g, map, 2, &n);
-	cr_assert_eq(lin_sim_graph_launch_ex(s, x, 1, NULL, out, 2), 2);
+	cr_assert_eq(lin_sim_graph_launch_ex(s, x, 1, NULL, 0, out, 2), 2);
 	finish(s, rt);
 	cr_assert_eq(out[0].end - out[0].start, 7000000);
 	cr_assert_leq(out[1].end - out[1].start, 10000);

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scen_attr.c - the attribution scenarios (docs/attribution.md): each request is declared
+ * on a submitter thread, handed to a worker, and its target kernel is held back by one
+ * injected cause of known size; the cause truth (--cause-truth) records, per target, the
+ * cause, its interval on the host clock and its size, from the workload's own bookkeeping.
+ * Two scenarios inject two causes that end at the same instant: their label is ambiguous.
+ *
+ * The simulator's device clock is the runtime's host clock (lineage-synth runs it with
+ * host_clock), so device times are host times here. After each target the worker records a
+ * completion event on its stream, as a serving loop does: the trace then shows that sync
+ * collection was on (the device_occupied rule's precondition, docs/ledger.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lineage/trace_format.h"
+#include "synth.h"
+
+uint32_t synth_submitter(struct synth *sx);
+uint32_t synth_worker(struct synth *sx, uint32_t not );
+
+/* Streams of this lane: the target's and two for background work. */
+enum { S_TARGET = 1, S_BG = 2, S_BG2 = 3 };
+
+struct ajob {
+	struct synth *sx;
+	struct synth_task t;
+	uint64_t cap_ns;          /* the handoff, as the submitter's clock read it */
+	uint32_t exec;            /* attr-graph-dependency: the graph exec */
+	uint32_t event;           /* the event the target's stream waits for (0: none) */
+	struct lin_sim_launch bg; /* background work's times */
+};
+
+static uint64_t now(const struct synth *sx) { return lin_runtime_now_ns(sx->rt); }
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+			       .tv_nsec = (long)(ns % 1000000000u) };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static void begin(struct synth *sx, struct synth_task *t, uint32_t stream)
+{
+	memset(t, 0, sizeof(*t));
+	t->req[0] = synth_request(sx);
+	t->nreq = 1;
+	t->stream = sx->stream_base + stream;
+}
+
+static void end(struct synth *sx, struct synth_task *t)
+{
+	synth_retire(sx, t);
+	(void)lin_request_end(sx->rt, t->req[0]);
+}
+
+/* When the target could have started but for what held it: the later of its launch call's
+ * return and its submission. */
+static uint64_t front(const struct lin_sim_launch *l)
+{
+	return l->api_end > l->submitted ? l->api_end : l->submitted;
+}
+
+static void label(struct synth *sx, const struct lin_sim_launch *l, uint32_t cause, uint32_t alt,
+		  uint64_t s, uint64_t e)
+{
+	if (e > s)
+		synth_cause(sx, LIN_REC_KERNEL, (uint64_t)l->grid, cause, alt, s, e, e - s);
+}
+
+/* ------------------------------------------------------------- steps */
+
+static void submit_step(void *arg)
+{
+	struct ajob *j = arg;
+	begin(j->sx, &j->t, S_TARGET);
+	synth_op_begin(j->sx, &j->t);
+	synth_handoff(j->sx, &j->t);
+	synth_op_end(j->sx, &j->t);
+	j->cap_ns = now(j->sx);
+}
+
+/* Background work of a request of its own, launched by its declaring thread on @stream:
+ * one kernel of @dur (or until @until) and, with @event, a recording after it. */
+static void background(struct ajob *j, uint32_t stream, uint64_t dur, uint64_t until, bool event)
+{
+	struct synth_task t;
+	begin(j->sx, &t, stream);
+	synth_op_begin(j->sx, &t);
+	j->bg = (struct lin_sim_launch){ .dur_ns = dur, .until_dev = until };
+	synth_kernel_ex(j->sx, &t, "attr_background", &j->bg);
+	if (event)
+		j->event = lin_sim_event_record(j->sx->sim, t.stream);
+	synth_op_end(j->sx, &t);
+	end(j->sx, &t);
+}
+
+/* The worker's side: adopt, [injection], the target, the completion event. */
+static void target(struct ajob *j, struct lin_sim_launch *l)
+{
+	synth_kernel_ex(j->sx, &j->t, "attr_target", l);
+	(void)lin_sim_event_record(j->sx->sim, j->t.stream);
+	synth_release(j->sx, &j->t);
+	end(j->sx, &j->t);
+}
+
+static void handoff_wait_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { 0 };
+	sleep_ns(j->sx->o.delay_ns); /* the task waits in the queue: the worker is elsewhere */
+	uint64_t adopt = now(j->sx);
+	synth_adopt(j->sx, &j->t);
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_HANDOFF_WAIT, 0, j->cap_ns, adopt);
+}
+
+static void descheduled_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { 0 };
+	synth_adopt(j->sx, &j->t);
+	uint64_t s = now(j->sx);
+	sleep_ns(j->sx->o.delay_ns); /* off-CPU between adopt and the launch call */
+	uint64_t e = now(j->sx);
+	synth_off_cpu(j->sx, s, e);
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_DESCHEDULED, 0, s, e);
+}
+
+static void api_call_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { .api_work_ns = j->sx->o.delay_ns };
+	synth_adopt(j->sx, &j->t);
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_API_CALL, 0, l.api_start, l.api_end);
+}
+
+static void submit_delay_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { .submit_delay_ns = j->sx->o.delay_ns };
+	synth_adopt(j->sx, &j->t);
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_SUBMIT_DELAY, 0, l.submitted - j->sx->o.delay_ns, l.submitted);
+}
+
+/* The target's stream is held by another request's long kernel, launched just before. */
+static void stream_dep_bg(void *arg)
+{
+	struct ajob *j = arg;
+	background(j, S_TARGET, 2 * j->sx->o.delay_ns, 0, false);
+}
+
+static void stream_dep_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { 0 };
+	synth_adopt(j->sx, &j->t);
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_STREAM_DEPENDENCY, 0, front(&l), j->bg.end);
+}
+
+/* Another stream's long kernel, an event recorded after it, the target's stream waits. */
+static void event_dep_bg(void *arg)
+{
+	struct ajob *j = arg;
+	background(j, S_BG, 2 * j->sx->o.delay_ns, 0, true);
+}
+
+static void event_dep_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { 0 };
+	synth_adopt(j->sx, &j->t);
+	if (lin_sim_stream_wait_event(j->sx->sim, j->t.stream, j->event) != 0) {
+		fprintf(stderr, "lineage-synth: stream wait event failed\n");
+		exit(1);
+	}
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_EVENT_DEPENDENCY, 0, front(&l), j->bg.end);
+}
+
+/* A graph [long node, target node], captured once, replayed for each request. */
+static void graph_capture_step(void *arg)
+{
+	struct ajob *j = arg;
+	static const char *const names[] = { "attr_graph_long", "attr_target" };
+	uint64_t durs[] = { 2 * j->sx->o.delay_ns, 0 };
+	begin(j->sx, &j->t, S_TARGET);
+	synth_op_begin(j->sx, &j->t);
+	j->exec = synth_graph_build_ex(j->sx, &j->t, names, durs, 2);
+	synth_op_end(j->sx, &j->t);
+	end(j->sx, &j->t);
+}
+
+static void graph_dep_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch n[2] = { 0 };
+	synth_adopt(j->sx, &j->t);
+	synth_graph_launch_ex(j->sx, &j->t, j->exec, n, 2);
+	(void)lin_sim_event_record(j->sx->sim, j->t.stream);
+	synth_release(j->sx, &j->t);
+	end(j->sx, &j->t);
+	label(j->sx, &n[1], LIN_TC_GRAPH_DEPENDENCY, 0, front(&n[1]), n[0].end);
+}
+
+/* One device slot; another stream's long kernel fills it. */
+static void device_bg(void *arg)
+{
+	struct ajob *j = arg;
+	background(j, S_BG, 2 * j->sx->o.delay_ns, 0, true);
+}
+
+static void device_busy_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { 0 };
+	synth_adopt(j->sx, &j->t);
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_DEVICE_BUSY, 0, front(&l), j->bg.end);
+}
+
+/* Throughput: 16 kernels of 50 us back to back; each after the first waits for the one
+ * before it, as intended. */
+#define QUEUE_DEPTH 16
+static void queueing_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l[QUEUE_DEPTH];
+	synth_adopt(j->sx, &j->t);
+	for (int i = 0; i < QUEUE_DEPTH; i++) {
+		l[i] = (struct lin_sim_launch){ .dur_ns = 50000 };
+		synth_kernel_ex(j->sx, &j->t, "attr_throughput", &l[i]);
+	}
+	(void)lin_sim_event_record(j->sx->sim, j->t.stream);
+	synth_release(j->sx, &j->t);
+	end(j->sx, &j->t);
+	for (int i = 1; i < QUEUE_DEPTH; i++)
+		label(j->sx, &l[i], LIN_TC_QUEUEING, 0, front(&l[i]), l[i - 1].end);
+}
+
+/* Ambiguous: submitted exactly when the device (full with another stream's kernel) frees. */
+static void amb_submit_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { .submit_at_free = true };
+	synth_adopt(j->sx, &j->t);
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_AMBIGUOUS, 1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY,
+	      l.api_end, j->bg.end);
+}
+
+/* Ambiguous: the target's stream predecessor and the event it waits for end together. */
+static void amb_deps_bg(void *arg)
+{
+	struct ajob *j = arg;
+	background(j, S_BG, 2 * j->sx->o.delay_ns, 0, true);
+	struct lin_sim_launch first = j->bg;
+	background(j, S_TARGET, 0, first.end, false); /* ends when the first does */
+	j->bg = first;
+}
+
+static void amb_deps_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { 0 };
+	synth_adopt(j->sx, &j->t);
+	if (lin_sim_stream_wait_event(j->sx->sim, j->t.stream, j->event) != 0) {
+		fprintf(stderr, "lineage-synth: stream wait event failed\n");
+		exit(1);
+	}
+	target(j, &l);
+	label(j->sx, &l, LIN_TC_AMBIGUOUS,
+	      1u << LIN_TC_STREAM_DEPENDENCY | 1u << LIN_TC_EVENT_DEPENDENCY, front(&l), j->bg.end);
+}
+
+/* ------------------------------------------------------------- scenarios */
+
+/* @n requests: [background on a submitter,] the request's handoff, the worker's step. */
+static void run(struct synth *sx, synth_step_fn bg, synth_step_fn step, uint32_t slots)
+{
+	lin_sim_set_device_slots(sx->sim, slots);
+	for (uint32_t i = 0; i < sx->o.requests; i++) {
+		struct ajob j = { .sx = sx };
+		uint32_t s = synth_submitter(sx);
+		synth_pool_exec(sx->pool, s, submit_step, &j);
+		if (bg)
+			synth_pool_exec(sx->pool, s, bg, &j);
+		synth_pool_exec(sx->pool, synth_worker(sx, s), step, &j);
+	}
+}
+
+void synth_run_attr_handoff(struct synth *sx) { run(sx, NULL, handoff_wait_step, 0); }
+void synth_run_attr_desched(struct synth *sx) { run(sx, NULL, descheduled_step, 0); }
+void synth_run_attr_api(struct synth *sx) { run(sx, NULL, api_call_step, 0); }
+void synth_run_attr_submit(struct synth *sx) { run(sx, NULL, submit_delay_step, 0); }
+void synth_run_attr_stream(struct synth *sx) { run(sx, stream_dep_bg, stream_dep_step, 0); }
+void synth_run_attr_event(struct synth *sx) { run(sx, event_dep_bg, event_dep_step, 0); }
+void synth_run_attr_device(struct synth *sx) { run(sx, device_bg, device_busy_step, 1); }
+void synth_run_attr_queueing(struct synth *sx) { run(sx, NULL, queueing_step, 0); }
+void synth_run_attr_amb_submit(struct synth *sx) { run(sx, device_bg, amb_submit_step, 1); }
+void synth_run_attr_amb_deps(struct synth *sx) { run(sx, amb_deps_bg, amb_deps_step, 0); }
+
+void synth_run_attr_graph(struct synth *sx)
+{
+	struct ajob cap = { .sx = sx };
+	synth_pool_exec(sx->pool, synth_submitter(sx), graph_capture_step, &cap);
+	for (uint32_t i = 0; i < sx->o.requests; i++) {
+		struct ajob j = { .sx = sx, .exec = cap.exec };
+		uint32_t s = synth_submitter(sx);
+		synth_pool_exec(sx->pool, s, submit_step, &j);
+		synth_pool_exec(sx->pool, synth_worker(sx, s), graph_dep_step, &j);
+	}
+}
