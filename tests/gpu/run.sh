@@ -5,9 +5,12 @@
 #   1. configures and builds the tree with CUPTI and the CUDA examples (DIR, default
 #      build-gpu; -DCMAKE_CUDA_ARCHITECTURES from $LIN_CUDA_ARCH, default 90),
 #   2. runs ctest -L gpu: test_cupti_gpu_live (the live binding's success path through the
-#      real libcupti and driver) and example_pool_lineage (examples/pool_lineage.cu: a
+#      real libcupti and driver), example_pool_lineage (examples/pool_lineage.cu: a
 #      thread pool, fan-out, graph replays and a batched launch, validated against the
-#      program's own truth file),
+#      program's own truth file) and example_attrib_causes (examples/attrib_causes.cu:
+#      launch-delay causes injected on the device, scored by lineage-explain --score
+#      against the program's cause-truth file; accuracy and the CPU cost of latency
+#      timestamps are reported, not asserted),
 #   3. if --probe names a CUPTI probe program (a .cu file built with nvcc as its header
 #      says, run plain and with --graph-trace), runs it and keeps its "E<n>" lines,
 #   4. prints one summary and exits 0 only if every step passed. A GPU test that skips on
@@ -20,7 +23,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--probe) probe=${2:?--probe needs a file}; shift 2 ;;
 	--build) build=${2:?--build needs a directory}; shift 2 ;;
-	-h|--help) sed -n '3,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
 	esac
 done
@@ -56,7 +59,7 @@ fi
 if [ "$failed" = 0 ]; then
 	out=$(cd "$build" && ctest -L gpu -V 2>&1)
 	echo "$out" >>"$log"
-	for t in test_cupti_gpu_live example_pool_lineage; do
+	for t in test_cupti_gpu_live example_pool_lineage example_attrib_causes; do
 		line=$(echo "$out" | grep -E "Test +#[0-9]+: $t " | head -1)
 		case $line in
 		*Passed*) note "ctest $t: passed" ;;
@@ -66,8 +69,8 @@ if [ "$failed" = 0 ]; then
 		esac
 	done
 	while IFS= read -r l; do note "  $l"; done < <(echo "$out" |
-		grep -E '^(gpu_live:|[0-9]+: gpu_live:|run_pool_lineage:|[0-9]+: run_pool_lineage:)|GPU records|joined|matched truth' |
-		sed 's/^[0-9]*: //' | head -20)
+		grep -E '^([0-9]+: )?(gpu_live:|run_pool_lineage:|run_attrib_causes:|ATTRIB scenario=|latency (on|off): SUMMARY)|GPU records|joined|matched truth' |
+		sed 's/^[0-9]*: //' | head -60)
 	note "ctest -L gpu: done ($(elapsed))"
 fi
 
