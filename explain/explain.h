@@ -136,10 +136,12 @@ struct lin_xlaunch {
 	uint32_t name;  /* name pool offset + 1; 0: none */
 	uint32_t gname; /* imported: its op's name (pool offset + 1); 0: none */
 	uint32_t dev, ctx;
-	uint16_t proc;    /* validator process index; imported: 0xffff */
-	uint8_t kind;     /* LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE */
-	uint8_t join;     /* enum lin_join */
-	uint8_t dominant; /* enum lin_xcause of the longest statement; LIN_X_N: none */
+	uint16_t proc; /* validator process index; imported: 0xffff */
+	uint8_t kind;  /* LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE */
+	uint8_t join;  /* enum lin_join */
+	/* enum lin_xcause of the longest statement (LIN_X_N: none), and the enum lin_how of
+	 * that statement (LIN_HOW_NONE: none). */
+	uint8_t dominant, dominant_how;
 	uint8_t nseg;
 	bool imported;
 	struct lin_xmark m[LIN_M_N];
@@ -147,6 +149,13 @@ struct lin_xlaunch {
 	const char *join_rule; /* an inferred join: the validator's rule (static); else NULL */
 	uint64_t slow_excess;  /* kernel_slow: ns above the median; 0: not slow */
 	uint64_t median;       /* the median duration of its name (0: unknown) */
+	/* The record's truth key (docs/trace-format.md, truth files): a kernel's grid_id, a
+	 * memcpy's or memset's start_dev as written; UINT64_MAX: unknown (no grid id, a
+	 * graph_trace record, an imported record). */
+	uint64_t key;
+	/* kernel_end (host clock) of the record before it on its stream, whether or not a rule
+	 * used it; UINT64_MAX: none or unknown. */
+	uint64_t pred_end;
 };
 
 struct lin_xopts {

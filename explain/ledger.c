@@ -810,6 +810,7 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 	const size_t n = sizeof(order) / sizeof(order[0]);
 	l->nseg = 0;
 	l->dominant = LIN_X_N;
+	l->dominant_how = LIN_HOW_NONE;
 	size_t k = 0;
 	while (k < n && !known(l, order[k]))
 		k++;
@@ -870,6 +871,7 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 		if (l->seg[s].ns > best) {
 			best = l->seg[s].ns;
 			l->dominant = l->seg[s].cause;
+			l->dominant_how = l->seg[s].how;
 		}
 }
 
@@ -1041,6 +1043,9 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 	l->imported = g->proc == LIN_XPROC_IMPORTED;
 	l->epoch = l->group = LIN_XNIL;
 	l->dominant = LIN_X_N;
+	l->key = g->key;
+	/* Raw, for baselines: whether or not stream_order used it. */
+	l->pred_end = b->pred[i] == SIZE_MAX ? LIN_XNIL : b->he[b->pred[i]];
 	if (l->imported) {
 		if (!(g->flags & LIN_XG_LAUNCH))
 			return X_UNJOINED;

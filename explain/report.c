@@ -238,6 +238,8 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	fprintf(out, ",\"device\":%u,\"context\":%u,\"stream\":%" PRIu64, l->dev, l->ctx, l->stream);
 	if (l->graph_id != LIN_XNIL)
 		fprintf(out, ",\"graph_id\":%" PRIu64, l->graph_id);
+	if (l->key != LIN_XNIL)
+		fprintf(out, ",\"key\":%" PRIu64, l->key);
 	if (l->epoch != LIN_XNIL)
 		fprintf(out, ",\"epoch\":%" PRIu64, l->epoch);
 	fprintf(out, ",\"requests\":[");

@@ -29,7 +29,7 @@ static struct run finish_run(void)
 {
 	lin_tf_trace_end(&pk, 1000000, 0);
 	struct run r;
-	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	r.x = lin_explain_create(&xo);
 	cr_assert_not_null(r.x);
 	struct lin_vopts vo = { 0 };
@@ -782,7 +782,7 @@ Test(ledger, duplicates_are_counted_as_such)
 	call(70, 10, SUBMITTER, 12000, 12500);
 	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
 	lin_tf_trace_end(&pk, 1000000, 0);
-	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	struct run r;
 	r.x = lin_explain_create(&xo);
 	struct lin_vopts vo = { 0 };
@@ -929,7 +929,7 @@ static bool import_kineto(const char *json, struct run *r)
 	size_t n = strlen(json);
 	cr_assert_eq(write(fd, json, n), (ssize_t)n);
 	close(fd);
-	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	r->x = lin_explain_create(&xo);
 	struct lin_vopts vo = { 0 };
 	vo.allow_empty = true;
@@ -954,6 +954,8 @@ Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
 	cr_assert_eq(lin_explain_count(r.x), 2);
 	const struct lin_xlaunch *l = launch(&r, 11);
 	cr_assert(l->imported);
+	cr_assert_eq(l->key, UINT64_MAX, "no truth key in an imported file");
+	cr_assert_eq(l->pred_end, 500000);
 	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
 	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
 	mark_is(l, LIN_M_SUBMITTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
@@ -1028,4 +1030,36 @@ Test(ledger, kineto_gpu_events_without_any_stream_get_no_stream_order)
 Test(ledger, kineto_gpu_events_on_one_tid_stream_are_ordered)
 {
 	kineto_tid_case(7, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 1020000);
+}
+
+/* ------------------------------------------------------------------ truth keys */
+
+Test(ledger, every_ledger_has_its_truth_key_and_its_stream_predecessors_end)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern_dc(9, 0, 1, 1, 13000, 30000, 4242);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	lin_tf_ext_correlation(&pk, 5, 70, 11);
+	api_rec(1, 41, 11, SUBMITTER, 12600, 12700); /* cudaMemcpyAsync */
+	copy_rec(11, 1, 30500, 31000);
+	struct run r = finish_run();
+	const struct lin_xlaunch *k = launch(&r, 9), *c = launch(&r, 11);
+	cr_assert_eq(k->key, 4242, "a kernel's key is its grid id");
+	cr_assert_eq(k->pred_end, UINT64_MAX, "nothing before it on its stream");
+	cr_assert_eq(c->key, 30500, "a copy's key is its start_dev as written");
+	cr_assert_eq(c->pred_end, 30000);
+	done(&r);
+}
+
+Test(ledger, pred_end_is_kept_where_no_rule_uses_it)
+{
+	struct run r = stream_case(1, 3000, 12900, 0); /* done before the submission */
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	cr_assert_eq(l->pred_end, 12900);
+	cr_assert_eq(l->key, 10); /* kern() writes the correlation as the grid id */
+	done(&r);
 }
