@@ -63,6 +63,8 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 		x->o.slow_factor = 1.5;
 	if (!x->o.min_samples)
 		x->o.min_samples = 5;
+	if (!x->o.tie_ns)
+		x->o.tie_ns = 2000;
 	lin_vec_init(&x->gpus, sizeof(struct lin_xgpu));
 	lin_vtab_init(&x->verd, sizeof(struct lin_xverdict));
 	lin_vec_init(&x->reqs, sizeof(uint64_t));
@@ -236,6 +238,7 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		break;
 	}
 	case LIN_REC_CUDA_EVENT: {
+		x->synced[proc / 8] |= (uint8_t)(1u << (proc % 8));
 		if (NIL(r, 5))
 			break; /* no sync id: no wait can name it */
 		struct lin_xevent *e = get(x, &x->events, r->f[5], pk1(proc, 0), &fresh);
@@ -247,6 +250,7 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		break;
 	}
 	case LIN_REC_SYNC: {
+		x->synced[proc / 8] |= (uint8_t)(1u << (proc % 8));
 		if (r->f[1] != LIN_SYNC_STREAM_WAIT_EVENT || NIL(r, 5) || NIL(r, 7) || NIL(r, 0))
 			break;
 		struct lin_xwait *w = push(x, &x->waits);

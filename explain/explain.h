@@ -80,7 +80,10 @@ enum lin_evidence {
 	X(OUT_OF_ORDER, "out_of_order") \
 	X(OVERLAPPING_PREDECESSOR, "overlapping_predecessor") \
 	X(AFTER_DEPENDENCY, "after_dependency") \
-	X(NO_STREAM, "no_stream")
+	X(NO_STREAM, "no_stream") \
+	X(DEVICE_OCCUPIED, "device_occupied") \
+	X(NO_SYNC_RECORDS, "no_sync_records") \
+	X(COMPETING_CAUSES, "competing_causes")
 #define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
 enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 #undef LIN_HOW_ENUM
@@ -95,6 +98,7 @@ enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 	X(API_CALL, "api_call") \
 	X(SUBMIT_DELAY, "submit_delay") \
 	X(DEPENDENCY, "dependency") \
+	X(DEVICE_BUSY, "device_busy") \
 	X(UNRESOLVED, "unresolved") \
 	X(KERNEL_SLOW, "kernel_slow")
 #define LIN_XCAUSE_ENUM(e, s) LIN_X_##e,
@@ -119,8 +123,8 @@ struct lin_xseg {
 	uint8_t pad[5];
 };
 
-/* At most 8 stretches before the start, a descheduled one in each of two of them, and
- * kernel_slow. */
+/* At most 9 stretches before the start (8 between marks, the last one cut in two by
+ * device_busy), a descheduled one in each of two of them, and kernel_slow. */
 #define LIN_XSEG_MAX 12
 
 /* One launch's ledger: a GPU record and the marks of the work behind it. */
@@ -140,8 +144,10 @@ struct lin_xlaunch {
 	uint8_t kind;  /* LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE */
 	uint8_t join;  /* enum lin_join */
 	/* enum lin_xcause of the longest statement (LIN_X_N: none), and the enum lin_how of
-	 * that statement (LIN_HOW_NONE: none). */
-	uint8_t dominant, dominant_how;
+	 * that statement (LIN_HOW_NONE: none). When competing causes withdraw it: dominant
+	 * LIN_X_UNRESOLVED, dominant_how LIN_HOW_COMPETING_CAUSES, and alt the cause withdrawn
+	 * (else LIN_X_N). */
+	uint8_t dominant, dominant_how, alt;
 	uint8_t nseg;
 	bool imported;
 	struct lin_xmark m[LIN_M_N];
@@ -170,6 +176,9 @@ struct lin_xopts {
 	bool have_request;
 	uint64_t request;
 	bool keep_all;
+	/* The device's launch latency order: two device events closer than this are not
+	 * ordered (device_occupied, competing causes); 0: 2000 ns. */
+	uint64_t tie_ns;
 };
 
 struct lin_explain;

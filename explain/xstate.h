@@ -122,6 +122,9 @@ struct lin_explain {
 	struct lin_vec crits;    /* struct lin_xlaunch: the listed requests' critical ledgers */
 	struct lin_vec groups;   /* struct lin_xgroup, longest first after build */
 	struct lin_xsummary sum;
+	/* A bit per process with a sync or cuda_event record: synchronization was collected,
+	 * so a cross-stream dependency would be in the trace (device_occupied). */
+	uint8_t synced[(LIN_XPROC_IMPORTED + 1) / 8];
 	bool oom;
 };
 

@@ -1063,3 +1063,226 @@ Test(ledger, pred_end_is_kept_where_no_rule_uses_it)
 	cr_assert_eq(l->key, 10); /* kern() writes the correlation as the grid id */
 	done(&r);
 }
+
+/* ------------------------------------------------------------------ device occupancy */
+
+/* Our kernel (correlation 10) on stream 1: submitted at 4000, started at 20000, with no
+ * known dependency. Another request's records run on stream 2 over [a0, a1] and, when b1,
+ * [b0, b1]; @sync: the trace has a cuda_event record (synchronization was collected). */
+static struct run busy_case(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, bool sync)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 8, SUBMITTER, 2400, 2450);
+	kern(8, 2, a0, a1, NIL, NIL, 0, 0);
+	if (b1) {
+		call(80, 9, SUBMITTER, 2500, 2600);
+		kern(9, 2, b0, b1, NIL, NIL, 0, 0);
+	}
+	if (sync)
+		lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 3000, 3500);
+	kern(10, 1, 20000, 21000, 3200, 4000, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, device_occupied_says_device_busy_until_other_streams_freed_it)
+{
+	/* Two records back to back over [3800, 19000]: the device freed 1000 ns before the
+	 * start, within the 2000 ns tie window. */
+	struct run r = busy_case(3800, 16000, 16000, 19000, true);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	int n = l->nseg;
+	seg_is(l, n - 2, LIN_X_DEVICE_BUSY, 4000, 19000, LIN_EV_INFERRED);
+	cr_assert_eq(l->seg[n - 2].how, LIN_HOW_DEVICE_OCCUPIED);
+	seg_is(l, n - 1, LIN_X_UNRESOLVED, 19000, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[n - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	cr_assert_eq(l->dominant, LIN_X_DEVICE_BUSY);
+	cr_assert_eq(l->dominant_how, LIN_HOW_DEVICE_OCCUPIED);
+	cr_assert_eq(l->alt, LIN_X_N);
+	cr_assert_eq(lin_explain_summary(r.x)->by_cause_ns[LIN_X_DEVICE_BUSY], 15000);
+	done(&r);
+}
+
+Test(ledger, device_occupied_needs_sync_records)
+{
+	struct run r = busy_case(3800, 19000, 0, 0, false);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	seg_is(l, l->nseg - 1, LIN_X_UNRESOLVED, 4000, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_SYNC_RECORDS);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->dominant_how, LIN_HOW_NO_SYNC_RECORDS);
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_across_a_gap_in_other_streams_work)
+{
+	struct run r = busy_case(3800, 15000, 15500, 19000, true);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	seg_is(l, l->nseg - 1, LIN_X_UNRESOLVED, 4000, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_when_the_device_freed_long_before_the_start)
+{
+	struct run r = busy_case(3800, 17000, 0, 0, true); /* 3000 ns before: beyond the tie */
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_when_other_work_outlasts_the_start)
+{
+	struct run r = busy_case(3800, 25000, 0, 0, true); /* never freed before the start */
+	cr_assert(!has_cause(launch(&r, 10), LIN_X_DEVICE_BUSY));
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_for_work_on_another_device)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern_dc(9, 1, 1, 2, 11000, 19000, 9);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+}
+
+Test(ledger, the_tie_window_is_an_option)
+{
+	/* Freed 3000 ns before the start: silent with the default, busy with a 4000 ns tie. */
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 2, 11000, 17000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
+	lin_tf_trace_end(&pk, 1000000, 0);
+	struct lin_xopts xo = { .keep_all = true, .tie_ns = 4000 };
+	struct run r = { .x = lin_explain_create(&xo) };
+	struct lin_vopts vo = { .allow_empty = true };
+	lin_explain_hook(r.x, &vo);
+	r.v = lin_validator_create(&vo);
+	cr_assert_eq(lin_validator_add_mem(r.v, "trace", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(r.v);
+	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, l->nseg - 2, LIN_X_DEVICE_BUSY, 13000, 17000, LIN_EV_INFERRED);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ competing causes */
+
+/* Our kernel (correlation 10, stream 1) waits 15500 ns to be submitted (submit_delay
+ * [3500, 19000]) and starts at 20000; another request's kernel runs on stream 2 over
+ * [2800, other_end] (0: none), and the trace has sync records. */
+static struct run submit_case(uint64_t other_end)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	if (other_end) {
+		call(80, 9, SUBMITTER, 2500, 2600);
+		kern(9, 2, 2800, other_end, NIL, NIL, 0, 0);
+	}
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 3000, 3500);
+	kern(10, 1, 20000, 21000, 3200, 19000, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, competing_causes_withdraw_a_submit_delay_while_the_device_was_busy)
+{
+	struct run r = submit_case(19500);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->dominant_how, LIN_HOW_COMPETING_CAUSES);
+	cr_assert_eq(l->alt, LIN_X_SUBMIT_DELAY);
+	/* The statements stay as they are. */
+	seg_is(l, 3, LIN_X_SUBMIT_DELAY, 3500, 19000, LIN_EV_OBSERVED);
+	seg_is(l, 4, LIN_X_DEVICE_BUSY, 19000, 19500, LIN_EV_INFERRED);
+	seg_is(l, 5, LIN_X_UNRESOLVED, 19500, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(lin_explain_summary(r.x)->dominant[LIN_X_UNRESOLVED], 1);
+	cr_assert_eq(lin_explain_summary(r.x)->dominant[LIN_X_SUBMIT_DELAY], 0);
+	done(&r);
+}
+
+Test(ledger, competing_causes_silent_without_other_streams_work)
+{
+	struct run r = submit_case(0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_SUBMIT_DELAY);
+	cr_assert_eq(l->dominant_how, LIN_HOW_CUPTI_LATENCY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+}
+
+Test(ledger, competing_causes_silent_when_no_other_record_ended_right_before_the_start)
+{
+	struct run r = submit_case(25000); /* busy over the whole stretch, never freed */
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_SUBMIT_DELAY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+}
+
+/* A handoff wait [3000, 11000] (a host-clock stretch) while stream 2 ran over [2800,
+ * @other_end]; our kernel starts at 20000. */
+static struct run handoff_busy_case(uint64_t other_end)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 2, 2800, other_end, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 11500, 12000);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, competing_causes_withdraw_a_handoff_wait_on_the_host_clock)
+{
+	struct run r = handoff_busy_case(19500);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->alt, LIN_X_HANDOFF_WAIT);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->dominant_how, LIN_HOW_COMPETING_CAUSES);
+	done(&r);
+}
+
+Test(ledger, competing_causes_silent_when_the_other_work_began_after_the_stretch)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 2, 4000, 19500, NIL, NIL, 0, 0); /* starts inside the handoff wait */
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 11500, 12000);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_HANDOFF_WAIT);
+	cr_assert_eq(l->dominant_how, LIN_HOW_RUNTIME_HOOK);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+}
