@@ -83,7 +83,8 @@ enum lin_evidence {
 	X(NO_STREAM, "no_stream") \
 	X(DEVICE_OCCUPIED, "device_occupied") \
 	X(NO_SYNC_RECORDS, "no_sync_records") \
-	X(COMPETING_CAUSES, "competing_causes")
+	X(COMPETING_CAUSES, "competing_causes") \
+	X(TIED_DEPENDENCIES, "tied_dependencies")
 #define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
 enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 #undef LIN_HOW_ENUM

@@ -26,6 +26,9 @@
  *   sufficient cause: it is withdrawn (the ledger's dominant is unresolved, competing_causes,
  *   and alt names it); the statements stay.
  *
+ * When both dependency rules bound a launch at the same end (one device clock), the
+ * readiness is known and which of the two held it is not: tied_dependencies.
+ *
  * Neither dependency rule invents a readiness: each gives a lower bound, and a readiness
  * above the launch's frontier (the later of api_exit and submitted) only when the bound is
  * above it. What no rule bounds stays unknown: the stretch up to the start is unresolved.
@@ -686,6 +689,11 @@ static bool overlaps(const struct lin_xgpu *p, const struct lin_xgpu *g)
 	return p->end > g->start;
 }
 
+/* Whether the two candidates @p and @q of a launch's readiness end together. Both are of
+ * the launch's process (its stream; a recording in it): one device clock, compared as
+ * written, where equal ends are the only tie. */
+static bool tied(size_t p, size_t q) { return gpu_at(p)->end == gpu_at(q)->end; }
+
 /* @raw: the launch's device-clock marks; dependency_ready's, when inferred, is the end of
  * the record that bounds it, as written. */
 static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g,
@@ -710,7 +718,7 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 	uint64_t t = LIN_XNIL, err = 0;
 	enum lin_how rule = LIN_HOW_NONE;
 	bool overlap = false;
-	size_t by = SIZE_MAX;
+	size_t use[2], nuse = 0, by = SIZE_MAX;
 	for (int k = 0; k < 2; k++) {
 		size_t p = cand[k];
 		if (p == SIZE_MAX || b->he[p] == LIN_XNIL)
@@ -719,6 +727,7 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 			overlap = true; /* the rule's premise does not hold here */
 			continue;
 		}
+		use[nuse++] = p;
 		if (t == LIN_XNIL || b->he[p] > t) {
 			t = b->he[p];
 			err = b->herr[p];
@@ -726,6 +735,9 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 			by = p;
 		}
 	}
+	/* Two records that end together: the work was ready then, held by either one. */
+	if (nuse == 2 && use[0] != use[1] && tied(use[0], use[1]))
+		rule = LIN_HOW_TIED_DEPENDENCIES;
 	/* A bound at or below the frontier says nothing: the launch was not held by it; nor
 	 * does one above it by less than the two times' mapping errors. */
 	if (t != LIN_XNIL && have && t > front && t - front > err + ferr) {

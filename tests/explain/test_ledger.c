@@ -1286,3 +1286,45 @@ Test(ledger, competing_causes_silent_when_the_other_work_began_after_the_stretch
 	cr_assert_eq(l->alt, LIN_X_N);
 	done(&r);
 }
+
+/* ------------------------------------------------------------------ tied dependencies */
+
+/* event_case with a predecessor on our stream 2 too, ending at @pend: the event's producer
+ * (stream 1) ends at 40000. */
+static struct run tied_case(uint64_t pend)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 5, SUBMITTER, 2300, 2400);
+	kern(5, 2, 14000, pend, NIL, NIL, 0, 0);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 1, 13000, 40000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
+	lin_tf_sync(&pk, 12, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
+	call(70, 13, SUBMITTER, 12000, 12500);
+	kern(13, 2, 40100, 41000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, dependencies_that_end_together_are_tied)
+{
+	struct run r = tied_case(40000);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_TIED_DEPENDENCIES, 40000);
+	int n = l->nseg;
+	seg_is(l, n - 2, LIN_X_DEPENDENCY, 12500, 40000, LIN_EV_INFERRED);
+	cr_assert_eq(l->seg[n - 2].how, LIN_HOW_TIED_DEPENDENCIES);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	cr_assert_eq(l->dominant_how, LIN_HOW_TIED_DEPENDENCIES);
+	done(&r);
+}
+
+Test(ledger, dependencies_that_end_apart_are_not_tied)
+{
+	struct run r = tied_case(39000);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
+	cr_assert_eq(l->dominant_how, LIN_HOW_EVENT_WAIT);
+	done(&r);
+}
