@@ -180,7 +180,17 @@ struct lin_xopts {
 	/* The device's launch latency order: two device events closer than this are not
 	 * ordered (device_occupied, competing causes); 0: 2000 ns. */
 	uint64_t tie_ns;
+	unsigned without; /* LIN_XW_*: evidence and rules the ledger leaves out (ablations) */
 };
+
+/* Ablations (lin_xopts.without; docs/ledger.md, "Ablations"): each leaves out one kind of
+ * evidence or one rule, so that what each contributes to the ledgers can be measured. */
+#define LIN_XW_LATENCY 1u      /* queued, submitted: unknown (no_latency_timestamps) */
+#define LIN_XW_STREAM_ORDER 2u /* no stream_order rule */
+#define LIN_XW_EVENT_WAIT 4u   /* no event_wait rule */
+#define LIN_XW_HANDOFF 8u      /* token capture/adopt records: captured, adopted not_recorded */
+#define LIN_XW_HOST_SCHED 16u  /* host_sched records: no descheduled statement */
+#define LIN_XW_OCCUPANCY 32u   /* no device_occupied rule, no competing-causes check */
 
 struct lin_explain;
 

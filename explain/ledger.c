@@ -645,6 +645,14 @@ static void host_marks(struct bctx *b, struct lin_xlaunch *l, const struct lin_x
 		unknown(l, LIN_M_ADOPTED, LIN_HOW_NO_API_RECORD);
 		return;
 	}
+	if (x->o.without & LIN_XW_HANDOFF) {
+		/* Left out: whether the work was handed off is then not known either (an absent
+		 * handoff rests on the adopt records too), so the stretch to the call is
+		 * unresolved, not thread_delay. */
+		unknown(l, LIN_M_CAPTURED, LIN_HOW_NOT_RECORDED);
+		unknown(l, LIN_M_ADOPTED, LIN_HOW_NOT_RECORDED);
+		return;
+	}
 	const struct lin_xadopt *a = adopt_of(x, l, tid, hi, !d && rq);
 	if (a && a->host_ns < after)
 		a = NULL; /* an adopt of an earlier declaration's work */
@@ -699,6 +707,7 @@ static bool tied(size_t p, size_t q) { return gpu_at(p)->end == gpu_at(q)->end; 
 static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g,
 		     uint64_t *raw)
 {
+	unsigned without = b->x->o.without;
 	uint64_t front = 0, ferr = 0;
 	bool have = false;
 	if (known(l, LIN_M_API_EXIT))
@@ -713,7 +722,8 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 		unknown(l, LIN_M_DEP_READY, LIN_HOW_NO_STREAM);
 		return;
 	}
-	size_t cand[2] = { b->pred[i], event_producer(b, g) };
+	size_t cand[2] = { (without & LIN_XW_STREAM_ORDER) ? SIZE_MAX : b->pred[i],
+			   (without & LIN_XW_EVENT_WAIT) ? SIZE_MAX : event_producer(b, g) };
 	static const enum lin_how rules[2] = { LIN_HOW_STREAM_ORDER, LIN_HOW_EVENT_WAIT };
 	uint64_t t = LIN_XNIL, err = 0;
 	enum lin_how rule = LIN_HOW_NONE;
@@ -794,7 +804,7 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 	for (int k = 0; k < 2; k++) {
 		if (g->kind != LIN_REC_KERNEL)
 			unknown(l, lat[k], LIN_HOW_NOT_RECORDED);
-		else if (lv[k] == LIN_XNIL)
+		else if (lv[k] == LIN_XNIL || (x->o.without & LIN_XW_LATENCY))
 			unknown(l, lat[k], LIN_HOW_NO_LATENCY_TIMESTAMPS);
 		else if (!to_host(b, g, lv[k], &h, &err))
 			unknown(l, lat[k], LIN_HOW_NO_CLOCK);
@@ -922,7 +932,8 @@ static void add_thread_seg(const struct lin_explain *x, struct lin_xlaunch *l, u
 		return;
 	const struct lin_xsched *d = (const struct lin_xsched *)x->scheds.data;
 	uint64_t off = 0, first = 0, last = 0;
-	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED && x->scheds.n) {
+	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED && x->scheds.n &&
+	    !(x->o.without & LIN_XW_HOST_SCHED)) {
 		size_t a = sched_from(x, proc, tid, s), b = sched_from(x, proc, tid, e);
 		/* Records a..b-1 end inside (s, e]; b may still start before e. */
 		if (b < x->scheds.n && d[b].proc == proc && d[b].tid == tid && d[b].start < e)
@@ -1003,8 +1014,8 @@ static uint64_t device_busy(struct bctx *b, struct lin_xlaunch *l, const struct 
 static void competing(struct bctx *b, struct lin_xlaunch *l, const struct lin_xgpu *g,
 		      const struct lin_xseg *d, uint64_t ddev)
 {
-	if (l->dominant == LIN_X_DEVICE_BUSY || l->dominant == LIN_X_UNRESOLVED ||
-	    l->dominant == LIN_X_KERNEL_SLOW)
+	if ((b->x->o.without & LIN_XW_OCCUPANCY) || l->dominant == LIN_X_DEVICE_BUSY ||
+	    l->dominant == LIN_X_UNRESOLVED || l->dominant == LIN_X_KERNEL_SLOW)
 		return;
 	size_t o;
 	if (ddev != LIN_XNIL) {
@@ -1074,7 +1085,8 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, const struct lin_x
 				why = skipped_how;
 			/* From the frontier, with no dependency known: a busy device, perhaps. */
 			if (why == LIN_HOW_NO_KNOWN_DEPENDENCY && fdev != LIN_XNIL &&
-			    (from == LIN_M_API_EXIT || from == LIN_M_SUBMITTED)) {
+			    (from == LIN_M_API_EXIT || from == LIN_M_SUBMITTED) &&
+			    !(b->x->o.without & LIN_XW_OCCUPANCY)) {
 				uint64_t e = device_busy(b, l, g, front, fdev, t, &why);
 				if (l->nseg > n0)
 					sdev[n0++] = fdev;

@@ -25,11 +25,14 @@ struct run {
 	struct lin_validator *v;
 };
 
+/* lin_xopts.without of the runs finish_run makes (ablations). */
+static unsigned xw;
+
 static struct run finish_run(void)
 {
 	lin_tf_trace_end(&pk, 1000000, 0);
 	struct run r;
-	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true, .without = xw };
 	r.x = lin_explain_create(&xo);
 	cr_assert_not_null(r.x);
 	struct lin_vopts vo = { 0 };
@@ -1327,4 +1330,196 @@ Test(ledger, dependencies_that_end_apart_are_not_tied)
 	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
 	cr_assert_eq(l->dominant_how, LIN_HOW_EVENT_WAIT);
 	done(&r);
+}
+
+/* ------------------------------------------------------------------ ablations */
+
+static bool same_ledger(const struct lin_xlaunch *a, const struct lin_xlaunch *b)
+{
+	if (a->nseg != b->nseg || a->dominant != b->dominant ||
+	    a->dominant_how != b->dominant_how || a->alt != b->alt)
+		return false;
+	for (int m = 0; m < LIN_M_N; m++)
+		if (a->m[m].ev != b->m[m].ev || a->m[m].how != b->m[m].how ||
+		    a->m[m].t != b->m[m].t || a->m[m].err != b->m[m].err)
+			return false;
+	for (int i = 0; i < a->nseg; i++) {
+		const struct lin_xseg *p = &a->seg[i], *q = &b->seg[i];
+		if (p->start != q->start || p->end != q->end || p->ns != q->ns ||
+		    p->cause != q->cause || p->ev != q->ev || p->how != q->how)
+			return false;
+	}
+	return true;
+}
+
+/* Whether leaving out @flag changes the ledger of correlation @corr of the trace @build
+ * makes. */
+static bool ablation_changes(struct run (*build)(void), unsigned flag, uint64_t corr)
+{
+	xw = 0;
+	struct run with = build();
+	xw = flag;
+	struct run without = build();
+	xw = 0;
+	bool same = same_ledger(launch(&with, corr), launch(&without, corr));
+	done(&with);
+	done(&without);
+	return !same;
+}
+
+/* The traces of the tests above, as ablation inputs. */
+static struct run latency_trace(void)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
+	return finish_run();
+}
+
+static struct run no_latency_trace(void)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+static struct run stream_dep_trace(void) { return stream_case(1, 13000, 30000, 0); }
+static struct run other_stream_trace(void) { return stream_case(2, 13000, 30000, 0); }
+static struct run event_dep_trace(void) { return event_case(12, 77); }
+static struct run late_wait_trace(void) { return event_case(14, 77); }
+static struct run sched_trace(void) { return sched_case(WORKER); }
+static struct run other_sched_trace(void) { return sched_case(WORKER + 1); }
+static struct run busy_trace(void) { return busy_case(3800, 16000, 16000, 19000, true); }
+static struct run idle_trace(void) { return busy_case(3800, 15000, 15500, 19000, true); }
+static struct run submit_busy_trace(void) { return submit_case(19500); }
+
+static struct run handoff_trace(void)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+static struct run no_api_trace(void)
+{
+	begin();
+	work(7, 70);
+	lin_tf_ext_correlation(&pk, 5, 70, 10);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, without_latency_the_submission_is_unknown)
+{
+	xw = LIN_XW_LATENCY;
+	struct run r = latency_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_QUEUED, LIN_EV_UNKNOWN, LIN_HOW_NO_LATENCY_TIMESTAMPS, 0);
+	mark_is(l, LIN_M_SUBMITTED, LIN_EV_UNKNOWN, LIN_HOW_NO_LATENCY_TIMESTAMPS, 0);
+	cr_assert(!has_cause(l, LIN_X_SUBMIT_DELAY));
+	seg_is(l, l->nseg - 1, LIN_X_UNRESOLVED, 12500, 20000, LIN_EV_UNKNOWN);
+	done(&r);
+	cr_assert(ablation_changes(latency_trace, LIN_XW_LATENCY, 10));
+}
+
+Test(ledger, without_latency_a_launch_without_timestamps_is_unchanged)
+{
+	cr_assert(!ablation_changes(no_latency_trace, LIN_XW_LATENCY, 10));
+}
+
+Test(ledger, without_stream_order_the_predecessor_bounds_nothing)
+{
+	xw = LIN_XW_STREAM_ORDER;
+	struct run r = stream_dep_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	cr_assert_eq(l->pred_end, 30000, "raw: kept without the rule");
+	done(&r);
+	cr_assert(ablation_changes(stream_dep_trace, LIN_XW_STREAM_ORDER, 10));
+}
+
+Test(ledger, without_stream_order_a_launch_on_an_empty_stream_is_unchanged)
+{
+	cr_assert(!ablation_changes(other_stream_trace, LIN_XW_STREAM_ORDER, 10));
+}
+
+Test(ledger, without_event_wait_the_recorded_event_bounds_nothing)
+{
+	xw = LIN_XW_EVENT_WAIT;
+	struct run r = event_dep_trace();
+	mark_is(launch(&r, 13), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	done(&r);
+	cr_assert(ablation_changes(event_dep_trace, LIN_XW_EVENT_WAIT, 13));
+}
+
+Test(ledger, without_event_wait_a_launch_before_the_wait_is_unchanged)
+{
+	cr_assert(!ablation_changes(late_wait_trace, LIN_XW_EVENT_WAIT, 13));
+}
+
+Test(ledger, without_handoff_records_the_handoff_is_unknown_and_unresolved)
+{
+	xw = LIN_XW_HANDOFF;
+	struct run r = handoff_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_CAPTURED, LIN_EV_UNKNOWN, LIN_HOW_NOT_RECORDED, 0);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_RECORDED, 0);
+	/* declared -> api_enter: a handoff may have happened in it; not thread_delay. */
+	seg_is(l, 1, LIN_X_UNRESOLVED, 2000, 12000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[1].how, LIN_HOW_NOT_RECORDED);
+	cr_assert(!has_cause(l, LIN_X_HANDOFF_WAIT));
+	cr_assert(!has_cause(l, LIN_X_THREAD_DELAY));
+	done(&r);
+	cr_assert(ablation_changes(handoff_trace, LIN_XW_HANDOFF, 10));
+}
+
+Test(ledger, without_handoff_records_a_launch_without_an_api_record_is_unchanged)
+{
+	cr_assert(!ablation_changes(no_api_trace, LIN_XW_HANDOFF, 10));
+}
+
+Test(ledger, without_host_sched_no_descheduled_statement)
+{
+	xw = LIN_XW_HOST_SCHED;
+	struct run r = sched_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DESCHEDULED));
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[3].ns, 1000);
+	done(&r);
+	cr_assert(ablation_changes(sched_trace, LIN_XW_HOST_SCHED, 10));
+}
+
+Test(ledger, without_host_sched_a_thread_never_off_cpu_is_unchanged)
+{
+	cr_assert(!ablation_changes(other_sched_trace, LIN_XW_HOST_SCHED, 10));
+}
+
+Test(ledger, without_occupancy_no_device_busy_and_no_competing_causes)
+{
+	xw = LIN_XW_OCCUPANCY;
+	struct run r = busy_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+	xw = LIN_XW_OCCUPANCY;
+	r = submit_busy_trace();
+	l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_SUBMIT_DELAY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+	cr_assert(ablation_changes(busy_trace, LIN_XW_OCCUPANCY, 10));
+	cr_assert(ablation_changes(submit_busy_trace, LIN_XW_OCCUPANCY, 10));
+}
+
+Test(ledger, without_occupancy_a_launch_on_an_idle_device_is_unchanged)
+{
+	cr_assert(!ablation_changes(idle_trace, LIN_XW_OCCUPANCY, 10));
 }
