@@ -63,6 +63,8 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 		x->o.slow_factor = 1.5;
 	if (!x->o.min_samples)
 		x->o.min_samples = 5;
+	if (!x->o.tie_ns)
+		x->o.tie_ns = 2000;
 	lin_vec_init(&x->gpus, sizeof(struct lin_xgpu));
 	lin_vtab_init(&x->verd, sizeof(struct lin_xverdict));
 	lin_vec_init(&x->reqs, sizeof(uint64_t));
@@ -139,9 +141,10 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 	g->dev = (uint32_t)r->f[3];
 	g->ctx = (uint32_t)r->f[4];
 	g->stream = r->f[5];
-	g->queued = g->submitted = g->graph_id = g->name_sid = LIN_XNIL;
+	g->queued = g->submitted = g->graph_id = g->name_sid = g->key = LIN_XNIL;
 	g->api_s = g->api_e = g->api_tid = g->group = g->iproc = LIN_XNIL;
 	if (r->type == LIN_REC_KERNEL) {
+		g->key = OPT(r, 6); /* grid_id */
 		g->graph_id = OPT(r, 7);
 		g->name_sid = OPT(r, 9);
 		g->queued = OPT(r, 10);
@@ -150,6 +153,7 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 		g->graph_id = r->f[6]; /* the whole replay: stream order holds for it */
 		return;
 	} else {
+		g->key = g->start; /* start_dev as written */
 		g->graph_id = OPT(r, 8);
 	}
 	/* A node of a replay: its dependencies are graph edges the trace does not carry. */
@@ -234,6 +238,7 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		break;
 	}
 	case LIN_REC_CUDA_EVENT: {
+		x->synced[proc / 8] |= (uint8_t)(1u << (proc % 8));
 		if (NIL(r, 5))
 			break; /* no sync id: no wait can name it */
 		struct lin_xevent *e = get(x, &x->events, r->f[5], pk1(proc, 0), &fresh);
@@ -245,6 +250,7 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		break;
 	}
 	case LIN_REC_SYNC: {
+		x->synced[proc / 8] |= (uint8_t)(1u << (proc % 8));
 		if (r->f[1] != LIN_SYNC_STREAM_WAIT_EVENT || NIL(r, 5) || NIL(r, 7) || NIL(r, 0))
 			break;
 		struct lin_xwait *w = push(x, &x->waits);
@@ -345,7 +351,9 @@ static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
 		g->corr = (ev->flags & LIN_IMP_HAS_CORR) ? ev->corr : LIN_XNIL;
 		g->start = ev->ts >= 0 ? (uint64_t)ev->ts : LIN_XNIL;
 		g->end = ev->end >= ev->ts && ev->ts >= 0 ? (uint64_t)ev->end : LIN_XNIL;
-		g->queued = g->submitted = g->graph_id = g->name_sid = LIN_XNIL;
+		/* No truth key: the importers' files have no grid id, and their times are not
+		 * the device clock as written. */
+		g->queued = g->submitted = g->graph_id = g->name_sid = g->key = LIN_XNIL;
 		g->api_s = g->api_e = g->api_tid = g->group = LIN_XNIL;
 		const char *nm = lin_imp_str(m, ev->name);
 		g->name = nm ? lin_x_intern(x, nm, strlen(nm)) : 0;

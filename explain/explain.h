@@ -80,7 +80,11 @@ enum lin_evidence {
 	X(OUT_OF_ORDER, "out_of_order") \
 	X(OVERLAPPING_PREDECESSOR, "overlapping_predecessor") \
 	X(AFTER_DEPENDENCY, "after_dependency") \
-	X(NO_STREAM, "no_stream")
+	X(NO_STREAM, "no_stream") \
+	X(DEVICE_OCCUPIED, "device_occupied") \
+	X(NO_SYNC_RECORDS, "no_sync_records") \
+	X(COMPETING_CAUSES, "competing_causes") \
+	X(TIED_DEPENDENCIES, "tied_dependencies")
 #define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
 enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 #undef LIN_HOW_ENUM
@@ -95,6 +99,7 @@ enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 	X(API_CALL, "api_call") \
 	X(SUBMIT_DELAY, "submit_delay") \
 	X(DEPENDENCY, "dependency") \
+	X(DEVICE_BUSY, "device_busy") \
 	X(UNRESOLVED, "unresolved") \
 	X(KERNEL_SLOW, "kernel_slow")
 #define LIN_XCAUSE_ENUM(e, s) LIN_X_##e,
@@ -119,8 +124,8 @@ struct lin_xseg {
 	uint8_t pad[5];
 };
 
-/* At most 8 stretches before the start, a descheduled one in each of two of them, and
- * kernel_slow. */
+/* At most 9 stretches before the start (8 between marks, the last one cut in two by
+ * device_busy), a descheduled one in each of two of them, and kernel_slow. */
 #define LIN_XSEG_MAX 12
 
 /* One launch's ledger: a GPU record and the marks of the work behind it. */
@@ -136,10 +141,14 @@ struct lin_xlaunch {
 	uint32_t name;  /* name pool offset + 1; 0: none */
 	uint32_t gname; /* imported: its op's name (pool offset + 1); 0: none */
 	uint32_t dev, ctx;
-	uint16_t proc;    /* validator process index; imported: 0xffff */
-	uint8_t kind;     /* LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE */
-	uint8_t join;     /* enum lin_join */
-	uint8_t dominant; /* enum lin_xcause of the longest statement; LIN_X_N: none */
+	uint16_t proc; /* validator process index; imported: 0xffff */
+	uint8_t kind;  /* LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE */
+	uint8_t join;  /* enum lin_join */
+	/* enum lin_xcause of the longest statement (LIN_X_N: none), and the enum lin_how of
+	 * that statement (LIN_HOW_NONE: none). When competing causes withdraw it: dominant
+	 * LIN_X_UNRESOLVED, dominant_how LIN_HOW_COMPETING_CAUSES, and alt the cause withdrawn
+	 * (else LIN_X_N). */
+	uint8_t dominant, dominant_how, alt;
 	uint8_t nseg;
 	bool imported;
 	struct lin_xmark m[LIN_M_N];
@@ -147,6 +156,13 @@ struct lin_xlaunch {
 	const char *join_rule; /* an inferred join: the validator's rule (static); else NULL */
 	uint64_t slow_excess;  /* kernel_slow: ns above the median; 0: not slow */
 	uint64_t median;       /* the median duration of its name (0: unknown) */
+	/* The record's truth key (docs/trace-format.md, truth files): a kernel's grid_id, a
+	 * memcpy's or memset's start_dev as written; UINT64_MAX: unknown (no grid id, a
+	 * graph_trace record, an imported record). */
+	uint64_t key;
+	/* kernel_end (host clock) of the record before it on its stream, whether or not a rule
+	 * used it; UINT64_MAX: none or unknown. */
+	uint64_t pred_end;
 };
 
 struct lin_xopts {
@@ -161,7 +177,20 @@ struct lin_xopts {
 	bool have_request;
 	uint64_t request;
 	bool keep_all;
+	/* The device's launch latency order: two device events closer than this are not
+	 * ordered (device_occupied, competing causes); 0: 2000 ns. */
+	uint64_t tie_ns;
+	unsigned without; /* LIN_XW_*: evidence and rules the ledger leaves out (ablations) */
 };
+
+/* Ablations (lin_xopts.without; docs/ledger.md, "Ablations"): each leaves out one kind of
+ * evidence or one rule, so that what each contributes to the ledgers can be measured. */
+#define LIN_XW_LATENCY 1u      /* queued, submitted: unknown (no_latency_timestamps) */
+#define LIN_XW_STREAM_ORDER 2u /* no stream_order rule */
+#define LIN_XW_EVENT_WAIT 4u   /* no event_wait rule */
+#define LIN_XW_HANDOFF 8u      /* token capture/adopt records: captured, adopted not_recorded */
+#define LIN_XW_HOST_SCHED 16u  /* host_sched records: no descheduled statement */
+#define LIN_XW_OCCUPANCY 32u   /* no device_occupied rule, no competing-causes check */
 
 struct lin_explain;
 

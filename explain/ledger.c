@@ -14,6 +14,20 @@
  *   A before the recording.
  * - kernel_median: a kernel is slow when it ran longer than slow_factor times the median of
  *   the kernels of its name in its process (at least min_samples of them).
+ * - device_occupied: a stretch left unresolved for want of any known dependency (from the
+ *   frontier to the start) was the device being busy when records of other streams of the
+ *   same device and process ran without a gap from the frontier to tie_ns before the start
+ *   and one of them ended in the last tie_ns before it (the device freed, then the work
+ *   started). Precondition: the process's trace has sync or cuda_event records (sync
+ *   collection was on, so a cross-stream dependency would be in the trace); without them
+ *   the stretch stays unresolved (no_sync_records).
+ * - competing causes: a dominant cause other than device_busy, unresolved or kernel_slow
+ *   whose stretch the same device occupancy spans (from its start) was not the only
+ *   sufficient cause: it is withdrawn (the ledger's dominant is unresolved, competing_causes,
+ *   and alt names it); the statements stay.
+ *
+ * When both dependency rules bound a launch at the same end (one device clock), the
+ * readiness is known and which of the two held it is not: tied_dependencies.
  *
  * Neither dependency rule invents a readiness: each gives a lower bound, and a readiness
  * above the launch's frontier (the later of api_exit and submitted) only when the bound is
@@ -144,6 +158,25 @@ static int cmp_corr_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
 	return c ? c : cmp_u64(a->corr, b->corr);
 }
 
+/* The device a record ran on: its process (imported: file and process) and device. */
+static int cmp_dev_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
+{
+	int c = cmp_u64(a->proc, b->proc);
+	if (!c && a->proc == LIN_XPROC_IMPORTED) {
+		c = cmp_u64(a->file, b->file);
+		if (!c)
+			c = cmp_u64(a->iproc, b->iproc);
+	}
+	return c ? c : cmp_u64(a->dev, b->dev);
+}
+
+static int cmp_by_dev_start(const void *pa, const void *pb)
+{
+	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
+	int c = cmp_dev_key(a, b);
+	return c ? c : cmp_u64(a->start, b->start);
+}
+
 static int cmp_by_corr(const void *pa, const void *pb)
 {
 	return cmp_corr_key(gpu_at(*(const size_t *)pa), gpu_at(*(const size_t *)pb));
@@ -172,6 +205,12 @@ struct bctx {
 	size_t *bycorr;           /* lineage records with a correlation, by stream and corr */
 	size_t nbycorr;
 	uint64_t *median; /* by record: its name's median duration (0: unknown) */
+	/* device_occupied: kernels, copies and memsets by device, then start; the latest end
+	 * of each device's records up to each one, as written (dmax) and on the host clock
+	 * (hmax; unknown host ends count as none). */
+	size_t *bydev;
+	uint64_t *dmax, *hmax;
+	size_t nbydev;
 };
 
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
@@ -237,6 +276,36 @@ static bool streams(struct bctx *b)
 		qsort(idx, k, sizeof(*idx), cmp_by_corr);
 	b->bycorr = idx;
 	b->nbycorr = k;
+	return true;
+}
+
+/* What can occupy a device: a kernel, copy or memset with its times and stream. */
+static bool occupies(const struct lin_xgpu *g)
+{
+	return ordered(g) && g->kind != LIN_REC_GRAPH_TRACE;
+}
+
+static bool occupancy(struct bctx *b)
+{
+	size_t *idx = malloc((b->n + 1) * sizeof(*idx));
+	b->dmax = malloc((b->n + 1) * sizeof(uint64_t));
+	b->hmax = malloc((b->n + 1) * sizeof(uint64_t));
+	b->bydev = idx;
+	if (!idx || !b->dmax || !b->hmax)
+		return false;
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (occupies(gpu_at(i)))
+			idx[k++] = i;
+	if (k > 1)
+		qsort(idx, k, sizeof(*idx), cmp_by_dev_start);
+	for (size_t j = 0; j < k; j++) {
+		bool first = !j || cmp_dev_key(gpu_at(idx[j - 1]), gpu_at(idx[j]));
+		uint64_t d = gpu_at(idx[j])->end, h = b->he[idx[j]] == LIN_XNIL ? 0 : b->he[idx[j]];
+		b->dmax[j] = first || d > b->dmax[j - 1] ? d : b->dmax[j - 1];
+		b->hmax[j] = first || h > b->hmax[j - 1] ? h : b->hmax[j - 1];
+	}
+	b->nbydev = k;
 	return true;
 }
 
@@ -360,6 +429,81 @@ static void sched_bounds(struct lin_explain *x)
 				   ? sat_add(p->cum, p->end - p->start)
 				   : 0;
 	}
+}
+
+/* The longest walk device_occupied makes over a device's records from the front; past it
+ * the rule does not apply (docs/ledger.md, "Limits"). */
+#define OCC_WALK_MAX 4096
+
+/* The device's records in bydev: [*lo, *hi) of @g's device. */
+static void dev_range(const struct bctx *b, const struct lin_xgpu *g, size_t *lo, size_t *hi)
+{
+	size_t a = 0, z = b->nbydev;
+	while (a < z) { /* first entry of the device */
+		size_t mid = (a + z) / 2;
+		if (cmp_dev_key(gpu_at(b->bydev[mid]), g) < 0)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	*lo = a;
+	z = b->nbydev;
+	while (a < z) { /* first entry past it */
+		size_t mid = (a + z) / 2;
+		if (cmp_dev_key(gpu_at(b->bydev[mid]), g) <= 0)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	*hi = a;
+}
+
+/*
+ * The device-occupancy premise for a launch @g that started at @s: records of other streams
+ * of its device ran without a gap from @from to @s - tie_ns, and one of them ended within
+ * [@s - tie_ns, @s]. The latest-ending such record (index in gpus), or SIZE_MAX when the
+ * premise does not hold or the walk would pass OCC_WALK_MAX records. @host: @from, @s and
+ * the records' times on the host clock; else as written on the device clock (one process's
+ * clock: no mapping error between them).
+ */
+static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t from, uint64_t s, bool host)
+{
+	size_t lo, end;
+	dev_range(b, g, &lo, &end);
+	const uint64_t *mx = host ? b->hmax : b->dmax;
+	size_t hi = end;
+	while (lo < hi) { /* the first record of the device with a record ending after @from
+			   * at or before it: none earlier can be running at @from */
+		size_t mid = (lo + hi) / 2;
+		if (mx[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t tie = b->x->o.tie_ns, win = s > tie ? s - tie : 0, reach = from, bend = 0;
+	size_t best = SIZE_MAX;
+	for (size_t k = lo; k < end; k++) {
+		if (k - lo >= OCC_WALK_MAX)
+			return SIZE_MAX;
+		size_t r = b->bydev[k];
+		const struct lin_xgpu *p = gpu_at(r);
+		uint64_t ps = host ? b->hs[r] : p->start, pe = host ? b->he[r] : p->end;
+		if (ps > reach || ps > s)
+			break; /* a gap (records by start: none later closes it), or past the start */
+		if (!cmp_stream_key(p, g) || pe <= from)
+			continue; /* its own stream, or done before @from */
+		if (pe > reach)
+			reach = pe;
+		if (pe >= win && pe <= s && (best == SIZE_MAX || pe > bend))
+			best = r, bend = pe;
+	}
+	return reach >= win ? best : SIZE_MAX;
+}
+
+/* Whether @g's process has synchronization records (imported traces have none). */
+static bool synced(const struct lin_explain *x, const struct lin_xgpu *g)
+{
+	return g->proc != LIN_XPROC_IMPORTED && ((x->synced[g->proc / 8] >> (g->proc % 8)) & 1u);
 }
 
 /* ------------------------------------------------------------------ marks */
@@ -501,6 +645,14 @@ static void host_marks(struct bctx *b, struct lin_xlaunch *l, const struct lin_x
 		unknown(l, LIN_M_ADOPTED, LIN_HOW_NO_API_RECORD);
 		return;
 	}
+	if (x->o.without & LIN_XW_HANDOFF) {
+		/* Left out: whether the work was handed off is then not known either (an absent
+		 * handoff rests on the adopt records too), so the stretch to the call is
+		 * unresolved, not thread_delay. */
+		unknown(l, LIN_M_CAPTURED, LIN_HOW_NOT_RECORDED);
+		unknown(l, LIN_M_ADOPTED, LIN_HOW_NOT_RECORDED);
+		return;
+	}
 	const struct lin_xadopt *a = adopt_of(x, l, tid, hi, !d && rq);
 	if (a && a->host_ns < after)
 		a = NULL; /* an adopt of an earlier declaration's work */
@@ -545,8 +697,17 @@ static bool overlaps(const struct lin_xgpu *p, const struct lin_xgpu *g)
 	return p->end > g->start;
 }
 
-static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g)
+/* Whether the two candidates @p and @q of a launch's readiness end together. Both are of
+ * the launch's process (its stream; a recording in it): one device clock, compared as
+ * written, where equal ends are the only tie. */
+static bool tied(size_t p, size_t q) { return gpu_at(p)->end == gpu_at(q)->end; }
+
+/* @raw: the launch's device-clock marks; dependency_ready's, when inferred, is the end of
+ * the record that bounds it, as written. */
+static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g,
+		     uint64_t *raw)
 {
+	unsigned without = b->x->o.without;
 	uint64_t front = 0, ferr = 0;
 	bool have = false;
 	if (known(l, LIN_M_API_EXIT))
@@ -561,11 +722,13 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 		unknown(l, LIN_M_DEP_READY, LIN_HOW_NO_STREAM);
 		return;
 	}
-	size_t cand[2] = { b->pred[i], event_producer(b, g) };
+	size_t cand[2] = { (without & LIN_XW_STREAM_ORDER) ? SIZE_MAX : b->pred[i],
+			   (without & LIN_XW_EVENT_WAIT) ? SIZE_MAX : event_producer(b, g) };
 	static const enum lin_how rules[2] = { LIN_HOW_STREAM_ORDER, LIN_HOW_EVENT_WAIT };
 	uint64_t t = LIN_XNIL, err = 0;
 	enum lin_how rule = LIN_HOW_NONE;
 	bool overlap = false;
+	size_t use[2], nuse = 0, by = SIZE_MAX;
 	for (int k = 0; k < 2; k++) {
 		size_t p = cand[k];
 		if (p == SIZE_MAX || b->he[p] == LIN_XNIL)
@@ -574,16 +737,22 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 			overlap = true; /* the rule's premise does not hold here */
 			continue;
 		}
+		use[nuse++] = p;
 		if (t == LIN_XNIL || b->he[p] > t) {
 			t = b->he[p];
 			err = b->herr[p];
 			rule = rules[k];
+			by = p;
 		}
 	}
+	/* Two records that end together: the work was ready then, held by either one. */
+	if (nuse == 2 && use[0] != use[1] && tied(use[0], use[1]))
+		rule = LIN_HOW_TIED_DEPENDENCIES;
 	/* A bound at or below the frontier says nothing: the launch was not held by it; nor
 	 * does one above it by less than the two times' mapping errors. */
 	if (t != LIN_XNIL && have && t > front && t - front > err + ferr) {
 		set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, rule);
+		raw[LIN_M_DEP_READY] = gpu_at(by)->end;
 		return;
 	}
 	bool lost = g->proc != LIN_XPROC_IMPORTED &&
@@ -594,8 +763,9 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 			: LIN_HOW_NO_KNOWN_DEPENDENCY);
 }
 
+/* The device marks, and in @raw each one's time as written (imported: the file's clock). */
 static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g,
-			 uint64_t *tid)
+			 uint64_t *tid, uint64_t *raw)
 {
 	struct lin_explain *x = b->x;
 	enum lin_how act = g->proc == LIN_XPROC_IMPORTED ? LIN_HOW_IMPORT_ACTIVITY
@@ -603,6 +773,8 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 	if (b->hs[i] != LIN_XNIL) {
 		set(l, LIN_M_KERNEL_START, b->hs[i], b->herr[i], LIN_EV_OBSERVED, act);
 		set(l, LIN_M_KERNEL_END, b->he[i], b->herr[i], LIN_EV_OBSERVED, act);
+		raw[LIN_M_KERNEL_START] = g->start;
+		raw[LIN_M_KERNEL_END] = g->end;
 	} else {
 		enum lin_how h = g->start == LIN_XNIL || g->end == LIN_XNIL || g->end < g->start
 					 ? LIN_HOW_NOT_RECORDED
@@ -617,6 +789,8 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 		if (g->api_s != LIN_XNIL && g->api_e != LIN_XNIL) {
 			set(l, LIN_M_API_ENTER, g->api_s, 0, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API);
 			set(l, LIN_M_API_EXIT, g->api_e, 0, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API);
+			raw[LIN_M_API_ENTER] = g->api_s;
+			raw[LIN_M_API_EXIT] = g->api_e;
 		} else {
 			unknown(l, LIN_M_API_ENTER, LIN_HOW_NO_API_RECORD);
 			unknown(l, LIN_M_API_EXIT, LIN_HOW_NO_API_RECORD);
@@ -630,12 +804,14 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 	for (int k = 0; k < 2; k++) {
 		if (g->kind != LIN_REC_KERNEL)
 			unknown(l, lat[k], LIN_HOW_NOT_RECORDED);
-		else if (lv[k] == LIN_XNIL)
+		else if (lv[k] == LIN_XNIL || (x->o.without & LIN_XW_LATENCY))
 			unknown(l, lat[k], LIN_HOW_NO_LATENCY_TIMESTAMPS);
 		else if (!to_host(b, g, lv[k], &h, &err))
 			unknown(l, lat[k], LIN_HOW_NO_CLOCK);
 		else
 			set(l, lat[k], h, err, LIN_EV_OBSERVED, LIN_HOW_CUPTI_LATENCY);
+		if (known(l, lat[k]))
+			raw[lat[k]] = lv[k];
 	}
 	const struct lin_xapi *a =
 		g->corr == LIN_XNIL ? NULL : lin_vtab_find(&x->apis, g->corr, pk1(g->proc, 0));
@@ -658,6 +834,8 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 	}
 	set(l, LIN_M_API_ENTER, hs, es, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API);
 	set(l, LIN_M_API_EXIT, he, ee, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API);
+	raw[LIN_M_API_ENTER] = a->start;
+	raw[LIN_M_API_EXIT] = a->end;
 }
 
 /* A launch joined by inference: what its host marks say of it is as good as that join. */
@@ -711,7 +889,7 @@ static bool add_seg_ns(struct lin_xlaunch *l, uint64_t s, uint64_t e, uint64_t n
 		       enum lin_xcause c, enum lin_evidence ev, enum lin_how how)
 {
 	if (l->nseg >= LIN_XSEG_MAX)
-		return false; /* not reached: at most 11 (LIN_XSEG_MAX) */
+		return false; /* not reached: at most 12 (LIN_XSEG_MAX) */
 	l->seg[l->nseg++] = (struct lin_xseg){
 		.start = s, .end = e, .ns = ns, .cause = (uint8_t)c, .ev = (uint8_t)ev, .how = (uint8_t)how
 	};
@@ -754,7 +932,8 @@ static void add_thread_seg(const struct lin_explain *x, struct lin_xlaunch *l, u
 		return;
 	const struct lin_xsched *d = (const struct lin_xsched *)x->scheds.data;
 	uint64_t off = 0, first = 0, last = 0;
-	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED && x->scheds.n) {
+	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED && x->scheds.n &&
+	    !(x->o.without & LIN_XW_HOST_SCHED)) {
 		size_t a = sched_from(x, proc, tid, s), b = sched_from(x, proc, tid, e);
 		/* Records a..b-1 end inside (s, e]; b may still start before e. */
 		if (b < x->scheds.n && d[b].proc == proc && d[b].tid == tid && d[b].start < e)
@@ -800,7 +979,62 @@ static enum lin_xcause cause_of(enum lin_mark m, uint32_t skipped)
 	return (skipped & ~ok) ? LIN_X_UNRESOLVED : c;
 }
 
-static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
+/*
+ * device_occupied, on the stretch from the frontier @front (@fdev as written) to the start
+ * @start that no known dependency explains: the device_busy statement up to when the device
+ * freed, when the premise holds and the precondition too (else *why says what is missing).
+ * Returns where the unresolved rest starts.
+ */
+static uint64_t device_busy(struct bctx *b, struct lin_xlaunch *l, const struct lin_xgpu *g,
+			    uint64_t front, uint64_t fdev, uint64_t start, enum lin_how *why)
+{
+	size_t o = occupier(b, g, fdev, g->start, false);
+	if (o == SIZE_MAX || b->he[o] == LIN_XNIL)
+		return front;
+	if (!synced(b->x, g)) {
+		/* Without sync records an event dependency on a busy stream would not be in the
+		 * trace: the device was busy, but that it held this work is not established. */
+		*why = LIN_HOW_NO_SYNC_RECORDS;
+		return front;
+	}
+	uint64_t e = b->he[o] < start ? b->he[o] : start;
+	if (e <= front)
+		return front;
+	add_seg(l, front, e, LIN_X_DEVICE_BUSY, LIN_EV_INFERRED, LIN_HOW_DEVICE_OCCUPIED);
+	return e;
+}
+
+/*
+ * Competing causes: the dominant statement @d (its start @ddev as written, LIN_XNIL for a
+ * host-clock time) is withdrawn when the device was busy with other streams' work from its
+ * start until it freed right before the start: that was as sufficient a cause. A host-clock
+ * start is compared with the records' host times, moved back by the start's mapping error
+ * so the occupancy is not claimed from later than it is known.
+ */
+static void competing(struct bctx *b, struct lin_xlaunch *l, const struct lin_xgpu *g,
+		      const struct lin_xseg *d, uint64_t ddev)
+{
+	if ((b->x->o.without & LIN_XW_OCCUPANCY) || l->dominant == LIN_X_DEVICE_BUSY ||
+	    l->dominant == LIN_X_UNRESOLVED || l->dominant == LIN_X_KERNEL_SLOW)
+		return;
+	size_t o;
+	if (ddev != LIN_XNIL) {
+		o = occupier(b, g, ddev, g->start, false);
+	} else {
+		const struct lin_xmark *ks = &l->m[LIN_M_KERNEL_START];
+		o = occupier(b, g, d->start > ks->err ? d->start - ks->err : 0, ks->t, true);
+	}
+	if (o == SIZE_MAX)
+		return;
+	l->alt = l->dominant;
+	l->dominant = LIN_X_UNRESOLVED;
+	l->dominant_how = LIN_HOW_COMPETING_CAUSES;
+}
+
+/* The statements, their dominant cause, and whether a competing cause withdraws it. @raw:
+ * the marks as written on the device clock (LIN_XNIL: a host-clock mark). */
+static void statements(struct bctx *b, struct lin_xlaunch *l, const struct lin_xgpu *g,
+		       uint64_t tid, const uint64_t *raw)
 {
 	static const enum lin_mark order[] = { LIN_M_REQUEST_READY, LIN_M_DECLARED,
 					       LIN_M_CAPTURED,      LIN_M_ADOPTED,
@@ -810,6 +1044,7 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 	const size_t n = sizeof(order) / sizeof(order[0]);
 	l->nseg = 0;
 	l->dominant = LIN_X_N;
+	l->dominant_how = LIN_HOW_NONE;
 	size_t k = 0;
 	while (k < n && !known(l, order[k]))
 		k++;
@@ -817,7 +1052,11 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 		return;
 	/* Stretches end at the start at the latest (the call may return after it). */
 	uint64_t start = l->m[LIN_M_KERNEL_START].t;
-	uint64_t front = l->m[order[k]].t < start ? l->m[order[k]].t : start;
+	uint64_t front = l->m[order[k]].t, fdev = raw[order[k]];
+	if (front > start)
+		front = start, fdev = raw[LIN_M_KERNEL_START];
+	/* Each statement's start as written on the device clock (LIN_XNIL: a host time). */
+	uint64_t sdev[LIN_XSEG_MAX] = { 0 };
 	enum lin_mark from = order[k]; /* the mark the stretch starts at */
 	uint32_t skipped = 0;
 	enum lin_how skipped_how = LIN_HOW_NONE;
@@ -831,9 +1070,12 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 			}
 			continue;
 		}
-		uint64_t t = l->m[m].t > front ? l->m[m].t : front;
+		uint64_t t = l->m[m].t, tdev = raw[m];
+		if (t < front)
+			t = front, tdev = fdev;
 		if (t > start)
-			t = start;
+			t = start, tdev = raw[LIN_M_KERNEL_START];
+		uint8_t n0 = l->nseg;
 		if (m == LIN_M_KERNEL_START) {
 			/* Whatever held it after the last mark is not in the trace. */
 			enum lin_how why = l->m[LIN_M_DEP_READY].ev == LIN_EV_UNKNOWN
@@ -841,7 +1083,18 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 						   : LIN_HOW_AFTER_DEPENDENCY;
 			if ((skipped & ~(1u << LIN_M_SUBMITTED | 1u << LIN_M_DEP_READY)) && skipped_how)
 				why = skipped_how;
+			/* From the frontier, with no dependency known: a busy device, perhaps. */
+			if (why == LIN_HOW_NO_KNOWN_DEPENDENCY && fdev != LIN_XNIL &&
+			    (from == LIN_M_API_EXIT || from == LIN_M_SUBMITTED) &&
+			    !(b->x->o.without & LIN_XW_OCCUPANCY)) {
+				uint64_t e = device_busy(b, l, g, front, fdev, t, &why);
+				if (l->nseg > n0)
+					sdev[n0++] = fdev;
+				front = e;
+			}
 			add_seg(l, front, t, LIN_X_UNRESOLVED, LIN_EV_UNKNOWN, why);
+			if (l->nseg > n0)
+				sdev[n0] = LIN_XNIL; /* unresolved: never withdrawn */
 			break;
 		}
 		enum lin_xcause c = cause_of(m, skipped);
@@ -860,17 +1113,27 @@ static void statements(struct bctx *b, struct lin_xlaunch *l, uint64_t tid)
 			add_thread_seg(b->x, l, l->proc, tid, front, t, c, ev, how);
 		else
 			add_seg(l, front, t, c, ev, how);
+		/* The stretch starts at the front; a descheduled one nested in it at a host time. */
+		for (uint8_t q = n0; q < l->nseg; q++)
+			sdev[q] = q == n0 ? fdev : LIN_XNIL;
 		front = t;
+		fdev = tdev;
 		from = m;
 		skipped = 0;
 		skipped_how = LIN_HOW_NONE;
 	}
 	uint64_t best = 0;
+	uint8_t d = 0;
 	for (uint8_t s = 0; s < l->nseg; s++)
 		if (l->seg[s].ns > best) {
 			best = l->seg[s].ns;
-			l->dominant = l->seg[s].cause;
+			d = s;
 		}
+	if (!best)
+		return;
+	l->dominant = l->seg[d].cause;
+	l->dominant_how = l->seg[d].how;
+	competing(b, l, g, &l->seg[d], sdev[d]);
 }
 
 static void slow(struct bctx *b, struct lin_xlaunch *l, size_t i)
@@ -1040,7 +1303,10 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 	l->gname = g->gname;
 	l->imported = g->proc == LIN_XPROC_IMPORTED;
 	l->epoch = l->group = LIN_XNIL;
-	l->dominant = LIN_X_N;
+	l->dominant = l->alt = LIN_X_N;
+	l->key = g->key;
+	/* Raw, for baselines: whether or not stream_order used it. */
+	l->pred_end = b->pred[i] == SIZE_MAX ? LIN_XNIL : b->he[b->pred[i]];
 	if (l->imported) {
 		if (!(g->flags & LIN_XG_LAUNCH))
 			return X_UNJOINED;
@@ -1063,14 +1329,16 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 		l->nreq = vd->nreq;
 		l->group = *(const uint64_t *)lin_vec_at(&x->reqs, (size_t)vd->req0);
 	}
-	uint64_t tid;
-	device_marks(b, l, i, g, &tid);
+	uint64_t tid, raw[LIN_M_N];
+	for (int m = 0; m < LIN_M_N; m++)
+		raw[m] = LIN_XNIL;
+	device_marks(b, l, i, g, &tid, raw);
 	host_marks(b, l, g, tid);
 	if (l->join == LIN_JOIN_INFERRED)
 		inferred_join(l);
-	dep_mark(b, l, i, g);
+	dep_mark(b, l, i, g, raw);
 	out_of_order(l);
-	statements(b, l, tid);
+	statements(b, l, g, tid, raw);
 	slow(b, l, i);
 	return X_OK;
 }
@@ -1111,7 +1379,7 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 	if (!b.hs || !b.he || !b.herr || !b.pred || !b.median)
 		goto out;
 	host_times(&b);
-	if (!streams(&b) || !medians(&b))
+	if (!streams(&b) || !medians(&b) || !occupancy(&b))
 		goto out;
 	wait_bounds(&b);
 	x->sum.gpu_records = b.n;
@@ -1175,6 +1443,9 @@ out:
 	free(b.pred);
 	free(b.bycorr);
 	free(b.median);
+	free(b.bydev);
+	free(b.dmax);
+	free(b.hmax);
 	if (rc)
 		x->oom = true;
 	return rc;

@@ -115,7 +115,12 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 			lin_evidence_name((enum lin_evidence)g->ev), *how ? " (" : "", how,
 			*how ? ")" : "");
 	}
-	if (l->dominant < LIN_X_N)
+	if (l->alt < LIN_X_N)
+		fprintf(out, "      cause: %s (%s: %s, or the device busy with other streams)\n",
+			lin_xcause_name((enum lin_xcause)l->dominant),
+			lin_how_name((enum lin_how)l->dominant_how),
+			lin_xcause_name((enum lin_xcause)l->alt));
+	else if (l->dominant < LIN_X_N)
 		fprintf(out, "      cause: %s\n", lin_xcause_name((enum lin_xcause)l->dominant));
 	else
 		fprintf(out, "      cause: none (no stretch before the start is known)\n");
@@ -238,6 +243,8 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	fprintf(out, ",\"device\":%u,\"context\":%u,\"stream\":%" PRIu64, l->dev, l->ctx, l->stream);
 	if (l->graph_id != LIN_XNIL)
 		fprintf(out, ",\"graph_id\":%" PRIu64, l->graph_id);
+	if (l->key != LIN_XNIL)
+		fprintf(out, ",\"key\":%" PRIu64, l->key);
 	if (l->epoch != LIN_XNIL)
 		fprintf(out, ",\"epoch\":%" PRIu64, l->epoch);
 	fprintf(out, ",\"requests\":[");
@@ -273,6 +280,8 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 		fprintf(out, "\"%s\"", lin_xcause_name((enum lin_xcause)l->dominant));
 	else
 		fprintf(out, "null");
+	if (l->alt < LIN_X_N)
+		fprintf(out, ",\"alt\":\"%s\"", lin_xcause_name((enum lin_xcause)l->alt));
 	if (l->median)
 		fprintf(out, ",\"median_ns\":%" PRIu64, l->median);
 	fprintf(out, "}");

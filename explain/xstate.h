@@ -17,6 +17,7 @@ struct lin_xgpu {
 	uint64_t group;                /* imported: the op's event index; else LIN_XNIL */
 	uint64_t iproc;                /* imported: its process (or device) id */
 	uint64_t name_sid;             /* lineage: the name's string id (LIN_XNIL: none) */
+	uint64_t key;                  /* truth key: grid_id, or start_dev (LIN_XNIL: none) */
 	uint32_t file, dev, ctx, name; /* name: pool offset + 1 (0: none, or by sid) */
 	uint32_t gname;                /* imported: the op's name (pool offset + 1) */
 	uint16_t proc;                 /* validator process index; LIN_XPROC_IMPORTED */
@@ -121,6 +122,9 @@ struct lin_explain {
 	struct lin_vec crits;    /* struct lin_xlaunch: the listed requests' critical ledgers */
 	struct lin_vec groups;   /* struct lin_xgroup, longest first after build */
 	struct lin_xsummary sum;
+	/* A bit per process with a sync or cuda_event record: synchronization was collected,
+	 * so a cross-stream dependency would be in the trace (device_occupied). */
+	uint8_t synced[(LIN_XPROC_IMPORTED + 1) / 8];
 	bool oom;
 };
 

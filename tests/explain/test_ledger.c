@@ -25,11 +25,14 @@ struct run {
 	struct lin_validator *v;
 };
 
+/* lin_xopts.without of the runs finish_run makes (ablations). */
+static unsigned xw;
+
 static struct run finish_run(void)
 {
 	lin_tf_trace_end(&pk, 1000000, 0);
 	struct run r;
-	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true, .without = xw };
 	r.x = lin_explain_create(&xo);
 	cr_assert_not_null(r.x);
 	struct lin_vopts vo = { 0 };
@@ -782,7 +785,7 @@ Test(ledger, duplicates_are_counted_as_such)
 	call(70, 10, SUBMITTER, 12000, 12500);
 	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
 	lin_tf_trace_end(&pk, 1000000, 0);
-	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	struct run r;
 	r.x = lin_explain_create(&xo);
 	struct lin_vopts vo = { 0 };
@@ -929,7 +932,7 @@ static bool import_kineto(const char *json, struct run *r)
 	size_t n = strlen(json);
 	cr_assert_eq(write(fd, json, n), (ssize_t)n);
 	close(fd);
-	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	r->x = lin_explain_create(&xo);
 	struct lin_vopts vo = { 0 };
 	vo.allow_empty = true;
@@ -954,6 +957,8 @@ Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
 	cr_assert_eq(lin_explain_count(r.x), 2);
 	const struct lin_xlaunch *l = launch(&r, 11);
 	cr_assert(l->imported);
+	cr_assert_eq(l->key, UINT64_MAX, "no truth key in an imported file");
+	cr_assert_eq(l->pred_end, 500000);
 	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
 	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
 	mark_is(l, LIN_M_SUBMITTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_IN_FORMAT, 0);
@@ -1028,4 +1033,493 @@ Test(ledger, kineto_gpu_events_without_any_stream_get_no_stream_order)
 Test(ledger, kineto_gpu_events_on_one_tid_stream_are_ordered)
 {
 	kineto_tid_case(7, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 1020000);
+}
+
+/* ------------------------------------------------------------------ truth keys */
+
+Test(ledger, every_ledger_has_its_truth_key_and_its_stream_predecessors_end)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern_dc(9, 0, 1, 1, 13000, 30000, 4242);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	lin_tf_ext_correlation(&pk, 5, 70, 11);
+	api_rec(1, 41, 11, SUBMITTER, 12600, 12700); /* cudaMemcpyAsync */
+	copy_rec(11, 1, 30500, 31000);
+	struct run r = finish_run();
+	const struct lin_xlaunch *k = launch(&r, 9), *c = launch(&r, 11);
+	cr_assert_eq(k->key, 4242, "a kernel's key is its grid id");
+	cr_assert_eq(k->pred_end, UINT64_MAX, "nothing before it on its stream");
+	cr_assert_eq(c->key, 30500, "a copy's key is its start_dev as written");
+	cr_assert_eq(c->pred_end, 30000);
+	done(&r);
+}
+
+Test(ledger, pred_end_is_kept_where_no_rule_uses_it)
+{
+	struct run r = stream_case(1, 3000, 12900, 0); /* done before the submission */
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	cr_assert_eq(l->pred_end, 12900);
+	cr_assert_eq(l->key, 10); /* kern() writes the correlation as the grid id */
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ device occupancy */
+
+/* Our kernel (correlation 10) on stream 1: submitted at 4000, started at 20000, with no
+ * known dependency. Another request's records run on stream 2 over [a0, a1] and, when b1,
+ * [b0, b1]; @sync: the trace has a cuda_event record (synchronization was collected). */
+static struct run busy_case(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, bool sync)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 8, SUBMITTER, 2400, 2450);
+	kern(8, 2, a0, a1, NIL, NIL, 0, 0);
+	if (b1) {
+		call(80, 9, SUBMITTER, 2500, 2600);
+		kern(9, 2, b0, b1, NIL, NIL, 0, 0);
+	}
+	if (sync)
+		lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 3000, 3500);
+	kern(10, 1, 20000, 21000, 3200, 4000, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, device_occupied_says_device_busy_until_other_streams_freed_it)
+{
+	/* Two records back to back over [3800, 19000]: the device freed 1000 ns before the
+	 * start, within the 2000 ns tie window. */
+	struct run r = busy_case(3800, 16000, 16000, 19000, true);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	int n = l->nseg;
+	seg_is(l, n - 2, LIN_X_DEVICE_BUSY, 4000, 19000, LIN_EV_INFERRED);
+	cr_assert_eq(l->seg[n - 2].how, LIN_HOW_DEVICE_OCCUPIED);
+	seg_is(l, n - 1, LIN_X_UNRESOLVED, 19000, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[n - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	cr_assert_eq(l->dominant, LIN_X_DEVICE_BUSY);
+	cr_assert_eq(l->dominant_how, LIN_HOW_DEVICE_OCCUPIED);
+	cr_assert_eq(l->alt, LIN_X_N);
+	cr_assert_eq(lin_explain_summary(r.x)->by_cause_ns[LIN_X_DEVICE_BUSY], 15000);
+	done(&r);
+}
+
+Test(ledger, device_occupied_needs_sync_records)
+{
+	struct run r = busy_case(3800, 19000, 0, 0, false);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	seg_is(l, l->nseg - 1, LIN_X_UNRESOLVED, 4000, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_SYNC_RECORDS);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->dominant_how, LIN_HOW_NO_SYNC_RECORDS);
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_across_a_gap_in_other_streams_work)
+{
+	struct run r = busy_case(3800, 15000, 15500, 19000, true);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	seg_is(l, l->nseg - 1, LIN_X_UNRESOLVED, 4000, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_when_the_device_freed_long_before_the_start)
+{
+	struct run r = busy_case(3800, 17000, 0, 0, true); /* 3000 ns before: beyond the tie */
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_when_other_work_outlasts_the_start)
+{
+	struct run r = busy_case(3800, 25000, 0, 0, true); /* never freed before the start */
+	cr_assert(!has_cause(launch(&r, 10), LIN_X_DEVICE_BUSY));
+	done(&r);
+}
+
+Test(ledger, device_occupied_silent_for_work_on_another_device)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern_dc(9, 1, 1, 2, 11000, 19000, 9);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+}
+
+Test(ledger, the_tie_window_is_an_option)
+{
+	/* Freed 3000 ns before the start: silent with the default, busy with a 4000 ns tie. */
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 2, 11000, 17000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
+	lin_tf_trace_end(&pk, 1000000, 0);
+	struct lin_xopts xo = { .keep_all = true, .tie_ns = 4000 };
+	struct run r = { .x = lin_explain_create(&xo) };
+	struct lin_vopts vo = { .allow_empty = true };
+	lin_explain_hook(r.x, &vo);
+	r.v = lin_validator_create(&vo);
+	cr_assert_eq(lin_validator_add_mem(r.v, "trace", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(r.v);
+	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, l->nseg - 2, LIN_X_DEVICE_BUSY, 13000, 17000, LIN_EV_INFERRED);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ competing causes */
+
+/* Our kernel (correlation 10, stream 1) waits 15500 ns to be submitted (submit_delay
+ * [3500, 19000]) and starts at 20000; another request's kernel runs on stream 2 over
+ * [2800, other_end] (0: none), and the trace has sync records. */
+static struct run submit_case(uint64_t other_end)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	if (other_end) {
+		call(80, 9, SUBMITTER, 2500, 2600);
+		kern(9, 2, 2800, other_end, NIL, NIL, 0, 0);
+	}
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 3000, 3500);
+	kern(10, 1, 20000, 21000, 3200, 19000, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, competing_causes_withdraw_a_submit_delay_while_the_device_was_busy)
+{
+	struct run r = submit_case(19500);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->dominant_how, LIN_HOW_COMPETING_CAUSES);
+	cr_assert_eq(l->alt, LIN_X_SUBMIT_DELAY);
+	/* The statements stay as they are. */
+	seg_is(l, 3, LIN_X_SUBMIT_DELAY, 3500, 19000, LIN_EV_OBSERVED);
+	seg_is(l, 4, LIN_X_DEVICE_BUSY, 19000, 19500, LIN_EV_INFERRED);
+	seg_is(l, 5, LIN_X_UNRESOLVED, 19500, 20000, LIN_EV_UNKNOWN);
+	cr_assert_eq(lin_explain_summary(r.x)->dominant[LIN_X_UNRESOLVED], 1);
+	cr_assert_eq(lin_explain_summary(r.x)->dominant[LIN_X_SUBMIT_DELAY], 0);
+	done(&r);
+}
+
+Test(ledger, competing_causes_silent_without_other_streams_work)
+{
+	struct run r = submit_case(0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_SUBMIT_DELAY);
+	cr_assert_eq(l->dominant_how, LIN_HOW_CUPTI_LATENCY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+}
+
+Test(ledger, competing_causes_silent_when_no_other_record_ended_right_before_the_start)
+{
+	struct run r = submit_case(25000); /* busy over the whole stretch, never freed */
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_SUBMIT_DELAY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+}
+
+/* A handoff wait [3000, 11000] (a host-clock stretch) while stream 2 ran over [2800,
+ * @other_end]; our kernel starts at 20000. */
+static struct run handoff_busy_case(uint64_t other_end)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 2, 2800, other_end, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 11500, 12000);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, competing_causes_withdraw_a_handoff_wait_on_the_host_clock)
+{
+	struct run r = handoff_busy_case(19500);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->alt, LIN_X_HANDOFF_WAIT);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->dominant_how, LIN_HOW_COMPETING_CAUSES);
+	done(&r);
+}
+
+Test(ledger, competing_causes_silent_when_the_other_work_began_after_the_stretch)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 2, 4000, 19500, NIL, NIL, 0, 0); /* starts inside the handoff wait */
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 11500, 12000);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_HANDOFF_WAIT);
+	cr_assert_eq(l->dominant_how, LIN_HOW_RUNTIME_HOOK);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ tied dependencies */
+
+/* event_case with a predecessor on our stream 2 too, ending at @pend: the event's producer
+ * (stream 1) ends at 40000. */
+static struct run tied_case(uint64_t pend)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 5, SUBMITTER, 2300, 2400);
+	kern(5, 2, 14000, pend, NIL, NIL, 0, 0);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 1, 13000, 40000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
+	lin_tf_sync(&pk, 12, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
+	call(70, 13, SUBMITTER, 12000, 12500);
+	kern(13, 2, 40100, 41000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, dependencies_that_end_together_are_tied)
+{
+	struct run r = tied_case(40000);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_TIED_DEPENDENCIES, 40000);
+	int n = l->nseg;
+	seg_is(l, n - 2, LIN_X_DEPENDENCY, 12500, 40000, LIN_EV_INFERRED);
+	cr_assert_eq(l->seg[n - 2].how, LIN_HOW_TIED_DEPENDENCIES);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	cr_assert_eq(l->dominant_how, LIN_HOW_TIED_DEPENDENCIES);
+	done(&r);
+}
+
+Test(ledger, dependencies_that_end_apart_are_not_tied)
+{
+	struct run r = tied_case(39000);
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
+	cr_assert_eq(l->dominant_how, LIN_HOW_EVENT_WAIT);
+	done(&r);
+}
+
+/* ------------------------------------------------------------------ ablations */
+
+static bool same_ledger(const struct lin_xlaunch *a, const struct lin_xlaunch *b)
+{
+	if (a->nseg != b->nseg || a->dominant != b->dominant ||
+	    a->dominant_how != b->dominant_how || a->alt != b->alt)
+		return false;
+	for (int m = 0; m < LIN_M_N; m++)
+		if (a->m[m].ev != b->m[m].ev || a->m[m].how != b->m[m].how ||
+		    a->m[m].t != b->m[m].t || a->m[m].err != b->m[m].err)
+			return false;
+	for (int i = 0; i < a->nseg; i++) {
+		const struct lin_xseg *p = &a->seg[i], *q = &b->seg[i];
+		if (p->start != q->start || p->end != q->end || p->ns != q->ns ||
+		    p->cause != q->cause || p->ev != q->ev || p->how != q->how)
+			return false;
+	}
+	return true;
+}
+
+/* Whether leaving out @flag changes the ledger of correlation @corr of the trace @build
+ * makes. */
+static bool ablation_changes(struct run (*build)(void), unsigned flag, uint64_t corr)
+{
+	xw = 0;
+	struct run with = build();
+	xw = flag;
+	struct run without = build();
+	xw = 0;
+	bool same = same_ledger(launch(&with, corr), launch(&without, corr));
+	done(&with);
+	done(&without);
+	return !same;
+}
+
+/* The traces of the tests above, as ablation inputs. */
+static struct run latency_trace(void)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
+	return finish_run();
+}
+
+static struct run no_latency_trace(void)
+{
+	begin();
+	work(7, 70);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+static struct run stream_dep_trace(void) { return stream_case(1, 13000, 30000, 0); }
+static struct run other_stream_trace(void) { return stream_case(2, 13000, 30000, 0); }
+static struct run event_dep_trace(void) { return event_case(12, 77); }
+static struct run late_wait_trace(void) { return event_case(14, 77); }
+static struct run sched_trace(void) { return sched_case(WORKER); }
+static struct run other_sched_trace(void) { return sched_case(WORKER + 1); }
+static struct run busy_trace(void) { return busy_case(3800, 16000, 16000, 19000, true); }
+static struct run idle_trace(void) { return busy_case(3800, 15000, 15500, 19000, true); }
+static struct run submit_busy_trace(void) { return submit_case(19500); }
+
+static struct run handoff_trace(void)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+static struct run no_api_trace(void)
+{
+	begin();
+	work(7, 70);
+	lin_tf_ext_correlation(&pk, 5, 70, 10);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, without_latency_the_submission_is_unknown)
+{
+	xw = LIN_XW_LATENCY;
+	struct run r = latency_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_QUEUED, LIN_EV_UNKNOWN, LIN_HOW_NO_LATENCY_TIMESTAMPS, 0);
+	mark_is(l, LIN_M_SUBMITTED, LIN_EV_UNKNOWN, LIN_HOW_NO_LATENCY_TIMESTAMPS, 0);
+	cr_assert(!has_cause(l, LIN_X_SUBMIT_DELAY));
+	seg_is(l, l->nseg - 1, LIN_X_UNRESOLVED, 12500, 20000, LIN_EV_UNKNOWN);
+	done(&r);
+	cr_assert(ablation_changes(latency_trace, LIN_XW_LATENCY, 10));
+}
+
+Test(ledger, without_latency_a_launch_without_timestamps_is_unchanged)
+{
+	cr_assert(!ablation_changes(no_latency_trace, LIN_XW_LATENCY, 10));
+}
+
+Test(ledger, without_stream_order_the_predecessor_bounds_nothing)
+{
+	xw = LIN_XW_STREAM_ORDER;
+	struct run r = stream_dep_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	cr_assert_eq(l->pred_end, 30000, "raw: kept without the rule");
+	done(&r);
+	cr_assert(ablation_changes(stream_dep_trace, LIN_XW_STREAM_ORDER, 10));
+}
+
+Test(ledger, without_stream_order_a_launch_on_an_empty_stream_is_unchanged)
+{
+	cr_assert(!ablation_changes(other_stream_trace, LIN_XW_STREAM_ORDER, 10));
+}
+
+Test(ledger, without_event_wait_the_recorded_event_bounds_nothing)
+{
+	xw = LIN_XW_EVENT_WAIT;
+	struct run r = event_dep_trace();
+	mark_is(launch(&r, 13), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
+	done(&r);
+	cr_assert(ablation_changes(event_dep_trace, LIN_XW_EVENT_WAIT, 13));
+}
+
+Test(ledger, without_event_wait_a_launch_before_the_wait_is_unchanged)
+{
+	cr_assert(!ablation_changes(late_wait_trace, LIN_XW_EVENT_WAIT, 13));
+}
+
+Test(ledger, without_handoff_records_the_handoff_is_unknown_and_unresolved)
+{
+	xw = LIN_XW_HANDOFF;
+	struct run r = handoff_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_CAPTURED, LIN_EV_UNKNOWN, LIN_HOW_NOT_RECORDED, 0);
+	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_NOT_RECORDED, 0);
+	/* declared -> api_enter: a handoff may have happened in it; not thread_delay. */
+	seg_is(l, 1, LIN_X_UNRESOLVED, 2000, 12000, LIN_EV_UNKNOWN);
+	cr_assert_eq(l->seg[1].how, LIN_HOW_NOT_RECORDED);
+	cr_assert(!has_cause(l, LIN_X_HANDOFF_WAIT));
+	cr_assert(!has_cause(l, LIN_X_THREAD_DELAY));
+	done(&r);
+	cr_assert(ablation_changes(handoff_trace, LIN_XW_HANDOFF, 10));
+}
+
+Test(ledger, without_handoff_records_a_launch_without_an_api_record_is_unchanged)
+{
+	cr_assert(!ablation_changes(no_api_trace, LIN_XW_HANDOFF, 10));
+}
+
+Test(ledger, without_host_sched_no_descheduled_statement)
+{
+	xw = LIN_XW_HOST_SCHED;
+	struct run r = sched_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DESCHEDULED));
+	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[3].ns, 1000);
+	done(&r);
+	cr_assert(ablation_changes(sched_trace, LIN_XW_HOST_SCHED, 10));
+}
+
+Test(ledger, without_host_sched_a_thread_never_off_cpu_is_unchanged)
+{
+	cr_assert(!ablation_changes(other_sched_trace, LIN_XW_HOST_SCHED, 10));
+}
+
+Test(ledger, without_occupancy_no_device_busy_and_no_competing_causes)
+{
+	xw = LIN_XW_OCCUPANCY;
+	struct run r = busy_trace();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_KNOWN_DEPENDENCY);
+	done(&r);
+	xw = LIN_XW_OCCUPANCY;
+	r = submit_busy_trace();
+	l = launch(&r, 10);
+	cr_assert_eq(l->dominant, LIN_X_SUBMIT_DELAY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+	cr_assert(ablation_changes(busy_trace, LIN_XW_OCCUPANCY, 10));
+	cr_assert(ablation_changes(submit_busy_trace, LIN_XW_OCCUPANCY, 10));
+}
+
+Test(ledger, without_occupancy_a_launch_on_an_idle_device_is_unchanged)
+{
+	cr_assert(!ablation_changes(idle_trace, LIN_XW_OCCUPANCY, 10));
 }

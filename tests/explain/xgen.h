@@ -88,6 +88,19 @@ static inline void api_rec(uint32_t dom, uint64_t cbid, uint64_t corr, uint64_t 
 	lin_tf_api(&pk, &a);
 }
 
+/* A memcpy on (device 0, context 1, @stream) over [@s, @e]. */
+static inline void copy_rec(uint64_t corr, uint32_t stream, uint64_t s, uint64_t e)
+{
+	struct lin_tf_memop m = { .correlation = corr,
+				  .start_dev = s,
+				  .end_dev = e,
+				  .context = 1,
+				  .stream = stream,
+				  .bytes = 4096,
+				  .kind_or_value = 1 };
+	lin_tf_memcpy(&pk, &m);
+}
+
 /* A kernel on (@dev, @ctx, @stream), grid id @grid. */
 static inline void kern_dc(uint64_t corr, uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t s,
 			   uint64_t e, uint64_t grid)
