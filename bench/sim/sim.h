@@ -131,7 +131,9 @@ struct lin_sim_launch {
 	uint64_t dur_ns;          /* the kernel's device duration (0: 1 to 10 us by the seed);
 				   * captured into a graph node, it is the node's duration */
 	uint64_t until_dev;       /* the kernel runs at least until this device time (0: no) */
-	uint64_t api_work_ns;     /* CPU work inside the launch call: it spins this long */
+	uint64_t api_work_ns;     /* CPU work inside the launch call: it spins this long, before
+				   * the command is written (queued at the call's end, and the
+				   * kernel starts no earlier than 200 ns after submission) */
 	uint64_t submit_delay_ns; /* added between queued and submitted; the kernel starts no
 				   * earlier than 200 ns after submission */
 	bool submit_at_free;      /* submitted no earlier than a device slot frees
@@ -148,6 +150,8 @@ int64_t lin_sim_launch_kernel_ex(lin_sim *s, uint32_t stream, const char *name,
 /* The device runs at most @n kernels, memcpys and memsets at once (0: no limit, the
  * default; at most 64): work starts 200 ns after a slot frees, whatever its stream. */
 void lin_sim_set_device_slots(lin_sim *s, uint32_t n);
+/* When every stream's work issued so far ends (device clock; 0: none). */
+uint64_t lin_sim_device_idle(lin_sim *s);
 /* When the first slot frees (device clock; 0: no limit or never used). */
 uint64_t lin_sim_device_free(lin_sim *s);
 

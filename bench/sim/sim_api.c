@@ -58,6 +58,16 @@ void lin_sim_set_device_slots(lin_sim *s, uint32_t n)
 	pthread_mutex_unlock(&s->mu);
 }
 
+uint64_t lin_sim_device_idle(lin_sim *s)
+{
+	pthread_mutex_lock(&s->mu);
+	uint64_t t = 0;
+	for (size_t i = 0; i < SIM_STREAMS; i++)
+		t = s->stream_end[i] > t ? s->stream_end[i] : t;
+	pthread_mutex_unlock(&s->mu);
+	return t;
+}
+
 uint64_t lin_sim_device_free(lin_sim *s)
 {
 	pthread_mutex_lock(&s->mu);
@@ -93,7 +103,7 @@ static void latency(const lin_sim *s, int64_t grid, uint64_t api_start, uint64_t
 
 static bool delays_submission(const struct lin_sim_launch *l)
 {
-	return l && (l->submit_delay_ns || l->submit_at_free);
+	return l && (l->submit_delay_ns || l->submit_at_free || l->api_work_ns);
 }
 
 static void put_kernel(lin_sim *s, uint32_t stream, uint32_t corr, uint64_t api_start,
@@ -105,6 +115,13 @@ static void put_kernel(lin_sim *s, uint32_t stream, uint32_t corr, uint64_t api_
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 	latency(s, grid, api_start, api_end, l, &q, &sub);
+	if (l && l->api_work_ns) {
+		/* The work came before the driver wrote the command: queued at the call's end. */
+		uint64_t back = 100 + lin_sim_mix(s->o.seed ^ (uint64_t)grid ^ 0x51) % 400;
+		uint64_t gap = sub - q;
+		q = api_end > api_start + back ? api_end - back : api_start;
+		sub = q + gap;
+	}
 	k.start = dev_slot(s, stream, api_start, delays_submission(l) ? sub + 200 : 0,
 			   (uint64_t)grid, l ? l->dur_ns : 0, l ? l->until_dev : 0, &k.end);
 	if (!delays_submission(l)) {

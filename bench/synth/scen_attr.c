@@ -227,16 +227,16 @@ static void device_busy_step(void *arg)
 	label(j->sx, &l, LIN_TC_DEVICE_BUSY, 0, front(&l), j->bg.end);
 }
 
-/* Throughput: 16 kernels of 50 us back to back; each after the first waits for the one
- * before it, as intended. */
-#define QUEUE_DEPTH 16
+/* Throughput: 8 kernels of D back to back; each after the first waits for the one before
+ * it, as intended (long enough that the wait, not the pool's own latency, dominates). */
+#define QUEUE_DEPTH 8
 static void queueing_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l[QUEUE_DEPTH];
 	synth_adopt(j->sx, &j->t);
 	for (int i = 0; i < QUEUE_DEPTH; i++) {
-		l[i] = (struct lin_sim_launch){ .dur_ns = 50000 };
+		l[i] = (struct lin_sim_launch){ .dur_ns = j->sx->o.delay_ns };
 		synth_kernel_ex(j->sx, &j->t, "attr_throughput", &l[i]);
 	}
 	(void)lin_sim_event_record(j->sx->sim, j->t.stream);
@@ -283,12 +283,23 @@ static void amb_deps_step(void *arg)
 
 /* ------------------------------------------------------------- scenarios */
 
+/* Requests run one at a time: the host waits until the device has finished everything
+ * issued before (as after a cudaDeviceSynchronize), so no request's work queues behind an
+ * earlier request's and each target is held by its own injection only. */
+static void idle(struct synth *sx)
+{
+	uint64_t t = lin_sim_device_idle(sx->sim), n = now(sx);
+	if (t + 1000 > n)
+		sleep_ns(t + 1000 - n);
+}
+
 /* @n requests: [background on a submitter,] the request's handoff, the worker's step. */
 static void run(struct synth *sx, synth_step_fn bg, synth_step_fn step, uint32_t slots)
 {
 	lin_sim_set_device_slots(sx->sim, slots);
 	for (uint32_t i = 0; i < sx->o.requests; i++) {
 		struct ajob j = { .sx = sx };
+		idle(sx);
 		uint32_t s = synth_submitter(sx);
 		synth_pool_exec(sx->pool, s, submit_step, &j);
 		if (bg)
@@ -314,6 +325,7 @@ void synth_run_attr_graph(struct synth *sx)
 	synth_pool_exec(sx->pool, synth_submitter(sx), graph_capture_step, &cap);
 	for (uint32_t i = 0; i < sx->o.requests; i++) {
 		struct ajob j = { .sx = sx, .exec = cap.exec };
+		idle(sx);
 		uint32_t s = synth_submitter(sx);
 		synth_pool_exec(sx->pool, s, submit_step, &j);
 		synth_pool_exec(sx->pool, synth_worker(sx, s), graph_dep_step, &j);

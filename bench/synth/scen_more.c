@@ -293,7 +293,7 @@ const struct synth_scenario synth_scenarios[] = {
 	  synth_run_attr_graph },
 	{ "attr-device-busy", "one device slot, filled by another stream's long kernel",
 	  synth_run_attr_device },
-	{ "attr-queueing", "throughput: 16 kernels back to back, each waiting for the last",
+	{ "attr-queueing", "throughput: 8 kernels back to back, each waiting for the last",
 	  synth_run_attr_queueing },
 	{ "attr-ambiguous-submit", "submitted exactly when the full device frees (ambiguous)",
 	  synth_run_attr_amb_submit },

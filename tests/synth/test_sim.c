@@ -350,6 +350,9 @@ Test(sim, injected_duration_until_and_api_work)
 	cr_assert_eq(a.end - a.start, 3000000, "dur_ns is the device duration");
 	cr_assert_eq(b.end, a.end + 500000, "until_dev is the end");
 	cr_assert_geq(c.api_end - c.api_start, 2000000, "the call spans its CPU work");
+	cr_assert(c.queued + 500 > c.api_end && c.queued <= c.api_end, "queued after the work");
+	cr_assert_eq(c.start, c.submitted + 200, "the kernel waits for the command");
+	cr_assert_lt(d.queued, d.api_start + 500, "a plain call queues early");
 	cr_assert_lt(d.api_end - d.api_start, 2000000, "a plain call does no work");
 	cr_assert_leq(d.end - d.start, 10000, "the default duration: 1 to 10 us");
 	struct lin_sim_launch *all[] = { &a, &b, &c, &d };
