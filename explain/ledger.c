@@ -461,7 +461,9 @@ static void dev_range(const struct bctx *b, const struct lin_xgpu *g, size_t *lo
 /*
  * The device-occupancy premise for a launch @g that started at @s: records of other streams
  * of its device ran without a gap from @from to @s - tie_ns, and one of them ended within
- * [@s - tie_ns, @s]. The latest-ending such record (index in gpus), or SIZE_MAX when the
+ * [@s - tie_ns, @s]. The record @g waits for through an event (event_producer) is not
+ * other work: it is @g's dependency, whatever it occupied. The latest-ending such record
+ * (index in gpus), or SIZE_MAX when the
  * premise does not hold or the walk would pass OCC_WALK_MAX records. @host: @from, @s and
  * the records' times on the host clock; else as written on the device clock (one process's
  * clock: no mapping error between them).
@@ -481,7 +483,7 @@ static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t 
 			hi = mid;
 	}
 	uint64_t tie = b->x->o.tie_ns, win = s > tie ? s - tie : 0, reach = from, bend = 0;
-	size_t best = SIZE_MAX;
+	size_t best = SIZE_MAX, dep = event_producer(b, g);
 	for (size_t k = lo; k < end; k++) {
 		if (k - lo >= OCC_WALK_MAX)
 			return SIZE_MAX;
@@ -490,8 +492,8 @@ static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t 
 		uint64_t ps = host ? b->hs[r] : p->start, pe = host ? b->he[r] : p->end;
 		if (ps > reach || ps > s)
 			break; /* a gap (records by start: none later closes it), or past the start */
-		if (!cmp_stream_key(p, g) || pe <= from)
-			continue; /* its own stream, or done before @from */
+		if (!cmp_stream_key(p, g) || pe <= from || r == dep)
+			continue; /* its own stream, done before @from, or what it waits for */
 		if (pe > reach)
 			reach = pe;
 		if (pe >= win && pe <= s && (best == SIZE_MAX || pe > bend))

@@ -211,7 +211,7 @@ static struct run event_case(uint64_t wait_corr, uint64_t sync_id)
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 1, 13000, 40000, NIL, NIL, 0, 0);
+	kern(9, 1, 2900, 40000, NIL, NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
 	lin_tf_sync(&pk, wait_corr, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, sync_id);
 	call(70, 13, SUBMITTER, 12000, 12500);
@@ -230,6 +230,34 @@ Test(ledger, event_wait_infers_readiness_across_streams)
 	seg_is(l, n - 2, LIN_X_DEPENDENCY, 12500, 40000, LIN_EV_INFERRED);
 	cr_assert_eq(l->seg[n - 2].how, LIN_HOW_EVENT_WAIT);
 	seg_is(l, n - 1, LIN_X_UNRESOLVED, 40000, 40100, LIN_EV_UNKNOWN);
+	/* The producer ran on another stream until right before the start: it is the
+	 * dependency, not a competing occupant of the device. */
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+}
+
+/* The same with a third stream's kernel busy over the whole wait and ending right before
+ * the start: that occupant is a competing cause, and the dependency is withdrawn. */
+Test(ledger, event_wait_withdrawn_by_another_occupant)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 1, 2900, 40000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
+	lin_tf_sync(&pk, 12, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
+	call(80, 14, SUBMITTER, 2900, 3000);
+	kern(14, 3, 12000, 40050, NIL, NIL, 0, 0);
+	call(70, 13, SUBMITTER, 12000, 12500);
+	kern(13, 2, 40100, 41000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 13);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
+	cr_assert_eq(l->dominant, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->dominant_how, LIN_HOW_COMPETING_CAUSES);
+	cr_assert_eq(l->alt, LIN_X_DEPENDENCY);
 	done(&r);
 }
 
