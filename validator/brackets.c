@@ -562,4 +562,13 @@ unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc)
 	       (v->procs[proc].dropped_cupti ? LIN_LOST_CUPTI : 0u);
 }
 
+bool lin_validator_proc_id(const struct lin_validator *v, uint16_t proc, uint64_t *pid, const char **host)
+{
+	if (proc >= v->nprocs)
+		return false;
+	*pid = v->procs[proc].pid;
+	*host = v->procs[proc].host;
+	return true;
+}
+
 bool lin_validator_oom(const struct lin_validator *v) { return v->oom; }

@@ -177,6 +177,10 @@ bool lin_validator_oom(const struct lin_validator *v);
 #define LIN_LOST_HOST 1u
 #define LIN_LOST_CUPTI 2u
 unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc);
+/* Process @proc's pid and host, as its trace headers say (@host lives as long as @v).
+ * false: no such process. */
+bool lin_validator_proc_id(const struct lin_validator *v, uint16_t proc, uint64_t *pid,
+			   const char **host);
 const char *lin_cause_name(enum lin_cause c);
 const char *lin_rule_name(enum lin_rule r);
 const char *lin_level_name(enum lin_level l);
