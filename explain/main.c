@@ -10,6 +10,7 @@
 
 #include "explain.h"
 #include "imp.h"
+#include "score.h"
 #include "lineage/version.h"
 
 #define EXIT_NOTHING 1
@@ -23,7 +24,9 @@ static const char usage_text[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    lineage-explain [--json] [--request ID] [--top N] [--export-perfetto OUT.json]\n"
-	"                    [--from kineto|nsys] [--slow-factor F] TRACE...\n"
+	"                    [--from kineto|nsys] [--slow-factor F] [--without EVIDENCE]\n"
+	"                    TRACE...\n"
+	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] TRACE...\n"
 	"    lineage-explain --help | --version\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -58,6 +61,22 @@ static const char usage_text[] =
 	"                        (unknown ones named \"unknown: ...\") and the kernel\n"
 	"    --from FMT          read every TRACE as FMT: kineto or nsys\n"
 	"    --slow-factor F     kernel_slow above F times the median (default 1.5; F > 1)\n"
+	"    --without EVIDENCE  build the ledgers as if the trace lacked some evidence, a\n"
+	"                        comma-separated list of: latency (queued and submitted),\n"
+	"                        stream-order and event-wait (those dependency rules), handoff\n"
+	"                        (token capture and adopt records), host-sched (off-CPU\n"
+	"                        records), occupancy (the device_occupied rule and the\n"
+	"                        competing-causes check): what each piece of evidence buys\n"
+	"    --score CAUSE_TRUTH score the explanation against a cause-truth file (written by\n"
+	"                        lineage-synth --cause-truth or examples/attrib_causes.cu;\n"
+	"                        docs/attribution.md): every launch with a label gets one from\n"
+	"                        lineage (its ledger's dominant cause), from a model of the\n"
+	"                        Nsight Systems decomposition (API time against queue time)\n"
+	"                        and from a model of Holistic Trace Analysis (idle-time class,\n"
+	"                        launch delay); prints a table and SUMMARY lines (per cause and\n"
+	"                        method: recall, precision, the host/dependency/device side,\n"
+	"                        unknown, interval error; ambiguous launches: calibration, the\n"
+	"                        fraction reported unknown) instead of the report\n"
 	"    -h, --help          show this help and exit\n"
 	"    -V, --version       show the version and exit\n"
 	"\n"
@@ -66,8 +85,9 @@ static const char usage_text[] =
 	"        and every file was read whole\n"
 	"    1   nothing to explain: no GPU record, none joined to a request (lineage-validate\n"
 	"        says why), none with a known start or a known stretch before it, or --request\n"
-	"        names no request with one\n"
-	"    2   a file is missing, unreadable, malformed, truncated or of an unsupported\n"
+	"        names no request with one; with --score: no label matched a launch\n"
+	"    2   a file (TRACE or CAUSE_TRUTH) is missing, unreadable, malformed, truncated or\n"
+	"        of an unsupported\n"
 	"        version (the message names the file, the byte offset and what was expected);\n"
 	"        what was read before is still reported; or the report (standard output or\n"
 	"        --export-perfetto) could not be written. A file given twice is read once.\n"
@@ -77,7 +97,9 @@ static const char usage_text[] =
 	"EXAMPLES\n"
 	"    lineage-explain run.lt\n"
 	"    lineage-explain --json --request 17 run.lt > r17.json\n"
-	"    lineage-explain --from kineto --export-perfetto why.json rank0.pt.trace.json\n";
+	"    lineage-explain --from kineto --export-perfetto why.json rank0.pt.trace.json\n"
+	"    lineage-explain --score run.cause run.lt run.sched\n"
+	"    lineage-explain --score run.cause --without latency run.lt\n";
 
 static int usage_error(const char *msg)
 {
@@ -96,6 +118,33 @@ static bool parse_u64(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* --without's list into lin_xopts.without; -1 for a word it does not know. */
+static int parse_without(const char *list, unsigned *out)
+{
+	static const struct {
+		const char *name;
+		unsigned flag;
+	} words[] = {
+		{ "latency", LIN_XW_LATENCY },       { "stream-order", LIN_XW_STREAM_ORDER },
+		{ "event-wait", LIN_XW_EVENT_WAIT }, { "handoff", LIN_XW_HANDOFF },
+		{ "host-sched", LIN_XW_HOST_SCHED }, { "occupancy", LIN_XW_OCCUPANCY },
+	};
+	*out = 0;
+	for (const char *p = list;;) {
+		size_t len = strcspn(p, ",");
+		size_t i = 0;
+		while (i < sizeof(words) / sizeof(words[0]) &&
+		       (strlen(words[i].name) != len || strncmp(words[i].name, p, len) != 0))
+			i++;
+		if (i == sizeof(words) / sizeof(words[0]))
+			return -1;
+		*out |= words[i].flag;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
 }
 
 /* Feed one path: a lineage trace to the validator, a foreign one to its importer. */
@@ -122,8 +171,38 @@ static int add(struct lin_validator *v, const char *path, const char *from)
 	return 0;
 }
 
+/* --score: load the cause truth, label the ledgers, print the scores. */
+static int score(const char *truth, const struct lin_explain *x, const struct lin_validator *v,
+		 const char *without)
+{
+	char err[512];
+	struct lin_score *s = lin_score_create();
+	int r = s ? lin_score_load(s, truth, err, sizeof(err)) : -ENOMEM;
+	if (r == -ENOMEM || (!r && lin_score_add(s, x, v) < 0)) {
+		lin_score_free(s);
+		fprintf(stderr, "lineage-explain: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	if (r) {
+		lin_score_free(s);
+		fprintf(stderr, "lineage-explain: --score %s\n", err);
+		return EXIT_BAD_FILE;
+	}
+	int rc = lin_score_report(s, stdout, without) < 0 ? EXIT_BAD_FILE : 0;
+	if (!rc && !lin_score_matched(s)) {
+		fprintf(stderr,
+			"lineage-explain: --score %s: none of its labels matched an explained "
+			"launch of the traces (their kernels' grid ids, memcpys' and memsets' "
+			"start times)\n",
+			truth);
+		rc = EXIT_NOTHING;
+	}
+	lin_score_free(s);
+	return rc;
+}
+
 static int run(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
-	       const char *perfetto)
+	       const char *perfetto, const char *truth, const char *without)
 {
 	struct lin_explain *x = lin_explain_create(xo);
 	struct lin_vopts vo = { 0 };
@@ -172,7 +251,10 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		lin_explain_free(x);
 		return EXIT_NOMEM;
 	}
-	if (json)
+	int score_rc = 0;
+	if (truth)
+		score_rc = score(truth, x, v, without);
+	else if (json)
 		lin_explain_report_json(x, stdout);
 	else
 		lin_explain_report_text(x, stdout);
@@ -215,6 +297,8 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 			xo->request);
 		rc = EXIT_NOTHING;
 	}
+	if (!rc || (score_rc && score_rc != EXIT_NOTHING))
+		rc = score_rc ? score_rc : rc;
 	if (out_failed) {
 		fprintf(stderr, "lineage-explain: writing the report to standard output failed\n");
 		rc = EXIT_BAD_FILE;
@@ -237,13 +321,15 @@ int main(int argc, char **argv)
 		{ "export-perfetto", required_argument, NULL, 'P' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "slow-factor", required_argument, NULL, 's' },
+		{ "score", required_argument, NULL, 'S' },
+		{ "without", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
-	const char *from = NULL, *perfetto = NULL;
-	struct lin_xopts xo = { 0, 1.5, 5, 10, false, 0, false };
+	const char *from = NULL, *perfetto = NULL, *truth = NULL, *without = "";
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .top = 10 };
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -272,6 +358,14 @@ int main(int argc, char **argv)
 			xo.slow_factor = f;
 			break;
 		}
+		case 'S': truth = optarg; break;
+		case 'W':
+			if (parse_without(optarg, &xo.without) < 0)
+				return usage_error(
+					"--without takes a comma-separated list of latency, "
+					"stream-order, event-wait, handoff, host-sched, occupancy");
+			without = optarg;
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case 'V':
 			printf("lineage-explain %d.%d.%d (trace format %d.%d)\n", LIN_VERSION_MAJOR,
@@ -285,5 +379,10 @@ int main(int argc, char **argv)
 		return usage_error("no trace file given");
 	if (from && strcmp(from, "kineto") && strcmp(from, "nsys"))
 		return usage_error("--from takes kineto or nsys");
-	return run(argv + optind, argc - optind, from, &xo, json, perfetto);
+	if (truth && (json || perfetto || xo.have_request))
+		return usage_error("--score prints the scores: it takes no --json, --export-perfetto or "
+				   "--request");
+	if (truth)
+		xo.keep_all = true; /* every launch with a label is scored */
+	return run(argv + optind, argc - optind, from, &xo, json, perfetto, truth, without);
 }

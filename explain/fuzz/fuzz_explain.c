@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_explain.c - libFuzzer harness: arbitrary bytes as a lineage trace through the
- * validator's joins and the ledger (marks, rules, statements), then all three reports.
+ * validator's joins and the ledger (marks, rules, statements), then all three reports,
+ * and the same bytes as a cause-truth file scored against the ledgers (--score).
  * Built with -DLIN_BUILD_FUZZ=ON and CC=clang; run by run-explain-fuzz.sh.
  */
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "explain.h"
+#include "score.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	if (!sink)
 		sink = fopen("/dev/null", "w");
-	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
+	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	struct lin_explain *x = lin_explain_create(&xo);
 	if (!x)
 		return 0;
@@ -32,6 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lin_explain_report_text(x, sink);
 			lin_explain_report_json(x, sink);
 			lin_explain_perfetto(x, "/dev/null");
+			/* The same bytes as a cause-truth file, scored against these ledgers. */
+			char err[256];
+			struct lin_score *s = lin_score_create();
+			if (s && lin_score_load_mem(s, "truth", data, size, err, sizeof(err)) == 0 &&
+			    lin_score_add(s, x, v) == 0)
+				lin_score_report(s, sink, "");
+			lin_score_free(s);
 		}
 		lin_validator_free(v);
 	}

@@ -56,8 +56,52 @@ static int stress(const char *dir, uint64_t n)
 	return save(dir, "stress.lt");
 }
 
+/* A cause-truth file damaged one way (tests/explain/score.sh). */
+static int cause_truth(const char *kind, const char *path)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header h = { .format = LIN_CAUSE_TRUTH_FORMAT_NAME,
+				   .writer = "t",
+				   .host = "h",
+				   .pid = 1,
+				   .host_clock_source = "tsc",
+				   .tsc_hz = 1e9,
+				   .ext_kind = 5,
+				   .backend = "none" };
+	lin_tf_header(&pk, &h);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 1, LIN_TC_API_CALL, 0, 10, 20, 10);
+	if (!strcmp(kind, "foreign-record"))
+		lin_tf_truth(&pk, LIN_REC_KERNEL, 2, (const uint64_t[]){ 7 }, 1, NIL);
+	else if (!strcmp(kind, "bad-cause"))
+		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_N, 0, 10, 20, 10);
+	else if (!strcmp(kind, "one-candidate"))
+		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_AMBIGUOUS, 1u << LIN_TC_API_CALL,
+				    10, 20, 10);
+	else if (!strcmp(kind, "bad-interval"))
+		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_API_CALL, 0, 20, 10, 10);
+	else if (!strcmp(kind, "empty")) {
+		msgpack_sbuffer_destroy(&sb);
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		lin_tf_header(&pk, &h);
+	} else {
+		fprintf(stderr, "lin-explain-gen: no cause truth '%s'\n", kind);
+		msgpack_sbuffer_destroy(&sb);
+		return 64;
+	}
+	FILE *f = fopen(path, "wb");
+	int rc = f && fwrite(sb.data, 1, sb.size, f) == sb.size ? 0 : 1;
+	if (f && fclose(f))
+		rc = 1;
+	msgpack_sbuffer_destroy(&sb);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--cause-truth"))
+		return cause_truth(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[2], "--stress"))
 		return stress(argv[1], strtoull(argv[3], NULL, 10));
 	if (argc != 2) {

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# run-attribution.sh SYNTH EXPLAIN WORKDIR [--requests R] [--delay-us D] [--seed S] [--check]
+#
+# The launch-delay attribution benchmark (docs/attribution.md). For every attr-* scenario
+# of lineage-synth (one injected cause per request's target kernel, or two that end
+# together), writes the trace, the simulated scheduler collector's host_sched trace and the
+# cause truth into WORKDIR, then scores on the same traces:
+#   lineage  lineage-explain's ledger (the dominant cause of each target's ledger),
+#   nsys     a model of the Nsight Systems decomposition (API time against queue time),
+#   hta      a model of Holistic Trace Analysis (idle-time class, launch statistics),
+# and lineage's ablations (--without latency, stream-order+event-wait, handoff, host-sched,
+# occupancy). Prints every SUMMARY line, then one Markdown table: per cause the fraction
+# of targets each method named right (ambiguous rows: the fraction reported unknown),
+# and per method the single-cause accuracy, the dependency targets labelled as device
+# delay, and the calibration.
+#
+# --check exits 1 unless lineage meets the goals the benchmark sets (docs/attribution.md,
+# "Goals"): every single-cause scenario but graph-dependency >= 95 % right, graph
+# dependency reported unknown (never a confident cause: the trace has no graph edges), no
+# dependency target labelled device delay, >= 90 % of ambiguous targets unknown.
+set -uo pipefail
+synth=${1:?usage: run-attribution.sh SYNTH EXPLAIN WORKDIR [--requests R] [--delay-us D] [--seed S] [--check]}
+explain=${2:?EXPLAIN}
+work=${3:?WORKDIR}
+shift 3
+requests=48 delay=2000 seed=1 check=0 col=lineage
+while [ $# -gt 0 ]; do
+	case $1 in
+	--requests) requests=${2:?}; shift 2 ;;
+	--delay-us) delay=${2:?}; shift 2 ;;
+	--seed) seed=${2:?}; shift 2 ;;
+	--check) check=1; shift ;;
+	--check-column) check=1; col=${2:?}; shift 2 ;; # the goals on another column (tests)
+	*) echo "run-attribution.sh: unknown argument '$1'" >&2; exit 64 ;;
+	esac
+done
+mkdir -p "$work" || exit 2
+scenarios=$("$synth" --list-scenarios | awk '$1 ~ /^attr-/ {print $1}')
+[ -n "$scenarios" ] || { echo "run-attribution.sh: lineage-synth lists no attr-* scenario" >&2; exit 2; }
+ablations=(latency stream-order,event-wait handoff host-sched occupancy)
+sums="$work/summary.txt"
+: >"$sums"
+for sc in $scenarios; do
+	b="$work/$sc"
+	if ! "$synth" --scenario "$sc" --strategy epoch --seed "$seed" --requests "$requests" \
+		--latency-timestamps --delay-us "$delay" -o "$b.lt" --truth "$b.truth" \
+		--cause-truth "$b.cause" --sched-trace "$b.sched" >"$b.synth.out" 2>&1; then
+		echo "FAIL: lineage-synth $sc:" >&2; cat "$b.synth.out" >&2; exit 1
+	fi
+	for w in "" "${ablations[@]}"; do
+		args=(--score "$b.cause")
+		[ -n "$w" ] && args+=(--without "$w")
+		out=$("$explain" "${args[@]}" "$b.lt" "$b.sched" 2>"$b.err"); rc=$?
+		if [ "$rc" != 0 ]; then
+			echo "FAIL: lineage-explain ${args[*]} $sc exited $rc:" >&2; cat "$b.err" >&2; exit 1
+		fi
+		# The baselines do not depend on --without: keep them from the full run only.
+		echo "$out" | grep '^SUMMARY ' | awk -v sc="$sc" -v w="$w" \
+			'w == "" || $2 == "method=lineage" { print "scenario=" sc, $0 }' >>"$sums"
+	done
+done
+grep -h '^scenario=' "$sums"
+# One table from the SUMMARY lines: columns are method[/without].
+awk -v check="$check" -v col="$col" '
+function val(k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] } return "" }
+{
+	m = val("method"); w = val("without"); c = val("cause")
+	cn = (w == "-") ? m : m " -" w
+	if (!(cn in seen)) { seen[cn] = 1; cols[++ncol] = cn }
+	if (c == "all") {
+		single[cn] += val("single"); ok[cn] += val("correct")
+		dd[cn] += val("dependency_as_device")
+		amb[cn] += val("ambiguous"); cal[cn] += val("calibration") * val("ambiguous")
+		next
+	}
+	if (!(c in rseen)) { rseen[c] = 1; rows[++nrow] = c }
+	if (c == "ambiguous") { n[c, cn] += val("n"); r[c, cn] += val("calibrated") }
+	else { n[c, cn] += val("n"); r[c, cn] += val("correct"); unk[c, cn] += val("unknown") }
+}
+END {
+	printf "\n| cause (targets) |"; for (j = 1; j <= ncol; j++) printf " %s |", cols[j]; printf "\n"
+	printf "|---|"; for (j = 1; j <= ncol; j++) printf "---:|"; printf "\n"
+	for (i = 1; i <= nrow; i++) {
+		c = rows[i]; printf "| %s (%d) |", c, n[c, cols[1]]
+		for (j = 1; j <= ncol; j++) printf " %.1f %% |", n[c, cols[j]] ? 100 * r[c, cols[j]] / n[c, cols[j]] : 0
+		printf "\n"
+	}
+	printf "| single-cause accuracy, by target |"; for (j = 1; j <= ncol; j++) printf " %.1f %% |", single[cols[j]] ? 100 * ok[cols[j]] / single[cols[j]] : 0; printf "\n"
+	printf "| single-cause accuracy, mean over causes |"
+	for (j = 1; j <= ncol; j++) {
+		s = 0; k = 0
+		for (i = 1; i <= nrow; i++) if (rows[i] != "ambiguous" && n[rows[i], cols[j]]) { s += r[rows[i], cols[j]] / n[rows[i], cols[j]]; k++ }
+		printf " %.1f %% |", k ? 100 * s / k : 0
+	}
+	printf "\n"
+	printf "| dependency targets labelled device delay |"; for (j = 1; j <= ncol; j++) printf " %d |", dd[cols[j]]; printf "\n"
+	printf "| ambiguous reported unknown (calibration) |"; for (j = 1; j <= ncol; j++) printf " %.1f %% |", amb[cols[j]] ? 100 * cal[cols[j]] / amb[cols[j]] : 0; printf "\n"
+	if (!check) exit 0
+	bad = 0
+	for (i = 1; i <= nrow; i++) {
+		c = rows[i]; k = n[c, col]
+		if (!k) continue
+		if (c == "ambiguous") { if (r[c, col] < 0.9 * k) { print "GOAL FAIL: " col " calibration " r[c, col] "/" k; bad = 1 } }
+		else if (c == "graph_dependency") { if (unk[c, col] != k) { print "GOAL FAIL: " col " named a cause for " k - unk[c, col] " graph-dependency targets"; bad = 1 } }
+		else if (r[c, col] < 0.95 * k) { print "GOAL FAIL: " col " " c " " r[c, col] "/" k; bad = 1 }
+	}
+	if (!(col in seen)) { print "GOAL FAIL: no column " col; bad = 1 }
+	if (dd[col]) { print "GOAL FAIL: " col " labelled " dd[col] " dependency targets device delay"; bad = 1 }
+	if (!bad) print "GOALS MET: " col
+	exit bad
+}' "$sums"

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * score.c - lineage-explain --score: every ledger with a cause-truth label gets a label from
+ * each method, and the labels are scored per injected cause (docs/attribution.md).
+ *
+ * The baselines are computed from the same ledgers' observed marks, so they see exactly
+ * what the tools they model see in a trace with the same records:
+ *   nsys  Nsight Systems' CUDA kernel launch & execution trace (cuda_kern_exec_trace):
+ *         API time = api_exit - api_enter, queue time = kernel_start - api_exit (0 when
+ *         the kernel starts first), kernel time; the larger of API and queue time is read
+ *         as the cause (queue: the kernel waited on the device side).
+ *   hta   Holistic Trace Analysis: the idle-time class of the gap before the kernel on its
+ *         stream (host_wait when its runtime call began after the previous kernel on the
+ *         stream ended; else kernel_wait when the gap is under consecutive_kernel_delay,
+ *         30 ns; else other), and, where the class is other or there is no gap, its kernel
+ *         launch statistics: the launch delay (kernel_start - api_exit) against the runtime
+ *         call's duration (a launch delay outlier reads as the kernel waiting to be
+ *         scheduled: queue; a runtime outlier as the call: api_call).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lineage/trace_format.h"
+#include "reader.h"
+#include "score.h"
+
+#define NIL UINT64_MAX
+
+static const char *const label_names[] = {
+#define LIN_SLABEL_NAME(e, s) s,
+	LIN_SLABELS(LIN_SLABEL_NAME)
+#undef LIN_SLABEL_NAME
+};
+static const char *const method_names[] = { "lineage", "nsys", "hta" };
+static const char *const cause_names[] = {
+#define LIN_TC_NAME(e, v, s) s,
+	LIN_TRUTH_CAUSES(LIN_TC_NAME)
+#undef LIN_TC_NAME
+};
+
+const char *lin_slabel_name(enum lin_slabel l) { return l < LIN_SL_N ? label_names[l] : "?"; }
+const char *lin_smethod_name(enum lin_smethod m) { return m < LIN_SM_N ? method_names[m] : "?"; }
+
+struct tlabel {
+	uint64_t key, start, end, mag;
+	uint32_t kind, cause, alt;
+	bool conflict, matched, twice; /* twice: two ledgers carry its key */
+	uint8_t label[LIN_SM_N];
+	uint64_t ls[LIN_SM_N], le[LIN_SM_N]; /* the stretch each method blamed */
+};
+
+struct lin_score {
+	struct tlabel *v;
+	size_t n, cap;
+	size_t matched, conflicts;
+	uint64_t pid; /* the process the cause truth describes (its header) */
+	char host[256];
+};
+
+struct lin_score *lin_score_create(void) { return calloc(1, sizeof(struct lin_score)); }
+
+void lin_score_free(struct lin_score *s)
+{
+	if (s)
+		free(s->v);
+	free(s);
+}
+
+size_t lin_score_matched(const struct lin_score *s) { return s->matched; }
+
+/* ------------------------------------------------------------------ the truth */
+
+static int cmp_label(const void *pa, const void *pb)
+{
+	const struct tlabel *a = pa, *b = pb;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* One record's fields, as the schema guarantees their types (reader.h). */
+static int take(struct lin_score *s, const struct lin_rec *r, const char *path, char *err, size_t len)
+{
+	if (r->type != LIN_REC_LAUNCH_CAUSE)
+		return fail(err, len,
+			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": a %s record in a "
+			    "cause-truth file (only launch_cause, type %d)",
+			    path, r->offset, r->index,
+			    r->known ? lin_rec_name(r->type) : "unknown-type", LIN_REC_LAUNCH_CAUSE);
+	uint64_t kind = r->f[0], cause = r->f[2], alt = r->f[3];
+	if (kind != LIN_REC_KERNEL && kind != LIN_REC_MEMCPY && kind != LIN_REC_MEMSET)
+		return fail(err, len,
+			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": gpu_kind %" PRIu64
+			    " is not a kernel (22), memcpy (23) or memset (24)",
+			    path, r->offset, r->index, kind);
+	if (cause == LIN_TC_NONE || cause >= LIN_TC_N)
+		return fail(err, len,
+			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": cause %" PRIu64
+			    " is not one of 1..%d (docs/trace-format.md)",
+			    path, r->offset, r->index, cause, LIN_TC_N - 1);
+	uint64_t causes = ((1ull << LIN_TC_N) - 1) & ~(1ull << LIN_TC_NONE | 1ull << LIN_TC_AMBIGUOUS);
+	if ((cause == LIN_TC_AMBIGUOUS) != (alt != 0) || (alt & ~causes) ||
+	    (cause == LIN_TC_AMBIGUOUS && !(alt & (alt - 1))))
+		return fail(err, len,
+			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": alt %#" PRIx64
+			    ": an ambiguous label names two or more causes (bits 1..9), any other none",
+			    path, r->offset, r->index, alt);
+	bool nil_s = r->nil & 1u << 4, nil_e = r->nil & 1u << 5;
+	if (!nil_s && !nil_e && r->f[5] < r->f[4])
+		return fail(err, len,
+			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": end_ns %" PRIu64
+			    " before start_ns %" PRIu64,
+			    path, r->offset, r->index, r->f[5], r->f[4]);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct tlabel *v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = (struct tlabel){
+		.kind = (uint32_t)kind,
+		.key = r->f[1],
+		.cause = (uint32_t)cause,
+		.alt = (uint32_t)alt,
+		.start = nil_s ? NIL : r->f[4],
+		.end = nil_e ? NIL : r->f[5],
+		.mag = r->nil & 1u << 6 ? NIL : r->f[6],
+	};
+	return 0;
+}
+
+static int load(struct lin_score *s, struct lin_reader *rd, const char *path, char *err, size_t errlen)
+{
+	struct lin_header h;
+	struct lin_rec *r = malloc(sizeof(*r));
+	int rc = 0;
+	if (!rd || !r) {
+		lin_reader_free(rd);
+		free(r);
+		return -ENOMEM;
+	}
+	if (lin_reader_header(rd, LIN_CAUSE_TRUTH_FORMAT_NAME, &h) < 0)
+		rc = fail(err, errlen, "%s: byte %" PRIu64 ": %s", path,
+			  lin_reader_error_offset(rd), lin_reader_error(rd));
+	s->pid = h.pid;
+	snprintf(s->host, sizeof(s->host), "%s", h.host);
+	while (!rc) {
+		enum lin_read_status st = lin_reader_next(rd, r);
+		if (st == LIN_READ_EOF)
+			break;
+		if (st != LIN_READ_RECORD) {
+			rc = fail(err, errlen, "%s: byte %" PRIu64 ": %s", path,
+				  lin_reader_error_offset(rd), lin_reader_error(rd));
+			break;
+		}
+		rc = take(s, r, path, err, errlen);
+	}
+	free(r);
+	lin_reader_free(rd);
+	if (rc)
+		return rc;
+	if (!s->n)
+		return fail(err, errlen, "%s: no launch_cause record: nothing to score against", path);
+	qsort(s->v, s->n, sizeof(*s->v), cmp_label);
+	s->conflicts = 0;
+	for (size_t i = 1; i < s->n; i++)
+		if (!cmp_label(&s->v[i - 1], &s->v[i]))
+			s->v[i - 1].conflict = s->v[i].conflict = true;
+	for (size_t i = 0; i < s->n; i++)
+		s->conflicts += s->v[i].conflict;
+	return 0;
+}
+
+int lin_score_load(struct lin_score *s, const char *path, char *err, size_t errlen)
+{
+	return load(s, lin_reader_open(path), path, err, errlen);
+}
+
+int lin_score_load_mem(struct lin_score *s, const char *name, const void *data, size_t size,
+		       char *err, size_t errlen)
+{
+	return load(s, lin_reader_open_mem(name, data, size), name, err, errlen);
+}
+
+/* ------------------------------------------------------------------ labels */
+
+/* Only what a record says: the baselines do not use lineage's inferences. */
+static bool seen(const struct lin_xlaunch *l, enum lin_mark m)
+{
+	return l->m[m].ev == LIN_EV_OBSERVED;
+}
+
+static enum lin_slabel lineage_label(const struct lin_xlaunch *l, uint64_t *s, uint64_t *e)
+{
+	if (l->dominant >= LIN_X_N)
+		return LIN_SL_UNKNOWN;
+	uint64_t best = 0;
+	for (uint8_t i = 0; i < l->nseg; i++)
+		if (l->seg[i].cause == l->dominant && l->seg[i].ns >= best) {
+			best = l->seg[i].ns;
+			*s = l->seg[i].start;
+			*e = l->seg[i].end;
+		}
+	switch ((enum lin_xcause)l->dominant) {
+	case LIN_X_BEFORE_DECLARE: return LIN_SL_BEFORE_DECLARE;
+	case LIN_X_BEFORE_HANDOFF: return LIN_SL_BEFORE_HANDOFF;
+	case LIN_X_HANDOFF_WAIT: return LIN_SL_HANDOFF_WAIT;
+	case LIN_X_THREAD_DELAY: return LIN_SL_THREAD_DELAY;
+	case LIN_X_DESCHEDULED: return LIN_SL_DESCHEDULED;
+	case LIN_X_API_CALL: return LIN_SL_API_CALL;
+	case LIN_X_SUBMIT_DELAY: return LIN_SL_SUBMIT_DELAY;
+	case LIN_X_DEVICE_BUSY: return LIN_SL_DEVICE_BUSY;
+	case LIN_X_DEPENDENCY:
+		if (l->dominant_how == LIN_HOW_STREAM_ORDER)
+			return LIN_SL_STREAM_DEPENDENCY;
+		if (l->dominant_how == LIN_HOW_EVENT_WAIT)
+			return LIN_SL_EVENT_DEPENDENCY;
+		return LIN_SL_DEPENDENCY; /* tied_dependencies: which one is not known */
+	default: return LIN_SL_UNKNOWN;   /* unresolved, competing causes */
+	}
+}
+
+static enum lin_slabel nsys_label(const struct lin_xlaunch *l, uint64_t *s, uint64_t *e)
+{
+	if (!seen(l, LIN_M_API_ENTER) || !seen(l, LIN_M_API_EXIT) || !seen(l, LIN_M_KERNEL_START))
+		return LIN_SL_UNKNOWN;
+	uint64_t en = l->m[LIN_M_API_ENTER].t, ex = l->m[LIN_M_API_EXIT].t;
+	uint64_t st = l->m[LIN_M_KERNEL_START].t;
+	uint64_t api = ex > en ? ex - en : 0, queue = st > ex ? st - ex : 0;
+	if (!api && !queue)
+		return LIN_SL_UNKNOWN;
+	if (api >= queue) {
+		*s = en, *e = ex;
+		return LIN_SL_API_CALL;
+	}
+	*s = ex, *e = st;
+	return LIN_SL_QUEUE;
+}
+
+static enum lin_slabel hta_label(const struct lin_xlaunch *l, uint64_t *s, uint64_t *e)
+{
+	if (!seen(l, LIN_M_KERNEL_START))
+		return LIN_SL_UNKNOWN;
+	uint64_t st = l->m[LIN_M_KERNEL_START].t;
+	if (l->pred_end != UINT64_MAX && st > l->pred_end) {
+		/* An idle gap before the kernel on its stream: HTA classifies it. */
+		if (seen(l, LIN_M_API_ENTER) && l->m[LIN_M_API_ENTER].t > l->pred_end) {
+			*s = l->pred_end, *e = st;
+			return LIN_SL_HOST_WAIT;
+		}
+		if (st - l->pred_end < LIN_HTA_KERNEL_WAIT_NS) {
+			*s = l->pred_end, *e = st;
+			return LIN_SL_KERNEL_WAIT;
+		}
+	}
+	/* Other (or no gap): the launch statistics. */
+	return nsys_label(l, s, e);
+}
+
+enum lin_slabel lin_score_label(enum lin_smethod m, const struct lin_xlaunch *l, uint64_t *start,
+				uint64_t *end)
+{
+	*start = *end = NIL;
+	switch (m) {
+	case LIN_SM_LINEAGE: return lineage_label(l, start, end);
+	case LIN_SM_NSYS: return nsys_label(l, start, end);
+	case LIN_SM_HTA: return hta_label(l, start, end);
+	default: return LIN_SL_UNKNOWN;
+	}
+}
+
+static bool t_ok(const struct tlabel *t) { return t->matched && !t->conflict && !t->twice; }
+
+int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct lin_validator *v)
+{
+	size_t n = lin_explain_count(x);
+	for (size_t i = 0; i < n; i++) {
+		const struct lin_xlaunch *l = lin_explain_at(x, i);
+		uint64_t pid;
+		const char *host;
+		if (l->key == UINT64_MAX || l->imported ||
+		    !lin_validator_proc_id(v, l->proc, &pid, &host) || pid != s->pid ||
+		    strcmp(host, s->host) != 0)
+			continue; /* a label names a GPU record of one process (host, pid, kind, key) */
+		struct tlabel probe = { .kind = l->kind, .key = l->key };
+		struct tlabel *t = bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label);
+		if (!t)
+			continue;
+		while (t > s->v && !cmp_label(t - 1, &probe))
+			t--; /* the first of equal keys (a conflict) */
+		if (t->matched) {
+			t->twice = true; /* two GPU records with one key: which one is not known */
+			continue;
+		}
+		t->matched = true;
+		for (int m = 0; m < LIN_SM_N; m++)
+			t->label[m] = (uint8_t)lin_score_label((enum lin_smethod)m, l, &t->ls[m],
+							       &t->le[m]);
+	}
+	s->matched = 0;
+	for (size_t i = 0; i < s->n; i++)
+		s->matched += t_ok(&s->v[i]);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ scores */
+
+enum side { SIDE_NONE = 0, SIDE_HOST = 1, SIDE_DEP = 2, SIDE_DEVICE = 4 };
+
+static unsigned label_side(enum lin_slabel l)
+{
+	switch (l) {
+	case LIN_SL_BEFORE_DECLARE:
+	case LIN_SL_BEFORE_HANDOFF:
+	case LIN_SL_HANDOFF_WAIT:
+	case LIN_SL_THREAD_DELAY:
+	case LIN_SL_DESCHEDULED:
+	case LIN_SL_API_CALL:
+	case LIN_SL_SUBMIT_DELAY:
+	case LIN_SL_HOST_WAIT: return SIDE_HOST;
+	case LIN_SL_STREAM_DEPENDENCY:
+	case LIN_SL_EVENT_DEPENDENCY:
+	case LIN_SL_GRAPH_DEPENDENCY:
+	case LIN_SL_DEPENDENCY: return SIDE_DEP;
+	case LIN_SL_DEVICE_BUSY:
+	case LIN_SL_QUEUE:
+	case LIN_SL_KERNEL_WAIT: return SIDE_DEVICE;
+	default: return SIDE_NONE;
+	}
+}
+
+/* The sides a true cause lies on (queueing: behind the stream's own work, on the device). */
+static unsigned truth_side(uint32_t c)
+{
+	switch (c) {
+	case LIN_TC_HANDOFF_WAIT:
+	case LIN_TC_DESCHEDULED:
+	case LIN_TC_API_CALL:
+	case LIN_TC_SUBMIT_DELAY: return SIDE_HOST;
+	case LIN_TC_STREAM_DEPENDENCY:
+	case LIN_TC_EVENT_DEPENDENCY:
+	case LIN_TC_GRAPH_DEPENDENCY: return SIDE_DEP;
+	case LIN_TC_DEVICE_BUSY: return SIDE_DEVICE;
+	case LIN_TC_QUEUEING: return SIDE_DEP | SIDE_DEVICE;
+	default: return SIDE_NONE;
+	}
+}
+
+/* Whether label @l names true cause @c (docs/attribution.md, "Scoring"). */
+static bool names(uint32_t c, enum lin_slabel l)
+{
+	switch (c) {
+	case LIN_TC_HANDOFF_WAIT: return l == LIN_SL_HANDOFF_WAIT;
+	case LIN_TC_DESCHEDULED: return l == LIN_SL_DESCHEDULED;
+	case LIN_TC_API_CALL: return l == LIN_SL_API_CALL;
+	case LIN_TC_SUBMIT_DELAY: return l == LIN_SL_SUBMIT_DELAY;
+	case LIN_TC_STREAM_DEPENDENCY: return l == LIN_SL_STREAM_DEPENDENCY;
+	case LIN_TC_EVENT_DEPENDENCY: return l == LIN_SL_EVENT_DEPENDENCY;
+	case LIN_TC_GRAPH_DEPENDENCY: return l == LIN_SL_GRAPH_DEPENDENCY;
+	case LIN_TC_DEVICE_BUSY: return l == LIN_SL_DEVICE_BUSY || l == LIN_SL_QUEUE;
+	case LIN_TC_QUEUEING: return l == LIN_SL_STREAM_DEPENDENCY || l == LIN_SL_QUEUE;
+	default: return false;
+	}
+}
+
+/* An ambiguous launch is calibrated when the label commits to none of its candidates:
+ * unknown, or a label that covers them all (dependency, when every candidate is one). */
+static bool calibrated(uint32_t alt, enum lin_slabel l)
+{
+	if (l == LIN_SL_UNKNOWN)
+		return true;
+	uint32_t deps = 1u << LIN_TC_STREAM_DEPENDENCY | 1u << LIN_TC_EVENT_DEPENDENCY |
+			1u << LIN_TC_GRAPH_DEPENDENCY;
+	return l == LIN_SL_DEPENDENCY && !(alt & ~deps);
+}
+
+struct row {
+	uint64_t n, correct, side, unknown, device, claimed, claimed_right;
+	uint64_t nerr; /* correct labels with both intervals known */
+	double err_ns, err_rel;
+};
+
+static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+static void tally(const struct lin_score *s, enum lin_smethod m, struct row *rows)
+{
+	memset(rows, 0, LIN_TC_N * sizeof(*rows));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct tlabel *t = &s->v[i];
+		if (!t_ok(t))
+			continue;
+		enum lin_slabel l = (enum lin_slabel)t->label[m];
+		struct row *r = &rows[t->cause];
+		r->n++;
+		r->unknown += l == LIN_SL_UNKNOWN;
+		r->device += label_side(l) == SIDE_DEVICE;
+		if (t->cause == LIN_TC_AMBIGUOUS) {
+			r->correct += calibrated(t->alt, l);
+			continue;
+		}
+		r->side += (label_side(l) & truth_side(t->cause)) != 0;
+		for (uint32_t c = 1; c < LIN_TC_AMBIGUOUS; c++)
+			if (names(c, l)) {
+				rows[c].claimed++;
+				rows[c].claimed_right += c == t->cause;
+			}
+		if (!names(t->cause, l))
+			continue;
+		r->correct++;
+		if (t->start != NIL && t->end != NIL && t->ls[m] != NIL && t->le[m] != NIL) {
+			double e = (double)absdiff(t->ls[m], t->start) +
+				   (double)absdiff(t->le[m], t->end);
+			r->nerr++;
+			r->err_ns += e;
+			r->err_rel += t->end > t->start ? e / (double)(t->end - t->start) : 0;
+		}
+	}
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0; }
+
+int lin_score_report(const struct lin_score *s, FILE *out, const char *tag)
+{
+	struct row rows[LIN_TC_N];
+	int bad = 0;
+	uint64_t unmatched = 0;
+	for (size_t i = 0; i < s->n; i++)
+		unmatched += !s->v[i].matched && !s->v[i].conflict;
+	const char *w = tag && *tag ? tag : "-";
+	bad |= fprintf(out, "%-8s %-18s %6s %8s %9s %9s %6s %8s %9s %12s %8s\n", "method", "cause",
+		       "n", "correct", "accuracy", "precision", "side", "unknown", "as_device",
+		       "interval_ns", "rel") < 0;
+	for (int m = 0; m < LIN_SM_N; m++) {
+		tally(s, (enum lin_smethod)m, rows);
+		uint64_t n = 0, ok = 0, side = 0, dep_dev = 0;
+		for (uint32_t c = 1; c < LIN_TC_N; c++) {
+			const struct row *r = &rows[c];
+			if (!r->n)
+				continue;
+			bool amb = c == LIN_TC_AMBIGUOUS;
+			char prec[16] = "-", sd[16] = "-", ie[24] = "-", rel[16] = "-";
+			if (!amb) {
+				snprintf(prec, sizeof(prec), "%.3f", ratio(r->claimed_right, r->claimed));
+				snprintf(sd, sizeof(sd), "%.3f", ratio(r->side, r->n));
+				n += r->n, ok += r->correct, side += r->side;
+			}
+			if (c == LIN_TC_STREAM_DEPENDENCY || c == LIN_TC_EVENT_DEPENDENCY ||
+			    c == LIN_TC_GRAPH_DEPENDENCY)
+				dep_dev += r->device;
+			if (r->nerr) {
+				snprintf(ie, sizeof(ie), "%.0f", r->err_ns / (double)r->nerr);
+				snprintf(rel, sizeof(rel), "%.4f", r->err_rel / (double)r->nerr);
+			}
+			bad |= fprintf(out,
+				       "%-8s %-18s %6" PRIu64 " %8" PRIu64
+				       " %9.3f %9s %6s %8" PRIu64 " %9" PRIu64 " %12s %8s\n",
+				       method_names[m], cause_names[c], r->n, r->correct,
+				       ratio(r->correct, r->n), prec, sd, r->unknown, r->device, ie,
+				       rel) < 0;
+			if (amb)
+				bad |= fprintf(out,
+					       "SUMMARY method=%s without=%s cause=ambiguous n=%" PRIu64
+					       " calibrated=%" PRIu64 " calibration=%.3f confident=%" PRIu64
+					       " as_device=%" PRIu64 "\n",
+					       method_names[m], w, r->n, r->correct,
+					       ratio(r->correct, r->n), r->n - r->correct,
+					       r->device) < 0;
+			else
+				bad |= fprintf(out,
+					       "SUMMARY method=%s without=%s cause=%s n=%" PRIu64
+					       " correct=%" PRIu64 " recall=%.3f precision=%s side=%s"
+					       " unknown=%" PRIu64 " as_device=%" PRIu64
+					       " interval_err_ns=%s interval_err_rel=%s\n",
+					       method_names[m], w, cause_names[c], r->n, r->correct,
+					       ratio(r->correct, r->n), prec, sd, r->unknown,
+					       r->device, ie, rel) < 0;
+		}
+		const struct row *a = &rows[LIN_TC_AMBIGUOUS];
+		bad |= fprintf(out,
+			       "SUMMARY method=%s without=%s cause=all single=%" PRIu64 " correct=%" PRIu64
+			       " accuracy=%.3f side=%.3f dependency_as_device=%" PRIu64 " ambiguous=%" PRIu64
+			       " calibration=%.3f unmatched=%" PRIu64 " conflicting=%zu\n",
+			       method_names[m], w, n, ok, ratio(ok, n), ratio(side, n), dep_dev,
+			       a->n, ratio(a->correct, a->n), unmatched, s->conflicts) < 0;
+	}
+	return bad ? -1 : 0;
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# score.sh EXPLAIN SYNTH GEN WORKDIR - lineage-explain --score (docs/attribution.md): each
+# outcome fires on an input made for it and stays silent on one that is not.
+#   - a scenario's targets are scored, lineage names the injected cause (fires), the
+#     baselines' labels differ where their vocabulary cannot name it;
+#   - --without host-sched turns descheduled into thread_delay (the evidence matters);
+#   - a cause truth that matches no launch: exit 1; a bad cause truth (wrong format,
+#     a foreign record, a bad cause, an ambiguous label with one candidate, a cut file):
+#     exit 2 naming the file and the byte offset; usage errors: 64.
+set -u
+explain=$1 synth=$2 gen=$3 w=$4
+rm -rf "$w" && mkdir -p "$w" || exit 1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect() { # expect RC CMD...: run, keep stdout/stderr in $w/out, $w/err
+	want=$1; shift
+	"$@" >"$w/out" 2>"$w/err"; rc=$?
+	[ "$rc" = "$want" ] || { cat "$w/err" >&2; fail "exit $rc, want $want: $*"; }
+}
+field() { # field METHOD CAUSE KEY: a SUMMARY value
+	awk -v m="method=$1" -v c="cause=$2" -v k="$3" '$1 == "SUMMARY" && $2 == m && $4 == c {
+		for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }' "$w/out"
+}
+run() { # run SCENARIO: trace, sched trace, cause truth
+	"$synth" --scenario "attr-$1" --strategy epoch --seed 3 --requests 12 --latency-timestamps \
+		--delay-us 3000 -o "$w/$1.lt" --truth "$w/$1.truth" --cause-truth "$w/$1.cause" \
+		--sched-trace "$w/$1.sched" >/dev/null || fail "lineage-synth attr-$1"
+}
+
+# 1. descheduled: lineage names it with the scheduler's records, thread_delay without them.
+run descheduled
+expect 0 "$explain" --score "$w/descheduled.cause" "$w/descheduled.lt" "$w/descheduled.sched"
+[ "$(field lineage descheduled n)" = 12 ] || fail "12 targets scored"
+[ "$(field lineage descheduled correct)" -ge 11 ] || fail "lineage names descheduled"
+[ "$(field nsys descheduled correct)" = 0 ] || fail "nsys has no word for descheduling"
+grep -q '^SUMMARY method=hta without=- cause=all ' "$w/out" || fail "an overall line per method"
+expect 0 "$explain" --score "$w/descheduled.cause" --without host-sched "$w/descheduled.lt" "$w/descheduled.sched"
+[ "$(field lineage descheduled correct)" = 0 ] || fail "without host_sched records: not named"
+grep -q 'without=host-sched' "$w/out" || fail "the ablation is named in the SUMMARY lines"
+expect 0 "$explain" --score "$w/descheduled.cause" "$w/descheduled.lt"
+[ "$(field lineage descheduled correct)" = 0 ] || fail "without the sched trace: not named"
+
+# 2. stream dependency: lineage says dependency, never device delay; nsys reads queue.
+run stream-dependency
+expect 0 "$explain" --score "$w/stream-dependency.cause" "$w/stream-dependency.lt"
+[ "$(field lineage stream_dependency correct)" = 12 ] || fail "lineage names the stream dependency"
+[ "$(field lineage stream_dependency as_device)" = 0 ] || fail "lineage: no dependency as device delay"
+[ "$(field nsys stream_dependency as_device)" = 12 ] || fail "nsys reads the queue as the cause"
+expect 0 "$explain" --score "$w/stream-dependency.cause" --without stream-order "$w/stream-dependency.lt"
+[ "$(field lineage stream_dependency correct)" = 0 ] || fail "without stream order: not named"
+
+# 3. the cause truth of another run matches nothing: exit 1, said.
+expect 1 "$explain" --score "$w/descheduled.cause" "$w/stream-dependency.lt"
+grep -q 'none of its labels matched' "$w/err" || fail "no match is said"
+
+# 4. bad cause truth files: exit 2 with file and byte offset.
+expect 2 "$explain" --score "$w/descheduled.truth" "$w/descheduled.lt"
+grep -q "descheduled.truth: byte 0: header: format 'lineage-truth', expected 'lineage-cause-truth'" "$w/err" ||
+	fail "a request truth file is refused by its format"
+for bad in foreign-record bad-cause one-candidate bad-interval empty; do
+	"$gen" --cause-truth "$bad" "$w/$bad.cause" || fail "lin-explain-gen --cause-truth $bad"
+	expect 2 "$explain" --score "$w/$bad.cause" "$w/descheduled.lt"
+	grep -q "$bad.cause" "$w/err" || fail "$bad: the file is named"
+done
+grep -q 'no launch_cause record' "$w/err" || fail "an empty cause truth is no pass"
+size=$(wc -c <"$w/descheduled.cause")
+head -c $((size - 3)) "$w/descheduled.cause" >"$w/cut.cause"
+expect 2 "$explain" --score "$w/cut.cause" "$w/descheduled.lt"
+grep -q 'cut.cause: byte [0-9]*: .*trunc' "$w/err" || fail "a cut cause truth names its offset"
+
+# 5. usage
+expect 64 "$explain" --score "$w/descheduled.cause" --json "$w/descheduled.lt"
+expect 64 "$explain" --without nothing "$w/descheduled.lt"
+expect 64 "$explain" --without latency,bogus "$w/descheduled.lt"
+echo "score.sh: ok"
