@@ -293,6 +293,25 @@ LIN_API int lin_graph_node_created(lin_graph_tracker *gt, uint64_t graph_id, uin
 	return err;
 }
 
+LIN_API int lin_graph_edges(lin_graph_tracker *gt, uint64_t graph_id, const uint64_t *from,
+			    const uint64_t *to, size_t n)
+{
+	if (!gt || !graph_id || (n && (!from || !to)))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!from[i] || !to[i] || from[i] == to[i])
+			return -EINVAL;
+	msgpack_packer *pk = lin_rt_out_lock(gt->rt);
+	if (!pk)
+		return -LIN_ETRACE;
+	if (!n)
+		lin_tf_graph_edge(pk, graph_id, LIN_TF_NIL, LIN_TF_NIL);
+	for (size_t i = 0; i < n; i++)
+		lin_tf_graph_edge(pk, graph_id, from[i], to[i]);
+	lin_rt_out_unlock(gt->rt);
+	return 0;
+}
+
 LIN_API int lin_graph_exec_instantiated(lin_graph_tracker *gt, uint64_t graph_id, uint64_t exec_id)
 {
 	struct owner_ent *x;

@@ -65,6 +65,7 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_SYNC, "sync", "cuoouooo", "correlation", "sync_type", "start_dev", "end_dev",
 	  "context", "stream", "event", "sync_id"),
 	S(LIN_REC_HOST_SCHED, "host_sched", "uuuuo", "tid", "start_ns", "end_ns", "state", "source_sid"),
+	S(LIN_REC_GRAPH_EDGE, "graph_edge", "uoo", "graph_id", "from_node_id", "to_node_id"),
 	S(LIN_REC_TRUTH, "truth", "uuao|c", "gpu_kind", "key", "requests", "epoch", "correlation"),
 	S(LIN_REC_LAUNCH_CAUSE, "launch_cause", "uuuuooo", "gpu_kind", "key", "cause", "alt",
 	  "start_ns", "end_ns", "magnitude_ns"),

@@ -278,6 +278,14 @@ void lin_tf_host_sched(msgpack_packer *pk, uint64_t tid, uint64_t start_ns, uint
 	lin_tf_pack_opt(pk, source_sid);
 }
 
+void lin_tf_graph_edge(msgpack_packer *pk, uint64_t graph_id, uint64_t from, uint64_t to)
+{
+	pack_head(pk, LIN_REC_GRAPH_EDGE, LIN_REC_NFIELDS_GRAPH_EDGE);
+	msgpack_pack_uint64(pk, graph_id);
+	lin_tf_pack_opt(pk, from);
+	lin_tf_pack_opt(pk, to);
+}
+
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped)
 {
 	pack_head(pk, LIN_REC_TRACE_END, LIN_REC_NFIELDS_TRACE_END);

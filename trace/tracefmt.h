@@ -99,6 +99,9 @@ void lin_tf_sync(msgpack_packer *pk, uint64_t correlation, uint32_t sync_type, u
 /* Host scheduling evidence (since 1.3): thread @tid was not running in [start, end]. */
 void lin_tf_host_sched(msgpack_packer *pk, uint64_t tid, uint64_t start_ns, uint64_t end_ns,
 		       uint32_t state, uint64_t source_sid);
+/* A dependency of graph @graph_id: node @to runs after node @from (since 1.3). Both
+ * LIN_TF_NIL: the graph has no edge at all (its topology is known, every node a root). */
+void lin_tf_graph_edge(msgpack_packer *pk, uint64_t graph_id, uint64_t from, uint64_t to);
 /* The last record of a trace that was closed (lin_runtime_free). */
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped);
 /* Truth label: requests[n]; epoch LIN_TF_NIL when not known. */

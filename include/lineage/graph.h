@@ -80,6 +80,21 @@ LIN_API int lin_graph_capture_end(lin_graph_tracker *gt, const lin_graph_capture
 				  uint64_t graph_id, const uint64_t *nodes, size_t n);
 
 /*
+ * lin_graph_edges - graph @graph_id's dependencies: node @to[i] runs after node @from[i]
+ * (the application's node ids, as given to capture_end or node_created: e.g. from
+ * cudaGraphGetEdges + cuptiGetGraphNodeId), @n of them; one graph_edge record each, or, for
+ * @n = 0, one saying the graph has no edge. Call once the graph is complete (after
+ * capture_end, or after the last cudaGraphAddDependencies): lineage-explain then knows
+ * what each node's kernel waited for inside a replay (docs/ledger.md, "graph_edge"); a
+ * graph whose edges are not given stays graph_dependency_unknown there.
+ * Return: 0; -EINVAL (NULL arrays with @n > 0, a zero id, a node its own predecessor:
+ * nothing written); -LIN_ETRACE. Context: any thread; takes the output lock; no
+ * allocation. Since: 0.5
+ */
+LIN_API int lin_graph_edges(lin_graph_tracker *gt, uint64_t graph_id, const uint64_t *from,
+			    const uint64_t *to, size_t n);
+
+/*
  * lin_graph_node_created - a node was added explicitly (cudaGraphAdd*Node) by the calling
  * thread: it belongs to that thread's current epoch (nil if none).
  * Return: 0; -EINVAL; -ENOSPC (as capture_end); -LIN_ETRACE. Context: creating thread.

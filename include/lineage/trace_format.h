@@ -47,6 +47,7 @@ enum lin_rec_type {
 	LIN_REC_CUDA_EVENT = 34, /* since format 1.3 */
 	LIN_REC_SYNC = 35,       /* since format 1.3 */
 	LIN_REC_HOST_SCHED = 36, /* since format 1.3 */
+	LIN_REC_GRAPH_EDGE = 37, /* since format 1.3 */
 	LIN_REC_TRUTH = 40,
 	LIN_REC_LAUNCH_CAUSE = 41, /* cause-truth files only */
 };
@@ -82,6 +83,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_CUDA_EVENT 6
 #define LIN_REC_NFIELDS_SYNC 8
 #define LIN_REC_NFIELDS_HOST_SCHED 5
+#define LIN_REC_NFIELDS_GRAPH_EDGE 3
 #define LIN_REC_NFIELDS_TRUTH 5 /* 4 in format 1.0 and 1.1 (no correlation) */
 #define LIN_REC_NFIELDS_LAUNCH_CAUSE 7
 

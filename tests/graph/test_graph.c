@@ -233,6 +233,34 @@ Test(graph, clone_leads_to_original_epoch)
 	cr_assert_eq(tr_u(tr, x, 4), 50);
 }
 
+/* Edges become graph_edge records, one each; a graph without edges gets one nil record;
+ * bad arguments write nothing. */
+Test(graph, edges_are_recorded)
+{
+	const uint64_t from[] = { 0x700000001ull, 0x700000002ull },
+		       to[] = { 0x700000002ull, 0x700000003ull };
+	const uint64_t self[] = { 0x700000001ull }, zero[] = { 0 };
+
+	cr_assert_eq(lin_graph_edges(gt, 7, from, to, 2), 0);
+	cr_assert_eq(lin_graph_edges(gt, 8, NULL, NULL, 0), 0);
+	cr_assert_eq(lin_graph_edges(gt, 9, self, self, 1), -EINVAL);
+	cr_assert_eq(lin_graph_edges(gt, 9, zero, to, 1), -EINVAL);
+	cr_assert_eq(lin_graph_edges(gt, 0, from, to, 2), -EINVAL);
+	cr_assert_eq(lin_graph_edges(gt, 9, NULL, to, 1), -EINVAL);
+	cr_assert_eq(lin_graph_edges(NULL, 9, from, to, 2), -EINVAL);
+
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_GRAPH_EDGE), 3, "nothing written for the bad calls");
+	size_t e = tr_find(tr, LIN_REC_GRAPH_EDGE, 0);
+	cr_assert_eq(tr_nfields(tr, e), LIN_REC_NFIELDS_GRAPH_EDGE);
+	cr_assert_eq(tr_u(tr, e, 1), 7);
+	cr_assert_eq(tr_u(tr, e, 2), 0x700000001ull);
+	cr_assert_eq(tr_u(tr, e, 3), 0x700000002ull);
+	e = tr_find(tr, LIN_REC_GRAPH_EDGE, 2);
+	cr_assert_eq(tr_u(tr, e, 1), 8);
+	cr_assert(tr_is_nil(tr, e, 2) && tr_is_nil(tr, e, 3), "no edge: both ends nil");
+}
+
 struct launcher {
 	uint64_t epoch;
 	int n;

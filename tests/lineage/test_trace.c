@@ -98,6 +98,7 @@ Test(trace, encoders_write_documented_field_counts)
 	lin_tf_clock(&pk, 1, 2, 1);
 	lin_tf_graph_node_update(&pk, 5, 6, 2, 99, 2);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, reqs, 2, LIN_TF_NIL);
+	lin_tf_graph_edge(&pk, 5, 501, 502);
 	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 3, LIN_TC_AMBIGUOUS,
 			    1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY, 10, LIN_TF_NIL, 5);
 	struct trace t;
@@ -117,6 +118,7 @@ Test(trace, encoders_write_documented_field_counts)
 		{ LIN_REC_CLOCK, LIN_REC_NFIELDS_CLOCK },
 		{ LIN_REC_GRAPH_NODE_UPDATE, LIN_REC_NFIELDS_GRAPH_NODE_UPDATE },
 		{ LIN_REC_TRUTH, LIN_REC_NFIELDS_TRUTH },
+		{ LIN_REC_GRAPH_EDGE, LIN_REC_NFIELDS_GRAPH_EDGE },
 		{ LIN_REC_LAUNCH_CAUSE, LIN_REC_NFIELDS_LAUNCH_CAUSE },
 	};
 	cr_assert_eq(t.n, sizeof(want) / sizeof(want[0]));
