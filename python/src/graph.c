@@ -130,24 +130,20 @@ static PyObject *gt_capture_begin(LinGraphTracker *self, PyObject *unused)
 	return (PyObject *)c;
 }
 
-static PyObject *gt_capture_end(LinGraphTracker *self, PyObject *args)
+/* A sequence of ints into a PyMem array (*@out, *@n); NULL with an exception set. */
+static uint64_t *ids_of(PyObject *obj, const char *msg, Py_ssize_t *n)
 {
-	PyObject *cap, *nodes;
-	unsigned long long graph;
-	lin_runtime *rt;
-	if (!PyArg_ParseTuple(args, "O!KO", &LinGraphCapture_Type, &cap, &graph, &nodes))
-		return NULL;
-	lin_graph_tracker *gt = tracker(self, &rt);
-	PyObject *seq = gt ? PySequence_Fast(nodes, "nodes must be a sequence of ints") : NULL;
+	PyObject *seq = PySequence_Fast(obj, msg);
 	if (!seq)
 		return NULL;
-	Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-	uint64_t *v = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(*v));
+	*n = PySequence_Fast_GET_SIZE(seq);
+	uint64_t *v = PyMem_Malloc((size_t)(*n ? *n : 1) * sizeof(*v));
 	if (!v) {
 		Py_DECREF(seq);
-		return PyErr_NoMemory();
+		PyErr_NoMemory();
+		return NULL;
 	}
-	for (Py_ssize_t i = 0; i < n; i++) {
+	for (Py_ssize_t i = 0; i < *n; i++) {
 		v[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
 		if (v[i] == (uint64_t)-1 && PyErr_Occurred()) {
 			PyMem_Free(v);
@@ -156,11 +152,55 @@ static PyObject *gt_capture_end(LinGraphTracker *self, PyObject *args)
 		}
 	}
 	Py_DECREF(seq);
+	return v;
+}
+
+static PyObject *gt_capture_end(LinGraphTracker *self, PyObject *args)
+{
+	PyObject *cap, *nodes;
+	unsigned long long graph;
+	lin_runtime *rt;
+	Py_ssize_t n = 0;
+	if (!PyArg_ParseTuple(args, "O!KO", &LinGraphCapture_Type, &cap, &graph, &nodes))
+		return NULL;
+	lin_graph_tracker *gt = tracker(self, &rt);
+	uint64_t *v = gt ? ids_of(nodes, "nodes must be a sequence of ints", &n) : NULL;
+	if (!v)
+		return NULL;
 	int err;
 	Py_BEGIN_ALLOW_THREADS /* takes the output lock: the writer may hold it over a write */
 		err = lin_graph_capture_end(gt, &((LinGraphCapture *)cap)->cap, graph, v, (size_t)n);
 	Py_END_ALLOW_THREADS PyMem_Free(v);
 	return gt_err(err, "graph capture_end");
+}
+
+static PyObject *gt_edges(LinGraphTracker *self, PyObject *args)
+{
+	PyObject *from, *to;
+	unsigned long long graph;
+	lin_runtime *rt;
+	Py_ssize_t nf = 0, nt = 0;
+	if (!PyArg_ParseTuple(args, "KOO", &graph, &from, &to))
+		return NULL;
+	lin_graph_tracker *gt = tracker(self, &rt);
+	uint64_t *f = gt ? ids_of(from, "from_nodes must be a sequence of ints", &nf) : NULL;
+	uint64_t *t = f ? ids_of(to, "to_nodes must be a sequence of ints", &nt) : NULL;
+	if (!t) {
+		PyMem_Free(f);
+		return NULL;
+	}
+	if (nf != nt) {
+		PyMem_Free(f);
+		PyMem_Free(t);
+		PyErr_SetString(PyExc_ValueError, "graph edges: from_nodes and to_nodes differ in length");
+		return NULL;
+	}
+	int err;
+	Py_BEGIN_ALLOW_THREADS /* takes the output lock */
+		err = lin_graph_edges(gt, graph, f, t, (size_t)nf);
+	Py_END_ALLOW_THREADS PyMem_Free(f);
+	PyMem_Free(t);
+	return gt_err(err, "graph edges");
 }
 
 /* A call that reads the thread's context: made under the current Python context. */
@@ -298,6 +338,9 @@ static PyMethodDef gt_methods[] = {
 	  "owns the captured nodes. Capturing thread." },
 	{ "capture_end", (PyCFunction)gt_capture_end, METH_VARARGS,
 	  "capture_end(capture, graph_id, nodes): after cudaStreamEndCapture. Any thread." },
+	{ "edges", (PyCFunction)gt_edges, METH_VARARGS,
+	  "edges(graph_id, from_nodes, to_nodes): the graph's dependencies, to_nodes[i] after "
+	  "from_nodes[i] (cudaGraphGetEdges); empty lists: the graph has no edge. Any thread." },
 	{ "node_created", (PyCFunction)gt_node_created, METH_VARARGS,
 	  "node_created(graph_id, node_id): a node added explicitly, under the current epoch." },
 	{ "node_updated", (PyCFunction)gt_node_updated, METH_VARARGS,

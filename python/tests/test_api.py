@@ -306,6 +306,12 @@ def test_graph_capture_and_replay(rt):
         cap = gt.capture_begin()
         assert cap.epoch == (e.id, 1)
         gt.capture_end(cap, 100, [1, 2])
+        gt.edges(100, [1], [2])
+        gt.edges(101, [], [])
+        with pytest.raises(ValueError):
+            gt.edges(100, [1, 2], [2])
+        with pytest.raises(ValueError):
+            gt.edges(100, [1], [1])
         gt.node_created(100, 3)
         gt.exec_instantiated(100, 200)
         gt.node_cloned(1, 11, 100, 200)
