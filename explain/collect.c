@@ -77,6 +77,12 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vtab_init(&x->events, sizeof(struct lin_xevent));
 	lin_vec_init(&x->waits, sizeof(struct lin_xwait));
 	lin_vec_init(&x->scheds, sizeof(struct lin_xsched));
+	lin_vec_init(&x->edges, sizeof(struct lin_xedge));
+	lin_vec_init(&x->clones, sizeof(struct lin_xclone));
+	lin_vtab_init(&x->clone_of, sizeof(uint64_t));
+	lin_vtab_init(&x->node_graph, sizeof(uint64_t));
+	lin_vtab_init(&x->topo, sizeof(uint64_t));
+	lin_vtab_init(&x->bynode, sizeof(size_t));
 	lin_vtab_init(&x->sids, sizeof(uint64_t));
 	lin_vtab_init(&x->names, sizeof(uint64_t));
 	lin_vec_init(&x->launches, sizeof(struct lin_xlaunch));
@@ -101,6 +107,12 @@ void lin_explain_free(struct lin_explain *x)
 	lin_vtab_free(&x->events);
 	lin_vec_free(&x->waits);
 	lin_vec_free(&x->scheds);
+	lin_vec_free(&x->edges);
+	lin_vec_free(&x->clones);
+	lin_vtab_free(&x->clone_of);
+	lin_vtab_free(&x->node_graph);
+	lin_vtab_free(&x->topo);
+	lin_vtab_free(&x->bynode);
 	lin_vtab_free(&x->sids);
 	lin_vtab_free(&x->names);
 	lin_vec_free(&x->launches);
@@ -141,11 +153,12 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 	g->dev = (uint32_t)r->f[3];
 	g->ctx = (uint32_t)r->f[4];
 	g->stream = r->f[5];
-	g->queued = g->submitted = g->graph_id = g->name_sid = g->key = LIN_XNIL;
+	g->queued = g->submitted = g->graph_id = g->name_sid = g->key = g->node = LIN_XNIL;
 	g->api_s = g->api_e = g->api_tid = g->group = g->iproc = LIN_XNIL;
 	if (r->type == LIN_REC_KERNEL) {
 		g->key = OPT(r, 6); /* grid_id */
 		g->graph_id = OPT(r, 7);
+		g->node = OPT(r, 8);
 		g->name_sid = OPT(r, 9);
 		g->queued = OPT(r, 10);
 		g->submitted = OPT(r, 11);
@@ -155,8 +168,9 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 	} else {
 		g->key = g->start; /* start_dev as written */
 		g->graph_id = OPT(r, 8);
+		g->node = OPT(r, 9);
 	}
-	/* A node of a replay: its dependencies are graph edges the trace does not carry. */
+	/* A node of a replay: its dependencies are graph edges (graph_edge records, if any). */
 	if (g->graph_id != LIN_XNIL && g->graph_id)
 		g->flags |= LIN_XG_GRAPH;
 }
@@ -261,6 +275,32 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 						 .best = SIZE_MAX,
 						 .ctx = (uint32_t)r->f[4],
 						 .proc = proc };
+		break;
+	}
+	case LIN_REC_GRAPH_NODE: {
+		uint64_t *t = get(x, &x->node_graph, r->f[3], pk1(proc, 0), &fresh);
+		if (t && fresh)
+			*t = r->f[2];
+		break;
+	}
+	case LIN_REC_GRAPH_NODE_CLONE: {
+		struct lin_xclone *c = push(x, &x->clones);
+		if (c)
+			*c = (struct lin_xclone){ .original = r->f[0], .clone = r->f[1], .proc = proc };
+		uint64_t *t = get(x, &x->clone_of, r->f[1], pk1(proc, 0), &fresh);
+		if (t && (fresh || *t != r->f[0]))
+			*t = fresh ? r->f[0] : UINT64_MAX; /* two originals: which one is not known */
+		break;
+	}
+	case LIN_REC_GRAPH_EDGE: {
+		uint64_t *t = get(x, &x->topo, r->f[0], pk1(proc, 0), &fresh);
+		if (t)
+			*t = 1;
+		if (NIL(r, 1) || NIL(r, 2))
+			break; /* the graph has no edge: its topology is known all the same */
+		struct lin_xedge *e = push(x, &x->edges);
+		if (e)
+			*e = (struct lin_xedge){ .to = r->f[2], .from = r->f[1], .proc = proc };
 		break;
 	}
 	case LIN_REC_HOST_SCHED: {

@@ -84,7 +84,9 @@ enum lin_evidence {
 	X(DEVICE_OCCUPIED, "device_occupied") \
 	X(NO_SYNC_RECORDS, "no_sync_records") \
 	X(COMPETING_CAUSES, "competing_causes") \
-	X(TIED_DEPENDENCIES, "tied_dependencies")
+	X(TIED_DEPENDENCIES, "tied_dependencies") \
+	X(GRAPH_EDGE, "graph_edge") \
+	X(GRAPH_ROOT, "graph_root")
 #define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
 enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 #undef LIN_HOW_ENUM
@@ -191,6 +193,7 @@ struct lin_xopts {
 #define LIN_XW_HANDOFF 8u      /* token capture/adopt records: captured, adopted not_recorded */
 #define LIN_XW_HOST_SCHED 16u  /* host_sched records: no descheduled statement */
 #define LIN_XW_OCCUPANCY 32u   /* no device_occupied rule, no competing-causes check */
+#define LIN_XW_GRAPH_EDGE 64u  /* no graph_edge rule: graph kernels graph_dependency_unknown */
 
 struct lin_explain;
 

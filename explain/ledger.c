@@ -309,6 +309,41 @@ static bool occupancy(struct bctx *b)
 	return true;
 }
 
+static int cmp_edge(const void *pa, const void *pb)
+{
+	const struct lin_xedge *a = pa, *b = pb;
+	int k = cmp_u64(a->proc, b->proc);
+	return k ? k : cmp_u64(a->to, b->to);
+}
+
+static int cmp_clone(const void *pa, const void *pb)
+{
+	const struct lin_xclone *a = pa, *b = pb;
+	int k = cmp_u64(a->proc, b->proc);
+	return k ? k : cmp_u64(a->original, b->original);
+}
+
+/* The GPU records of graph nodes by (clone node, the replay's correlation, process): a
+ * replay runs each node once, so two records under one key leave it unusable. */
+static bool graph_index(struct bctx *b)
+{
+	struct lin_explain *x = b->x;
+	vsort(&x->edges, cmp_edge);
+	vsort(&x->clones, cmp_clone);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct lin_xgpu *g = gpu_at(i);
+		if (!(g->flags & LIN_XG_GRAPH) || g->proc == LIN_XPROC_IMPORTED ||
+		    g->node == LIN_XNIL || g->corr == LIN_XNIL || (g->flags & LIN_XG_DUP))
+			continue;
+		bool fresh;
+		size_t *e = lin_vtab_get(&x->bynode, g->node, pk1(g->proc, g->corr), &fresh);
+		if (!e)
+			return false;
+		*e = fresh ? i : SIZE_MAX;
+	}
+	return true;
+}
+
 /* The median of a sorted run of durations, without overflow. */
 static uint64_t mid2(uint64_t a, uint64_t b) { return a / 2 + b / 2 + (a & b & 1); }
 
@@ -706,6 +741,65 @@ static bool tied(size_t p, size_t q) { return gpu_at(p)->end == gpu_at(q)->end; 
 
 /* @raw: the launch's device-clock marks; dependency_ready's, when inferred, is the end of
  * the record that bounds it, as written. */
+/*
+ * The graph_edge rule: a node's kernel in a replay is ready when every predecessor of its
+ * node (graph_edge records of its graph, through graph_node_clone to the application's
+ * node and back to the predecessors' clones) has run in the same replay (same
+ * correlation). Premise, checked: the graph's topology is recorded, the clone maps to one
+ * node, and every predecessor's GPU record of that replay is in the trace and ended before
+ * @g started. On success *@t, *@err: the latest predecessor end (host), *@by its record;
+ * else the how of the unknown.
+ */
+static enum lin_how graph_ready(struct bctx *b, const struct lin_xgpu *g, uint64_t *t,
+				uint64_t *err, size_t *by)
+{
+	const struct lin_explain *x = b->x;
+	const uint64_t *orig = g->node == LIN_XNIL || g->corr == LIN_XNIL
+				       ? NULL
+				       : lin_vtab_find(&x->clone_of, g->node, pk1(g->proc, 0));
+	const uint64_t *graph = orig && *orig != UINT64_MAX
+					? lin_vtab_find(&x->node_graph, *orig, pk1(g->proc, 0))
+					: NULL;
+	if (!graph || !lin_vtab_find(&x->topo, *graph, pk1(g->proc, 0)))
+		return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN;
+	const struct lin_xedge *e = (const struct lin_xedge *)x->edges.data;
+	struct lin_xedge key = { .to = *orig, .proc = g->proc };
+	size_t lo = 0, hi = x->edges.n, npred = 0;
+	while (lo < hi) { /* the first edge into the node */
+		size_t mid = (lo + hi) / 2;
+		if (cmp_edge(&e[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*t = LIN_XNIL;
+	for (; lo < x->edges.n && !cmp_edge(&e[lo], &key); lo++, npred++) {
+		/* The predecessor's clone that ran in this replay, among all its clones. */
+		const struct lin_xclone *c = (const struct lin_xclone *)x->clones.data;
+		struct lin_xclone ck = { .original = e[lo].from, .proc = g->proc };
+		size_t a = 0, z = x->clones.n, found = SIZE_MAX;
+		while (a < z) {
+			size_t mid = (a + z) / 2;
+			if (cmp_clone(&c[mid], &ck) < 0)
+				a = mid + 1;
+			else
+				z = mid;
+		}
+		for (; a < x->clones.n && !cmp_clone(&c[a], &ck); a++) {
+			const size_t *r = lin_vtab_find(&x->bynode, c[a].clone, pk1(g->proc, g->corr));
+			if (r && *r != SIZE_MAX)
+				found = *r;
+		}
+		if (found == SIZE_MAX || b->he[found] == LIN_XNIL)
+			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN; /* a node without a record */
+		if (overlaps(gpu_at(found), g))
+			return LIN_HOW_OVERLAPPING_PREDECESSOR;
+		if (*t == LIN_XNIL || b->he[found] > *t)
+			*t = b->he[found], *err = b->herr[found], *by = found;
+	}
+	return npred ? LIN_HOW_GRAPH_EDGE : LIN_HOW_GRAPH_ROOT;
+}
+
 static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const struct lin_xgpu *g,
 		     uint64_t *raw)
 {
@@ -717,7 +811,18 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 	if (known(l, LIN_M_SUBMITTED) && (!have || l->m[LIN_M_SUBMITTED].t > front))
 		front = l->m[LIN_M_SUBMITTED].t, ferr = l->m[LIN_M_SUBMITTED].err, have = true;
 	if (g->flags & LIN_XG_GRAPH) {
-		unknown(l, LIN_M_DEP_READY, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN);
+		uint64_t t = LIN_XNIL, err = 0;
+		size_t by = SIZE_MAX;
+		enum lin_how h = (without & LIN_XW_GRAPH_EDGE) ? LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN
+							       : graph_ready(b, g, &t, &err, &by);
+		if (h != LIN_HOW_GRAPH_EDGE) {
+			unknown(l, LIN_M_DEP_READY, h);
+		} else if (have && t > front && t - front > err + ferr) {
+			set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, LIN_HOW_GRAPH_EDGE);
+			raw[LIN_M_DEP_READY] = gpu_at(by)->end;
+		} else {
+			unknown(l, LIN_M_DEP_READY, LIN_HOW_NO_KNOWN_DEPENDENCY);
+		}
 		return;
 	}
 	if (g->flags & LIN_XG_NOSTREAM) {
@@ -1381,7 +1486,7 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 	if (!b.hs || !b.he || !b.herr || !b.pred || !b.median)
 		goto out;
 	host_times(&b);
-	if (!streams(&b) || !medians(&b) || !occupancy(&b))
+	if (!streams(&b) || !medians(&b) || !occupancy(&b) || !graph_index(&b))
 		goto out;
 	wait_bounds(&b);
 	x->sum.gpu_records = b.n;

@@ -34,13 +34,16 @@ static const char usage_text[] =
 	"    replay) that lineage-validate's join engine ties to a request: request_ready, declared,\n"
 	"    captured, adopted, api_enter, api_exit, queued, submitted, dependency_ready,\n"
 	"    kernel_start, kernel_end. Each mark is observed (its source named), inferred (its\n"
-	"    rule named: stream_order, event_wait), unknown (why named) or absent (the step did\n"
-	"    not happen). The time from the first known mark to the kernel's start is cut into\n"
-	"    statements at the known marks: before_declare, before_handoff, handoff_wait,\n"
-	"    thread_delay, descheduled, api_call, submit_delay, dependency, and unresolved\n"
-	"    where no evidence says why (a readiness that cannot be observed is bounded, never\n"
-	"    invented); kernel_slow compares a kernel with the median of its name. Per request\n"
-	"    it shows the critical launch (the one that ended last) with its marks and\n"
+	"    rule named: stream_order, event_wait, graph_edge), unknown (why named) or absent\n"
+	"    (the step did not happen). The time from the first known mark to the kernel's\n"
+	"    start is cut into statements at the known marks: before_declare, before_handoff,\n"
+	"    handoff_wait, thread_delay, descheduled, api_call, submit_delay, dependency,\n"
+	"    device_busy (other streams held the device until right before the start), and\n"
+	"    unresolved where no evidence says why (a readiness that cannot be observed is\n"
+	"    bounded, never invented). The cause is that of the longest statement, or unknown\n"
+	"    when the device was as busy over it (competing causes). kernel_slow compares a\n"
+	"    kernel with the median of its name. Per request it shows the critical launch\n"
+	"    (the one that ended last) with its marks and\n"
 	"    statements; for the run, the time by cause and the fraction left unresolved.\n"
 	"    docs/ledger.md has the schema and every rule.\n"
 	"\n"
@@ -66,7 +69,8 @@ static const char usage_text[] =
 	"                        stream-order and event-wait (those dependency rules), handoff\n"
 	"                        (token capture and adopt records), host-sched (off-CPU\n"
 	"                        records), occupancy (the device_occupied rule and the\n"
-	"                        competing-causes check): what each piece of evidence buys\n"
+	"                        competing-causes check), graph-edge (the graph_edge rule):\n"
+	"                        what each piece of evidence buys\n"
 	"    --score CAUSE_TRUTH score the explanation against a cause-truth file (written by\n"
 	"                        lineage-synth --cause-truth or examples/attrib_causes.cu;\n"
 	"                        docs/attribution.md): every launch with a label gets one from\n"
@@ -87,8 +91,8 @@ static const char usage_text[] =
 	"        says why), none with a known start or a known stretch before it, or --request\n"
 	"        names no request with one; with --score: no label matched a launch\n"
 	"    2   a file (TRACE or CAUSE_TRUTH) is missing, unreadable, malformed, truncated or\n"
-	"        of an unsupported\n"
-	"        version (the message names the file, the byte offset and what was expected);\n"
+	"        of an unsupported version (the message names the file, the byte offset and\n"
+	"        what was expected);\n"
 	"        what was read before is still reported; or the report (standard output or\n"
 	"        --export-perfetto) could not be written. A file given twice is read once.\n"
 	"    3   out of memory\n"
@@ -130,6 +134,7 @@ static int parse_without(const char *list, unsigned *out)
 		{ "latency", LIN_XW_LATENCY },       { "stream-order", LIN_XW_STREAM_ORDER },
 		{ "event-wait", LIN_XW_EVENT_WAIT }, { "handoff", LIN_XW_HANDOFF },
 		{ "host-sched", LIN_XW_HOST_SCHED }, { "occupancy", LIN_XW_OCCUPANCY },
+		{ "graph-edge", LIN_XW_GRAPH_EDGE },
 	};
 	*out = 0;
 	for (const char *p = list;;) {

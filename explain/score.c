@@ -229,6 +229,8 @@ static enum lin_slabel lineage_label(const struct lin_xlaunch *l, uint64_t *s, u
 			return LIN_SL_STREAM_DEPENDENCY;
 		if (l->dominant_how == LIN_HOW_EVENT_WAIT)
 			return LIN_SL_EVENT_DEPENDENCY;
+		if (l->dominant_how == LIN_HOW_GRAPH_EDGE)
+			return LIN_SL_GRAPH_DEPENDENCY;
 		return LIN_SL_DEPENDENCY; /* tied_dependencies: which one is not known */
 	default: return LIN_SL_UNKNOWN;   /* unresolved, competing causes */
 	}

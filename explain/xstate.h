@@ -17,6 +17,7 @@ struct lin_xgpu {
 	uint64_t group;                /* imported: the op's event index; else LIN_XNIL */
 	uint64_t iproc;                /* imported: its process (or device) id */
 	uint64_t name_sid;             /* lineage: the name's string id (LIN_XNIL: none) */
+	uint64_t node;                 /* graph_node_id (the clone), LIN_XNIL: none */
 	uint64_t key;                  /* truth key: grid_id, or start_dev (LIN_XNIL: none) */
 	uint32_t file, dev, ctx, name; /* name: pool offset + 1 (0: none, or by sid) */
 	uint32_t gname;                /* imported: the op's name (pool offset + 1) */
@@ -80,6 +81,19 @@ struct lin_xwait {
 	uint16_t proc, pad;
 };
 
+/* A graph_edge record: node @to runs after node @from (the application's nodes); sorted
+ * by (proc, to). */
+struct lin_xedge {
+	uint64_t to, from;
+	uint16_t proc, pad[3];
+};
+
+/* A graph_node_clone record, sorted by (proc, original): the clones of a node. */
+struct lin_xclone {
+	uint64_t original, clone;
+	uint16_t proc, pad[3];
+};
+
 /* Sorted by (proc, tid, start); at build, overlapping records of a thread are merged, and
  * cum is the off-CPU time of the thread's records before this one. */
 struct lin_xsched {
@@ -102,20 +116,26 @@ struct lin_xgroup {
 
 struct lin_explain {
 	struct lin_xopts o;
-	struct lin_vec gpus;     /* struct lin_xgpu */
-	struct lin_vtab verd;    /* (offset, file) -> struct lin_xverdict */
-	struct lin_vec reqs;     /* uint64_t: verdicts' and launches' requests */
-	struct lin_vtab reqsets; /* (epoch, proc) -> struct lin_xreqset: each list once */
-	struct lin_vtab begins;  /* (request, proc) -> struct lin_xbegin */
-	struct lin_vec decls;    /* struct lin_xdecl */
-	struct lin_vtab caps;    /* (seq, proc << 32 | tid) -> uint64_t host_ns + 1 (0: untimed) */
-	struct lin_vec adopts;   /* struct lin_xadopt */
-	struct lin_vtab apis;    /* (corr, proc) -> struct lin_xapi */
-	struct lin_vtab events;  /* (sync_id, proc) -> struct lin_xevent */
-	struct lin_vec waits;    /* struct lin_xwait */
-	struct lin_vec scheds;   /* struct lin_xsched */
-	struct lin_vtab sids;    /* (sid, proc) -> uint32_t pool offset + 1 */
-	struct lin_vtab names;   /* (hash, len) -> uint64_t pool offset + 1: each name once */
+	struct lin_vec gpus;      /* struct lin_xgpu */
+	struct lin_vtab verd;     /* (offset, file) -> struct lin_xverdict */
+	struct lin_vec reqs;      /* uint64_t: verdicts' and launches' requests */
+	struct lin_vtab reqsets;  /* (epoch, proc) -> struct lin_xreqset: each list once */
+	struct lin_vtab begins;   /* (request, proc) -> struct lin_xbegin */
+	struct lin_vec decls;     /* struct lin_xdecl */
+	struct lin_vtab caps;     /* (seq, proc << 32 | tid) -> uint64_t host_ns + 1 (0: untimed) */
+	struct lin_vec adopts;    /* struct lin_xadopt */
+	struct lin_vtab apis;     /* (corr, proc) -> struct lin_xapi */
+	struct lin_vtab events;   /* (sync_id, proc) -> struct lin_xevent */
+	struct lin_vec waits;     /* struct lin_xwait */
+	struct lin_vec scheds;    /* struct lin_xsched */
+	struct lin_vec edges;     /* struct lin_xedge */
+	struct lin_vec clones;    /* struct lin_xclone */
+	struct lin_vtab clone_of; /* (clone, proc) -> uint64_t original (UINT64_MAX: two differ) */
+	struct lin_vtab node_graph; /* (node, proc) -> uint64_t graph id (graph_node records) */
+	struct lin_vtab topo;       /* (graph, proc) -> uint64_t 1: its edges are recorded */
+	struct lin_vtab bynode; /* (clone node, corr << 16 | proc) -> size_t the replay's GPU record */
+	struct lin_vtab sids;  /* (sid, proc) -> uint32_t pool offset + 1 */
+	struct lin_vtab names; /* (hash, len) -> uint64_t pool offset + 1: each name once */
 	char *pool;
 	size_t pool_n, pool_cap;
 	struct lin_vec launches; /* struct lin_xlaunch: the ledgers kept (lin_xopts) */

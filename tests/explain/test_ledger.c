@@ -200,6 +200,115 @@ Test(ledger, graph_kernels_get_no_stream_order)
 	done(&r);
 }
 
+/* ------------------------------------------------------------------ inferred: graph edge */
+
+/* A graph kernel of node @node (the clone), grid @grid, in the replay of correlation @corr. */
+static void kern_node(uint64_t corr, uint64_t s, uint64_t e, uint64_t node, uint64_t grid)
+{
+	struct lin_tf_kernel k = { .correlation = corr,
+				   .start_dev = s,
+				   .end_dev = e,
+				   .context = 1,
+				   .stream = 1,
+				   .grid_id = grid,
+				   .graph_id = 5,
+				   .graph_node_id = node };
+	lin_tf_kernel(&pk, &k);
+}
+
+enum {
+	G_NO_EDGES = 1,
+	G_NO_TOPOLOGY = 2,
+	G_NO_PRED_RECORD = 4,
+	G_OVERLAP = 8,
+	G_OTHER_REPLAY = 16
+};
+
+/* Graph 5: node 501 -> node 502 (clones 601, 602 in exec 50), captured under epoch 70 and
+ * replayed by the graph launch of correlation 10 [12000, 12500]: 601 runs [13000, 30000],
+ * 602 from 30200 (grid 2). */
+static struct run graph_case(unsigned how)
+{
+	begin();
+	work(7, 70);
+	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 501, 70, 1, 1);
+	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 502, 70, 1, 1);
+	lin_tf_graph_node_clone(&pk, 501, 601, 5, 50);
+	lin_tf_graph_node_clone(&pk, 502, 602, 5, 50);
+	if (how & G_NO_EDGES)
+		lin_tf_graph_edge(&pk, 5, NIL, NIL);
+	else if (!(how & G_NO_TOPOLOGY))
+		lin_tf_graph_edge(&pk, 5, 501, 502);
+	call_api(70, 10, SUBMITTER, 12000, 12500, true);
+	call_api(70, 11, SUBMITTER, 12600, 12700, true);
+	if (!(how & G_NO_PRED_RECORD))
+		kern_node(how & G_OTHER_REPLAY ? 11 : 10, 13000, how & G_OVERLAP ? 30300 : 30000, 601, 1);
+	kern_node(10, 30200, 31000, 602, 2);
+	return finish_run();
+}
+
+static const struct lin_xlaunch *by_key(const struct run *r, uint64_t key)
+{
+	for (size_t i = 0; i < lin_explain_count(r->x); i++)
+		if (lin_explain_at(r->x, i)->key == key)
+			return lin_explain_at(r->x, i);
+	cr_assert_fail("no ledger for key %llu", (unsigned long long)key);
+	return NULL;
+}
+
+Test(ledger, graph_edge_infers_readiness_after_the_predecessor_node)
+{
+	struct run r = graph_case(0);
+	const struct lin_xlaunch *l = by_key(&r, 2);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_GRAPH_EDGE, 30000);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	cr_assert_eq(l->dominant_how, LIN_HOW_GRAPH_EDGE);
+	/* The first node is a root: what held it came before the replay. */
+	mark_is(by_key(&r, 1), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_ROOT, 0);
+	done(&r);
+}
+
+Test(ledger, graph_edge_silent_without_the_topology)
+{
+	struct run r = graph_case(G_NO_TOPOLOGY);
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	mark_is(by_key(&r, 1), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+}
+
+Test(ledger, graph_edge_silent_for_a_graph_without_edges)
+{
+	struct run r = graph_case(G_NO_EDGES);
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_ROOT, 0);
+	done(&r);
+}
+
+Test(ledger, graph_edge_silent_when_the_predecessor_did_not_run_in_the_replay)
+{
+	struct run r = graph_case(G_NO_PRED_RECORD);
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+	r = graph_case(G_OTHER_REPLAY); /* it ran, but in another replay */
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+}
+
+Test(ledger, graph_edge_silent_when_the_predecessor_overlaps)
+{
+	struct run r = graph_case(G_OVERLAP);
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_OVERLAPPING_PREDECESSOR, 0);
+	done(&r);
+}
+
+Test(ledger, graph_edge_ablation)
+{
+	xw = LIN_XW_GRAPH_EDGE;
+	struct run r = graph_case(0);
+	xw = 0;
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+}
+
 /* ------------------------------------------------------------------ inferred: event wait */
 
 /* Stream 1 runs a kernel [13000, 40000] (correlation 9), records event sync id 77
