@@ -541,6 +541,16 @@ static void build_graph(void)
 	if (cr != CUPTI_SUCCESS || !graph_id)
 		FAIL("cuptiGetGraphId failed (%d): the replays' graph identity is unknown", (int)cr);
 	LIN_OK(lin_graph_capture_end(gt, &cap, graph_id, ids, n));
+	/* The graph's topology, so lineage-explain can say what each node waited for. */
+	cudaGraphNode_t from[8], to[8];
+	uint64_t fid[8], tid[8];
+	size_t ne = 8;
+	CUDA_OK(cudaGraphGetEdges(graph, from, to, NULL, &ne));
+	for (size_t i = 0; i < ne; i++)
+		if (cuptiGetGraphNodeId(from[i], &fid[i]) != CUPTI_SUCCESS ||
+		    cuptiGetGraphNodeId(to[i], &tid[i]) != CUPTI_SUCCESS)
+			FAIL("cuptiGetGraphNodeId failed on edge %zu: the graph's topology is unknown", i);
+	LIN_OK(lin_graph_edges(gt, graph_id, fid, tid, ne));
 	CUDA_OK(cudaGraphInstantiate(&gexec, graph, 0)); /* GRAPHNODE_CLONED, GRAPHEXEC_CREATED */
 	cr = cuptiGetGraphExecId(gexec, &exec_id);
 	if (cr != CUPTI_SUCCESS || !exec_id)

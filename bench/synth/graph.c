@@ -72,8 +72,13 @@ uint32_t synth_graph_build_ex(struct synth *sx, struct synth_task *t, const char
 		fprintf(stderr, "lineage-synth: capture gave %zu nodes, want %zu\n", nn, n);
 		exit(1);
 	}
-	if (track)
+	if (track) {
 		check(lin_graph_capture_end(sx->gt, &cap, graph, nodes, nn), "lin_graph_capture_end");
+		/* One stream captured in order: each node runs after the one before it (what
+		 * cudaGraphGetEdges returns for such a capture). */
+		check(lin_graph_edges(sx->gt, graph, nodes, nodes + 1, nn ? nn - 1 : 0),
+		      "lin_graph_edges");
+	}
 	struct lin_sim_node map[MAX_NODES];
 	uint32_t exec = lin_sim_graph_instantiate(sx->sim, graph, map, MAX_NODES, &nn);
 	if (!exec) {
