@@ -153,11 +153,13 @@ static int load(struct lin_score *s, struct lin_reader *rd, const char *path, ch
 		free(r);
 		return -ENOMEM;
 	}
-	if (lin_reader_header(rd, LIN_CAUSE_TRUTH_FORMAT_NAME, &h) < 0)
+	if (lin_reader_header(rd, LIN_CAUSE_TRUTH_FORMAT_NAME, &h) != 0) {
 		rc = fail(err, errlen, "%s: byte %" PRIu64 ": %s", path,
 			  lin_reader_error_offset(rd), lin_reader_error(rd));
-	s->pid = h.pid;
-	snprintf(s->host, sizeof(s->host), "%s", h.host);
+	} else { /* h is filled only when the header was read */
+		s->pid = h.pid;
+		snprintf(s->host, sizeof(s->host), "%s", h.host);
+	}
 	while (!rc) {
 		enum lin_read_status st = lin_reader_next(rd, r);
 		if (st == LIN_READ_EOF)
