@@ -493,15 +493,60 @@ static void dev_range(const struct bctx *b, const struct lin_xgpu *g, size_t *lo
 	*hi = a;
 }
 
+/* The records @g waits for through events: the producer of each wait on its stream before
+ * it (up to OCC_DEPS, the latest waits), into @deps; their count. */
+#define OCC_DEPS 16
+static size_t wait_producers(const struct bctx *b, const struct lin_xgpu *g, size_t *deps)
+{
+	const struct lin_explain *x = b->x;
+	if ((x->o.without & LIN_XW_EVENT_WAIT) || g->proc == LIN_XPROC_IMPORTED ||
+	    g->corr == LIN_XNIL || !x->waits.n)
+		return 0;
+	const struct lin_xwait *w = (const struct lin_xwait *)x->waits.data;
+	size_t lo = 0, hi = x->waits.n, n = 0;
+	struct lin_xwait key = { .corr = g->corr, .stream = g->stream, .ctx = g->ctx, .proc = g->proc };
+	while (lo < hi) { /* first wait >= key */
+		size_t mid = (lo + hi) / 2;
+		if (cmp_wait(&w[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && n < OCC_DEPS && w[lo].proc == g->proc && w[lo].ctx == g->ctx &&
+	       w[lo].stream == g->stream) {
+		const struct lin_xevent *e =
+			lin_vtab_find(&x->events, w[lo].sync_id, pk1(w[lo].proc, 0));
+		if (!e || e->corr == LIN_XNIL || e->corr >= w[lo].corr)
+			continue;
+		size_t p = before_corr(b, w[lo].proc, e->dev, e->ctx, e->stream, e->corr);
+		if (p != SIZE_MAX)
+			deps[n++] = p;
+	}
+	return n;
+}
+
+/* Whether record @p is one @g waits for: a producer, or work before it on its stream. */
+static bool waited_for(const struct lin_xgpu *p, const size_t *deps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct lin_xgpu *d = gpu_at(deps[i]);
+		if (!cmp_stream_key(p, d) && p->start <= d->start)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The device-occupancy premise for a launch @g that started at @s: records of other streams
- * of its device ran without a gap from @from to @s - tie_ns, and one of them ended within
- * [@s - tie_ns, @s]. The record @g waits for through an event (event_producer) is not
- * other work: it is @g's dependency, whatever it occupied. The latest-ending such record
- * (index in gpus), or SIZE_MAX when the
- * premise does not hold or the walk would pass OCC_WALK_MAX records. @host: @from, @s and
- * the records' times on the host clock; else as written on the device clock (one process's
- * clock: no mapping error between them).
+ * of its device (kernels only, for a kernel: copies run on copy engines) ran without a gap
+ * from @from to @s - tie_ns, one of them ended within [@s - tie_ns, @s], and no other one
+ * started at or after that end and before @s (the device freed, and @g was what took it: a
+ * device that kept taking other work had room). What @g waits for through events (the
+ * producers and the work before them on their streams) is not other work: it is @g's
+ * dependency, whatever it occupied. The latest-ending such record (index in gpus), or
+ * SIZE_MAX when the premise does not hold or the walk would pass OCC_WALK_MAX records.
+ * @host: @from, @s and the records' times on the host clock; else as written on the device
+ * clock (one process's clock: no mapping error between them).
  */
 static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t from, uint64_t s, bool host)
 {
@@ -517,24 +562,34 @@ static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t 
 		else
 			hi = mid;
 	}
+	size_t deps[OCC_DEPS], ndeps = wait_producers(b, g, deps);
 	uint64_t tie = b->x->o.tie_ns, win = s > tie ? s - tie : 0, reach = from, bend = 0;
-	size_t best = SIZE_MAX, dep = event_producer(b, g);
+	uint64_t last_start = 0; /* the latest start of other work before @s */
+	size_t best = SIZE_MAX;
 	for (size_t k = lo; k < end; k++) {
 		if (k - lo >= OCC_WALK_MAX)
 			return SIZE_MAX;
 		size_t r = b->bydev[k];
 		const struct lin_xgpu *p = gpu_at(r);
 		uint64_t ps = host ? b->hs[r] : p->start, pe = host ? b->he[r] : p->end;
-		if (ps > reach || ps > s)
-			break; /* a gap (records by start: none later closes it), or past the start */
-		if (!cmp_stream_key(p, g) || pe <= from || r == dep)
-			continue; /* its own stream, done before @from, or what it waits for */
+		if (ps >= s)
+			break; /* records by start: none later started before @g */
+		if (!cmp_stream_key(p, g) || (g->kind == LIN_REC_KERNEL && p->kind != LIN_REC_KERNEL))
+			continue; /* its own stream, or a copy beside a kernel */
+		if (ps > last_start)
+			last_start = ps;
+		if (pe <= from || waited_for(p, deps, ndeps))
+			continue; /* done before @from, or what it waits for */
+		if (ps > reach && reach < win)
+			return SIZE_MAX; /* a gap before the window */
 		if (pe > reach)
 			reach = pe;
 		if (pe >= win && pe <= s && (best == SIZE_MAX || pe > bend))
 			best = r, bend = pe;
 	}
-	return reach >= win ? best : SIZE_MAX;
+	if (reach < win || best == SIZE_MAX || last_start >= bend)
+		return SIZE_MAX;
+	return best;
 }
 
 /* Whether @g's process has synchronization records (imported traces have none). */
@@ -1102,6 +1157,12 @@ static uint64_t device_busy(struct bctx *b, struct lin_xlaunch *l, const struct 
 		/* Without sync records an event dependency on a busy stream would not be in the
 		 * trace: the device was busy, but that it held this work is not established. */
 		*why = LIN_HOW_NO_SYNC_RECORDS;
+		return front;
+	}
+	if (!known(l, LIN_M_SUBMITTED)) {
+		/* Without the submission time the command may have reached the device only when
+		 * it started: a submission delay looks the same (docs/attribution.md). */
+		*why = (enum lin_how)l->m[LIN_M_SUBMITTED].how;
 		return front;
 	}
 	uint64_t e = b->he[o] < start ? b->he[o] : start;

@@ -1227,6 +1227,96 @@ static struct run busy_case(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, 
 	return finish_run();
 }
 
+/* The busy case with our kernel's latency timestamps nil: the command may have reached the
+ * device only when it started (a submission delay looks the same), so no device_busy. */
+Test(ledger, device_occupied_silent_without_the_submission_time)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 8, SUBMITTER, 2400, 2450);
+	kern(8, 2, 3400, 19000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 3000, 3500);
+	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	cr_assert_eq(l->seg[l->nseg - 1].cause, LIN_X_UNRESOLVED);
+	cr_assert_eq(l->seg[l->nseg - 1].how, LIN_HOW_NO_LATENCY_TIMESTAMPS);
+	done(&r);
+}
+
+/* A copy on another stream is no occupant of a kernel's device (copy engines are not the
+ * SMs); the same span as a kernel is (device_occupied_says_device_busy...). */
+Test(ledger, device_occupied_silent_when_only_a_copy_ran)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	struct lin_tf_memop m = { .correlation = 8,
+				  .start_dev = 3800,
+				  .end_dev = 19000,
+				  .context = 1,
+				  .stream = 2,
+				  .bytes = 4096,
+				  .kind_or_value = 1 };
+	call(80, 8, SUBMITTER, 2400, 2450);
+	lin_tf_memcpy(&pk, &m);
+	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
+	call(70, 10, SUBMITTER, 3000, 3500);
+	kern(10, 1, 20000, 21000, 3200, 4000, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
+	done(&r);
+}
+
+/* Two waits on our stream: producers on streams 3 (ends 39500) and 4 (ends 40000). The
+ * earlier one is a dependency too, not a competing occupant; a third stream's kernel that
+ * covers the same span and frees last is one. */
+static struct run two_waits(bool other)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 9, SUBMITTER, 2500, 2600);
+	kern(9, 3, 2900, 39500, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 11, 0, 1, 3, 3, 77);
+	call(80, 12, SUBMITTER, 2610, 2620);
+	kern(12, 4, 2950, 40000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 14, 0, 1, 4, 4, 78);
+	lin_tf_sync(&pk, 15, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
+	lin_tf_sync(&pk, 16, LIN_SYNC_STREAM_WAIT_EVENT, 2800, 2900, 1, 2, 4, 78);
+	if (other) {
+		call(80, 17, SUBMITTER, 2900, 3000);
+		kern(17, 5, 2960, 40050, NIL, NIL, 0, 0);
+	}
+	call(70, 20, SUBMITTER, 12000, 12500);
+	kern(20, 2, 40100, 41000, NIL, NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, competing_causes_leave_out_every_awaited_producer)
+{
+	struct run r = two_waits(false);
+	const struct lin_xlaunch *l = launch(&r, 20);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	cr_assert_eq(l->alt, LIN_X_N);
+	done(&r);
+	r = two_waits(true);
+	l = launch(&r, 20);
+	cr_assert_eq(l->dominant_how, LIN_HOW_COMPETING_CAUSES, "a third stream's occupant competes");
+	done(&r);
+	xw = LIN_XW_EVENT_WAIT; /* as if the waits were not in the trace: the producers compete */
+	r = two_waits(false);
+	xw = 0;
+	l = launch(&r, 20);
+	cr_assert_neq(l->dominant, LIN_X_DEPENDENCY);
+	done(&r);
+}
+
 Test(ledger, device_occupied_says_device_busy_until_other_streams_freed_it)
 {
 	/* Two records back to back over [3800, 19000]: the device freed 1000 ns before the
@@ -1659,4 +1749,56 @@ Test(ledger, without_occupancy_no_device_busy_and_no_competing_causes)
 Test(ledger, without_occupancy_a_launch_on_an_idle_device_is_unchanged)
 {
 	cr_assert(!ablation_changes(idle_trace, LIN_XW_OCCUPANCY, 10));
+}
+
+/* ------------------------------------------------------------------ review: failing cases */
+
+/* Review repro I (repros/rgen.c): stream 3 runs a back-to-back chain of 1 us kernels over
+ * the whole window (some kernel of it ends within any 2 us). Our kernel's launch call takes
+ * 18 us and the kernel starts 500 ns after it returns: the call held it. The chain never
+ * freed the device (its next kernel started at once, and ran beside ours), so competing
+ * causes must not withdraw the api_call. Fails at a232e99. */
+Test(ledger, review_competing_causes_silent_when_other_work_never_freed_the_device)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	for (uint64_t i = 0; i < 56; i++) {
+		lin_tf_ext_correlation(&pk, 5, 80, 1000 + i);
+		api_rec(1, 211, 1000 + i, SUBMITTER, 2000 + i, 2001 + i);
+		kern(1000 + i, 3, 4000 + 1000 * i, 5000 + 1000 * i, NIL, NIL, 0, 0);
+	}
+	lin_tf_cuda_event(&pk, 79, 0, 1, 3, 3, 77);
+	call(70, 81, SUBMITTER, 12000, 30000);
+	kern(81, 2, 30500, 31000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 81);
+	cr_assert_eq(l->dominant, LIN_X_API_CALL, "dominant %u how %u alt %u", l->dominant,
+		     l->dominant_how, l->alt);
+	done(&r);
+}
+
+/* Review repro B: the event's producer (k21, stream 1) ran right after its own stream
+ * predecessor k20 [4000, 48500]; our kernel on stream 2 waits for the event and starts at
+ * 50200. k20 is a dependency of ours through k21 (stream order), not a competing occupant:
+ * the event dependency must stand. Fails at a232e99 (withdrawn: competing_causes). */
+Test(ledger, review_the_producers_stream_predecessor_is_no_competing_occupant)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 20, SUBMITTER, 2300, 2400);
+	kern(20, 1, 4000, 48500, NIL, NIL, 0, 0);
+	call(80, 21, SUBMITTER, 2500, 2600);
+	kern(21, 1, 48600, 50000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 22, 0, 1, 1, 3, 77);
+	lin_tf_sync(&pk, 23, LIN_SYNC_STREAM_WAIT_EVENT, 9000, 9100, 1, 2, 3, 77);
+	call(70, 24, SUBMITTER, 10000, 10500);
+	kern(24, 2, 50200, 51000, NIL, NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 24);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY, "dominant %u how %u alt %u", l->dominant,
+		     l->dominant_how, l->alt);
+	cr_assert_eq(l->dominant_how, LIN_HOW_EVENT_WAIT);
+	done(&r);
 }
