@@ -194,13 +194,26 @@ static int score(const char *truth, const struct lin_explain *x, const struct li
 		return EXIT_BAD_FILE;
 	}
 	int rc = lin_score_report(s, stdout, without) < 0 ? EXIT_BAD_FILE : 0;
-	if (!rc && !lin_score_matched(s)) {
+	size_t m = lin_score_matched(s), n = lin_score_labels(s);
+	if (!rc && !lin_score_in_process(s)) {
+		fprintf(stderr,
+			"lineage-explain: --score %s: the traces hold no explained launch of "
+			"the process its header names (pid and host)\n",
+			truth);
+		rc = EXIT_NOTHING;
+	} else if (!rc && !m) {
 		fprintf(stderr,
 			"lineage-explain: --score %s: none of its labels matched an explained "
 			"launch of the traces (their kernels' grid ids, memcpys' and memsets' "
 			"start times)\n",
 			truth);
 		rc = EXIT_NOTHING;
+	} else if (!rc && m < n) {
+		fprintf(stderr,
+			"lineage-explain: --score %s: %zu of %zu labels matched no explained "
+			"launch (not joined, or a key twice): scored as unknown or left out "
+			"(unmatched=, conflicting= in the SUMMARY lines)\n",
+			truth, n - m, n);
 	}
 	lin_score_free(s);
 	return rc;

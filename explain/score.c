@@ -9,13 +9,14 @@
  *         API time = api_exit - api_enter, queue time = kernel_start - api_exit (0 when
  *         the kernel starts first), kernel time; the larger of API and queue time is read
  *         as the cause (queue: the kernel waited on the device side).
- *   hta   Holistic Trace Analysis: the idle-time class of the gap before the kernel on its
- *         stream (host_wait when its runtime call began after the previous kernel on the
- *         stream ended; else kernel_wait when the gap is under consecutive_kernel_delay,
- *         30 ns; else other), and, where the class is other or there is no gap, its kernel
- *         launch statistics: the launch delay (kernel_start - api_exit) against the runtime
- *         call's duration (a launch delay outlier reads as the kernel waiting to be
- *         scheduled: queue; a runtime outlier as the call: api_call).
+ *   hta   Holistic Trace Analysis: its kernel launch statistics first (get_cuda_kernel_
+ *         launch_stats: a runtime outlier, the call longer than runtime_cutoff = 50 us, reads
+ *         as api_call; a launch-delay outlier, kernel_start - runtime end longer than
+ *         launch_delay_cutoff = 100 us, as the kernel waiting to be scheduled: queue; both:
+ *         the larger), else the idle-time class of the gap before the kernel on its stream
+ *         (get_idle_time_breakdown: host_wait when its runtime call began after the
+ *         previous kernel on the stream ended; else kernel_wait when the gap is under
+ *         consecutive_kernel_delay, 30 ns; else other: unknown).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -56,7 +57,8 @@ struct lin_score {
 	struct tlabel *v;
 	size_t n, cap;
 	size_t matched, conflicts;
-	uint64_t pid; /* the process the cause truth describes (its header) */
+	size_t in_proc; /* explained launches of the truth's process */
+	uint64_t pid;   /* the process the cause truth describes (its header) */
 	char host[256];
 };
 
@@ -70,6 +72,8 @@ void lin_score_free(struct lin_score *s)
 }
 
 size_t lin_score_matched(const struct lin_score *s) { return s->matched; }
+size_t lin_score_labels(const struct lin_score *s) { return s->n; }
+size_t lin_score_in_process(const struct lin_score *s) { return s->in_proc; }
 
 /* ------------------------------------------------------------------ the truth */
 
@@ -255,24 +259,46 @@ static enum lin_slabel nsys_label(const struct lin_xlaunch *l, uint64_t *s, uint
 	return LIN_SL_QUEUE;
 }
 
+/* HTA's launch statistics: a runtime outlier (the call longer than runtime_cutoff) or a
+ * launch-delay outlier (start - runtime end longer than launch_delay_cutoff); both: the
+ * larger. LIN_SL_N: neither. */
+static enum lin_slabel hta_outlier(const struct lin_xlaunch *l, uint64_t *s, uint64_t *e)
+{
+	if (!seen(l, LIN_M_API_ENTER) || !seen(l, LIN_M_API_EXIT))
+		return LIN_SL_N;
+	uint64_t en = l->m[LIN_M_API_ENTER].t, ex = l->m[LIN_M_API_EXIT].t;
+	uint64_t st = l->m[LIN_M_KERNEL_START].t;
+	uint64_t rt = ex > en ? ex - en : 0, delay = st > ex ? st - ex : 0;
+	bool r_out = rt > LIN_HTA_RUNTIME_CUTOFF_NS, d_out = delay > LIN_HTA_LAUNCH_DELAY_CUTOFF_NS;
+	if (r_out && (!d_out || rt >= delay)) {
+		*s = en, *e = ex;
+		return LIN_SL_API_CALL;
+	}
+	if (d_out) {
+		*s = ex, *e = st;
+		return LIN_SL_QUEUE;
+	}
+	return LIN_SL_N;
+}
+
 static enum lin_slabel hta_label(const struct lin_xlaunch *l, uint64_t *s, uint64_t *e)
 {
 	if (!seen(l, LIN_M_KERNEL_START))
 		return LIN_SL_UNKNOWN;
+	enum lin_slabel o = hta_outlier(l, s, e);
+	if (o != LIN_SL_N)
+		return o;
 	uint64_t st = l->m[LIN_M_KERNEL_START].t;
 	if (l->pred_end != UINT64_MAX && st > l->pred_end) {
 		/* An idle gap before the kernel on its stream: HTA classifies it. */
-		if (seen(l, LIN_M_API_ENTER) && l->m[LIN_M_API_ENTER].t > l->pred_end) {
-			*s = l->pred_end, *e = st;
+		*s = l->pred_end, *e = st;
+		if (seen(l, LIN_M_API_ENTER) && l->m[LIN_M_API_ENTER].t > l->pred_end)
 			return LIN_SL_HOST_WAIT;
-		}
-		if (st - l->pred_end < LIN_HTA_KERNEL_WAIT_NS) {
-			*s = l->pred_end, *e = st;
+		if (st - l->pred_end < LIN_HTA_KERNEL_WAIT_NS)
 			return LIN_SL_KERNEL_WAIT;
-		}
 	}
-	/* Other (or no gap): the launch statistics. */
-	return nsys_label(l, s, e);
+	*s = *e = NIL;
+	return LIN_SL_UNKNOWN; /* other, or no gap and no outlier: HTA says nothing */
 }
 
 enum lin_slabel lin_score_label(enum lin_smethod m, const struct lin_xlaunch *l, uint64_t *start,
@@ -300,6 +326,7 @@ int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct
 		    !lin_validator_proc_id(v, l->proc, &pid, &host) || pid != s->pid ||
 		    strcmp(host, s->host) != 0)
 			continue; /* a label names a GPU record of one process (host, pid, kind, key) */
+		s->in_proc++;
 		struct tlabel probe = { .kind = l->kind, .key = l->key };
 		struct tlabel *t = bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label);
 		if (!t)
@@ -405,9 +432,10 @@ static void tally(const struct lin_score *s, enum lin_smethod m, struct row *row
 	memset(rows, 0, LIN_TC_N * sizeof(*rows));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct tlabel *t = &s->v[i];
-		if (!t_ok(t))
-			continue;
-		enum lin_slabel l = (enum lin_slabel)t->label[m];
+		if (t->conflict || t->twice)
+			continue; /* which GPU record it names is not known: not scored */
+		/* A label no explained launch matched counts, as unknown for every method. */
+		enum lin_slabel l = t->matched ? (enum lin_slabel)t->label[m] : LIN_SL_UNKNOWN;
 		struct row *r = &rows[t->cause];
 		r->n++;
 		r->unknown += l == LIN_SL_UNKNOWN;

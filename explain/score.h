@@ -43,8 +43,13 @@ enum lin_smethod { LIN_SM_LINEAGE = 0, LIN_SM_NSYS, LIN_SM_HTA, LIN_SM_N };
 enum lin_slabel { LIN_SLABELS(LIN_SLABEL_ENUM) LIN_SL_N };
 #undef LIN_SLABEL_ENUM
 
-/* HTA's consecutive_kernel_delay default: an idle gap shorter than this is kernel_wait. */
+/* HTA's defaults (hta/analyzers/breakdown_analysis.py, cuda_kernel_analysis.py):
+ * consecutive_kernel_delay (an idle gap shorter is kernel_wait), runtime_cutoff and
+ * launch_delay_cutoff (50 us and 100 us: longer runtime calls and launch delays are
+ * outliers). */
 #define LIN_HTA_KERNEL_WAIT_NS 30
+#define LIN_HTA_RUNTIME_CUTOFF_NS 50000
+#define LIN_HTA_LAUNCH_DELAY_CUTOFF_NS 100000
 
 struct lin_score;
 
@@ -63,8 +68,11 @@ int lin_score_load_mem(struct lin_score *s, const char *name, const void *data, 
 /* Label every ledger of @x that has a truth label, by every method: a label and a GPU record
  * match when their process (host, pid: @v's) and (gpu_kind, key) are equal. */
 int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct lin_validator *v);
-/* Launches scored (labels matched to a ledger). */
+/* Labels matched to a ledger; labels read; explained launches of the truth's process. A
+ * label no launch matched is scored as unknown for every method. */
 size_t lin_score_matched(const struct lin_score *s);
+size_t lin_score_labels(const struct lin_score *s);
+size_t lin_score_in_process(const struct lin_score *s);
 /* The table and the SUMMARY lines (docs/attribution.md, "Output"); @tag names the
  * evidence lineage ran without ("" when none). Return what fprintf-ing failed (0: none). */
 int lin_score_report(const struct lin_score *s, FILE *out, const char *tag);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader.h"
 #include "xgen.h"
 
 static int save(const char *dir, const char *name)
@@ -98,8 +99,42 @@ static int cause_truth(const char *kind, const char *path)
 	return rc;
 }
 
+/* Two api_call labels (keys @grid and 999998) for the process of trace @trace. */
+static int cause_truth_for(const char *trace, uint64_t grid, const char *path)
+{
+	struct lin_reader *r = lin_reader_open(trace);
+	struct lin_header th;
+	if (!r || lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &th) < 0) {
+		fprintf(stderr, "lin-explain-gen: %s: %s\n", trace, r ? lin_reader_error(r) : "no memory");
+		lin_reader_free(r);
+		return 1;
+	}
+	lin_reader_free(r);
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header h = { .format = LIN_CAUSE_TRUTH_FORMAT_NAME,
+				   .writer = "t",
+				   .host = th.host,
+				   .pid = th.pid,
+				   .host_clock_source = "tsc",
+				   .tsc_hz = 1e9,
+				   .ext_kind = 5,
+				   .backend = "none" };
+	lin_tf_header(&pk, &h);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, grid, LIN_TC_API_CALL, 0, NIL, NIL, NIL);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 999998, LIN_TC_API_CALL, 0, NIL, NIL, NIL);
+	FILE *f = fopen(path, "wb");
+	int rc = f && fwrite(sb.data, 1, sb.size, f) == sb.size ? 0 : 1;
+	if (f && fclose(f))
+		rc = 1;
+	msgpack_sbuffer_destroy(&sb);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "--cause-truth-for"))
+		return cause_truth_for(argv[2], strtoull(argv[3], NULL, 10), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "--cause-truth"))
 		return cause_truth(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[2], "--stress"))

@@ -23,15 +23,17 @@ field() { # field METHOD CAUSE KEY: a SUMMARY value
 }
 run() { # run SCENARIO: trace, sched trace, cause truth
 	"$synth" --scenario "attr-$1" --strategy epoch --seed 3 --requests 12 --latency-timestamps \
-		--delay-us 3000 -o "$w/$1.lt" --truth "$w/$1.truth" --cause-truth "$w/$1.cause" \
+		--delay-us 10000 -o "$w/$1.lt" --truth "$w/$1.truth" --cause-truth "$w/$1.cause" \
 		--sched-trace "$w/$1.sched" >/dev/null || fail "lineage-synth attr-$1"
 }
 
 # 1. descheduled: lineage names it with the scheduler's records, thread_delay without them.
 run descheduled
 expect 0 "$explain" --score "$w/descheduled.cause" "$w/descheduled.lt" "$w/descheduled.sched"
-[ "$(field lineage descheduled n)" = 12 ] || fail "12 targets scored"
-[ "$(field lineage descheduled correct)" -ge 11 ] || fail "lineage names descheduled"
+# (a target whose handoff took over a tenth of the injection is left unlabelled: n <= 12)
+n=$(field lineage descheduled n)
+[ "$n" -ge 6 ] || fail "targets scored: $n"
+[ "$(field lineage descheduled correct)" -ge $((n - 1)) ] || fail "lineage names descheduled"
 [ "$(field nsys descheduled correct)" = 0 ] || fail "nsys has no word for descheduling"
 grep -q '^SUMMARY method=hta without=- cause=all ' "$w/out" || fail "an overall line per method"
 expect 0 "$explain" --score "$w/descheduled.cause" --without host-sched "$w/descheduled.lt" "$w/descheduled.sched"
@@ -43,15 +45,27 @@ expect 0 "$explain" --score "$w/descheduled.cause" "$w/descheduled.lt"
 # 2. stream dependency: lineage says dependency, never device delay; nsys reads queue.
 run stream-dependency
 expect 0 "$explain" --score "$w/stream-dependency.cause" "$w/stream-dependency.lt"
-[ "$(field lineage stream_dependency correct)" = 12 ] || fail "lineage names the stream dependency"
+n=$(field lineage stream_dependency n)
+[ "$n" -ge 6 ] || fail "targets scored: $n"
+[ "$(field lineage stream_dependency correct)" = "$n" ] || fail "lineage names the stream dependency"
 [ "$(field lineage stream_dependency as_device)" = 0 ] || fail "lineage: no dependency as device delay"
-[ "$(field nsys stream_dependency as_device)" = 12 ] || fail "nsys reads the queue as the cause"
+[ "$(field nsys stream_dependency as_device)" = "$n" ] || fail "nsys reads the queue as the cause"
 expect 0 "$explain" --score "$w/stream-dependency.cause" --without stream-order "$w/stream-dependency.lt"
 [ "$(field lineage stream_dependency correct)" = 0 ] || fail "without stream order: not named"
 
-# 3. the cause truth of another run matches nothing: exit 1, said.
+# 3. the cause truth of another run (another process) matches nothing: exit 1, said; so do
+#    labels of this process whose keys no launch has; some unmatched labels are scored as
+#    unknown, and said.
 expect 1 "$explain" --score "$w/descheduled.cause" "$w/stream-dependency.lt"
+grep -q 'no explained launch of the process its header names' "$w/err" || fail "another process is said"
+"$gen" --cause-truth-for "$w/descheduled.lt" 999999 "$w/nokey.cause" || fail "lin-explain-gen --cause-truth-for"
+expect 1 "$explain" --score "$w/nokey.cause" "$w/descheduled.lt"
 grep -q 'none of its labels matched' "$w/err" || fail "no match is said"
+"$gen" --cause-truth-for "$w/descheduled.lt" 1 "$w/onekey.cause" || fail "lin-explain-gen --cause-truth-for"
+expect 0 "$explain" --score "$w/onekey.cause" "$w/descheduled.lt"
+grep -q '1 of 2 labels matched no explained launch' "$w/err" || fail "unmatched labels are said"
+[ "$(field lineage api_call n)" = 2 ] || fail "the unmatched label is counted"
+[ "$(field lineage api_call unknown)" -ge 1 ] || fail "the unmatched label is unknown"
 
 # 4. bad cause truth files: exit 2 with file and byte offset.
 expect 2 "$explain" --score "$w/descheduled.truth" "$w/descheduled.lt"
