@@ -61,6 +61,8 @@ for sc in $scenarios; do
 	done
 done
 grep -h '^scenario=' "$sums"
+# Targets each scenario left unlabelled (a natural delay a tenth of the injected one).
+grep -h '^ATTR ' "$work"/*.synth.out
 # One table from the SUMMARY lines: columns are method[/without].
 awk -v check="$check" -v col="$col" '
 function val(k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] } return "" }

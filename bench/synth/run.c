@@ -168,6 +168,10 @@ static void report(struct synth *sx, const char *trace, const char *truth, doubl
 	       (unsigned long long)atomic_load(&sx->batched_records),
 	       (unsigned long long)atomic_load(&sx->bare_replays), trace, truth,
 	       sx->o.cupti == LIN_SIM_LAYER ? "layer" : "sim");
+	if (!strncmp(sx->o.scenario, "attr-", 5))
+		printf("ATTR scenario=%s cause_labels=%zu attr_skipped=%llu delay_ns=%llu\n",
+		       sx->o.scenario, sx->causes.n, (unsigned long long)atomic_load(&sx->attr_skipped),
+		       (unsigned long long)sx->o.delay_ns);
 	fflush(stdout);
 }
 

@@ -29,6 +29,7 @@ struct ajob {
 	struct synth *sx;
 	struct synth_task t;
 	uint64_t cap_ns;          /* the handoff, as the submitter's clock read it */
+	uint64_t handoff;         /* adopt - cap_ns: the pool's own latency, when not injected */
 	uint32_t exec;            /* attr-graph-dependency: the graph exec */
 	uint32_t event;           /* the event the target's stream waits for (0: none) */
 	struct lin_sim_launch bg; /* background work's times */
@@ -65,11 +66,28 @@ static uint64_t front(const struct lin_sim_launch *l)
 	return l->api_end > l->submitted ? l->api_end : l->submitted;
 }
 
-static void label(struct synth *sx, const struct lin_sim_launch *l, uint32_t cause, uint32_t alt,
+/*
+ * The label of target @l: @cause over [s, e]. A target whose handoff (not injected here)
+ * took more than a tenth of that is not labelled: a second delay of comparable size
+ * makes it no single-cause launch (counted: attr_skipped in the ATTR line).
+ */
+static void label(struct ajob *j, const struct lin_sim_launch *l, uint32_t cause, uint32_t alt,
 		  uint64_t s, uint64_t e)
 {
-	if (e > s)
-		synth_cause(sx, LIN_REC_KERNEL, (uint64_t)l->grid, cause, alt, s, e, e - s);
+	if (e <= s)
+		return;
+	if (cause != LIN_TC_HANDOFF_WAIT && j->handoff > (e - s) / 10) {
+		atomic_fetch_add(&j->sx->attr_skipped, 1);
+		return;
+	}
+	synth_cause(j->sx, LIN_REC_KERNEL, (uint64_t)l->grid, cause, alt, s, e, e - s);
+}
+
+/* The worker adopts the handoff, timing what the pool took. */
+static void adopt(struct ajob *j)
+{
+	j->handoff = now(j->sx) - j->cap_ns;
+	synth_adopt(j->sx, &j->t);
 }
 
 /* ------------------------------------------------------------- steps */
@@ -113,41 +131,41 @@ static void handoff_wait_step(void *arg)
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
 	sleep_ns(j->sx->o.delay_ns); /* the task waits in the queue: the worker is elsewhere */
-	uint64_t adopt = now(j->sx);
+	uint64_t adopted = now(j->sx);
 	synth_adopt(j->sx, &j->t);
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_HANDOFF_WAIT, 0, j->cap_ns, adopt);
+	label(j, &l, LIN_TC_HANDOFF_WAIT, 0, j->cap_ns, adopted);
 }
 
 static void descheduled_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	uint64_t s = now(j->sx);
 	sleep_ns(j->sx->o.delay_ns); /* off-CPU between adopt and the launch call */
 	uint64_t e = now(j->sx);
 	synth_off_cpu(j->sx, s, e);
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_DESCHEDULED, 0, s, e);
+	label(j, &l, LIN_TC_DESCHEDULED, 0, s, e);
 }
 
 static void api_call_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { .api_work_ns = j->sx->o.delay_ns };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_API_CALL, 0, l.api_start, l.api_end);
+	label(j, &l, LIN_TC_API_CALL, 0, l.api_start, l.api_end);
 }
 
 static void submit_delay_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { .submit_delay_ns = j->sx->o.delay_ns };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_SUBMIT_DELAY, 0, l.submitted - j->sx->o.delay_ns, l.submitted);
+	label(j, &l, LIN_TC_SUBMIT_DELAY, 0, l.submitted - j->sx->o.delay_ns, l.submitted);
 }
 
 /* The target's stream is held by another request's long kernel, launched just before. */
@@ -161,9 +179,9 @@ static void stream_dep_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_STREAM_DEPENDENCY, 0, front(&l), j->bg.end);
+	label(j, &l, LIN_TC_STREAM_DEPENDENCY, 0, front(&l), j->bg.end);
 }
 
 /* Another stream's long kernel, an event recorded after it, the target's stream waits. */
@@ -177,13 +195,13 @@ static void event_dep_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	if (lin_sim_stream_wait_event(j->sx->sim, j->t.stream, j->event) != 0) {
 		fprintf(stderr, "lineage-synth: stream wait event failed\n");
 		exit(1);
 	}
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_EVENT_DEPENDENCY, 0, front(&l), j->bg.end);
+	label(j, &l, LIN_TC_EVENT_DEPENDENCY, 0, front(&l), j->bg.end);
 }
 
 /* A graph [long node, target node], captured once, replayed for each request. */
@@ -203,12 +221,12 @@ static void graph_dep_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch n[2] = { 0 };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	synth_graph_launch_ex(j->sx, &j->t, j->exec, n, 2);
 	(void)lin_sim_event_record(j->sx->sim, j->t.stream);
 	synth_release(j->sx, &j->t);
 	end(j->sx, &j->t);
-	label(j->sx, &n[1], LIN_TC_GRAPH_DEPENDENCY, 0, front(&n[1]), n[0].end);
+	label(j, &n[1], LIN_TC_GRAPH_DEPENDENCY, 0, front(&n[1]), n[0].end);
 }
 
 /* One device slot; another stream's long kernel fills it. */
@@ -222,9 +240,9 @@ static void device_busy_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_DEVICE_BUSY, 0, front(&l), j->bg.end);
+	label(j, &l, LIN_TC_DEVICE_BUSY, 0, front(&l), j->bg.end);
 }
 
 /* Throughput: 8 kernels of D back to back; each after the first waits for the one before
@@ -234,7 +252,7 @@ static void queueing_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l[QUEUE_DEPTH];
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	for (int i = 0; i < QUEUE_DEPTH; i++) {
 		l[i] = (struct lin_sim_launch){ .dur_ns = j->sx->o.delay_ns };
 		synth_kernel_ex(j->sx, &j->t, "attr_throughput", &l[i]);
@@ -243,7 +261,7 @@ static void queueing_step(void *arg)
 	synth_release(j->sx, &j->t);
 	end(j->sx, &j->t);
 	for (int i = 1; i < QUEUE_DEPTH; i++)
-		label(j->sx, &l[i], LIN_TC_QUEUEING, 0, front(&l[i]), l[i - 1].end);
+		label(j, &l[i], LIN_TC_QUEUEING, 0, front(&l[i]), l[i - 1].end);
 }
 
 /* Ambiguous: submitted exactly when the device (full with another stream's kernel) frees. */
@@ -251,9 +269,9 @@ static void amb_submit_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { .submit_at_free = true };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_AMBIGUOUS, 1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY,
+	label(j, &l, LIN_TC_AMBIGUOUS, 1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY,
 	      l.api_end, j->bg.end);
 }
 
@@ -271,13 +289,13 @@ static void amb_deps_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
-	synth_adopt(j->sx, &j->t);
+	adopt(j);
 	if (lin_sim_stream_wait_event(j->sx->sim, j->t.stream, j->event) != 0) {
 		fprintf(stderr, "lineage-synth: stream wait event failed\n");
 		exit(1);
 	}
 	target(j, &l);
-	label(j->sx, &l, LIN_TC_AMBIGUOUS,
+	label(j, &l, LIN_TC_AMBIGUOUS,
 	      1u << LIN_TC_STREAM_DEPENDENCY | 1u << LIN_TC_EVENT_DEPENDENCY, front(&l), j->bg.end);
 }
 

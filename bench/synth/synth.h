@@ -138,10 +138,11 @@ struct synth {
 	/* Graph-replay records launched where no request is open: PyTorch puts no op around
 	 * a replay, so the kineto and nvtx models have nothing there. */
 	atomic_uint_fast64_t bare_replays;
-	bool other_profiler;             /* another profiler's CUSTOM0 ids on every op */
-	uint32_t stream_base;            /* this lane's streams: base .. base + 15 */
-	double ns_per_tick, empty_ticks; /* TSC calibration; cost of an empty interval */
-	double *samples;                 /* per task: strategy ns per launch */
+	atomic_uint_fast64_t attr_skipped; /* attr-*: targets left unlabelled (scen_attr.c) */
+	bool other_profiler;               /* another profiler's CUSTOM0 ids on every op */
+	uint32_t stream_base;              /* this lane's streams: base .. base + 15 */
+	double ns_per_tick, empty_ticks;   /* TSC calibration; cost of an empty interval */
+	double *samples;                   /* per task: strategy ns per launch */
 	size_t n_samples, cap_samples;
 	pthread_mutex_t truth_mu;
 	struct synth_causes causes; /* under truth_mu */
