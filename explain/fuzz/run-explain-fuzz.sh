@@ -1,7 +1,7 @@
 #!/bin/sh
 # run-explain-fuzz.sh SECONDS [BUILD_DIR] - build lineage-explain's libFuzzer harness with
 # clang in its own build directory and run it for SECONDS on a seed corpus of the ledger's
-# command-line fixtures and the validator's generated fixtures. Exits non-zero when the
+# command-line fixtures, damaged cause-truth files and the validator's generated fixtures. Exits non-zero when the
 # fuzzer finds a crash, leak or sanitizer report.
 set -eu
 secs=${1:?usage: run-explain-fuzz.sh SECONDS [BUILD_DIR]}
@@ -14,6 +14,10 @@ cmake --build "$bld" -j2 --target lin_fuzz_explain lin_fixtures lin-explain-gen 
 corpus="$bld/fuzz-corpus-explain"
 mkdir -p "$corpus"
 "$bld/tests/explain/lin-explain-gen" "$corpus"
+# Cause-truth files too (the harness also reads its input as one, for --score).
+for k in foreign-record bad-cause one-candidate bad-interval empty; do
+  "$bld/tests/explain/lin-explain-gen" --cause-truth "$k" "$corpus/cause-$k.ct"
+done
 cp "$bld"/fixtures/generated/*.lt "$corpus"/
 start=$(date +%s)
 set +e
