@@ -126,8 +126,8 @@ static int cmp_wait(const void *pa, const void *pb)
 	return c ? c : cmp_u64(a->corr, b->corr);
 }
 
-/* The stream a record ran on: imported records are keyed by their file and process too. */
-static int cmp_stream_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
+/* The device a record ran on: its process (imported: file and process) and device. */
+static int cmp_dev_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
 {
 	int c = cmp_u64(a->proc, b->proc);
 	if (!c && a->proc == LIN_XPROC_IMPORTED) {
@@ -135,8 +135,13 @@ static int cmp_stream_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
 		if (!c)
 			c = cmp_u64(a->iproc, b->iproc);
 	}
-	if (!c)
-		c = cmp_u64(a->dev, b->dev);
+	return c ? c : cmp_u64(a->dev, b->dev);
+}
+
+/* The stream a record ran on: its device, context and stream. */
+static int cmp_stream_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
+{
+	int c = cmp_dev_key(a, b);
 	if (!c)
 		c = cmp_u64(a->ctx, b->ctx);
 	return c ? c : cmp_u64(a->stream, b->stream);
@@ -156,18 +161,6 @@ static int cmp_corr_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
 {
 	int c = cmp_stream_key(a, b);
 	return c ? c : cmp_u64(a->corr, b->corr);
-}
-
-/* The device a record ran on: its process (imported: file and process) and device. */
-static int cmp_dev_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
-{
-	int c = cmp_u64(a->proc, b->proc);
-	if (!c && a->proc == LIN_XPROC_IMPORTED) {
-		c = cmp_u64(a->file, b->file);
-		if (!c)
-			c = cmp_u64(a->iproc, b->iproc);
-	}
-	return c ? c : cmp_u64(a->dev, b->dev);
 }
 
 static int cmp_by_dev_start(const void *pa, const void *pb)

@@ -175,14 +175,16 @@ static void stream_dep_bg(void *arg)
 	background(j, S_TARGET, 2 * j->sx->o.delay_ns, 0, false);
 }
 
-static void stream_dep_step(void *arg)
+/* The worker's plain target, held by the background work until it ended. */
+static void held_step(struct ajob *j, uint32_t cause)
 {
-	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
 	adopt(j);
 	target(j, &l);
-	label(j, &l, LIN_TC_STREAM_DEPENDENCY, 0, front(&l), j->bg.end);
+	label(j, &l, cause, 0, front(&l), j->bg.end);
 }
+
+static void stream_dep_step(void *arg) { held_step(arg, LIN_TC_STREAM_DEPENDENCY); }
 
 /* Another stream's long kernel, an event recorded after it, the target's stream waits. */
 static void event_dep_bg(void *arg)
@@ -236,14 +238,7 @@ static void device_bg(void *arg)
 	background(j, S_BG, 2 * j->sx->o.delay_ns, 0, true);
 }
 
-static void device_busy_step(void *arg)
-{
-	struct ajob *j = arg;
-	struct lin_sim_launch l = { 0 };
-	adopt(j);
-	target(j, &l);
-	label(j, &l, LIN_TC_DEVICE_BUSY, 0, front(&l), j->bg.end);
-}
+static void device_busy_step(void *arg) { held_step(arg, LIN_TC_DEVICE_BUSY); }
 
 /* Throughput: 8 kernels of D back to back; each after the first waits for the one before
  * it, as intended (long enough that the wait, not the pool's own latency, dominates). */
