@@ -161,7 +161,7 @@ static int parse_name(const char *s, const char *const *names, int n)
 static void list_scenarios(void)
 {
 	for (size_t i = 0; i < synth_n_scenarios; i++)
-		printf("%-16s %s\n", synth_scenarios[i].name, synth_scenarios[i].summary);
+		printf("%-24s %s\n", synth_scenarios[i].name, synth_scenarios[i].summary);
 }
 
 enum {

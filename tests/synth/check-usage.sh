@@ -37,6 +37,21 @@ expect 64 "${ok[@]}" extra
 expect 64 "${ok[@]}" --cupti gpu
 expect 64 "${ok[@]}" --driver-records shared
 expect 64 "${ok[@]}" --cupti layer --driver-records some
+# The attr-* scenarios' options (docs/attribution.md): only with an attr-* scenario, which
+# runs only as epoch, sim, one lane; --delay-us bounded; the cause truth written.
+attr=(--scenario attr-api-call --strategy epoch --seed 1 --requests 2 -o "$t/a.lt" --truth "$t/a.truth")
+expect 64 "${ok[@]}" --cause-truth "$t/x.cause"
+expect 64 "${ok[@]}" --sched-trace "$t/x.sched"
+expect 64 --scenario attr-api-call --strategy kineto --seed 1 -o "$t/a.lt" --truth "$t/a.truth"
+expect 64 "${attr[@]}" --lanes 2
+expect 64 "${attr[@]}" --cupti layer
+expect 64 "${attr[@]}" --delay-us 50
+expect 64 "${attr[@]}" --delay-us 2000000
+expect 0 "${attr[@]}" --delay-us 500 --cause-truth "$t/a.cause" --sched-trace "$t/a.sched"
+grep -q '^ATTR scenario=attr-api-call cause_labels=' "$t/out" || { echo "FAIL: no ATTR line" >&2; exit 1; }
+[ -s "$t/a.cause" ] && [ -s "$t/a.sched" ] || { echo "FAIL: cause truth or sched trace not written" >&2; exit 1; }
+expect 1 "${attr[@]}" --cause-truth "$t/no/such/dir/a.cause"
+grep -q 'cannot write cause truth' "$t/err" || { echo "FAIL: an unwritable cause truth is said" >&2; exit 1; }
 expect 64 "${ok[@]}" --hops
 grep -q "lineage-synth:" "$t/err" || { echo "FAIL: usage errors need a message" >&2; exit 1; }
 expect 1 --scenario direct --strategy epoch --seed 1 -o "$t/no/such/dir/x.lt" --truth "$t/x.truth"
