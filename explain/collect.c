@@ -78,7 +78,6 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vec_init(&x->waits, sizeof(struct lin_xwait));
 	lin_vec_init(&x->scheds, sizeof(struct lin_xsched));
 	lin_vec_init(&x->edges, sizeof(struct lin_xedge));
-	lin_vec_init(&x->clones, sizeof(struct lin_xclone));
 	lin_vtab_init(&x->clone_of, sizeof(uint64_t));
 	lin_vtab_init(&x->node_graph, sizeof(uint64_t));
 	lin_vtab_init(&x->topo, sizeof(uint64_t));
@@ -108,7 +107,6 @@ void lin_explain_free(struct lin_explain *x)
 	lin_vec_free(&x->waits);
 	lin_vec_free(&x->scheds);
 	lin_vec_free(&x->edges);
-	lin_vec_free(&x->clones);
 	lin_vtab_free(&x->clone_of);
 	lin_vtab_free(&x->node_graph);
 	lin_vtab_free(&x->topo);
@@ -284,9 +282,6 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		break;
 	}
 	case LIN_REC_GRAPH_NODE_CLONE: {
-		struct lin_xclone *c = push(x, &x->clones);
-		if (c)
-			*c = (struct lin_xclone){ .original = r->f[0], .clone = r->f[1], .proc = proc };
 		uint64_t *t = get(x, &x->clone_of, r->f[1], pk1(proc, 0), &fresh);
 		if (t && (fresh || *t != r->f[0]))
 			*t = fresh ? r->f[0] : UINT64_MAX; /* two originals: which one is not known */
@@ -300,7 +295,9 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 			break; /* the graph has no edge: its topology is known all the same */
 		struct lin_xedge *e = push(x, &x->edges);
 		if (e)
-			*e = (struct lin_xedge){ .to = r->f[2], .from = r->f[1], .proc = proc };
+			*e = (struct lin_xedge){
+				.to = r->f[2], .from = r->f[1], .graph = r->f[0], .proc = proc
+			};
 		break;
 	}
 	case LIN_REC_HOST_SCHED: {

@@ -309,27 +309,24 @@ static int cmp_edge(const void *pa, const void *pb)
 	return k ? k : cmp_u64(a->to, b->to);
 }
 
-static int cmp_clone(const void *pa, const void *pb)
-{
-	const struct lin_xclone *a = pa, *b = pb;
-	int k = cmp_u64(a->proc, b->proc);
-	return k ? k : cmp_u64(a->original, b->original);
-}
-
-/* The GPU records of graph nodes by (clone node, the replay's correlation, process): a
- * replay runs each node once, so two records under one key leave it unusable. */
+/* The GPU records of graph nodes by (the application's node their clone was made from, the
+ * replay's correlation, process): a replay runs each node once, so two records under one
+ * key (or a clone of two originals) leave it unusable. One lookup per edge, however many
+ * times the graph was instantiated. */
 static bool graph_index(struct bctx *b)
 {
 	struct lin_explain *x = b->x;
 	vsort(&x->edges, cmp_edge);
-	vsort(&x->clones, cmp_clone);
 	for (size_t i = 0; i < b->n; i++) {
 		const struct lin_xgpu *g = gpu_at(i);
 		if (!(g->flags & LIN_XG_GRAPH) || g->proc == LIN_XPROC_IMPORTED ||
 		    g->node == LIN_XNIL || g->corr == LIN_XNIL || (g->flags & LIN_XG_DUP))
 			continue;
+		const uint64_t *orig = lin_vtab_find(&x->clone_of, g->node, pk1(g->proc, 0));
+		if (!orig || *orig == UINT64_MAX)
+			continue;
 		bool fresh;
-		size_t *e = lin_vtab_get(&x->bynode, g->node, pk1(g->proc, g->corr), &fresh);
+		size_t *e = lin_vtab_get(&x->bynode, *orig, pk1(g->proc, g->corr), &fresh);
 		if (!e)
 			return false;
 		*e = fresh ? i : SIZE_MAX;
@@ -822,24 +819,14 @@ static enum lin_how graph_ready(struct bctx *b, const struct lin_xgpu *g, uint64
 	}
 	*t = LIN_XNIL;
 	for (; lo < x->edges.n && !cmp_edge(&e[lo], &key); lo++, npred++) {
-		/* The predecessor's clone that ran in this replay, among all its clones. */
-		const struct lin_xclone *c = (const struct lin_xclone *)x->clones.data;
-		struct lin_xclone ck = { .original = e[lo].from, .proc = g->proc };
-		size_t a = 0, z = x->clones.n, found = SIZE_MAX;
-		while (a < z) {
-			size_t mid = (a + z) / 2;
-			if (cmp_clone(&c[mid], &ck) < 0)
-				a = mid + 1;
-			else
-				z = mid;
-		}
-		for (; a < x->clones.n && !cmp_clone(&c[a], &ck); a++) {
-			const size_t *r = lin_vtab_find(&x->bynode, c[a].clone, pk1(g->proc, g->corr));
-			if (r && *r != SIZE_MAX)
-				found = *r;
-		}
-		if (found == SIZE_MAX || b->he[found] == LIN_XNIL)
-			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN; /* a node without a record */
+		/* The predecessor's record in this replay; an edge of another graph (the node's
+		 * id named in two graphs) leaves the topology in doubt. */
+		if (e[lo].graph != *graph)
+			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN;
+		const size_t *r = lin_vtab_find(&x->bynode, e[lo].from, pk1(g->proc, g->corr));
+		size_t found = r ? *r : SIZE_MAX;
+		if (found == SIZE_MAX || b->he[found] == LIN_XNIL || gpu_at(found) == g)
+			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN; /* a node without a record (or its own) */
 		if (overlaps(gpu_at(found), g))
 			return LIN_HOW_OVERLAPPING_PREDECESSOR;
 		if (*t == LIN_XNIL || b->he[found] > *t)

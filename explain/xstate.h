@@ -84,13 +84,7 @@ struct lin_xwait {
 /* A graph_edge record: node @to runs after node @from (the application's nodes); sorted
  * by (proc, to). */
 struct lin_xedge {
-	uint64_t to, from;
-	uint16_t proc, pad[3];
-};
-
-/* A graph_node_clone record, sorted by (proc, original): the clones of a node. */
-struct lin_xclone {
-	uint64_t original, clone;
+	uint64_t to, from, graph;
 	uint16_t proc, pad[3];
 };
 
@@ -129,11 +123,10 @@ struct lin_explain {
 	struct lin_vec waits;     /* struct lin_xwait */
 	struct lin_vec scheds;    /* struct lin_xsched */
 	struct lin_vec edges;     /* struct lin_xedge */
-	struct lin_vec clones;    /* struct lin_xclone */
 	struct lin_vtab clone_of; /* (clone, proc) -> uint64_t original (UINT64_MAX: two differ) */
 	struct lin_vtab node_graph; /* (node, proc) -> uint64_t graph id (graph_node records) */
 	struct lin_vtab topo;       /* (graph, proc) -> uint64_t 1: its edges are recorded */
-	struct lin_vtab bynode; /* (clone node, corr << 16 | proc) -> size_t the replay's GPU record */
+	struct lin_vtab bynode; /* (original node, proc << 32 | corr) -> size_t the replay's GPU record */
 	struct lin_vtab sids;  /* (sid, proc) -> uint32_t pool offset + 1 */
 	struct lin_vtab names; /* (hash, len) -> uint64_t pool offset + 1: each name once */
 	char *pool;

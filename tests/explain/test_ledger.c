@@ -221,7 +221,9 @@ enum {
 	G_NO_TOPOLOGY = 2,
 	G_NO_PRED_RECORD = 4,
 	G_OVERLAP = 8,
-	G_OTHER_REPLAY = 16
+	G_OTHER_REPLAY = 16,
+	G_OTHER_GRAPH = 32,
+	G_AMBIGUOUS_CLONE = 64
 };
 
 /* Graph 5: node 501 -> node 502 (clones 601, 602 in exec 50), captured under epoch 70 and
@@ -234,8 +236,13 @@ static struct run graph_case(unsigned how)
 	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 501, 70, 1, 1);
 	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 502, 70, 1, 1);
 	lin_tf_graph_node_clone(&pk, 501, 601, 5, 50);
+	if (how & G_AMBIGUOUS_CLONE)
+		lin_tf_graph_node_clone(&pk, 503, 601, 5, 50);
 	lin_tf_graph_node_clone(&pk, 502, 602, 5, 50);
-	if (how & G_NO_EDGES)
+	if (how & G_OTHER_GRAPH) {
+		lin_tf_graph_edge(&pk, 5, NIL, NIL);
+		lin_tf_graph_edge(&pk, 6, 501, 502);
+	} else if (how & G_NO_EDGES)
 		lin_tf_graph_edge(&pk, 5, NIL, NIL);
 	else if (!(how & G_NO_TOPOLOGY))
 		lin_tf_graph_edge(&pk, 5, 501, 502);
@@ -289,6 +296,18 @@ Test(ledger, graph_edge_silent_when_the_predecessor_did_not_run_in_the_replay)
 	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
 	done(&r);
 	r = graph_case(G_OTHER_REPLAY); /* it ran, but in another replay */
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+}
+
+/* An edge recorded for another graph (the node id named in two graphs), and a predecessor
+ * whose clone was recorded for two originals: the topology is in doubt (review2). */
+Test(ledger, graph_edge_silent_for_an_edge_of_another_graph_or_an_ambiguous_clone)
+{
+	struct run r = graph_case(G_OTHER_GRAPH);
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+	r = graph_case(G_AMBIGUOUS_CLONE);
 	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
 	done(&r);
 }
