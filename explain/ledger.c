@@ -484,7 +484,10 @@ static void dev_range(const struct bctx *b, const struct lin_xgpu *g, size_t *lo
 }
 
 /* The records @g waits for through events: the producer of each wait on its stream before
- * it (up to OCC_DEPS, the latest waits), into @deps; their count. */
+ * it (up to OCC_DEPS, the latest waits; and the latest-ending producer of them all, the one
+ * the event_wait rule bounds @g with), into @deps (OCC_DEPS + 1 entries); their count, or
+ * SIZE_MAX when one of those waits names an event the trace has no record of (what @g
+ * waited for is not in the trace). */
 #define OCC_DEPS 16
 static size_t wait_producers(const struct bctx *b, const struct lin_xgpu *g, size_t *deps)
 {
@@ -502,16 +505,23 @@ static size_t wait_producers(const struct bctx *b, const struct lin_xgpu *g, siz
 		else
 			hi = mid;
 	}
+	size_t best = event_producer(b, g);
 	while (lo-- > 0 && n < OCC_DEPS && w[lo].proc == g->proc && w[lo].ctx == g->ctx &&
 	       w[lo].stream == g->stream) {
 		const struct lin_xevent *e =
 			lin_vtab_find(&x->events, w[lo].sync_id, pk1(w[lo].proc, 0));
-		if (!e || e->corr == LIN_XNIL || e->corr >= w[lo].corr)
+		if (!e || e->corr == LIN_XNIL)
+			return SIZE_MAX; /* a wait on an event not in the trace */
+		if (e->corr >= w[lo].corr)
 			continue;
 		size_t p = before_corr(b, w[lo].proc, e->dev, e->ctx, e->stream, e->corr);
 		if (p != SIZE_MAX)
 			deps[n++] = p;
+		if (p == best)
+			best = SIZE_MAX;
 	}
+	if (best != SIZE_MAX)
+		deps[n++] = best;
 	return n;
 }
 
@@ -552,7 +562,9 @@ static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t 
 		else
 			hi = mid;
 	}
-	size_t deps[OCC_DEPS], ndeps = wait_producers(b, g, deps);
+	size_t deps[OCC_DEPS + 1], ndeps = wait_producers(b, g, deps);
+	if (ndeps == SIZE_MAX)
+		return SIZE_MAX; /* it waited for something the trace does not hold */
 	uint64_t tie = b->x->o.tie_ns, win = s > tie ? s - tie : 0, reach = from, bend = 0;
 	uint64_t last_start = 0; /* the latest start of other work before @s */
 	size_t best = SIZE_MAX;
@@ -564,11 +576,14 @@ static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t 
 		uint64_t ps = host ? b->hs[r] : p->start, pe = host ? b->he[r] : p->end;
 		if (ps >= s)
 			break; /* records by start: none later started before @g */
-		if (!cmp_stream_key(p, g) || (g->kind == LIN_REC_KERNEL && p->kind != LIN_REC_KERNEL))
-			continue; /* its own stream, or a copy beside a kernel */
+		if (!cmp_stream_key(p, g))
+			continue; /* its own stream */
+		bool dep = waited_for(p, deps, ndeps);
+		if (g->kind == LIN_REC_KERNEL && p->kind != LIN_REC_KERNEL && !dep)
+			continue; /* a copy beside a kernel (not one it waits for) */
 		if (ps > last_start)
-			last_start = ps;
-		if (pe <= from || waited_for(p, deps, ndeps))
+			last_start = ps; /* what it waits for, of any kind, started after: it held it */
+		if (pe <= from || dep)
 			continue; /* done before @from, or what it waits for */
 		if (ps > reach && reach < win)
 			return SIZE_MAX; /* a gap before the window */

@@ -1336,6 +1336,74 @@ Test(ledger, competing_causes_leave_out_every_awaited_producer)
 	done(&r);
 }
 
+/* review2: a wait on our stream naming an event the trace has no record of: what the
+ * launch waited for is not in the trace, so no device_busy. */
+Test(ledger, device_occupied_silent_after_a_wait_on_an_unknown_event)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 8, SUBMITTER, 2400, 2450);
+	kern(8, 2, 3800, 19000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 9, 0, 1, 3, 3, 77);
+	lin_tf_sync(&pk, 6, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 1, 4, 78);
+	call(70, 10, SUBMITTER, 3000, 3500);
+	kern(10, 1, 20000, 21000, 3200, 4000, 0, 0);
+	struct run r = finish_run();
+	cr_assert(!has_cause(launch(&r, 10), LIN_X_DEVICE_BUSY));
+	done(&r);
+}
+
+/* review2: the producer the event rule bounds us with, older than 16 later waits (on
+ * another stream), is no competing occupant. */
+Test(ledger, competing_causes_leave_out_the_bounding_producer_past_sixteen_waits)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 8, SUBMITTER, 2400, 2450);
+	kern(8, 2, 3800, 19000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 9, 0, 1, 2, 3, 77);
+	lin_tf_sync(&pk, 11, LIN_SYNC_STREAM_WAIT_EVENT, 2460, 2470, 1, 1, 3, 77);
+	for (uint64_t i = 0; i < 16; i++) {
+		call(80, 100 + 3 * i, SUBMITTER, 2500 + 10 * i, 2505 + 10 * i);
+		kern(100 + 3 * i, 3, 2600 + 20 * i, 2610 + 20 * i, NIL, NIL, 0, 0);
+		lin_tf_cuda_event(&pk, 101 + 3 * i, 0, 1, 3, 10 + i, 200 + i);
+		lin_tf_sync(&pk, 102 + 3 * i, LIN_SYNC_STREAM_WAIT_EVENT, 2900, 2901, 1, 1, 10 + i,
+			    200 + i);
+	}
+	call(70, 300, SUBMITTER, 3000, 3500);
+	kern(300, 1, 19500, 21000, 3200, 4000, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 300);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	done(&r);
+}
+
+/* review2: a chain through a copy (kernel Q on stream 3 -> event -> a copy on stream 2 ->
+ * event -> our kernel): the copy we wait for started after Q ended, so Q's end did not
+ * free the device for us: no competing occupant. */
+Test(ledger, competing_causes_silent_when_an_awaited_copy_started_after_the_occupant)
+{
+	begin();
+	work(7, 70);
+	work(8, 80);
+	call(80, 8, SUBMITTER, 2400, 2450);
+	kern(8, 3, 3800, 19000, NIL, NIL, 0, 0);
+	lin_tf_cuda_event(&pk, 9, 0, 1, 3, 3, 77);
+	lin_tf_sync(&pk, 11, LIN_SYNC_STREAM_WAIT_EVENT, 2460, 2470, 1, 2, 3, 77);
+	call(80, 12, SUBMITTER, 2480, 2490);
+	copy_rec(12, 2, 19100, 19300);
+	lin_tf_cuda_event(&pk, 13, 0, 1, 2, 4, 78);
+	lin_tf_sync(&pk, 14, LIN_SYNC_STREAM_WAIT_EVENT, 2500, 2510, 1, 1, 4, 78);
+	call(70, 20, SUBMITTER, 3000, 3500);
+	kern(20, 1, 19500, 21000, 3200, 4000, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 20);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	done(&r);
+}
+
 Test(ledger, device_occupied_says_device_busy_until_other_streams_freed_it)
 {
 	/* Two records back to back over [3800, 19000]: the device freed 1000 ns before the
