@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 			if (parse_without(optarg, &xo.without) < 0)
 				return usage_error(
 					"--without takes a comma-separated list of latency, "
-					"stream-order, event-wait, handoff, host-sched, occupancy");
+					"stream-order, event-wait, handoff, host-sched, occupancy, graph-edge");
 			without = optarg;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
