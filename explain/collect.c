@@ -80,7 +80,8 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vec_init(&x->edges, sizeof(struct lin_xedge));
 	lin_vtab_init(&x->clone_of, sizeof(uint64_t));
 	lin_vtab_init(&x->node_graph, sizeof(uint64_t));
-	lin_vtab_init(&x->topo, sizeof(uint64_t));
+	lin_vtab_init(&x->topo, sizeof(struct lin_xtopo));
+	lin_vtab_init(&x->clone_at, sizeof(uint64_t));
 	lin_vtab_init(&x->bynode, sizeof(size_t));
 	lin_vtab_init(&x->sids, sizeof(uint64_t));
 	lin_vtab_init(&x->names, sizeof(uint64_t));
@@ -110,6 +111,7 @@ void lin_explain_free(struct lin_explain *x)
 	lin_vtab_free(&x->clone_of);
 	lin_vtab_free(&x->node_graph);
 	lin_vtab_free(&x->topo);
+	lin_vtab_free(&x->clone_at);
 	lin_vtab_free(&x->bynode);
 	lin_vtab_free(&x->sids);
 	lin_vtab_free(&x->names);
@@ -285,14 +287,23 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 		uint64_t *t = get(x, &x->clone_of, r->f[1], pk1(proc, 0), &fresh);
 		if (t && (fresh || *t != r->f[0]))
 			*t = fresh ? r->f[0] : UINT64_MAX; /* two originals: which one is not known */
+		uint64_t *at = get(x, &x->clone_at, r->f[1], pk1(proc, 0), &fresh);
+		if (at && fresh)
+			*at = lin_xpos(file, r->index); /* when the exec was instantiated */
 		break;
 	}
 	case LIN_REC_GRAPH_EDGE: {
-		uint64_t *t = get(x, &x->topo, r->f[0], pk1(proc, 0), &fresh);
-		if (t)
-			*t = 1;
-		if (NIL(r, 1) || NIL(r, 2))
-			break; /* the graph has no edge: its topology is known all the same */
+		struct lin_xtopo *t = get(x, &x->topo, r->f[0], pk1(proc, 0), &fresh);
+		if (!t)
+			break;
+		if (fresh)
+			*t = (struct lin_xtopo){ 0 };
+		t->last = lin_xpos(file, r->index);
+		if (NIL(r, 1) || NIL(r, 2)) {
+			t->nil = true; /* the graph has no edge: its topology is known all the same */
+			break;
+		}
+		t->edges = true;
 		struct lin_xedge *e = push(x, &x->edges);
 		if (e)
 			*e = (struct lin_xedge){

@@ -820,7 +820,13 @@ static enum lin_how graph_ready(struct bctx *b, const struct lin_xgpu *g, uint64
 	const uint64_t *graph = orig && *orig != UINT64_MAX
 					? lin_vtab_find(&x->node_graph, *orig, pk1(g->proc, 0))
 					: NULL;
-	if (!graph || !lin_vtab_find(&x->topo, *graph, pk1(g->proc, 0)))
+	const struct lin_xtopo *topo = graph ? lin_vtab_find(&x->topo, *graph, pk1(g->proc, 0)) : NULL;
+	const uint64_t *at = topo ? lin_vtab_find(&x->clone_at, g->node, pk1(g->proc, 0)) : NULL;
+	/* The exec took its graph's topology when it was instantiated: edges recorded after its
+	 * clones (or in another file, order unknown) may not be its own; a topology recorded
+	 * as both "no edge" and edges is in doubt. */
+	if (!topo || !at || (topo->nil && topo->edges) || (*at >> 40) != (topo->last >> 40) ||
+	    *at < topo->last)
 		return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN;
 	const struct lin_xedge *e = (const struct lin_xedge *)x->edges.data;
 	struct lin_xedge key = { .to = *orig, .proc = g->proc };

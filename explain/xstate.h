@@ -88,6 +88,20 @@ struct lin_xedge {
 	uint16_t proc, pad[3];
 };
 
+/* A graph's recorded topology: where its last graph_edge record is (lin_xpos), and whether
+ * it said "no edge" (nil) and named edges: both is a topology recorded twice, in doubt. */
+struct lin_xtopo {
+	uint64_t last;
+	bool nil, edges;
+	uint8_t pad[6];
+};
+
+/* A record's place in the input: its file and index, comparable within one file. */
+static inline uint64_t lin_xpos(uint32_t file, uint64_t index)
+{
+	return ((uint64_t)file << 40) | (index & ((1ull << 40) - 1));
+}
+
 /* Sorted by (proc, tid, start); at build, overlapping records of a thread are merged, and
  * cum is the off-CPU time of the thread's records before this one. */
 struct lin_xsched {
@@ -125,7 +139,8 @@ struct lin_explain {
 	struct lin_vec edges;     /* struct lin_xedge */
 	struct lin_vtab clone_of; /* (clone, proc) -> uint64_t original (UINT64_MAX: two differ) */
 	struct lin_vtab node_graph; /* (node, proc) -> uint64_t graph id (graph_node records) */
-	struct lin_vtab topo;       /* (graph, proc) -> uint64_t 1: its edges are recorded */
+	struct lin_vtab topo;       /* (graph, proc) -> struct lin_xtopo */
+	struct lin_vtab clone_at; /* (clone, proc) -> uint64_t where its clone record is (lin_xpos) */
 	struct lin_vtab bynode; /* (original node, proc << 32 | corr) -> size_t the replay's GPU record */
 	struct lin_vtab sids;  /* (sid, proc) -> uint32_t pool offset + 1 */
 	struct lin_vtab names; /* (hash, len) -> uint64_t pool offset + 1: each name once */

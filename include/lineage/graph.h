@@ -83,10 +83,13 @@ LIN_API int lin_graph_capture_end(lin_graph_tracker *gt, const lin_graph_capture
  * lin_graph_edges - graph @graph_id's dependencies: node @to[i] runs after node @from[i]
  * (the application's node ids, as given to capture_end or node_created: e.g. from
  * cudaGraphGetEdges + cuptiGetGraphNodeId), @n of them; one graph_edge record each, or, for
- * @n = 0, one saying the graph has no edge. Call once the graph is complete (after
- * capture_end, or after the last cudaGraphAddDependencies): lineage-explain then knows
- * what each node's kernel waited for inside a replay (docs/ledger.md, "graph_edge"); a
- * graph whose edges are not given stays graph_dependency_unknown there.
+ * @n = 0, one saying the graph has no edge. Call once per graph, when it is complete and
+ * before instantiating it (after capture_end, or after the last cudaGraphAddDependencies):
+ * an exec has the topology its graph had when instantiated, so lineage-explain applies
+ * edges only to execs instantiated after them, and none of a graph whose topology was
+ * recorded as both "no edge" and edges. It then knows what each node's kernel waited for
+ * inside a replay (docs/ledger.md, "graph_edge"); a graph whose edges are not given stays
+ * graph_dependency_unknown there.
  * Return: 0; -EINVAL (NULL arrays with @n > 0, a zero id, a node its own predecessor:
  * nothing written); -LIN_ETRACE. Context: any thread; takes the output lock; no
  * allocation. Since: 0.5

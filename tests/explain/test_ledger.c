@@ -223,8 +223,22 @@ enum {
 	G_OVERLAP = 8,
 	G_OTHER_REPLAY = 16,
 	G_OTHER_GRAPH = 32,
-	G_AMBIGUOUS_CLONE = 64
+	G_AMBIGUOUS_CLONE = 64,
+	G_EDGES_LATE = 128,
+	G_TWICE = 256
 };
+
+/* Graph 5's topology: 501 -> 502, or no edge, or none recorded, or both (twice), or the
+ * edge recorded under graph 6. */
+static void graph_edges(unsigned how)
+{
+	if (how & (G_NO_EDGES | G_TWICE | G_OTHER_GRAPH))
+		lin_tf_graph_edge(&pk, 5, NIL, NIL);
+	if (how & G_OTHER_GRAPH)
+		lin_tf_graph_edge(&pk, 6, 501, 502);
+	else if (!(how & (G_NO_EDGES | G_NO_TOPOLOGY)))
+		lin_tf_graph_edge(&pk, 5, 501, 502);
+}
 
 /* Graph 5: node 501 -> node 502 (clones 601, 602 in exec 50), captured under epoch 70 and
  * replayed by the graph launch of correlation 10 [12000, 12500]: 601 runs [13000, 30000],
@@ -235,17 +249,14 @@ static struct run graph_case(unsigned how)
 	work(7, 70);
 	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 501, 70, 1, 1);
 	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 502, 70, 1, 1);
+	if (!(how & G_EDGES_LATE))
+		graph_edges(how); /* before instantiation, as lin_graph_edges asks */
 	lin_tf_graph_node_clone(&pk, 501, 601, 5, 50);
 	if (how & G_AMBIGUOUS_CLONE)
 		lin_tf_graph_node_clone(&pk, 503, 601, 5, 50);
 	lin_tf_graph_node_clone(&pk, 502, 602, 5, 50);
-	if (how & G_OTHER_GRAPH) {
-		lin_tf_graph_edge(&pk, 5, NIL, NIL);
-		lin_tf_graph_edge(&pk, 6, 501, 502);
-	} else if (how & G_NO_EDGES)
-		lin_tf_graph_edge(&pk, 5, NIL, NIL);
-	else if (!(how & G_NO_TOPOLOGY))
-		lin_tf_graph_edge(&pk, 5, 501, 502);
+	if (how & G_EDGES_LATE)
+		graph_edges(how);
 	call_api(70, 10, SUBMITTER, 12000, 12500, true);
 	call_api(70, 11, SUBMITTER, 12600, 12700, true);
 	if (!(how & G_NO_PRED_RECORD))
@@ -280,6 +291,18 @@ Test(ledger, graph_edge_silent_without_the_topology)
 	struct run r = graph_case(G_NO_TOPOLOGY);
 	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
 	mark_is(by_key(&r, 1), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+}
+
+/* Edges recorded after the exec was instantiated (its clones) may not be the exec's; a
+ * topology recorded both as "no edge" and as edges is in doubt: unknown either way. */
+Test(ledger, graph_edge_silent_for_edges_after_instantiation_or_recorded_twice)
+{
+	struct run r = graph_case(G_EDGES_LATE);
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
+	done(&r);
+	r = graph_case(G_TWICE);
+	mark_is(by_key(&r, 2), LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN, 0);
 	done(&r);
 }
 
