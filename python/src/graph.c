@@ -176,11 +176,13 @@ static PyObject *gt_capture_end(LinGraphTracker *self, PyObject *args)
 
 static PyObject *gt_edges(LinGraphTracker *self, PyObject *args)
 {
-	PyObject *from, *to;
-	unsigned long long graph;
+	PyObject *gid, *from, *to;
 	lin_runtime *rt;
 	Py_ssize_t nf = 0, nt = 0;
-	if (!PyArg_ParseTuple(args, "KOO", &graph, &from, &to))
+	if (!PyArg_ParseTuple(args, "O!OO", &PyLong_Type, &gid, &from, &to))
+		return NULL;
+	unsigned long long graph = PyLong_AsUnsignedLongLong(gid); /* range-checked, unlike "K" */
+	if (graph == (unsigned long long)-1 && PyErr_Occurred())
 		return NULL;
 	lin_graph_tracker *gt = tracker(self, &rt);
 	uint64_t *f = gt ? ids_of(from, "from_nodes must be a sequence of ints", &nf) : NULL;

@@ -312,6 +312,12 @@ def test_graph_capture_and_replay(rt):
             gt.edges(100, [1, 2], [2])
         with pytest.raises(ValueError):
             gt.edges(100, [1], [1])
+        with pytest.raises(OverflowError):
+            gt.edges(-1, [1], [2])
+        with pytest.raises(OverflowError):
+            gt.edges(2**64 + 100, [1], [2])
+        with pytest.raises(TypeError):
+            gt.edges(100, [1, "x"], [2, 3])
         gt.node_created(100, 3)
         gt.exec_instantiated(100, 200)
         gt.node_cloned(1, 11, 100, 200)
