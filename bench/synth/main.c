@@ -68,7 +68,7 @@ static const char usage_text[] =
 	"    The attr-* scenarios add one line:\n"
 	"      ATTR scenario= cause_labels= attr_skipped= delay_ns=\n"
 	"    attr_skipped counts targets left unlabelled because a delay that was not injected\n"
-	"    (the pool's own handoff latency) exceeded a tenth of the injected one.\n"
+	"    (the pool's own handoff latency) exceeded a quarter of the injected one.\n"
 	"\n"
 	"OPTIONS\n"
 	"    --scenario NAME    the workload (see --list-scenarios)\n"

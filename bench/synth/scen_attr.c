@@ -33,6 +33,7 @@ struct ajob {
 	uint32_t exec;            /* attr-graph-dependency: the graph exec */
 	uint32_t event;           /* the event the target's stream waits for (0: none) */
 	struct lin_sim_launch bg; /* background work's times */
+	synth_step_fn bgfn;       /* the background work, launched right after the adopt */
 };
 
 static uint64_t now(const struct synth *sx) { return lin_runtime_now_ns(sx->rt); }
@@ -68,7 +69,7 @@ static uint64_t front(const struct lin_sim_launch *l)
 
 /*
  * The label of target @l: @cause over [s, e]. A target whose handoff (not injected here)
- * took more than a tenth of that is not labelled: a second delay of comparable size
+ * took more than a quarter of that is not labelled: a second delay of comparable size
  * makes it no single-cause launch (counted: attr_skipped in the ATTR line).
  */
 static void label(struct ajob *j, const struct lin_sim_launch *l, uint32_t cause, uint32_t alt,
@@ -76,18 +77,22 @@ static void label(struct ajob *j, const struct lin_sim_launch *l, uint32_t cause
 {
 	if (e <= s)
 		return;
-	if (cause != LIN_TC_HANDOFF_WAIT && j->handoff > (e - s) / 10) {
+	if (cause != LIN_TC_HANDOFF_WAIT && j->handoff > (e - s) / 4) {
 		atomic_fetch_add(&j->sx->attr_skipped, 1);
 		return;
 	}
 	synth_cause(j->sx, LIN_REC_KERNEL, (uint64_t)l->grid, cause, alt, s, e, e - s);
 }
 
-/* The worker adopts the handoff, timing what the pool took. */
+/* The worker adopts the handoff, timing what the pool took, then launches the scenario's
+ * background work (another request's, nested in the adopted scope): launched here, right
+ * before the target, it holds the target for its whole length whatever the pool took. */
 static void adopt(struct ajob *j)
 {
 	j->handoff = now(j->sx) - j->cap_ns;
 	synth_adopt(j->sx, &j->t);
+	if (j->bgfn)
+		j->bgfn(j);
 }
 
 /* ------------------------------------------------------------- steps */
@@ -306,19 +311,26 @@ static void idle(struct synth *sx)
 		sleep_ns(t + 1000 - n);
 }
 
-/* @n requests: [background on a submitter,] the request's handoff, the worker's step. */
-static void run(struct synth *sx, synth_step_fn bg, synth_step_fn step, uint32_t slots)
+/* @n requests: the request's handoff, the worker's step ([background,] target); @early:
+ * the background is launched by the submitter before the handoff instead, so the device is
+ * busy from well before the target's call. */
+static void run_bg(struct synth *sx, synth_step_fn bg, bool early, synth_step_fn step, uint32_t slots)
 {
 	lin_sim_set_device_slots(sx->sim, slots);
 	for (uint32_t i = 0; i < sx->o.requests; i++) {
-		struct ajob j = { .sx = sx };
+		struct ajob j = { .sx = sx, .bgfn = early ? NULL : bg };
 		idle(sx);
 		uint32_t s = synth_submitter(sx);
-		synth_pool_exec(sx->pool, s, submit_step, &j);
-		if (bg)
+		if (early)
 			synth_pool_exec(sx->pool, s, bg, &j);
+		synth_pool_exec(sx->pool, s, submit_step, &j);
 		synth_pool_exec(sx->pool, synth_worker(sx, s), step, &j);
 	}
+}
+
+static void run(struct synth *sx, synth_step_fn bg, synth_step_fn step, uint32_t slots)
+{
+	run_bg(sx, bg, false, step, slots);
 }
 
 void synth_run_attr_handoff(struct synth *sx) { run(sx, NULL, handoff_wait_step, 0); }
@@ -329,7 +341,11 @@ void synth_run_attr_stream(struct synth *sx) { run(sx, stream_dep_bg, stream_dep
 void synth_run_attr_event(struct synth *sx) { run(sx, event_dep_bg, event_dep_step, 0); }
 void synth_run_attr_device(struct synth *sx) { run(sx, device_bg, device_busy_step, 1); }
 void synth_run_attr_queueing(struct synth *sx) { run(sx, NULL, queueing_step, 0); }
-void synth_run_attr_amb_submit(struct synth *sx) { run(sx, device_bg, amb_submit_step, 1); }
+void synth_run_attr_amb_submit(struct synth *sx)
+{
+	/* The device full from before the call: over the whole submission delay. */
+	run_bg(sx, device_bg, true, amb_submit_step, 1);
+}
 void synth_run_attr_amb_deps(struct synth *sx) { run(sx, amb_deps_bg, amb_deps_step, 0); }
 
 void synth_run_attr_graph(struct synth *sx)
