@@ -412,12 +412,13 @@ static void wait_bounds(struct bctx *b)
 	}
 }
 
-/* event_wait: the producer bounding @g through the waits before it on its stream. */
-static size_t event_producer(const struct bctx *b, const struct lin_xgpu *g)
+/* The index past the waits before @g (by correlation) on its stream: the waits of @g's stream
+ * before it end there (0: none; an imported record or one without a correlation has none). */
+static size_t waits_before(const struct bctx *b, const struct lin_xgpu *g)
 {
 	const struct lin_explain *x = b->x;
-	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_XNIL || !x->waits.n)
-		return SIZE_MAX;
+	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_XNIL)
+		return 0;
 	const struct lin_xwait *w = (const struct lin_xwait *)x->waits.data;
 	size_t lo = 0, hi = x->waits.n;
 	struct lin_xwait key = { .corr = g->corr, .stream = g->stream, .ctx = g->ctx, .proc = g->proc };
@@ -428,6 +429,14 @@ static size_t event_producer(const struct bctx *b, const struct lin_xgpu *g)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* event_wait: the producer bounding @g through the waits before it on its stream. */
+static size_t event_producer(const struct bctx *b, const struct lin_xgpu *g)
+{
+	const struct lin_xwait *w = (const struct lin_xwait *)b->x->waits.data;
+	size_t lo = waits_before(b, g);
 	if (!lo || w[lo - 1].proc != g->proc || w[lo - 1].ctx != g->ctx || w[lo - 1].stream != g->stream)
 		return SIZE_MAX;
 	return w[lo - 1].best;
@@ -492,19 +501,10 @@ static void dev_range(const struct bctx *b, const struct lin_xgpu *g, size_t *lo
 static size_t wait_producers(const struct bctx *b, const struct lin_xgpu *g, size_t *deps)
 {
 	const struct lin_explain *x = b->x;
-	if ((x->o.without & LIN_XW_EVENT_WAIT) || g->proc == LIN_XPROC_IMPORTED ||
-	    g->corr == LIN_XNIL || !x->waits.n)
+	if (x->o.without & LIN_XW_EVENT_WAIT)
 		return 0;
 	const struct lin_xwait *w = (const struct lin_xwait *)x->waits.data;
-	size_t lo = 0, hi = x->waits.n, n = 0;
-	struct lin_xwait key = { .corr = g->corr, .stream = g->stream, .ctx = g->ctx, .proc = g->proc };
-	while (lo < hi) { /* first wait >= key */
-		size_t mid = (lo + hi) / 2;
-		if (cmp_wait(&w[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = waits_before(b, g), n = 0;
 	size_t best = event_producer(b, g);
 	while (lo-- > 0 && n < OCC_DEPS && w[lo].proc == g->proc && w[lo].ctx == g->ctx &&
 	       w[lo].stream == g->stream) {

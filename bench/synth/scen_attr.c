@@ -22,8 +22,8 @@
 uint32_t synth_submitter(struct synth *sx);
 uint32_t synth_worker(struct synth *sx, uint32_t not );
 
-/* Streams of this lane: the target's and two for background work. */
-enum { S_TARGET = 1, S_BG = 2, S_BG2 = 3 };
+/* Streams of this lane: the target's and one for background work. */
+enum { S_TARGET = 1, S_BG = 2 };
 
 struct ajob {
 	struct synth *sx;
@@ -198,15 +198,21 @@ static void event_dep_bg(void *arg)
 	background(j, S_BG, 2 * j->sx->o.delay_ns, 0, true);
 }
 
+/* The target's stream waits for the event the background recorded. */
+static void wait_event(struct ajob *j)
+{
+	if (lin_sim_stream_wait_event(j->sx->sim, j->t.stream, j->event) != 0) {
+		fprintf(stderr, "lineage-synth: stream wait event failed\n");
+		exit(1);
+	}
+}
+
 static void event_dep_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
 	adopt(j);
-	if (lin_sim_stream_wait_event(j->sx->sim, j->t.stream, j->event) != 0) {
-		fprintf(stderr, "lineage-synth: stream wait event failed\n");
-		exit(1);
-	}
+	wait_event(j);
 	target(j, &l);
 	label(j, &l, LIN_TC_EVENT_DEPENDENCY, 0, front(&l), j->bg.end);
 }
@@ -290,10 +296,7 @@ static void amb_deps_step(void *arg)
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
 	adopt(j);
-	if (lin_sim_stream_wait_event(j->sx->sim, j->t.stream, j->event) != 0) {
-		fprintf(stderr, "lineage-synth: stream wait event failed\n");
-		exit(1);
-	}
+	wait_event(j);
 	target(j, &l);
 	label(j, &l, LIN_TC_AMBIGUOUS,
 	      1u << LIN_TC_STREAM_DEPENDENCY | 1u << LIN_TC_EVENT_DEPENDENCY, front(&l), j->bg.end);

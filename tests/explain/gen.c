@@ -23,11 +23,9 @@
 #include "reader.h"
 #include "xgen.h"
 
-static int save(const char *dir, const char *name)
+/* Write the buffer to @path and free it; 0 or 1 (said). */
+static int write_buf(const char *path)
 {
-	lin_tf_trace_end(&pk, 1000000, 0);
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	FILE *f = fopen(path, "wb");
 	int rc = f && fwrite(sb.data, 1, sb.size, f) == sb.size ? 0 : 1;
 	if (f && fclose(f))
@@ -36,6 +34,14 @@ static int save(const char *dir, const char *name)
 	if (rc)
 		fprintf(stderr, "lin-explain-gen: cannot write %s\n", path);
 	return rc;
+}
+
+static int save(const char *dir, const char *name)
+{
+	lin_tf_trace_end(&pk, 1000000, 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return write_buf(path);
 }
 
 static int stress(const char *dir, uint64_t n)
@@ -91,12 +97,7 @@ static int cause_truth(const char *kind, const char *path)
 		msgpack_sbuffer_destroy(&sb);
 		return 64;
 	}
-	FILE *f = fopen(path, "wb");
-	int rc = f && fwrite(sb.data, 1, sb.size, f) == sb.size ? 0 : 1;
-	if (f && fclose(f))
-		rc = 1;
-	msgpack_sbuffer_destroy(&sb);
-	return rc;
+	return write_buf(path);
 }
 
 /* Two api_call labels (keys @grid and 999998) for the process of trace @trace. */
@@ -123,12 +124,7 @@ static int cause_truth_for(const char *trace, uint64_t grid, const char *path)
 	lin_tf_header(&pk, &h);
 	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, grid, LIN_TC_API_CALL, 0, NIL, NIL, NIL);
 	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 999998, LIN_TC_API_CALL, 0, NIL, NIL, NIL);
-	FILE *f = fopen(path, "wb");
-	int rc = f && fwrite(sb.data, 1, sb.size, f) == sb.size ? 0 : 1;
-	if (f && fclose(f))
-		rc = 1;
-	msgpack_sbuffer_destroy(&sb);
-	return rc;
+	return write_buf(path);
 }
 
 int main(int argc, char **argv)
