@@ -70,7 +70,7 @@
 #include <lineage/trace_format.h>
 
 extern "C" {
-#include "tracefmt.h" /* lin_tf_header, lin_tf_launch_cause (the project's own encoders) */
+#include "truth_writer.h" /* the examples' truth writer: msgpack-c and the installed headers */
 }
 
 #define PROG "attrib_causes"
@@ -194,7 +194,7 @@ static const char not_injected_msg[] = PROG
 struct label {
 	uint32_t cause; /* LIN_TC_NONE: not written */
 	int scen;
-	uint64_t start_ns, end_ns, magnitude_ns; /* LIN_TF_NIL: unknown */
+	uint64_t start_ns, end_ns, magnitude_ns; /* LIN_EX_NIL: unknown */
 };
 
 struct stats {
@@ -371,12 +371,12 @@ static void run_target(const struct task *t)
 		break;
 	}
 	case S_STREAM:
-		set_label(t->tag, S_STREAM, LIN_TF_NIL, LIN_TF_NIL, delay_ns);
+		set_label(t->tag, S_STREAM, LIN_EX_NIL, LIN_EX_NIL, delay_ns);
 		launch_blocker("spin_stream", s_a, 1, 1);
 		launch_target("target_stream", s_a, t->tag, 0);
 		break;
 	case S_EVENT:
-		set_label(t->tag, S_EVENT, LIN_TF_NIL, LIN_TF_NIL, delay_ns);
+		set_label(t->tag, S_EVENT, LIN_EX_NIL, LIN_EX_NIL, delay_ns);
 		launch_blocker("spin_event", s_b, 1, 1);
 		CUDA_OK(cudaEventRecord(ev, s_b));
 		CUDA_OK(cudaStreamWaitEvent(s_a, ev, 0));
@@ -385,7 +385,7 @@ static void run_target(const struct task *t)
 	case S_GRAPH: {
 		lin_graph_launch gl;
 		/* The replay's target node takes its tag from d_graph_base + d_graph_seq. */
-		set_label(t->tag, S_GRAPH, LIN_TF_NIL, LIN_TF_NIL, delay_ns);
+		set_label(t->tag, S_GRAPH, LIN_EX_NIL, LIN_EX_NIL, delay_ns);
 		LIN_GL_BEGIN(gexec_id, "graph_replay", &gl);
 		cudaError_t e = cudaGraphLaunch(gexec, s_a);
 		lin_graph_launch_end(gt, &gl);
@@ -396,7 +396,7 @@ static void run_target(const struct task *t)
 		/* Concurrent kernels may still overlap on some GPUs (a block of the target can
 		 * be placed as soon as any SM has room): the label says what was injected, the
 		 * scorer measures what lineage saw. */
-		set_label(t->tag, S_BUSY, LIN_TF_NIL, LIN_TF_NIL, delay_ns);
+		set_label(t->tag, S_BUSY, LIN_EX_NIL, LIN_EX_NIL, delay_ns);
 		launch_blocker("spin_busy", s_b, busy_blocks, busy_threads);
 		launch_target("target_busy", s_a, t->tag, 0);
 		break;
@@ -404,7 +404,7 @@ static void run_target(const struct task *t)
 		for (int k = 0; k < QUEUE_KERNELS; k++) {
 			int tag = k == 0 ? NO_TAG : t->tag + k - 1;
 			if (k > 0)
-				set_label(tag, S_QUEUE, LIN_TF_NIL, LIN_TF_NIL, LIN_TF_NIL);
+				set_label(tag, S_QUEUE, LIN_EX_NIL, LIN_EX_NIL, LIN_EX_NIL);
 			launch_target("target_queue", s_a, tag, spin_short);
 		}
 		break;
@@ -598,52 +598,31 @@ static void setup_and_warm_up(bool graph)
 
 /* ------------------------------------------------------------------ the truth file */
 
-static int fwrite_cb(void *data, const char *buf, size_t len)
-{
-	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
-}
-
 /* Copy the device log back; write one launch_cause per labelled target. */
-static void write_truth(const char *path, uint64_t start_host_ns, struct stats *st)
+static void write_truth(const char *path, struct stats *st)
 {
 	unsigned int n = 0;
 	struct log_ent *log = (struct log_ent *)calloc(LOG_CAP, sizeof(*log));
-	char host[256] = "unknown";
-	FILE *f = fopen(path, "wb");
-	msgpack_packer pk;
+	struct lin_ex_truth t;
 
 	if (!log)
 		FAIL("out of memory");
-	if (!f)
+	if (lin_ex_truth_open(&t, path, LIN_CAUSE_TRUTH_FORMAT_NAME, PROG) != 0)
 		FAIL("cannot write %s: %s", path, strerror(errno));
 	CUDA_OK(cudaMemcpyFromSymbol(&n, d_log_n, sizeof(n)));
 	if (n > LOG_CAP)
 		FAIL("the device log overflowed (%u entries, room for %u)", n, LOG_CAP);
 	CUDA_OK(cudaMemcpyFromSymbol(log, d_log, n * sizeof(*log)));
-	if (gethostname(host, sizeof(host) - 1) != 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = 0;
-	struct lin_tf_header h;
-	memset(&h, 0, sizeof(h));
-	h.format = LIN_CAUSE_TRUTH_FORMAT_NAME;
-	h.writer = PROG;
-	h.host = host;
-	h.pid = (uint64_t)getpid();
-	h.start_host_ns = start_host_ns;
-	h.ext_kind = 5; /* what the runtime uses with ext_kind 0: CUSTOM2 */
-	h.backend = "cupti";
-	msgpack_packer_init(&pk, f, fwrite_cb);
-	lin_tf_header(&pk, &h);
 	for (unsigned int i = 0; i < n; i++) {
 		int tag = log[i].tag;
 		if (tag < 0 || tag >= n_labels || labels[tag].cause == LIN_TC_NONE)
 			continue;
 		const struct label *lb = &labels[tag];
-		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, log[i].grid, lb->cause, 0, lb->start_ns,
-				    lb->end_ns, lb->magnitude_ns);
+		lin_ex_cause_label(&t, LIN_REC_KERNEL, log[i].grid, lb->cause, 0, lb->start_ns,
+				   lb->end_ns, lb->magnitude_ns);
 		st[lb->scen].labels++;
 	}
-	if (ferror(f) | (fclose(f) != 0))
+	if (lin_ex_truth_close(&t) != 0)
 		FAIL("cannot write %s", path);
 	free(log);
 }
@@ -824,7 +803,6 @@ int main(int argc, char **argv)
 	int err = lin_runtime_create(&o, &rt);
 	if (err)
 		FAIL("lin_runtime_create (trace %s) failed: %s", trace_path, lin_strerror(err));
-	uint64_t start_host_ns = lin_runtime_now_ns(rt);
 
 	int ndev = 0;
 	cudaError_t ce = cudaGetDeviceCount(&ndev);
@@ -911,7 +889,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < N_WORKERS; i++)
 		pthread_join(th[i], NULL);
 	CUDA_OK(cudaDeviceSynchronize());
-	write_truth(truth_path, start_host_ns, st);
+	write_truth(truth_path, st);
 
 	if (sub)
 		cuptiUnsubscribe(sub);

@@ -20,7 +20,7 @@
  * Usage: pool_lineage [trace.lintrace] [requests] [truth file, default TRACE.truth]
  * Exit status: 0 when the run completed; 1 on a CUDA error; 2 on a lineage error.
  *
- * Built from the installed headers only (the truth writer below uses msgpack-c directly):
+ * Built from the installed headers only (the truth writer, truth_writer.h, uses msgpack-c):
  *   nvcc -std=c++17 -arch=sm_90 pool_lineage.cu $(pkg-config --cflags --libs lineage msgpack) \
  *        -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcupti -o pool_lineage
  */
@@ -38,6 +38,8 @@
 #include <lineage/graph.h>
 #include <lineage/runtime.h>
 #include <lineage/trace_format.h>
+
+#include "truth_writer.h" /* the examples' truth writer: msgpack-c and the installed headers */
 
 #define N_WORKERS 4
 #define N_STREAMS 4
@@ -308,59 +310,14 @@ static void build_graph(void)
 	CUDA_OK(cudaGraphDestroy(graph));
 }
 
-static void pack_key(msgpack_packer *pk, const char *k)
-{
-	msgpack_pack_str_with_body(pk, k, strlen(k));
-}
-
-/*
- * A lineage-truth file (docs/trace-format.md, "Truth files"): a header map naming this
- * process, then one [40, gpu_kind, key, [requests], epoch] record per label.
- */
-static void truth_header(msgpack_packer *pk, const char *host)
-{
-	msgpack_pack_map(pk, 5);
-	pack_key(pk, "format");
-	msgpack_pack_str_with_body(pk, LIN_TRUTH_FORMAT_NAME, strlen(LIN_TRUTH_FORMAT_NAME));
-	pack_key(pk, "version");
-	msgpack_pack_array(pk, 2);
-	msgpack_pack_uint32(pk, LIN_TRACE_FORMAT_MAJOR);
-	msgpack_pack_uint32(pk, LIN_TRACE_FORMAT_MINOR);
-	pack_key(pk, "writer");
-	msgpack_pack_str_with_body(pk, "pool_lineage", strlen("pool_lineage"));
-	pack_key(pk, "host");
-	msgpack_pack_str_with_body(pk, host, strlen(host));
-	pack_key(pk, "pid");
-	msgpack_pack_uint64(pk, (uint64_t)getpid());
-}
-
-static void truth_kernel(msgpack_packer *pk, uint64_t grid, const struct reqs *q)
-{
-	msgpack_pack_array(pk, 5);
-	msgpack_pack_uint32(pk, LIN_REC_TRUTH);
-	msgpack_pack_uint32(pk, LIN_REC_KERNEL);
-	msgpack_pack_uint64(pk, grid);
-	msgpack_pack_array(pk, (size_t)q->n);
-	for (int i = 0; i < q->n; i++)
-		msgpack_pack_uint64(pk, (uint64_t)q->r[i]);
-	msgpack_pack_nil(pk); /* the epoch: not the program's to know */
-}
-
-static int fwrite_cb(void *data, const char *buf, size_t len)
-{
-	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
-}
-
 /* Copy the device log back and write it as a lineage-truth file. Return: kernels labelled. */
 static unsigned int write_truth(const char *path)
 {
 	unsigned int n = 0;
 	struct log_ent *log = (struct log_ent *)calloc(LOG_CAP, sizeof(*log));
-	char host[256] = "unknown";
-	FILE *f = fopen(path, "wb");
-	msgpack_packer pk;
+	struct lin_ex_truth t;
 
-	if (!log || !f) {
+	if (!log || lin_ex_truth_open(&t, path, LIN_TRUTH_FORMAT_NAME, "pool_lineage") != 0) {
 		fprintf(stderr, "pool_lineage: cannot write %s\n", path);
 		exit(2);
 	}
@@ -368,12 +325,14 @@ static unsigned int write_truth(const char *path)
 	if (n > LOG_CAP)
 		n = LOG_CAP;
 	CUDA_OK(cudaMemcpyFromSymbol(log, d_log, n * sizeof(*log)));
-	gethostname(host, sizeof(host) - 1);
-	msgpack_packer_init(&pk, f, fwrite_cb);
-	truth_header(&pk, host);
-	for (unsigned int i = 0; i < n; i++)
-		truth_kernel(&pk, log[i].grid, &log[i].q);
-	if (fclose(f) != 0) {
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t r[4];
+		int nq = log[i].q.n < 4 ? log[i].q.n : 4;
+		for (int k = 0; k < nq; k++)
+			r[k] = (uint64_t)log[i].q.r[k];
+		lin_ex_truth_label(&t, LIN_REC_KERNEL, log[i].grid, r, nq);
+	}
+	if (lin_ex_truth_close(&t) != 0) {
 		fprintf(stderr, "pool_lineage: cannot write %s\n", path);
 		exit(2);
 	}

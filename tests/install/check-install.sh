@@ -93,18 +93,20 @@ else
 	echo "skipped: the loader-cache check (no ld-linux found)"
 fi
 
-# The CUDA example builds from the installed headers alone, as its header comment says
-# (it runs on a GPU only: ctest -L gpu). Skipped, and said so, without nvcc or CUPTI.
+# The CUDA examples build from the installed headers alone, as their header comments say
+# (they run on a GPU only: ctest -L gpu). Skipped, and said so, without nvcc or CUPTI.
 cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
 if [ -x "$cuda/bin/nvcc" ] && grep -rqs LIN_HAVE_CUPTI "$tmp/prefix" --include='*.cmake'; then
-	# shellcheck disable=SC2046
-	"$cuda/bin/nvcc" -std=c++17 -arch=sm_90 "$src/examples/pool_lineage.cu" \
-		$(PKG_CONFIG_PATH="$pc" pkg-config "${static[@]}" --cflags --libs lineage msgpack |
-			sed 's/-Wl,/-Xlinker /g') \
-		-I"$cuda/include" -L"$cuda/lib64" -lcupti -Xlinker -rpath,"$(dirname "$pc")" \
-		-o "$tmp/pool_lineage"
-	[ -x "$tmp/pool_lineage" ]
-	echo "examples/pool_lineage.cu builds against the installed package with pkg-config"
+	for ex in pool_lineage attrib_causes; do
+		# shellcheck disable=SC2046
+		"$cuda/bin/nvcc" -std=c++17 -arch=sm_90 "$src/examples/$ex.cu" \
+			$(PKG_CONFIG_PATH="$pc" pkg-config "${static[@]}" --cflags --libs lineage msgpack |
+				sed 's/-Wl,/-Xlinker /g') \
+			-I"$cuda/include" -L"$cuda/lib64" -lcupti -Xlinker -rpath,"$(dirname "$pc")" \
+			-o "$tmp/$ex"
+		[ -x "$tmp/$ex" ]
+		echo "examples/$ex.cu builds against the installed package with pkg-config"
+	done
 else
-	echo "skipped: examples/pool_lineage.cu (no nvcc at $cuda, or a library without CUPTI)"
+	echo "skipped: examples/pool_lineage.cu, examples/attrib_causes.cu (no nvcc at $cuda, or a library without CUPTI)"
 fi
