@@ -126,6 +126,61 @@ Test(layer_live, own_clock_keeps_cuptis_timestamps)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+/* A device clock whose reads are slow (1 ms) except one in four: a pair taken from one
+ * read would be 1 ms wide three times in four. */
+static uint64_t slow_clock(void *user)
+{
+	static unsigned seq;
+	struct timespec t0, t;
+
+	(void)user;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (++seq % 4 != 0)
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		while ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t.tv_nsec -
+			       (uint64_t)t0.tv_nsec <
+		       1000000u);
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Under CUPTI's own clock every clock pair is the narrowest of several reads (docs/cupti.md,
+ * "Clocks"): no pair is as wide as a slow read (with one read per pair, three in four are). */
+Test(layer_live, clock_pairs_keep_the_narrowest_read)
+{
+	struct lin_cl_config c = { .sz = sizeof(c), .clock = slow_clock };
+	lin_scope sc;
+	struct lf_verdict vd;
+	struct lin_runtime_opts o;
+
+	lf_layer(&c);
+	memset(&o, 0, sizeof(o));
+	o.cupti_flags = LIN_CUPTI_OWN_CLOCK;
+	lin_runtime *rt = lf_runtime_opts(&o);
+	lf_epoch(rt, &sc);
+	for (int i = 1; i <= 3; i++)
+		lf_kernel(rt, i);
+	cr_assert_eq(lin_scope_exit(rt, &sc), 0);
+	lin_runtime_free(rt);
+
+	lf_load();
+	size_t pairs = 0;
+	for (size_t i = 0; i < lf_tr->n; i++) {
+		if (tr_type(lf_tr, i) != LIN_REC_CLOCK)
+			continue;
+		pairs++;
+		uint64_t width = tr_u(lf_tr, i, 3) - tr_u(lf_tr, i, 1);
+		cr_assert_lt(width, 1000000u, "pair %zu is %llu ns wide: a slow read was kept",
+			     pairs, (unsigned long long)width);
+	}
+	cr_assert_geq(pairs, 2, "a pair at open and one at close at least");
+	lf_validate(&vd);
+	cr_assert_eq(vd.s.observed, 3, "%s", vd.text);
+	cr_assert_eq(vd.exit_code, 0, "%s", vd.text);
+	LIN_TEST_CHECK_LEAKS();
+}
+
 struct worker_arg {
 	lin_runtime *rt;
 	int first, n;
