@@ -1,102 +1,228 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/gpu/run.sh [--probe FILE.cu] [--build DIR] - the one script for a machine with an
-# NVIDIA GPU (written for an H100/H200: sm_90). It
-#   1. configures and builds the tree with CUPTI and the CUDA examples (DIR, default
-#      build-gpu; -DCMAKE_CUDA_ARCHITECTURES from $LIN_CUDA_ARCH, default 90),
-#   2. runs ctest -L gpu: test_cupti_gpu_live (the live binding's success path through the
-#      real libcupti and driver), example_pool_lineage (examples/pool_lineage.cu: a
-#      thread pool, fan-out, graph replays and a batched launch, validated against the
-#      program's own truth file) and example_attrib_causes (examples/attrib_causes.cu:
-#      launch-delay causes injected on the device, scored by lineage-explain --score
-#      against the program's cause-truth file; accuracy and the CPU cost of latency
-#      timestamps are reported, not asserted),
-#   3. if --probe names a CUPTI probe program (a .cu file built with nvcc as its header
-#      says, run plain and with --graph-trace), runs it and keeps its "E<n>" lines,
-#   4. prints one summary and exits 0 only if every step passed. A GPU test that skips on
-#      a machine where a GPU is visible counts as a failure here.
-# It needs a GPU and cannot run without one (it says so and exits 77).
+# tests/gpu/run.sh [--prepared DIR] [--build DIR] [--out DIR] [--budget S] [--no-gpu]
+#
+# The one script for a machine with an NVIDIA GPU (written for an H100/H200, sm_90;
+# LIN_CUDA_ARCH to change), including a bare one: a compiler, CMake, Python and the CUDA
+# toolkit, nothing from Debian's -dev packages, no network. What the build lacks comes in
+# DIR (default .gpu-prep in the repository root), made beforehand by tests/gpu/prepare.sh
+# on a Debian 12 machine; without DIR the machine's own packages are used.
+#
+# Steps, in this order, each with its own time limit and all within the budget S seconds
+# (default 420; a step that would start with too little left is not run, and says so):
+#   env          the machine: GPU, driver, compilers, CMake, Python, libcupti
+#   build        cmake -DLIN_GPU_RUN=ON (the library with CUPTI, lineage-validate,
+#                lineage-explain, the CUDA examples, the GPU tests, the CUPTI probe, the
+#                Python extension where Python's headers are), in DIR-BUILD (default
+#                build-gpu)
+#   gpu_live     test_cupti_gpu_live: the live binding end to end, validated in-process,
+#                on lineage's host clock, then on CUPTI's own clock (clock pair widths,
+#                bracket check decided/undecided)
+#   pool_lineage examples/pool_lineage.cu validated against its own truth file
+#   probe_*      lineage-cupti-probe, one process per mode (main, filter, no-api,
+#                graph-trace, clock, ts-callback): the open questions of docs/cupti.md
+#   attrib       examples/attrib_causes.cu scored by lineage-explain --score, latency
+#                timestamps on and off (their CPU cost)
+#   python       the Python extension with PyTorch on the device: python/examples/
+#                torch_serving.py validated, and the pytest tests marked gpu
+#   torch_kineto tests/gpu/torch_kineto.py: a PyTorch-profiler trace of serving-shaped work
+#                (eager passes, graph replays, an event wait, a pool handoff), kept for the
+#                importers
+# Everything worth keeping goes to OUT (default $OUT when set, else DIR-BUILD/out):
+# summary.txt, run.log (every step's output) and artifacts.tar.gz (the traces, truth files,
+# scores and step logs). One summary is printed at the end.
+#
+# --no-gpu stops after the build, before the first step that needs a GPU (the check that a
+# bare machine builds it: .ci/run).
+# Exit: 0 every step ran and passed; 1 a step failed, timed out or was not run; 77 no GPU
+# visible (nothing run; without --no-gpu); 78 --no-gpu: the build passed and the run
+# stopped before the GPU steps, as asked; 64 bad arguments.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD probe="" build="$root/build-gpu"
+root=$PWD
+prep="" build="$root/build-gpu" out="" budget=420 nogpu=0
+[ -d "$root/.gpu-prep" ] && prep="$root/.gpu-prep"
 while [ $# -gt 0 ]; do
 	case $1 in
-	--probe) probe=${2:?--probe needs a file}; shift 2 ;;
+	--prepared) prep=${2:?--prepared needs a directory}; shift 2 ;;
 	--build) build=${2:?--build needs a directory}; shift 2 ;;
-	-h|--help) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--budget) budget=${2:?--budget needs seconds}; shift 2 ;;
+	--no-gpu) nogpu=1; shift ;;
+	-h|--help) sed -n '3,39s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
 	esac
 done
+case $budget in ''|*[!0-9]*) echo "run.sh: --budget takes whole seconds" >&2; exit 64 ;; esac
+out=${out:-${OUT:-$build/out}}
 cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
 arch=${LIN_CUDA_ARCH:-90}
-log="$build/gpu-run.log"
-summary=()
-failed=0
+art="$build/artifacts"
 t0=$(date +%s)
-note() { summary+=("$*"); }
-bad() { summary+=("FAIL: $*"); failed=1; }
-elapsed() { echo "$(( $(date +%s) - t0 ))s"; }
+deadline=$((t0 + budget))
+summary=() failed=0
 
-if [ ! -e /dev/nvidiactl ] && ! nvidia-smi -L >/dev/null 2>&1; then
+gpu_visible() { [ -e /dev/nvidiactl ] || nvidia-smi -L >/dev/null 2>&1; }
+if [ "$nogpu" = 0 ] && ! gpu_visible; then
 	echo "tests/gpu/run.sh: no GPU visible (no /dev/nvidiactl, no nvidia-smi -L): nothing run"
+	echo "(--no-gpu builds and stops before the GPU steps)"
 	exit 77
 fi
-mkdir -p "$(dirname "$log")"
-: >"$log"
-gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
-note "GPU: ${gpu:-unknown (nvidia-smi gave nothing)}; CUDA at $cuda; arch sm_$arch"
-
-# 1. build
-if cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIN_WITH_CUPTI=ON \
-	-DLIN_CUDA_ROOT="$cuda" -DCMAKE_CUDA_ARCHITECTURES="$arch" >>"$log" 2>&1 &&
-   cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1; then
-	note "build: ok ($(elapsed))"
-else
-	bad "build (see $log)"
+if [ -n "$prep" ] && [ ! -x "$prep/bin/pkg-config" ]; then
+	echo "run.sh: $prep is not a prepared folder (no bin/pkg-config): run tests/gpu/prepare.sh" >&2
+	exit 64
 fi
+mkdir -p "$build" "$art" "$out" || exit 1
+# The programs' own checks (/dev/nvidiactl) defer to what was seen here.
+[ "$nogpu" = 0 ] && export LIN_GPU_VISIBLE=1
+prep=${prep:+$(cd "$prep" && pwd)}
+: >"$art/run.log"
 
-# 2. ctest -L gpu: every test must pass; a skip with a GPU present is a failure.
-if [ "$failed" = 0 ]; then
-	out=$(cd "$build" && ctest -L gpu -V 2>&1)
-	echo "$out" >>"$log"
-	for t in test_cupti_gpu_live example_pool_lineage example_attrib_causes; do
-		line=$(echo "$out" | grep -E "Test +#[0-9]+: $t " | head -1)
-		case $line in
-		*Passed*) note "ctest $t: passed" ;;
-		*Skipped*|*"Not Run"*) bad "ctest $t: skipped with a GPU visible" ;;
-		"") bad "ctest $t: not run (not built? see $log)" ;;
-		*) bad "ctest $t: $(echo "$line" | sed 's/.*\*\*\*//; s/ *[0-9.]* sec$//')" ;;
-		esac
-	done
-	while IFS= read -r l; do note "  $l"; done < <(echo "$out" |
-		grep -E '^([0-9]+: )?(gpu_live:|run_pool_lineage:|run_attrib_causes:|ATTRIB scenario=|latency (on|off): SUMMARY)|GPU records|joined|matched truth' |
-		sed 's/^[0-9]*: //' | head -60)
-	note "ctest -L gpu: done ($(elapsed))"
+# The prepared folder: its pkg-config, ninja and libraries come first.
+cmake_extra=()
+if [ -n "$prep" ]; then
+	export PATH="$prep/bin:$PATH"
+	export PKG_CONFIG="$prep/bin/pkg-config"
+	export CMAKE_PREFIX_PATH="$prep/root/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+	export LD_LIBRARY_PATH="$prep/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	cmake_extra+=(-DPKG_CONFIG_EXECUTABLE="$prep/bin/pkg-config")
 fi
+if command -v ninja >/dev/null; then
+	cmake_extra+=(-G Ninja -DCMAKE_MAKE_PROGRAM="$(command -v ninja)")
+fi
+# The interpreter that holds PyTorch (a venv's python3 first on PATH), not /usr/bin/python3.
+py=$(command -v python3 || true)
+[ -n "$py" ] && cmake_extra+=(-DPython3_EXECUTABLE="$py")
 
-# 3. the probe
-if [ -n "$probe" ]; then
-	if [ ! -f "$probe" ]; then
-		bad "probe $probe: no such file"
-	elif "$cuda/bin/nvcc" -std=c++17 -O1 -arch="sm_$arch" -I"$cuda/include" "$probe" \
-		-L"$cuda/lib64" -Xlinker -rpath,"$cuda/lib64" -lcupti -lcuda \
-		-o "$build/live_probe" >>"$log" 2>&1; then
-		for mode in "" "--graph-trace"; do
-			pout=$(timeout 120 "$build/live_probe" $mode 2>&1); rc=$?
-			echo "$pout" >>"$log"
-			note "probe ${mode:-plain}: exit $rc"
-			[ "$rc" = 0 ] || bad "probe ${mode:-plain} exited $rc"
-			while IFS= read -r l; do note "  $l"; done < <(echo "$pout" | grep -E '^E[0-9]' | head -40)
-		done
-	else
-		bad "probe $probe does not build (see $log)"
+# What the steps' functions read (they run in a shell of their own, under timeout).
+export root build cuda arch prep py art bin="$build"
+
+now() { date +%s; }
+note() { summary+=("$*"); }
+# step NAME LIMIT CMD...: run CMD with its output in $art/NAME.log (and run.log), within
+# LIMIT seconds and what is left of the budget. Sets $rc; a failure marks the run failed.
+step() {
+	local name=$1 limit=$2 left s e
+	shift 2
+	left=$((deadline - $(now)))
+	if [ "$left" -lt 10 ]; then
+		note "$name: NOT RUN (the budget of ${budget}s is spent)"
+		failed=1 rc=124
+		return
 	fi
-	note "probe: done ($(elapsed))"
-else
-	note "probe: not run (pass --probe FILE.cu)"
+	[ "$limit" -gt "$left" ] && limit=$left
+	s=$(now)
+	printf '\n===== %s (limit %ss) $ %s\n' "$name" "$limit" "$*" >>"$art/run.log"
+	if [ "$(type -t "$1")" = function ]; then # a function runs in a bash of its own
+		timeout -k 5 "$limit" bash -c "$(declare -f "$1"); $1" >"$art/$name.log" 2>&1
+	else
+		timeout -k 5 "$limit" "$@" >"$art/$name.log" 2>&1
+	fi
+	rc=$?
+	e=$(now)
+	cat "$art/$name.log" >>"$art/run.log"
+	case $rc in
+	0) note "$name: ok ($((e - s))s)" ;;
+	124|137) note "$name: TIMED OUT after ${limit}s"; failed=1 ;;
+	77) note "$name: FAIL: skipped (exit 77) with a GPU visible ($((e - s))s)"; failed=1 ;;
+	*) note "$name: FAIL (exit $rc, $((e - s))s; see $name.log)"; failed=1 ;;
+	esac
+}
+# keep NAME REGEX: the step's lines worth the summary.
+keep() {
+	local l
+	while IFS= read -r l; do note "    $l"; done < <(grep -E "$2" "$art/$1.log" 2>/dev/null | cut -c1-400 | head -40)
+}
+
+env_facts() {
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "os: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+	echo "kernel: $(uname -r)"
+	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
+	echo "nvcc: $("$cuda/bin/nvcc" --version 2>/dev/null | tail -1)"
+	echo "cc: $(cc --version 2>/dev/null | head -1)"
+	echo "cmake: $(cmake --version 2>/dev/null | head -1)"
+	echo "ninja: $(ninja --version 2>/dev/null || echo none)"
+	echo "pkg-config: $(command -v pkg-config || echo none)"
+	echo "python3: ${py:-none} $("${py:-false}" --version 2>&1)"
+	echo "libcupti: $(ls "$cuda"/lib64/libcupti.so* "$cuda"/extras/CUPTI/lib64/libcupti.so* 2>/dev/null | tr '\n' ' ')"
+	echo "prepared: ${prep:-none}"
+	echo "cpus: $(nproc)"
+}
+
+
+step env 30 env_facts
+keep env '.'
+step build 240 bash -c 'cmake -S "$1" -B "$2" "${@:3}" && cmake --build "$2" -j "$(nproc)"' _ \
+	"$root" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIN_GPU_RUN=ON -DLIN_WITH_CUPTI=ON \
+	-DLIN_CUDA_ROOT="$cuda" -DCMAKE_CUDA_ARCHITECTURES="$arch" "${cmake_extra[@]}"
+keep build '( error:|Error:|CMake Error|FAILED|CUPTI binding|examples:|tests/gpu:|lineage Python)'
+built=$rc
+
+if [ "$built" = 0 ] && [ "$nogpu" = 1 ]; then
+	for t in tests/gpu/test_cupti_gpu_live tests/gpu/lineage-cupti-probe examples/pool_lineage \
+		examples/attrib_causes validator/lineage-validate explain/lineage-explain; do
+		[ -x "$bin/$t" ] || { note "build: FAIL: $t was not built"; failed=1; }
+	done
 fi
 
-echo "==== lineage GPU run: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?') ===="
-printf '%s\n' "${summary[@]}"
-echo "==== $( [ "$failed" = 0 ] && echo PASS || echo FAIL ) in $(elapsed); full log: $log ===="
-exit "$failed"
+if [ "$built" = 0 ] && [ "$nogpu" = 0 ]; then
+	live="$bin/tests/gpu/test_cupti_gpu_live"
+	step gpu_live 60 "$live" --trace "$art/gpu_live.lintrace"
+	keep gpu_live '^gpu_live:'
+	step gpu_live_own_clock 60 "$live" --own-clock --trace "$art/gpu_live_own_clock.lintrace"
+	keep gpu_live_own_clock '^gpu_live:'
+	step pool_lineage 90 env LINEAGE_LOG=warn "$root/examples/run_pool_lineage.sh" \
+		"$bin/examples/pool_lineage" "$bin/validator/lineage-validate" \
+		"$art/pool_lineage.lintrace"
+	keep pool_lineage '(GPU records|joined|lost|ambiguous|incorrect|matched|exit|pool_lineage:)'
+	for m in main filter no-api graph-trace clock ts-callback; do
+		step "probe_$m" 40 "$bin/tests/gpu/lineage-cupti-probe" --mode "$m"
+		keep "probe_$m" '^(E[0-9]+|note|device|cupti_probe:)'
+	done
+	step attrib 150 "$root/examples/run_attrib_causes.sh" "$bin/examples/attrib_causes" \
+		"$bin/explain/lineage-explain" "$art/attrib"
+	keep attrib '(SUMMARY|ATTRIB scenario=all|run_attrib_causes:)'
+	pymod=$(find "$bin/python/pkg" -name '_lineage*.so' 2>/dev/null | head -1)
+	if [ -n "$pymod" ]; then
+		py_run() {
+			export PYTHONPATH="$bin/python/pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+			"$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())' &&
+				"$py" "$root/python/examples/torch_serving.py" "$art/torch_serving.lt" &&
+				"$bin/validator/lineage-validate" "$art/torch_serving.lt" &&
+				LINEAGE_VALIDATE="$bin/validator/lineage-validate" "$py" -m pytest -q \
+					-p no:cacheprovider -m gpu "$root/python/tests"
+		}
+		step python 120 py_run
+		keep python '(^torch |GPU records|joined|lost|ambiguous|passed|failed|skipped|Error)'
+	else
+		note "python: NOT RUN (the Python extension was not built: no headers for $py; see build.log)"
+		failed=1
+	fi
+	step torch_kineto 90 env PYTHONUNBUFFERED=1 "$py" "$root/tests/gpu/torch_kineto.py" \
+		"$art/torch_kineto.json"
+	keep torch_kineto '^torch_kineto:'
+fi
+
+# What comes back: the summary, the whole log, the artifacts.
+end=$(now)
+{
+	echo "==== lineage GPU run: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), budget ${budget}s ===="
+	printf '%s\n' "${summary[@]}"
+	if [ "$nogpu" = 1 ] && [ "$failed" = 0 ]; then
+		echo "==== BUILT in $((end - t0))s; stopped before the GPU steps (--no-gpu): exit 78 ===="
+	else
+		echo "==== $([ "$failed" = 0 ] && echo PASS || echo FAIL) in $((end - t0))s ===="
+	fi
+} >"$art/summary.txt"
+cp "$art/summary.txt" "$art/run.log" "$out/" 2>/dev/null
+tar -czf "$out/artifacts.tar.gz" -C "$art" . 2>/dev/null ||
+	echo "run.sh: could not write $out/artifacts.tar.gz" >&2
+cat "$art/summary.txt"
+echo "(in $out: summary.txt, run.log, artifacts.tar.gz)"
+if [ "$failed" != 0 ]; then
+	exit 1
+fi
+[ "$nogpu" = 1 ] && exit 78
+exit 0
