@@ -36,8 +36,10 @@
  * Labels. Each target kernel's first thread logs its %gridid with a tag the program gave it
  * (a kernel argument; for the graph's target node, a per-run base plus a device counter,
  * replays being serialised on one stream), so no label goes through the correlation path
- * under test. Keys are grid ids, as in pool_lineage.cu: this assumes %gridid equals CUPTI's
- * gridId, graph kernels included (the scorer's match count shows whether it does). The
+ * under test. Keys are grid ids, as in pool_lineage.cu (%gridid equals CUPTI's gridId: seen
+ * on an H200). A graph node's kernel has the same grid id in every replay, so the graph
+ * target's label also names its replay's CUPTI correlation id, read from CUPTI's callback
+ * API at cudaGraphLaunch's API_ENTER (CUPTI's own id, not lineage's external ids). The
  * interval of handoff_wait and descheduled is on the runtime's host clock
  * (lin_runtime_now_ns); the device-side causes have none (nil): the program cannot see
  * when its spin kernels ran on that clock. magnitude_ns is the requested D; a spin kernel
@@ -195,7 +197,12 @@ struct label {
 	uint32_t cause; /* LIN_TC_NONE: not written */
 	int scen;
 	uint64_t start_ns, end_ns, magnitude_ns; /* LIN_EX_NIL: unknown */
+	uint64_t corr; /* a graph replay's CUPTI correlation id (its node's grid id repeats) */
 };
+
+/* The CUPTI correlation id of this thread's latest cudaGraphLaunch, from the callback API at
+ * API_ENTER (CUPTI's own id, not lineage's external id). */
+static __thread uint32_t tl_graph_corr;
 
 struct stats {
 	int ran;
@@ -319,6 +326,7 @@ static void set_label(int tag, int scen, uint64_t start, uint64_t end, uint64_t 
 	labels[tag].start_ns = start;
 	labels[tag].end_ns = end;
 	labels[tag].magnitude_ns = mag;
+	labels[tag].corr = LIN_EX_NIL;
 }
 
 static void launch_target(const char *name, cudaStream_t s, int tag, long long spin)
@@ -386,10 +394,15 @@ static void run_target(const struct task *t)
 		lin_graph_launch gl;
 		/* The replay's target node takes its tag from d_graph_base + d_graph_seq. */
 		set_label(t->tag, S_GRAPH, LIN_EX_NIL, LIN_EX_NIL, delay_ns);
+		tl_graph_corr = 0;
 		LIN_GL_BEGIN(gexec_id, "graph_replay", &gl);
 		cudaError_t e = cudaGraphLaunch(gexec, s_a);
 		lin_graph_launch_end(gt, &gl);
 		CUDA_OK(e);
+		if (tl_graph_corr)
+			labels[t->tag].corr = tl_graph_corr;
+		else /* no label rather than one the replays' repeated grid id makes collide */
+			labels[t->tag].cause = LIN_TC_NONE;
 		break;
 	}
 	case S_BUSY:
@@ -498,6 +511,12 @@ static void CUPTIAPI on_resource(void *user, CUpti_CallbackDomain domain, CUpti_
 	uint32_t graph = 0, exec = 0;
 
 	(void)user;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) { /* cudaGraphLaunch: its correlation id */
+		const CUpti_CallbackData *cd = (const CUpti_CallbackData *)data;
+		if (cd->callbackSite == CUPTI_API_ENTER)
+			tl_graph_corr = cd->correlationId;
+		return;
+	}
 	if (domain != CUPTI_CB_DOMAIN_RESOURCE || !g)
 		return;
 	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
@@ -619,7 +638,7 @@ static void write_truth(const char *path, struct stats *st)
 			continue;
 		const struct label *lb = &labels[tag];
 		lin_ex_cause_label(&t, LIN_REC_KERNEL, log[i].grid, lb->cause, 0, lb->start_ns,
-				   lb->end_ns, lb->magnitude_ns);
+				   lb->end_ns, lb->magnitude_ns, lb->corr);
 		st[lb->scen].labels++;
 	}
 	if (lin_ex_truth_close(&t) != 0)
@@ -852,6 +871,10 @@ int main(int argc, char **argv)
 					    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
 			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
 					    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED);
+			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
+			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000);
 		} else {
 			const char *why = NULL;
 			cuptiGetResultString(cr, &why);

@@ -14,8 +14,12 @@
  * Truth file. Every kernel's first thread logs its %gridid with the request ids the program
  * itself gave it (kernel arguments, or a device variable set before each graph replay), so
  * the truth never goes through the correlation path under test. It is written as a
- * lineage-truth file keyed by grid id (this assumes %gridid equals CUPTI's gridId; the
- * validator's match count shows whether it does).
+ * lineage-truth file keyed by grid id: %gridid equals CUPTI's gridId (seen on an H200). A
+ * graph node's kernel has the same grid id in every replay, so its label also names the
+ * replay's CUPTI correlation id, which the program reads from CUPTI's callback API at
+ * cudaGraphLaunch's API_ENTER (CUPTI's own id; lineage's external ids are not used).
+ * Setup and the read-back of the log are requests of their own, so every GPU record of the
+ * run belongs to a request.
  *
  * Usage: pool_lineage [trace.lintrace] [requests] [truth file, default TRACE.truth]
  * Exit status: 0 when the run completed; 1 on a CUDA error; 2 on a lineage error.
@@ -75,13 +79,14 @@ struct reqs {
 struct log_ent {
 	unsigned long long grid;
 	struct reqs q;
+	int graph; /* logged by a graph node's kernel */
 };
 
 __device__ struct log_ent d_log[LOG_CAP];
 __device__ unsigned int d_log_n;
 __device__ unsigned long long d_graph_req; /* set before each graph replay */
 
-__device__ void log_grid(const struct reqs *q)
+__device__ void log_grid(const struct reqs *q, int graph = 0)
 {
 	if (blockIdx.x == 0 && threadIdx.x == 0) {
 		unsigned long long g;
@@ -90,6 +95,7 @@ __device__ void log_grid(const struct reqs *q)
 		if (i < LOG_CAP) {
 			d_log[i].grid = g;
 			d_log[i].q = *q;
+			d_log[i].graph = graph;
 		}
 	}
 }
@@ -107,7 +113,7 @@ __device__ void log_graph_grid(void)
 	struct reqs q;
 	q.r[0] = d_graph_req;
 	q.n = 1;
-	log_grid(&q);
+	log_grid(&q, 1);
 }
 
 __global__ void k_graph_a(float *buf, int n)
@@ -142,6 +148,7 @@ struct task {
 	int stream;
 	int batch;
 	struct reqs truth; /* the program's own record of whom the launch serves */
+	int index;         /* the request's index (graph tasks) */
 };
 
 static struct {
@@ -159,6 +166,12 @@ static const int N = 1 << 16;
 static cudaGraphExec_t gexec;
 static uint64_t gexec_id;
 static pthread_mutex_t gexec_mu = PTHREAD_MUTEX_INITIALIZER; /* an exec is launched by one thread at a time */
+/* The CUPTI correlation id of this thread's latest cudaGraphLaunch, from the callback API at
+ * API_ENTER (CUPTI's own id, not lineage's external id): a graph node's kernel has the same
+ * grid id in every replay, so its truth label names the replay's correlation. */
+static __thread uint32_t tl_graph_corr;
+#define MAX_REQUESTS 4096
+static uint32_t graph_corr[MAX_REQUESTS]; /* by request index: the replay's correlation */
 
 static void submit(const struct task *t)
 {
@@ -213,11 +226,16 @@ static void run_task(const struct task *t)
 		 * stream-ordered before the replay that reads it. */
 		s = streams[0];
 		pthread_mutex_lock(&gexec_mu);
+		lin_launch_begin(rt, "graph_input", &l); /* the replay's input is its work too */
 		CUDA_OK(cudaMemcpyToSymbolAsync(d_graph_req, &t->truth.r[0], sizeof(t->truth.r[0]),
 						0, cudaMemcpyHostToDevice, s));
+		lin_launch_end(rt, &l);
+		tl_graph_corr = 0;
 		lin_graph_launch_begin(gt, gexec_id, "graph_replay", &gl);
 		CUDA_OK(cudaGraphLaunch(gexec, s));
 		lin_graph_launch_end(gt, &gl);
+		if (t->index >= 0 && t->index < MAX_REQUESTS)
+			graph_corr[t->index] = tl_graph_corr;
 		pthread_mutex_unlock(&gexec_mu);
 		break;
 	}
@@ -246,12 +264,18 @@ static void *worker(void *arg)
 static void CUPTIAPI on_resource(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
-	const CUpti_ResourceData *rd = (const CUpti_ResourceData *)data;
-	const CUpti_GraphData *g = rd ? (const CUpti_GraphData *)rd->resourceDescriptor : NULL;
 	uint64_t node = 0, orig = 0;
 	uint32_t graph = 0, exec = 0;
 
 	(void)user;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) { /* cudaGraphLaunch: its correlation id */
+		const CUpti_CallbackData *cd = (const CUpti_CallbackData *)data;
+		if (cd->callbackSite == CUPTI_API_ENTER)
+			tl_graph_corr = cd->correlationId;
+		return;
+	}
+	const CUpti_ResourceData *rd = (const CUpti_ResourceData *)data;
+	const CUpti_GraphData *g = rd ? (const CUpti_GraphData *)rd->resourceDescriptor : NULL;
 	if (domain != CUPTI_CB_DOMAIN_RESOURCE || !g)
 		return;
 	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
@@ -310,12 +334,24 @@ static void build_graph(void)
 	CUDA_OK(cudaGraphDestroy(graph));
 }
 
+static uint64_t *g_reqs; /* request ids by index */
+static int g_nreqs;
+
+static int request_index(uint64_t id)
+{
+	for (int i = 0; i < g_nreqs; i++)
+		if (g_reqs[i] == id)
+			return i;
+	return -1;
+}
+
 /* Copy the device log back and write it as a lineage-truth file. Return: kernels labelled. */
 static unsigned int write_truth(const char *path)
 {
 	unsigned int n = 0;
 	struct log_ent *log = (struct log_ent *)calloc(LOG_CAP, sizeof(*log));
 	struct lin_ex_truth t;
+	unsigned int written = 0;
 
 	if (!log || lin_ex_truth_open(&t, path, LIN_TRUTH_FORMAT_NAME, "pool_lineage") != 0) {
 		fprintf(stderr, "pool_lineage: cannot write %s\n", path);
@@ -330,14 +366,22 @@ static unsigned int write_truth(const char *path)
 		int nq = log[i].q.n < 4 ? log[i].q.n : 4;
 		for (int k = 0; k < nq; k++)
 			r[k] = (uint64_t)log[i].q.r[k];
-		lin_ex_truth_label(&t, LIN_REC_KERNEL, log[i].grid, r, nq);
+		uint64_t corr = LIN_EX_NIL;
+		if (log[i].graph) { /* the replay's correlation, by its request */
+			int idx = request_index(r[0]);
+			if (idx < 0 || !graph_corr[idx])
+				continue; /* not known: no label rather than a colliding one */
+			corr = graph_corr[idx];
+		}
+		lin_ex_truth_label(&t, LIN_REC_KERNEL, log[i].grid, r, nq, corr);
+		written++;
 	}
 	if (lin_ex_truth_close(&t) != 0) {
 		fprintf(stderr, "pool_lineage: cannot write %s\n", path);
 		exit(2);
 	}
 	free(log);
-	return n;
+	return written;
 }
 
 int main(int argc, char **argv)
@@ -363,19 +407,42 @@ int main(int argc, char **argv)
 				    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
 		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
 				    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED);
+		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
+		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000);
 	} else {
 		fprintf(stderr, "pool_lineage: no CUPTI subscriber; graph clone map not recorded\n");
 	}
+	/* Setup is work of its own request: every GPU record of the run joins a request. */
+	uint64_t setup_req, setup_ep;
+	lin_scope setup_sc;
+	lin_launch l;
+	struct lin_request_opts so = { sizeof(so), "setup", 0, 0, 0 };
+	LIN_OK(lin_request_begin(rt, &so, &setup_req));
+	struct lin_epoch_opts seo = { sizeof(seo), &setup_req, 1, 0, "setup" };
+	LIN_OK(lin_epoch_declare(rt, &seo, &setup_ep));
+	LIN_OK(lin_scope_enter(rt, setup_ep, &setup_sc));
 	for (int i = 0; i < N_STREAMS; i++) {
 		CUDA_OK(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
 		CUDA_OK(cudaMalloc(&dbuf[i], N * sizeof(float)));
+		lin_launch_begin(rt, "clear", &l);
 		CUDA_OK(cudaMemsetAsync(dbuf[i], 0, N * sizeof(float), streams[i]));
+		lin_launch_end(rt, &l);
 	}
+	LIN_OK(lin_scope_exit(rt, &setup_sc));
+	LIN_OK(lin_request_end(rt, setup_req));
 	build_graph();
 	for (int i = 0; i < N_WORKERS; i++)
 		pthread_create(&th[i], NULL, worker, NULL);
 
+	if (n_requests < 1 || n_requests > MAX_REQUESTS) {
+		fprintf(stderr, "pool_lineage: requests must be 1..%d\n", MAX_REQUESTS);
+		return 2;
+	}
 	uint64_t *reqs = (uint64_t *)calloc((size_t)n_requests, sizeof(uint64_t));
+	g_reqs = reqs;
+	g_nreqs = n_requests;
 	for (int r = 0; r < n_requests; r++) {
 		struct lin_request_opts ro = { sizeof(ro), "request", (uint64_t)r, 1, 0 };
 		LIN_OK(lin_request_begin(rt, &ro, &reqs[r]));
@@ -399,6 +466,7 @@ int main(int argc, char **argv)
 			LIN_OK(lin_epoch_declare(rt, &eo, &ep));
 			LIN_OK(lin_token_make(rt, ep, &t.tok));
 			t.stream = r;
+			t.index = r;
 			t.truth.r[0] = reqs[r];
 			t.truth.n = 1;
 			submit(&t);
@@ -425,7 +493,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < N_WORKERS; i++)
 		pthread_join(th[i], NULL);
 	CUDA_OK(cudaDeviceSynchronize());
+	/* Reading the device log back is work too (its copies join the "collect" request). */
+	uint64_t col_req, col_ep;
+	lin_scope col_sc;
+	struct lin_request_opts co = { sizeof(co), "collect", 0, 0, 0 };
+	LIN_OK(lin_request_begin(rt, &co, &col_req));
+	struct lin_epoch_opts ceo = { sizeof(ceo), &col_req, 1, 0, "collect" };
+	LIN_OK(lin_epoch_declare(rt, &ceo, &col_ep));
+	LIN_OK(lin_scope_enter(rt, col_ep, &col_sc));
+	lin_launch_begin(rt, "read_log", &l);
 	unsigned int labelled = write_truth(truth_path);
+	lin_launch_end(rt, &l);
+	LIN_OK(lin_scope_exit(rt, &col_sc));
+	LIN_OK(lin_request_end(rt, col_req));
 	for (int r = 0; r < n_requests; r++)
 		lin_request_end(rt, reqs[r]);
 	free(reqs);

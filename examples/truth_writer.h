@@ -6,8 +6,9 @@
  *
  * A truth file is a header map naming the process that ran the work (format, version,
  * writer, host, pid), then one record per label:
- *   lineage-truth        [40, gpu_kind, key, [requests], epoch-or-nil]
- *   lineage-cause-truth  [41, gpu_kind, key, cause, alt, start|nil, end|nil, magnitude|nil]
+ *   lineage-truth        [40, gpu_kind, key, [requests], epoch|nil, correlation|nil]
+ *   lineage-cause-truth  [41, gpu_kind, key, cause, alt, start|nil, end|nil, magnitude|nil,
+ *                         correlation|nil]
  * Keys are the program's own (a grid id its kernel logged), never taken from the correlation
  * path under test. Header-only: every function is static inline.
  *
@@ -83,11 +84,13 @@ static inline int lin_ex_truth_open(struct lin_ex_truth *t, const char *path, co
 	return 0;
 }
 
-/* A lineage-truth label: the GPU record (@gpu_kind, @key) serves @n @requests. */
+/* A lineage-truth label: the GPU record (@gpu_kind, @key) serves @n @requests; @correlation
+ * is the CUPTI correlation id of the call that launched it, or LIN_EX_NIL (a graph node's
+ * kernel has the same grid id in every replay: its label needs the replay's correlation). */
 static inline void lin_ex_truth_label(struct lin_ex_truth *t, uint32_t gpu_kind, uint64_t key,
-				      const uint64_t *requests, int n)
+				      const uint64_t *requests, int n, uint64_t correlation)
 {
-	msgpack_pack_array(&t->pk, 5);
+	msgpack_pack_array(&t->pk, 6);
 	msgpack_pack_uint32(&t->pk, LIN_REC_TRUTH);
 	msgpack_pack_uint32(&t->pk, gpu_kind);
 	msgpack_pack_uint64(&t->pk, key);
@@ -95,14 +98,17 @@ static inline void lin_ex_truth_label(struct lin_ex_truth *t, uint32_t gpu_kind,
 	for (int i = 0; i < n; i++)
 		msgpack_pack_uint64(&t->pk, requests[i]);
 	msgpack_pack_nil(&t->pk); /* the epoch: not the program's to know */
+	lin_ex_opt(&t->pk, correlation);
 }
 
 /* A lineage-cause-truth label: the GPU record (@gpu_kind, @key) was held back by @cause
  * (enum lin_truth_cause; @alt a second cause ending at the same instant, or 0), over
- * [@start_ns, @end_ns] on the runtime's host clock, by @magnitude_ns (LIN_EX_NIL: unknown). */
+ * [@start_ns, @end_ns] on the runtime's host clock, by @magnitude_ns; @correlation is the
+ * CUPTI correlation id of the call that launched it (a graph node's kernel has the same grid
+ * id in every replay). LIN_EX_NIL: unknown. */
 static inline void lin_ex_cause_label(struct lin_ex_truth *t, uint32_t gpu_kind, uint64_t key,
 				      uint32_t cause, uint32_t alt, uint64_t start_ns,
-				      uint64_t end_ns, uint64_t magnitude_ns)
+				      uint64_t end_ns, uint64_t magnitude_ns, uint64_t correlation)
 {
 	msgpack_pack_array(&t->pk, LIN_REC_NFIELDS_LAUNCH_CAUSE + 1);
 	msgpack_pack_uint32(&t->pk, LIN_REC_LAUNCH_CAUSE);
@@ -113,6 +119,7 @@ static inline void lin_ex_cause_label(struct lin_ex_truth *t, uint32_t gpu_kind,
 	lin_ex_opt(&t->pk, start_ns);
 	lin_ex_opt(&t->pk, end_ns);
 	lin_ex_opt(&t->pk, magnitude_ns);
+	lin_ex_opt(&t->pk, correlation);
 }
 
 /* Close the file. Return: 0, or -1 when a write failed. */

@@ -46,7 +46,7 @@ const char *lin_slabel_name(enum lin_slabel l) { return l < LIN_SL_N ? label_nam
 const char *lin_smethod_name(enum lin_smethod m) { return m < LIN_SM_N ? method_names[m] : "?"; }
 
 struct tlabel {
-	uint64_t key, start, end, mag;
+	uint64_t key, corr, start, end, mag; /* corr: the launch's correlation, or NIL (any) */
 	uint32_t kind, cause, alt;
 	bool conflict, matched, twice; /* twice: two ledgers carry its key */
 	uint8_t label[LIN_SM_N];
@@ -82,7 +82,9 @@ static int cmp_label(const void *pa, const void *pb)
 	const struct tlabel *a = pa, *b = pb;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
-	return a->key < b->key ? -1 : a->key > b->key;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -143,6 +145,7 @@ static int take(struct lin_score *s, const struct lin_rec *r, const char *path, 
 		.start = nil_s ? NIL : r->f[4],
 		.end = nil_e ? NIL : r->f[5],
 		.mag = r->nil & 1u << 6 ? NIL : r->f[6],
+		.corr = r->nil & 1u << 7 ? NIL : r->f[7],
 	};
 	return 0;
 }
@@ -327,8 +330,15 @@ int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct
 		    strcmp(host, s->host) != 0)
 			continue; /* a label names a GPU record of one process (host, pid, kind, key) */
 		s->in_proc++;
-		struct tlabel probe = { .kind = l->kind, .key = l->key };
-		struct tlabel *t = bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label);
+		/* A label naming this launch's correlation first (a graph node's kernel has the
+		 * same grid id in every replay), then one for the key alone. */
+		struct tlabel probe = { .kind = l->kind, .key = l->key, .corr = l->corr };
+		struct tlabel *t = l->corr != NIL ? bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label)
+						   : NULL;
+		if (!t) {
+			probe.corr = NIL;
+			t = bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label);
+		}
 		if (!t)
 			continue;
 		while (t > s->v && !cmp_label(t - 1, &probe))

@@ -67,8 +67,8 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_HOST_SCHED, "host_sched", "uuuuo", "tid", "start_ns", "end_ns", "state", "source_sid"),
 	S(LIN_REC_GRAPH_EDGE, "graph_edge", "uoo", "graph_id", "from_node_id", "to_node_id"),
 	S(LIN_REC_TRUTH, "truth", "uuao|c", "gpu_kind", "key", "requests", "epoch", "correlation"),
-	S(LIN_REC_LAUNCH_CAUSE, "launch_cause", "uuuuooo", "gpu_kind", "key", "cause", "alt",
-	  "start_ns", "end_ns", "magnitude_ns"),
+	S(LIN_REC_LAUNCH_CAUSE, "launch_cause", "uuuuooo|c", "gpu_kind", "key", "cause", "alt",
+	  "start_ns", "end_ns", "magnitude_ns", "correlation"),
 };
 
 const struct lin_schema *lin_schema_get(uint64_t type)

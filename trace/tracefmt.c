@@ -313,7 +313,8 @@ void lin_tf_truth_corr(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key,
 }
 
 void lin_tf_launch_cause(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, uint32_t cause,
-			 uint32_t alt, uint64_t start_ns, uint64_t end_ns, uint64_t magnitude_ns)
+			 uint32_t alt, uint64_t start_ns, uint64_t end_ns, uint64_t magnitude_ns,
+			 uint64_t correlation)
 {
 	pack_head(pk, LIN_REC_LAUNCH_CAUSE, LIN_REC_NFIELDS_LAUNCH_CAUSE);
 	msgpack_pack_uint32(pk, gpu_kind);
@@ -323,6 +324,7 @@ void lin_tf_launch_cause(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, ui
 	lin_tf_pack_opt(pk, start_ns);
 	lin_tf_pack_opt(pk, end_ns);
 	lin_tf_pack_opt(pk, magnitude_ns);
+	lin_tf_pack_opt(pk, correlation);
 }
 
 void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,

@@ -114,9 +114,11 @@ void lin_tf_truth_corr(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key,
 /* A cause-truth label: launch (@gpu_kind, @key) was delayed by @cause (enum
  * lin_truth_cause); @alt: for LIN_TC_AMBIGUOUS, the causes it cannot be told apart from, a
  * bit (1 << cause) each; [@start_ns, @end_ns] the delay on the host clock and @magnitude_ns
- * its injected size (LIN_TF_NIL: unknown). */
+ * its injected size (LIN_TF_NIL: unknown); @correlation the launch's CUPTI correlation when
+ * the workload knows it (a graph kernel's grid id repeats in every replay), else LIN_TF_NIL. */
 void lin_tf_launch_cause(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, uint32_t cause,
-			 uint32_t alt, uint64_t start_ns, uint64_t end_ns, uint64_t magnitude_ns);
+			 uint32_t alt, uint64_t start_ns, uint64_t end_ns, uint64_t magnitude_ns,
+			 uint64_t correlation);
 
 /* Runtime records. Optional ids take LIN_TF_NIL; string ids take 0 for nil. */
 void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,

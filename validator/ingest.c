@@ -415,9 +415,19 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 	bool dup = false;
 	uint64_t key = LIN_NIL;
 	bool graph = r->type == LIN_REC_GRAPH_TRACE || !LIN_REC_NIL(r, gid) || !LIN_REC_NIL(r, gid + 1);
-	if (r->type == LIN_REC_KERNEL && !LIN_REC_NIL(r, 6)) {
+	if (r->type == LIN_REC_KERNEL && !LIN_REC_NIL(r, 6) && !graph) {
 		key = r->f[6];
 		dup = page_bit(v, &v->grids, lin_k1(proc, r->f[4]), key, true);
+	} else if (r->type == LIN_REC_KERNEL && !LIN_REC_NIL(r, 6) && !LIN_REC_NIL(r, 0)) {
+		/* A graph node's kernel has the same grid id in every replay (seen on an H200):
+		 * one record per replay, by the replay's correlation, the grid id and the node. */
+		bool fresh;
+		key = r->f[6];
+		uint64_t h = mix64(key ^ 0x27d4eb2f165667c5ull) ^ mix64(LIN_REC_OPT(r, gid + 1));
+		if (!lin_vtab_get(&v->gmemops, h, lin_k1(proc, r->f[0]), &fresh))
+			v->oom = true;
+		else
+			dup = !fresh;
 	} else if (!LIN_REC_NIL(r, 0) && !LIN_REC_NIL(r, 1)) {
 		/* No grid id: a graph record by its replay's correlation and its start; any other
 		 * (a memcpy or memset, possibly one of several of a batched call, which share one
@@ -633,15 +643,19 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		return;
 	}
 	v->sum.truth_records++;
-	struct lin_truth_ent *t = lin_vtab_get(&v->truth, r->f[1], lin_k1(proc, r->f[0]), &fresh);
+	bool by_corr = !LIN_REC_NIL(r, 4);
+	uint64_t k0 = by_corr ? lin_truth_key(r->f[1], r->f[4]) : r->f[1];
+	uint64_t aux = r->f[0] | (by_corr ? LIN_TRUTH_BY_CORR : 0);
+	struct lin_truth_ent *t = lin_vtab_get(&v->truth, k0, lin_k1(proc, aux), &fresh);
 	if (!t) {
 		v->oom = true;
 		return;
 	}
 	if (!fresh) {
-		/* A second label for the same GPU record (kind and grid id in one process, or
-		 * two truth files that disagree): the truth itself is in doubt, so neither
-		 * label is used for that record. */
+		/* A second label for the same GPU record (kind and grid id in one process, with
+		 * the same correlation when the labels name one, or two truth files that
+		 * disagree): the truth itself is in doubt, so neither label is used for that
+		 * record. */
 		static const char *const n[] = { "gpu_kind", "key" };
 		uint64_t ids[] = { r->f[0], r->f[1] };
 		lin_v_structural(v, "duplicate_truth_label", file, r, 2, n, ids);
@@ -650,6 +664,7 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	}
 	t->nreq = r->nreqs;
 	t->corr = LIN_REC_NIL(r, 4) ? LIN_NIL : r->f[4];
+	t->key = r->f[1];
 	t->req = v->truthpool.n;
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t *q = lin_vec_push(&v->truthpool);

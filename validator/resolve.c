@@ -264,7 +264,13 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 {
 	if (!(g->flags & LIN_G_KEY))
 		return;
-	struct lin_truth_ent *t = lin_vtab_find(&v->truth, g->key, lin_k1(g->proc, g->kind));
+	/* A label naming the record's correlation first, then one by the key alone. */
+	struct lin_truth_ent *t =
+		g->corr ? lin_vtab_find(&v->truth, lin_truth_key(g->key, g->corr),
+					lin_k1(g->proc, g->kind | LIN_TRUTH_BY_CORR))
+			: NULL;
+	if (!t)
+		t = lin_vtab_find(&v->truth, g->key, lin_k1(g->proc, g->kind));
 	if (!t)
 		return;
 	t->seen = 1;
@@ -588,7 +594,7 @@ static void finish_strings_truth(struct lin_validator *v)
 			t->corr == LIN_NIL ? NULL : lin_vtab_find(&v->corrs, t->corr, lin_k1(proc, 0));
 		if (tc && missing_gpu(v, proc, t->corr) && in_capture(v, proc, t->corr, tc->api_tid) != 1)
 			continue;
-		uint64_t ids[] = { k.k1 & 0xffffffffu, k.k0, v->procs[proc].pid };
+		uint64_t ids[] = { k.k1 & 0xffffu, t->key, v->procs[proc].pid };
 		v->sum.lost++;
 		v->sum.lost_by_cause[LIN_CAUSE_NO_GPU_RECORD]++;
 		lin_v_finding(v, "lost", cause_names[LIN_CAUSE_NO_GPU_RECORD], 0, 0, 0, 3, tn, ids);

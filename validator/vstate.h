@@ -184,7 +184,7 @@ struct lin_ref_ent {
 };
 /* corr: LIN_NIL unknown. conflict: labelled twice with different requests (neither is used). */
 struct lin_truth_ent {
-	uint64_t req, corr;
+	uint64_t req, corr, key; /* key: the label's own (the table's is mixed with corr) */
 	uint32_t nreq;
 	uint16_t seen, conflict;
 };
@@ -351,6 +351,18 @@ const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v, const struct lin
 static inline uint64_t lin_k1(uint16_t proc, uint64_t aux)
 {
 	return ((uint64_t)proc << 32) | (aux & 0xffffffffu);
+}
+
+/* A truth label that names its launch's correlation is keyed by (key, correlation), in a
+ * namespace of its own (LIN_TRUTH_BY_CORR in k1's aux): CUPTI repeats a graph node's grid id
+ * in every replay, so the grid id alone does not name one kernel record. */
+#define LIN_TRUTH_BY_CORR 0x10000u
+static inline uint64_t lin_truth_key(uint64_t key, uint64_t corr)
+{
+	uint64_t x = key ^ (corr * 0x9e3779b97f4a7c15ull) ^ 0xc2b2ae3d27d4eb4full;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	return x ^ (x >> 33);
 }
 
 /* The process of a table key's k1 as lin_vtab_next returns it (lin_k1's inverse). */

@@ -24,7 +24,8 @@ def main():
         stream = torch.cuda.Stream() if cuda else None
         for i in range(4):
             with rt.request(f"req{i}"), rt.epoch(name="forward"):
-                x = torch.randn(8, 64, device=dev)
+                with rt.launch("input"):
+                    x = torch.randn(8, 64, device=dev)  # GPU work too: in a bracket
                 if cuda:
                     with torch.cuda.stream(stream), rt.launch("forward"):
                         model(x)        # every kernel of the pass carries the epoch
@@ -36,9 +37,10 @@ def main():
             return
         torch.cuda.synchronize()
         gr = GraphReplayer(rt)
-        static_x = torch.randn(8, 64, device=dev)
         g = torch.cuda.CUDAGraph()
         with rt.request("capture"), rt.epoch(name="capture"):
+            with rt.launch("input"):
+                static_x = torch.randn(8, 64, device=dev)
             # warm up on a side stream, as torch.cuda.graph requires
             s = torch.cuda.Stream()
             s.wait_stream(torch.cuda.current_stream())

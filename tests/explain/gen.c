@@ -77,16 +77,16 @@ static int cause_truth(const char *kind, const char *path)
 				   .ext_kind = 5,
 				   .backend = "none" };
 	lin_tf_header(&pk, &h);
-	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 1, LIN_TC_API_CALL, 0, 10, 20, 10);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 1, LIN_TC_API_CALL, 0, 10, 20, 10, LIN_TF_NIL);
 	if (!strcmp(kind, "foreign-record"))
 		lin_tf_truth(&pk, LIN_REC_KERNEL, 2, (const uint64_t[]){ 7 }, 1, NIL);
 	else if (!strcmp(kind, "bad-cause"))
-		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_N, 0, 10, 20, 10);
+		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_N, 0, 10, 20, 10, LIN_TF_NIL);
 	else if (!strcmp(kind, "one-candidate"))
 		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_AMBIGUOUS, 1u << LIN_TC_API_CALL,
-				    10, 20, 10);
+				    10, 20, 10, LIN_TF_NIL);
 	else if (!strcmp(kind, "bad-interval"))
-		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_API_CALL, 0, 20, 10, 10);
+		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_API_CALL, 0, 20, 10, 10, LIN_TF_NIL);
 	else if (!strcmp(kind, "empty")) {
 		msgpack_sbuffer_destroy(&sb);
 		msgpack_sbuffer_init(&sb);
@@ -122,8 +122,8 @@ static int cause_truth_for(const char *trace, uint64_t grid, const char *path)
 				   .ext_kind = 5,
 				   .backend = "none" };
 	lin_tf_header(&pk, &h);
-	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, grid, LIN_TC_API_CALL, 0, NIL, NIL, NIL);
-	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 999998, LIN_TC_API_CALL, 0, NIL, NIL, NIL);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, grid, LIN_TC_API_CALL, 0, NIL, NIL, NIL, LIN_TF_NIL);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 999998, LIN_TC_API_CALL, 0, NIL, NIL, NIL, LIN_TF_NIL);
 	return write_buf(path);
 }
 

@@ -186,13 +186,18 @@ if [ "$built" = 0 ] && [ "$nogpu" = 0 ]; then
 	keep attrib '(SUMMARY|ATTRIB scenario=all|run_attrib_causes:)'
 	pymod=$(find "$bin/python/pkg" -name '_lineage*.so' 2>/dev/null | head -1)
 	if [ -n "$pymod" ]; then
-		py_run() {
+		py_run() { # each part runs; the step fails if any did
+			local bad=0
 			export PYTHONPATH="$bin/python/pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-			"$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())' &&
-				"$py" "$root/python/examples/torch_serving.py" "$art/torch_serving.lt" &&
-				"$bin/validator/lineage-validate" "$art/torch_serving.lt" &&
-				LINEAGE_VALIDATE="$bin/validator/lineage-validate" "$py" -m pytest -q \
-					-p no:cacheprovider -m gpu "$root/python/tests"
+			"$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())' || bad=1
+			if "$py" "$root/python/examples/torch_serving.py" "$art/torch_serving.lt"; then
+				"$bin/validator/lineage-validate" "$art/torch_serving.lt" || bad=1
+			else
+				bad=1
+			fi
+			LINEAGE_VALIDATE="$bin/validator/lineage-validate" "$py" -m pytest -q \
+				-p no:cacheprovider -m gpu "$root/python/tests" || bad=1
+			return $bad
 		}
 		step python 120 py_run
 		keep python '(^torch |GPU records|joined|lost|ambiguous|passed|failed|skipped|Error)'
