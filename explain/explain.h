@@ -86,7 +86,8 @@ enum lin_evidence {
 	X(COMPETING_CAUSES, "competing_causes") \
 	X(TIED_DEPENDENCIES, "tied_dependencies") \
 	X(GRAPH_EDGE, "graph_edge") \
-	X(GRAPH_ROOT, "graph_root")
+	X(GRAPH_ROOT, "graph_root") \
+	X(GRAPH_LATENCY, "graph_node_latency")
 #define LIN_HOW_ENUM(e, s) LIN_HOW_##e,
 enum lin_how { LIN_HOWS(LIN_HOW_ENUM) LIN_HOW_N };
 #undef LIN_HOW_ENUM

@@ -30,8 +30,10 @@
  * readiness is known and which of the two held it is not: tied_dependencies.
  *
  * Neither dependency rule invents a readiness: each gives a lower bound, and a readiness
- * above the launch's frontier (the later of api_exit and submitted) only when the bound is
+ * above the launch's frontier (api_exit; submitted only without it) only when the bound is
  * above it. What no rule bounds stays unknown: the stretch up to the start is unresolved.
+ * A dependency that ended before the submission time comes first in the statements: on a
+ * GPU the device takes a command (CUPTI's submitted) only after what it waited for.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -862,9 +864,13 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 	unsigned without = b->x->o.without;
 	uint64_t front = 0, ferr = 0;
 	bool have = false;
+	/* The frontier is the launch call's return (the submission time only without it): on
+	 * a GPU, CUPTI's submitted is when the device took the command, after the work it
+	 * waited for (seen on an H200: 0.5 to 1.2 us after a stream or event predecessor's
+	 * end, however long the wait), so it cannot bound a dependency from below. */
 	if (known(l, LIN_M_API_EXIT))
 		front = l->m[LIN_M_API_EXIT].t, ferr = l->m[LIN_M_API_EXIT].err, have = true;
-	if (known(l, LIN_M_SUBMITTED) && (!have || l->m[LIN_M_SUBMITTED].t > front))
+	else if (known(l, LIN_M_SUBMITTED))
 		front = l->m[LIN_M_SUBMITTED].t, ferr = l->m[LIN_M_SUBMITTED].err, have = true;
 	if (g->flags & LIN_XG_GRAPH) {
 		uint64_t t = LIN_XNIL, err = 0;
@@ -967,6 +973,10 @@ static void device_marks(struct bctx *b, struct lin_xlaunch *l, size_t i, const 
 	for (int k = 0; k < 2; k++) {
 		if (g->kind != LIN_REC_KERNEL)
 			unknown(l, lat[k], LIN_HOW_NOT_RECORDED);
+		else if (g->flags & LIN_XG_GRAPH)
+			/* A graph node's kernel: CUPTI gives no submitted and a queued that is not
+			 * its replay's (seen on an H200: up to 100 ms before the replay's call). */
+			unknown(l, lat[k], LIN_HOW_GRAPH_LATENCY);
 		else if (lv[k] == LIN_XNIL || (x->o.without & LIN_XW_LATENCY))
 			unknown(l, lat[k], LIN_HOW_NO_LATENCY_TIMESTAMPS);
 		else if (!to_host(b, g, lv[k], &h, &err))
@@ -1205,12 +1215,17 @@ static void competing(struct bctx *b, struct lin_xlaunch *l, const struct lin_xg
 static void statements(struct bctx *b, struct lin_xlaunch *l, const struct lin_xgpu *g,
 		       uint64_t tid, const uint64_t *raw)
 {
-	static const enum lin_mark order[] = { LIN_M_REQUEST_READY, LIN_M_DECLARED,
-					       LIN_M_CAPTURED,      LIN_M_ADOPTED,
-					       LIN_M_API_ENTER,     LIN_M_API_EXIT,
-					       LIN_M_SUBMITTED,     LIN_M_DEP_READY,
-					       LIN_M_KERNEL_START };
+	enum lin_mark order[] = { LIN_M_REQUEST_READY, LIN_M_DECLARED,  LIN_M_CAPTURED,
+				  LIN_M_ADOPTED,       LIN_M_API_ENTER, LIN_M_API_EXIT,
+				  LIN_M_SUBMITTED,     LIN_M_DEP_READY, LIN_M_KERNEL_START };
 	const size_t n = sizeof(order) / sizeof(order[0]);
+	/* A dependency that ended before the submission: held from the call's return to its
+	 * end, then the command reached the device (a GPU's submitted follows the wait). */
+	if (known(l, LIN_M_SUBMITTED) && known(l, LIN_M_DEP_READY) &&
+	    l->m[LIN_M_DEP_READY].t < l->m[LIN_M_SUBMITTED].t) {
+		order[6] = LIN_M_DEP_READY;
+		order[7] = LIN_M_SUBMITTED;
+	}
 	l->nseg = 0;
 	l->dominant = LIN_X_N;
 	l->dominant_how = LIN_HOW_NONE;

@@ -333,8 +333,8 @@ int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct
 		/* A label naming this launch's correlation first (a graph node's kernel has the
 		 * same grid id in every replay), then one for the key alone. */
 		struct tlabel probe = { .kind = l->kind, .key = l->key, .corr = l->corr };
-		struct tlabel *t = l->corr != NIL ? bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label)
-						   : NULL;
+		struct tlabel *t =
+			l->corr != NIL ? bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label) : NULL;
 		if (!t) {
 			probe.corr = NIL;
 			t = bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label);

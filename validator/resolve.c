@@ -265,10 +265,9 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 	if (!(g->flags & LIN_G_KEY))
 		return;
 	/* A label naming the record's correlation first, then one by the key alone. */
-	struct lin_truth_ent *t =
-		g->corr ? lin_vtab_find(&v->truth, lin_truth_key(g->key, g->corr),
-					lin_k1(g->proc, g->kind | LIN_TRUTH_BY_CORR))
-			: NULL;
+	struct lin_truth_ent *t = g->corr ? lin_vtab_find(&v->truth, lin_truth_key(g->key, g->corr),
+							  lin_k1(g->proc, g->kind | LIN_TRUTH_BY_CORR))
+					  : NULL;
 	if (!t)
 		t = lin_vtab_find(&v->truth, g->key, lin_k1(g->proc, g->kind));
 	if (!t)

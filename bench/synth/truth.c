@@ -109,8 +109,8 @@ int synth_causes_write(const struct synth_causes *c, const char *path)
 		return -errno;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct synth_cause *x = &c->v[i];
-		lin_tf_launch_cause(&pk, x->kind, x->key, x->cause, x->alt, x->start, x->end, x->mag,
-				    LIN_TF_NIL);
+		lin_tf_launch_cause(&pk, x->kind, x->key, x->cause, x->alt, x->start, x->end,
+				    x->mag, LIN_TF_NIL);
 	}
 	return close_described(f);
 }

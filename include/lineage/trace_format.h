@@ -84,7 +84,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_SYNC 8
 #define LIN_REC_NFIELDS_HOST_SCHED 5
 #define LIN_REC_NFIELDS_GRAPH_EDGE 3
-#define LIN_REC_NFIELDS_TRUTH 5 /* 4 in format 1.0 and 1.1 (no correlation) */
+#define LIN_REC_NFIELDS_TRUTH 5        /* 4 in format 1.0 and 1.1 (no correlation) */
 #define LIN_REC_NFIELDS_LAUNCH_CAUSE 8 /* 7 without the optional trailing correlation */
 
 /* cause in launch_cause records: the one delay a synthetic workload injected before a

@@ -54,7 +54,10 @@ class GraphReplayer:
     @contextlib.contextmanager
     def capture(self, graph, **kw):
         cap = self.gt.capture_begin()          # NoContext: no current epoch
-        with self._capture(graph, **kw):
+        # torch launches kernels of its own around the capture (filling the RNG state it
+        # registers for the graph, on the capture stream; seen on an H200): inside a launch
+        # bracket they join the capturing epoch instead of being lost.
+        with self.rt.launch("graph_capture"), self._capture(graph, **kw):
             yield graph
         gid = self._id(graph)
         self.gt.capture_end(cap, gid, [])

@@ -15,6 +15,7 @@
 #include <msgpack.h>
 
 #include "explain.h"
+#include "score.h"
 #include "imp.h"
 #include "lin_test.h"
 
@@ -181,12 +182,36 @@ Test(ledger, stream_order_silent_on_another_stream)
 	done(&r);
 }
 
-Test(ledger, stream_order_silent_when_the_predecessor_ended_before_submission)
+/* The predecessor ended before the call returned (12500): it held nothing. */
+Test(ledger, stream_order_silent_when_the_predecessor_ended_before_the_call_returned)
 {
-	struct run r = stream_case(1, 3000, 12900, 0);
+	struct run r = stream_case(1, 3000, 12400, 0);
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
 	cr_assert(!has_cause(l, LIN_X_DEPENDENCY));
+	done(&r);
+}
+
+/* The predecessor ended after the call returned (12500) and before the submission time
+ * (13000): on a GPU the device takes a command only after its stream's earlier work (an
+ * H200's submitted follows a predecessor's end by 0.5-1.2 us), so the dependency held it
+ * from the return to 12900, then the submission: dependency first, then submit_delay. */
+Test(ledger, stream_order_holds_up_to_a_submission_after_the_predecessor)
+{
+	struct run r = stream_case(1, 3000, 12900, 0);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_STREAM_ORDER, 12900);
+	int dep = -1, sub = -1;
+	for (int i = 0; i < l->nseg; i++) {
+		if (l->seg[i].cause == LIN_X_DEPENDENCY)
+			dep = i;
+		if (l->seg[i].cause == LIN_X_SUBMIT_DELAY)
+			sub = i;
+	}
+	cr_assert(dep >= 0 && sub > dep, "dependency, then submit_delay");
+	seg_is(l, dep, LIN_X_DEPENDENCY, 12500, 12900, LIN_EV_INFERRED);
+	/* bounded by an inferred mark: as good as it (inferred) */
+	seg_is(l, sub, LIN_X_SUBMIT_DELAY, 12900, 13000, LIN_EV_INFERRED);
 	done(&r);
 }
 
@@ -272,6 +297,101 @@ static const struct lin_xlaunch *by_key(const struct run *r, uint64_t key)
 			return lin_explain_at(r->x, i);
 	cr_assert_fail("no ledger for key %llu", (unsigned long long)key);
 	return NULL;
+}
+
+/* Two replays (correlations 10, 11) of graph 5 (501 -> 502, clones 601, 602): the kernel of
+ * node 602 has grid id 2 in both, as CUPTI writes it (seen on an H200). */
+static struct run two_replays_case(void)
+{
+	begin();
+	work(7, 70);
+	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 501, 70, 1, 1);
+	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 502, 70, 1, 1);
+	lin_tf_graph_edge(&pk, 5, 501, 502);
+	lin_tf_graph_node_clone(&pk, 501, 601, 5, 50);
+	lin_tf_graph_node_clone(&pk, 502, 602, 5, 50);
+	call_api(70, 10, SUBMITTER, 12000, 12500, true);
+	call_api(70, 11, SUBMITTER, 40000, 40500, true);
+	kern_node(10, 13000, 30000, 601, 1);
+	kern_node(10, 30200, 31000, 602, 2);
+	kern_node(11, 41000, 50000, 601, 1);
+	kern_node(11, 50200, 51000, 602, 2);
+	return finish_run();
+}
+
+/* Cause labels for grid 2 naming correlations @c1 and @c2 (NIL: none). */
+static size_t score_two(const struct run *r, uint64_t c1, uint64_t c2)
+{
+	msgpack_sbuffer tsb;
+	msgpack_packer tpk;
+	char err[256];
+	msgpack_sbuffer_init(&tsb);
+	msgpack_packer_init(&tpk, &tsb, msgpack_sbuffer_write);
+	struct lin_tf_header h = { .format = LIN_CAUSE_TRUTH_FORMAT_NAME,
+				   .writer = "t",
+				   .host = "h",
+				   .pid = 1,
+				   .host_clock_source = "tsc",
+				   .tsc_hz = 1e9,
+				   .ext_kind = 5,
+				   .backend = "none" };
+	lin_tf_header(&tpk, &h);
+	lin_tf_launch_cause(&tpk, LIN_REC_KERNEL, 2, LIN_TC_GRAPH_DEPENDENCY, 0, NIL, NIL, NIL, c1);
+	lin_tf_launch_cause(&tpk, LIN_REC_KERNEL, 2, LIN_TC_GRAPH_DEPENDENCY, 0, NIL, NIL, NIL, c2);
+	struct lin_score *sc = lin_score_create();
+	cr_assert_not_null(sc);
+	cr_assert_eq(lin_score_load_mem(sc, "causes", tsb.data, tsb.size, err, sizeof(err)), 0,
+		     "%s", err);
+	msgpack_sbuffer_destroy(&tsb);
+	cr_assert_eq(lin_score_add(sc, r->x, r->v), 0);
+	size_t n = lin_score_matched(sc);
+	lin_score_free(sc);
+	return n;
+}
+
+/* A cause label naming its replay's correlation matches that replay's kernel alone; two
+ * labels for one grid id without one are a conflict, neither scored. */
+Test(ledger, cause_labels_naming_a_correlation_tell_replays_apart)
+{
+	struct run r = two_replays_case();
+	cr_assert_eq(score_two(&r, 10, 11), 2);
+	cr_assert_eq(score_two(&r, NIL, NIL), 0, "one key twice: a conflict");
+	cr_assert_eq(score_two(&r, 10, 99), 1, "a correlation no launch has matches nothing");
+	done(&r);
+}
+
+/* A graph node's kernel with latency timestamps set (an H200 writes a queued for it that is
+ * not its replay's, and no submitted): neither is used (graph_node_latency); the graph_edge
+ * rule still bounds it. A plain kernel's are kept (stream_order_infers_... above). */
+Test(ledger, graph_node_latency_timestamps_are_not_used)
+{
+	begin();
+	work(7, 70);
+	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 501, 70, 1, 1);
+	lin_tf_graph_node(&pk, 1500, SUBMITTER, 5, 502, 70, 1, 1);
+	lin_tf_graph_edge(&pk, 5, 501, 502);
+	lin_tf_graph_node_clone(&pk, 501, 601, 5, 50);
+	lin_tf_graph_node_clone(&pk, 502, 602, 5, 50);
+	call_api(70, 10, SUBMITTER, 12000, 12500, true);
+	kern_node(10, 13000, 30000, 601, 1);
+	struct lin_tf_kernel k = { .correlation = 10,
+				   .start_dev = 30200,
+				   .end_dev = 31000,
+				   .context = 1,
+				   .stream = 1,
+				   .grid_id = 2,
+				   .graph_id = 5,
+				   .graph_node_id = 602,
+				   .queued_dev = 1000 /* before the call */ };
+	lin_tf_kernel(&pk, &k);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = by_key(&r, 2);
+	mark_is(l, LIN_M_QUEUED, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_LATENCY, 0);
+	mark_is(l, LIN_M_SUBMITTED, LIN_EV_UNKNOWN, LIN_HOW_GRAPH_LATENCY, 0);
+	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12000);
+	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_GRAPH_EDGE, 30000);
+	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY);
+	done(&r);
 }
 
 Test(ledger, graph_edge_infers_readiness_after_the_predecessor_node)
@@ -1238,10 +1358,10 @@ Test(ledger, every_ledger_has_its_truth_key_and_its_stream_predecessors_end)
 
 Test(ledger, pred_end_is_kept_where_no_rule_uses_it)
 {
-	struct run r = stream_case(1, 3000, 12900, 0); /* done before the submission */
+	struct run r = stream_case(1, 3000, 12400, 0); /* done before the call returned */
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_DEP_READY, LIN_EV_UNKNOWN, LIN_HOW_NO_KNOWN_DEPENDENCY, 0);
-	cr_assert_eq(l->pred_end, 12900);
+	cr_assert_eq(l->pred_end, 12400);
 	cr_assert_eq(l->key, 10); /* kern() writes the correlation as the grid id */
 	done(&r);
 }

@@ -36,6 +36,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,7 +116,11 @@ struct Rec {
 };
 
 static std::mutex g_mu;
-static std::vector<Rec> g_recs;
+static std::vector<Rec> g_recs; // appended by buf_done (CUPTI's threads too), under g_mu
+static std::vector<Rec> g_snap; // what the reports read: a copy taken under g_mu
+
+// Where the probe is, for a crash report (a signal handler writes it).
+static const char *volatile g_where = "start";
 static unsigned g_nbuf, g_bad_status;
 static int g_phase;           // 1 while the forced flush of E11 runs
 static unsigned g_incomplete; // records GetNextRecord refused during that flush
@@ -254,6 +259,23 @@ static bool flush_all(void)
 	return CK(cuptiActivityFlushAll(0));
 }
 
+// The records so far, copied for the reports (CUPTI may still deliver on its own threads).
+static void snapshot(void)
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	g_snap = g_recs;
+}
+
+static void on_crash(int sig)
+{
+	const char *w = g_where;
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "cupti_probe: signal %d while: %s\n", sig, w);
+	if (n > 0)
+		(void)!write(2, buf, (size_t)n);
+	_exit(128 + sig);
+}
+
 static const char *cb_name(CUpti_CallbackDomain d, uint32_t cbid)
 {
 	const char *n = "?";
@@ -270,10 +292,10 @@ static bool is_kernel(const Rec &r)
 // The runtime API record whose call was made under ext id @ext (through its ext record).
 static const Rec *api_of_ext(uint64_t ext, bool driver)
 {
-	for (const Rec &e : g_recs) {
+	for (const Rec &e : g_snap) {
 		if (e.kind != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION || e.ext_id != ext)
 			continue;
-		for (const Rec &a : g_recs)
+		for (const Rec &a : g_snap)
 			if ((a.kind == CUPTI_ACTIVITY_KIND_RUNTIME || a.kind == CUPTI_ACTIVITY_KIND_DRIVER) &&
 			    a.api_driver == driver && a.corr == e.corr)
 				return &a;
@@ -284,7 +306,7 @@ static const Rec *api_of_ext(uint64_t ext, bool driver)
 static std::vector<const Rec *> recs_of(int kind, uint32_t corr)
 {
 	std::vector<const Rec *> v;
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if ((kind < 0 ? is_kernel(r) : r.kind == kind) && r.corr == corr)
 			v.push_back(&r);
 	return v;
@@ -293,7 +315,7 @@ static std::vector<const Rec *> recs_of(int kind, uint32_t corr)
 static int n_ext(uint32_t corr, uint64_t *id)
 {
 	int n = 0;
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if (r.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION && r.corr == corr) {
 			n++;
 			if (id)
@@ -306,7 +328,7 @@ static int n_ext(uint32_t corr, uint64_t *id)
 static std::vector<const Rec *> nested(const Rec *rt)
 {
 	std::vector<const Rec *> v;
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if (r.kind == CUPTI_ACTIVITY_KIND_DRIVER && r.tid == rt->tid &&
 		    r.start >= rt->start && r.end <= rt->end)
 			v.push_back(&r);
@@ -416,7 +438,7 @@ static void report_e1_e2_e7(void)
 	}
 	// E1: the ext record and the runtime API record of the 1001 launch.
 	const Rec *ext = NULL;
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if (r.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION && r.corr == rt->corr)
 			ext = &r;
 	const char *order = !ext                  ? "no_ext_record"
@@ -454,7 +476,7 @@ static void report_e1_e2_e7(void)
 	// The memset made under ext 1001 after the launch: its runtime call is the next
 	// runtime record of that thread after the launch.
 	const Rec *ms = NULL;
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if (r.kind == CUPTI_ACTIVITY_KIND_RUNTIME && r.tid == rt->tid &&
 		    r.cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020 && r.start >= rt->end)
 			if (!ms || r.start < ms->start)
@@ -479,7 +501,7 @@ static void report_e3(void)
 	// the main one, in time order; the first made without a push, the second with 2002.
 	std::vector<const Rec *> v;
 	uint32_t main_tid = gettid_u32();
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if (r.kind == CUPTI_ACTIVITY_KIND_RUNTIME && r.tid != main_tid &&
 		    (r.cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
 		     r.cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000))
@@ -537,7 +559,7 @@ static void report_e4_e6(const G &g)
 	       g.gid, g.eid, gid_graph, gid_exec, gid_other,
 	       g.gid == g.eid ? " (the two ids are equal: not told apart)" : "");
 	int plain = 0, plain_lat = 0;
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if (is_kernel(r) && r.graph_id == 0) {
 			plain++;
 			plain_lat += r.queued != 0 && r.submitted != 0;
@@ -551,7 +573,7 @@ static void report_e5(void)
 {
 	int match = 0, miss = 0;
 	std::set<std::pair<int, uint32_t>> api;
-	for (const Rec &r : g_recs)
+	for (const Rec &r : g_snap)
 		if (r.kind == CUPTI_ACTIVITY_KIND_RUNTIME || r.kind == CUPTI_ACTIVITY_KIND_DRIVER)
 			api.insert({ r.api_driver ? 1 : 0, r.corr });
 	for (const Cb &c : g_cbs) {
@@ -568,8 +590,10 @@ static void report_e5(void)
 
 static int mode_main(void)
 {
+	g_where = "main: setup";
 	if (!setup(true, true, true))
 		return 1;
+	g_where = "main: E1/E2 launches";
 	int *d = NULL;
 	CR(cudaMalloc(&d, 64));
 	launch_under(1001, d, false);
@@ -581,6 +605,7 @@ static int mode_main(void)
 	}
 	launch_under(1002, d, true);
 	CR(cudaDeviceSynchronize());
+	g_where = "main: E3 pool threads";
 	std::thread t0([d] {
 		kA<<<1, 32>>>(d);
 		CR(cudaDeviceSynchronize());
@@ -591,6 +616,7 @@ static int mode_main(void)
 		CR(cudaDeviceSynchronize());
 	});
 	t1.join();
+	g_where = "main: E4 graph capture and replays";
 	cudaStream_t s;
 	CR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	G g = make_graph(s, d);
@@ -598,6 +624,7 @@ static int mode_main(void)
 		replay(g, s, r);
 	if (!flush_all())
 		return 1;
+	g_where = "main: E11 forced flush";
 	// E11: a kernel spinning 300 ms, a forced flush while it runs.
 	uint64_t dummy;
 	CK(cuptiActivityPushExternalCorrelationId(EXT_KIND, 5001));
@@ -623,6 +650,8 @@ static int mode_main(void)
 	}
 	if (!flush_all())
 		return 1;
+	g_where = "main: reports";
+	snapshot();
 	const Rec *spin_api = api_of_ext(5001, false);
 	size_t spin_after = 0, spin_complete = 0;
 	if (spin_api)
@@ -640,7 +669,7 @@ static int mode_main(void)
 	report_e3();
 	report_e4_e6(g);
 	report_e5();
-	printf("note: %zu records in %u buffers, %u other GetNextRecord failures\n", g_recs.size(),
+	printf("note: %zu records in %u buffers, %u other GetNextRecord failures\n", g_snap.size(),
 	       g_nbuf, g_bad_status);
 	return 0;
 }
@@ -667,16 +696,17 @@ static int mode_filter(bool api_filtered)
 	CK(cuptiActivityPopExternalCorrelationId(EXT_KIND, &dummy));
 	if (!flush_all())
 		return 1;
+	snapshot();
 	int apis = 0, exts = 0, ext_k = 0, ext_m = 0, ks = 0, ms = 0;
 	std::set<uint32_t> ext_corr;
-	for (const Rec &r : g_recs) {
+	for (const Rec &r : g_snap) {
 		apis += r.kind == CUPTI_ACTIVITY_KIND_RUNTIME || r.kind == CUPTI_ACTIVITY_KIND_DRIVER;
 		if (r.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
 			exts++;
 			ext_corr.insert(r.corr);
 		}
 	}
-	for (const Rec &r : g_recs) {
+	for (const Rec &r : g_snap) {
 		if (is_kernel(r)) {
 			ks++;
 			ext_k += ext_corr.count(r.corr) > 0;
@@ -708,8 +738,9 @@ static int mode_graph_trace(void)
 		replay(g, s, r);
 	if (!flush_all())
 		return 1;
+	snapshot();
 	int gk = 0, gtr = 0, joined = 0;
-	for (const Rec &r : g_recs) {
+	for (const Rec &r : g_snap) {
 		gk += is_kernel(r) && r.graph_id != 0;
 		gtr += r.kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
 	}
@@ -790,6 +821,7 @@ static int mode_ts_callback(void)
 	CK(cuptiActivityPopExternalCorrelationId(EXT_KIND, &dummy));
 	if (!flush_all())
 		return 1;
+	snapshot();
 	uint64_t h2 = mono_ns() + TS_OFFSET;
 	const Rec *a = api_of_ext(7001, false);
 	int in_api = a && a->start >= h0 && a->end <= h2;
@@ -815,6 +847,10 @@ static int mode_ts_callback(void)
 int main(int argc, char **argv)
 {
 	const char *mode = "main";
+	setvbuf(stdout, NULL, _IOLBF, 0); // each answer reaches the log even if a later step crashes
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
+	signal(SIGABRT, on_crash);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
 			mode = argv[++i];

@@ -100,7 +100,8 @@ Test(trace, encoders_write_documented_field_counts)
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, reqs, 2, LIN_TF_NIL);
 	lin_tf_graph_edge(&pk, 5, 501, 502);
 	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 3, LIN_TC_AMBIGUOUS,
-			    1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY, 10, LIN_TF_NIL, 5, LIN_TF_NIL);
+			    1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY, 10, LIN_TF_NIL, 5,
+			    LIN_TF_NIL);
 	struct trace t;
 	cr_assert_eq(trace_load_mem(&t, sb.data, sb.size), 0);
 	static const size_t want[][2] = {

@@ -309,6 +309,90 @@ Test(launches, a_graph_memcpy_read_twice_is_a_duplicate_but_two_replays_are_not)
 	done();
 }
 
+/* A graph node's kernel, grid @grid, node @node, in the replay of correlation @corr. */
+static void graph_kernel_at(uint64_t corr, uint64_t grid, uint64_t node, uint64_t start)
+{
+	struct lin_tf_kernel k = { corr, start, start + 10, 0, 1, 1, grid, 7, node, 0, 0, 0, false };
+	lin_tf_kernel(&pk, &k);
+}
+
+/* Two replays of one graph: each launch of request @r's epoch (correlations 1 and 2). */
+static void two_replays(void)
+{
+	request(1, 2);
+	request(3, 4);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 311, 1, 100, 200, 0); /* cudaGraphLaunch */
+	lin_tf_ext_correlation(&pk, 5, 4, 2);
+	api_at(1, 311, 2, 400, 500, 0);
+}
+
+/* CUPTI gives a graph node's kernel the same grid id in every replay (seen on an H200): two
+ * replays are two records, the same replay's record read twice is a duplicate. */
+Test(launches, a_graph_kernel_of_two_replays_is_two_records_and_one_read_twice_a_duplicate)
+{
+	begin("cupti");
+	two_replays();
+	graph_kernel_at(1, 6, 70, 300);
+	graph_kernel_at(2, 6, 70, 600);
+	finish();
+	cr_assert_eq(s->duplicates, 0);
+	cr_assert_eq(s->observed, 2);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	begin("cupti");
+	two_replays();
+	graph_kernel_at(1, 6, 70, 300);
+	graph_kernel_at(1, 6, 70, 300);
+	graph_kernel_at(2, 6, 70, 600);
+	finish();
+	cr_assert_eq(s->duplicates, 1);
+	cr_assert(finding("duplicate_gpu_record"));
+	done();
+}
+
+/* Truth labels for the two replays' kernels: one grid id, told apart by the correlation
+ * each names; the same (grid, correlation) twice is a duplicate label. */
+static void replay_truth(bool twice, bool swapped)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header th = {
+		LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", NULL
+	};
+	lin_tf_header(&pk, &th);
+	uint64_t r1 = swapped ? 3 : 1, r3 = swapped ? 1 : 3;
+	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r1, 1, NIL, 1);
+	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r3, 1, NIL, twice ? 1 : 2);
+	struct lin_validator *tv = lin_validator_create(NULL);
+	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	begin("cupti");
+	lin_validator_free(v);
+	v = tv;
+	two_replays();
+	graph_kernel_at(1, 6, 70, 300);
+	graph_kernel_at(2, 6, 70, 600);
+	finish();
+}
+
+Test(launches, truth_labels_naming_a_correlation_match_that_replay_only)
+{
+	replay_truth(false, false);
+	cr_assert_eq(s->matched, 2);
+	cr_assert_eq(s->incorrect, 0);
+	cr_assert_not(finding("duplicate_truth_label"));
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	replay_truth(false, true); /* each label names the other replay's request */
+	cr_assert_eq(s->matched, 0);
+	cr_assert_eq(s->incorrect, 2);
+	done();
+	replay_truth(true, false);
+	cr_assert(finding("duplicate_truth_label"));
+	done();
+}
+
 Test(launches, a_request_id_declared_again_as_an_epoch_is_a_finding)
 {
 	begin("cupti");
