@@ -7,7 +7,8 @@
 // 1 a CUDA or CUPTI call the mode needs failed (said on stderr); 2 bad arguments;
 // 77 no GPU visible (no /dev/nvidiactl, and LIN_GPU_VISIBLE is not 1).
 //
-//   lineage-cupti-probe --mode main         E1 E2 E3 E4 E5 E6 E7 E11
+//   lineage-cupti-probe --mode main         E1 E2 E3 E4 E5 E7 E11
+//   lineage-cupti-probe --mode latency      E6 (latency timestamps, plain and graph kernels)
 //   lineage-cupti-probe --mode filter       E8 (per-cbid API filters and ext records)
 //   lineage-cupti-probe --mode no-api       E8 (ext records with no API kind enabled)
 //   lineage-cupti-probe --mode graph-trace  E9 (GRAPH_TRACE and per-node kernel records)
@@ -364,11 +365,27 @@ static bool setup(bool latency, bool api_kinds, bool subscribe)
 		ok &= enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER");
 	}
 	if (subscribe) {
+		// The callbacks the answers need, one by one (whole domains crashed an H200 run
+		// with latency timestamps on: E6 has a mode of its own, without a subscriber).
+		static const uint32_t rt_cbids[] = {
+			CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+			CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+			CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+			CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+		};
+		static const uint32_t drv_cbids[] = { CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+						      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+						      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch };
 		CUpti_SubscriberHandle sub;
 		ok &= CK(cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_cb, NULL));
-		ok &= CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API));
-		ok &= CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
-		ok &= CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE));
+		for (uint32_t c : rt_cbids)
+			ok &= CK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, c));
+		for (uint32_t c : drv_cbids)
+			ok &= CK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, c));
+		ok &= CK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+					     CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED));
+		ok &= CK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+					     CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED));
 	}
 	return ok;
 }
@@ -558,15 +575,7 @@ static void report_e4_e6(const G &g)
 	       "kernel graphId equals the graph's %d, the exec's %d, neither %d%s\n",
 	       g.gid, g.eid, gid_graph, gid_exec, gid_other,
 	       g.gid == g.eid ? " (the two ids are equal: not told apart)" : "");
-	int plain = 0, plain_lat = 0;
-	for (const Rec &r : g_snap)
-		if (is_kernel(r) && r.graph_id == 0) {
-			plain++;
-			plain_lat += r.queued != 0 && r.submitted != 0;
-		}
-	printf("E6 latency: plain kernels with queued and submitted set %d of %d; graph-replayed "
-	       "kernels %d of %d\n",
-	       plain_lat, plain, lat, kernels);
+	(void)lat;
 }
 
 static void report_e5(void)
@@ -591,18 +600,21 @@ static void report_e5(void)
 static int mode_main(void)
 {
 	g_where = "main: setup";
-	if (!setup(true, true, true))
+	if (!setup(false, true, true))
 		return 1;
-	g_where = "main: E1/E2 launches";
+	g_where = "main: cudaMalloc (CUDA's initialisation)";
 	int *d = NULL;
 	CR(cudaMalloc(&d, 64));
+	g_where = "main: E1 <<<>>> launch";
 	launch_under(1001, d, false);
+	g_where = "main: E2 memset";
 	{
 		uint64_t dummy;
 		CK(cuptiActivityPushExternalCorrelationId(EXT_KIND, 1001));
 		CR(cudaMemsetAsync(d, 0, 4));
 		CK(cuptiActivityPopExternalCorrelationId(EXT_KIND, &dummy));
 	}
+	g_where = "main: E7 cudaLaunchKernel";
 	launch_under(1002, d, true);
 	CR(cudaDeviceSynchronize());
 	g_where = "main: E3 pool threads";
@@ -671,6 +683,47 @@ static int mode_main(void)
 	report_e5();
 	printf("note: %zu records in %u buffers, %u other GetNextRecord failures\n", g_snap.size(),
 	       g_nbuf, g_bad_status);
+	return 0;
+}
+
+// ------------------------------------------------------------------ mode latency (E6)
+
+static int mode_latency(void)
+{
+	g_where = "latency: setup";
+	if (!setup(true, true, false))
+		return 1;
+	g_where = "latency: launches and replays";
+	int *d = NULL;
+	CR(cudaMalloc(&d, 64));
+	for (int i = 0; i < 4; i++)
+		kA<<<1, 32>>>(d);
+	cudaStream_t s;
+	CR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	G g = make_graph(s, d);
+	for (uint64_t r = 4001; r <= 4003; r++)
+		replay(g, s, r);
+	if (!flush_all())
+		return 1;
+	snapshot();
+	int plain = 0, plain_q = 0, plain_s = 0, gk = 0, g_q = 0, g_s = 0;
+	long long q_to_start_plain = 0, q_to_start_graph = 0;
+	for (const Rec &r : g_snap) {
+		if (!is_kernel(r))
+			continue;
+		bool graph = r.graph_id != 0;
+		(graph ? gk : plain)++;
+		(graph ? g_q : plain_q) += r.queued != 0;
+		(graph ? g_s : plain_s) += r.submitted != 0;
+		if (r.queued && r.start > r.queued)
+			(graph ? q_to_start_graph : q_to_start_plain) =
+				std::max(graph ? q_to_start_graph : q_to_start_plain,
+					 (long long)(r.start - r.queued));
+	}
+	printf("E6 latency: plain kernels with queued set %d, submitted set %d, of %d (queued to "
+	       "start at most %lld ns); graph-replayed kernels with queued set %d, submitted set "
+	       "%d, of %d (queued to start at most %lld ns)\n",
+	       plain_q, plain_s, plain, q_to_start_plain, g_q, g_s, gk, q_to_start_graph);
 	return 0;
 }
 
@@ -855,9 +908,9 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
 			mode = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: lineage-cupti-probe [--mode main|filter|no-api|graph-trace|clock|"
-			       "ts-callback]\n(the header of tests/gpu/cupti_probe.cu says what each "
-			       "answers)\n");
+			printf("usage: lineage-cupti-probe [--mode main|latency|filter|no-api|graph-trace|"
+			       "clock|ts-callback]\n(the header of tests/gpu/cupti_probe.cu says what "
+			       "each answers)\n");
 			return 0;
 		} else {
 			fprintf(stderr, "lineage-cupti-probe: unknown argument '%s' (see --help)\n",
@@ -877,6 +930,8 @@ int main(int argc, char **argv)
 	int rc;
 	if (!strcmp(mode, "main"))
 		rc = mode_main();
+	else if (!strcmp(mode, "latency"))
+		rc = mode_latency();
 	else if (!strcmp(mode, "filter"))
 		rc = mode_filter(true);
 	else if (!strcmp(mode, "no-api"))

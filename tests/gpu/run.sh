@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/gpu/run.sh [--prepared DIR] [--build DIR] [--out DIR] [--budget S] [--no-gpu]
+# tests/gpu/run.sh [--prepared DIR] [--build DIR] [--out DIR] [--budget S] [--steps LIST]
+#                  [--no-gpu]
 #
 # The one script for a machine with an NVIDIA GPU (written for an H100/H200, sm_90;
 # LIN_CUDA_ARCH to change), including a bare one: a compiler, CMake, Python and the CUDA
@@ -19,7 +20,7 @@
 #                on lineage's host clock, then on CUPTI's own clock (clock pair widths,
 #                bracket check decided/undecided)
 #   pool_lineage examples/pool_lineage.cu validated against its own truth file
-#   probe_*      lineage-cupti-probe, one process per mode (main, filter, no-api,
+#   probe_*      lineage-cupti-probe, one process per mode (main, latency, filter, no-api,
 #                graph-trace, clock, ts-callback): the open questions of docs/cupti.md
 #   attrib       examples/attrib_causes.cu scored by lineage-explain --score, latency
 #                timestamps on and off (their CPU cost)
@@ -32,15 +33,17 @@
 # summary.txt, run.log (every step's output) and artifacts.tar.gz (the traces, truth files,
 # scores and step logs). One summary is printed at the end.
 #
-# --no-gpu stops after the build, before the first step that needs a GPU (the check that a
-# bare machine builds it: .ci/run).
+# --steps LIST runs only the GPU steps named (comma-separated: gpu_live, pool_lineage,
+# probe, attrib, python, torch_kineto; env and build always run): a second try of what
+# failed, in less device time. --no-gpu stops after the build, before the first step that
+# needs a GPU (the check that a bare machine builds it: .ci/run).
 # Exit: 0 every step ran and passed; 1 a step failed, timed out or was not run; 77 no GPU
 # visible (nothing run; without --no-gpu); 78 --no-gpu: the build passed and the run
 # stopped before the GPU steps, as asked; 64 bad arguments.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-prep="" build="$root/build-gpu" out="" budget=420 nogpu=0
+prep="" build="$root/build-gpu" out="" budget=420 nogpu=0 steps=",all,"
 [ -d "$root/.gpu-prep" ] && prep="$root/.gpu-prep"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -49,7 +52,8 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--budget) budget=${2:?--budget needs seconds}; shift 2 ;;
 	--no-gpu) nogpu=1; shift ;;
-	-h|--help) sed -n '3,39s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--steps) steps=",${2:?--steps needs a list},"; shift 2 ;;
+	-h|--help) sed -n '3,43s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
 	esac
 done
@@ -98,6 +102,7 @@ py=$(command -v python3 || true)
 export root build cuda arch prep py art bin="$build"
 
 now() { date +%s; }
+want() { case $steps in *,all,*|*",$1,"*) return 0 ;; *) return 1 ;; esac; }
 note() { summary+=("$*"); }
 # step NAME LIMIT CMD...: run CMD with its output in $art/NAME.log (and run.log), within
 # LIMIT seconds and what is left of the budget. Sets $rc; a failure marks the run failed.
@@ -169,23 +174,25 @@ fi
 
 if [ "$built" = 0 ] && [ "$nogpu" = 0 ]; then
 	live="$bin/tests/gpu/test_cupti_gpu_live"
-	step gpu_live 60 "$live" --trace "$art/gpu_live.lintrace"
+	want gpu_live && step gpu_live 60 "$live" --trace "$art/gpu_live.lintrace"
 	keep gpu_live '^gpu_live:'
-	step gpu_live_own_clock 60 "$live" --own-clock --trace "$art/gpu_live_own_clock.lintrace"
+	want gpu_live && step gpu_live_own_clock 60 "$live" --own-clock --trace "$art/gpu_live_own_clock.lintrace"
 	keep gpu_live_own_clock '^gpu_live:'
-	step pool_lineage 90 env LINEAGE_LOG=warn "$root/examples/run_pool_lineage.sh" \
+	want pool_lineage && step pool_lineage 90 env LINEAGE_LOG=warn "$root/examples/run_pool_lineage.sh" \
 		"$bin/examples/pool_lineage" "$bin/validator/lineage-validate" \
 		"$art/pool_lineage.lintrace"
 	keep pool_lineage '(GPU records|joined|lost|ambiguous|incorrect|matched|exit|pool_lineage:)'
-	for m in main filter no-api graph-trace clock ts-callback; do
-		step "probe_$m" 40 "$bin/tests/gpu/lineage-cupti-probe" --mode "$m"
+	for m in main latency filter no-api graph-trace clock ts-callback; do
+		want probe && step "probe_$m" 40 "$bin/tests/gpu/lineage-cupti-probe" --mode "$m"
 		keep "probe_$m" '^(E[0-9]+|note|device|cupti_probe:)'
 	done
-	step attrib 150 "$root/examples/run_attrib_causes.sh" "$bin/examples/attrib_causes" \
+	want attrib && step attrib 150 "$root/examples/run_attrib_causes.sh" "$bin/examples/attrib_causes" \
 		"$bin/explain/lineage-explain" "$art/attrib"
 	keep attrib '(SUMMARY|ATTRIB scenario=all|run_attrib_causes:)'
 	pymod=$(find "$bin/python/pkg" -name '_lineage*.so' 2>/dev/null | head -1)
-	if [ -n "$pymod" ]; then
+	if ! want python; then
+		:
+	elif [ -n "$pymod" ]; then
 		py_run() { # each part runs; the step fails if any did
 			local bad=0
 			export PYTHONPATH="$bin/python/pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
@@ -205,7 +212,7 @@ if [ "$built" = 0 ] && [ "$nogpu" = 0 ]; then
 		note "python: NOT RUN (the Python extension was not built: no headers for $py; see build.log)"
 		failed=1
 	fi
-	step torch_kineto 90 env PYTHONUNBUFFERED=1 "$py" "$root/tests/gpu/torch_kineto.py" \
+	want torch_kineto && step torch_kineto 90 env PYTHONUNBUFFERED=1 "$py" "$root/tests/gpu/torch_kineto.py" \
 		"$art/torch_kineto.json"
 	keep torch_kineto '^torch_kineto:'
 fi
