@@ -132,7 +132,8 @@ struct Cb {
 };
 static std::vector<Cb> g_cbs;
 static std::map<uint64_t, uint64_t> g_clone_of; // clone node id -> original node id
-static std::set<uint64_t> g_created;            // node ids created (captured)
+static std::set<uint64_t> g_created;            // node ids created while capturing
+static bool g_capturing;
 
 static void CUPTIAPI buf_req(uint8_t **b, size_t *size, size_t *max)
 {
@@ -245,7 +246,7 @@ static void CUPTIAPI on_cb(void *, CUpti_CallbackDomain dom, CUpti_CallbackId cb
 	    cuptiGetGraphNodeId(gd->originalNode, &b) == CUPTI_SUCCESS) {
 		std::lock_guard<std::mutex> g(g_mu);
 		g_clone_of[a] = b;
-	} else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED &&
+	} else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED && g_capturing &&
 		   cuptiGetGraphNodeId(gd->node, &a) == CUPTI_SUCCESS) {
 		std::lock_guard<std::mutex> g(g_mu);
 		g_created.insert(a);
@@ -408,10 +409,12 @@ static G make_graph(cudaStream_t s, int *d)
 {
 	G g;
 	CK(cuptiActivityPushExternalCorrelationId(EXT_KIND, 3000));
+	g_capturing = true; // the nodes created now are the captured ones (clones come later)
 	CR(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
 	kA<<<1, 32, 0, s>>>(d);
 	kB<<<1, 32, 0, s>>>(d);
 	CR(cudaStreamEndCapture(s, &g.graph));
+	g_capturing = false;
 	uint64_t dummy;
 	CK(cuptiActivityPopExternalCorrelationId(EXT_KIND, &dummy));
 	CR(cudaGraphInstantiate(&g.exec, g.graph, 0));
@@ -580,7 +583,7 @@ static void report_e4_e6(const G &g)
 
 static void report_e5(void)
 {
-	int match = 0, miss = 0;
+	int match[2] = { 0, 0 }, miss[2] = { 0, 0 };
 	std::set<std::pair<int, uint32_t>> api;
 	for (const Rec &r : g_snap)
 		if (r.kind == CUPTI_ACTIVITY_KIND_RUNTIME || r.kind == CUPTI_ACTIVITY_KIND_DRIVER)
@@ -588,13 +591,15 @@ static void report_e5(void)
 	for (const Cb &c : g_cbs) {
 		int d = c.domain == CUPTI_CB_DOMAIN_DRIVER_API ? 1 : 0;
 		if (api.count({ d, c.corr }))
-			match++;
+			match[d]++;
 		else
-			miss++;
+			miss[d]++;
 	}
-	printf("E5 callback_corr: %d API_ENTER callbacks whose correlation id is an API record's "
-	       "of the same domain, %d not\n",
-	       match, miss);
+	printf("E5 callback_corr: runtime API_ENTER callbacks whose correlation id is a runtime "
+	       "API record's %d, not %d; driver API_ENTER callbacks whose correlation id is a "
+	       "driver API record's %d, not %d (a driver call made inside a runtime call has no "
+	       "record of its own)\n",
+	       match[0], miss[0], match[1], miss[1]);
 }
 
 static int mode_main(void)
