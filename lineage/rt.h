@@ -98,6 +98,7 @@ struct lin_scope_ent {
 	uint32_t version;
 	uint32_t slot;
 	uint8_t kind;
+	uint8_t late; /* enum lin_late: adopted after its version ended */
 };
 
 struct lin_tstate {
@@ -226,6 +227,9 @@ struct lin_runtime {
 	_Atomic uint32_t thread_serial;
 	_Atomic uint64_t nthreads;
 	_Atomic uint64_t misuse;
+	_Atomic uint64_t late_adopts;         /* adopts of a token whose version had ended */
+	_Atomic uint64_t late_launches;       /* launches under a version that had ended */
+	_Atomic uint64_t no_context_captures; /* lin_token_capture with nothing current */
 	_Atomic uint64_t events_retired;
 	_Atomic uint64_t dropped_retired;
 
@@ -339,6 +343,10 @@ static inline bool lin_event_push(struct lin_tstate *ts, const struct lin_event 
 {
 	return lin_event_put(ts, e->type, e->kind, e->depth, e->version, e->ticks, e->a, e->b);
 }
+
+/* Launch events' kind: bit 0 the epoch was pushed, bits 1-2 enum lin_late. */
+#define LIN_EV_LAUNCH_PUSHED 1u
+#define LIN_EV_LATE_SHIFT 1
 
 /* Record a misuse event (and count it). target/detail: LIN_NIL, version: 0 when unknown. */
 void lin_record_misuse(lin_runtime *rt, struct lin_tstate *ts, enum lin_misuse_cause cause,

@@ -437,6 +437,9 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 	st->misuse = atomic_load(&rt->misuse);
 	st->threads = atomic_load(&rt->nthreads);
 	st->bytes_written = atomic_load(&rt->bytes_written);
+	st->late_adopts = atomic_load(&rt->late_adopts);
+	st->late_launches = atomic_load(&rt->late_launches);
+	st->captures_without_context = atomic_load(&rt->no_context_captures);
 	return copy_out(out, &full, sizeof(full));
 }
 

@@ -64,6 +64,8 @@ LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok)
 	if (LIN_UNLIKELY(!ts))
 		return -ENOMEM;
 	if (LIN_UNLIKELY(!ts->depth)) {
+		/* An untraced code path handing work on: no error of the work's, counted. */
+		atomic_fetch_add_explicit(&rt->no_context_captures, 1, memory_order_relaxed);
 		memset(tok, 0, sizeof(*tok));
 		return -LIN_ENOCONTEXT;
 	}
@@ -89,12 +91,23 @@ LIN_API int lin_token_make(lin_runtime *rt, uint64_t id, lin_token *tok)
 	return 0;
 }
 
-/* Push a scope for a checked (kind, id, version); records the adopt. @capture is
- * (capture_tid << 32 | capture_seq), or LIN_NIL. */
-static inline __attribute__((always_inline)) int scope_push(lin_runtime *rt, struct lin_tstate *ts,
-							    uint8_t kind, uint64_t id,
-							    uint32_t version, uint32_t slot,
-							    uint64_t capture, lin_scope *scope)
+/*
+ * Why a version whose slot check failed is no longer current: its id still holds the slot
+ * at another version (re-issued), or not (retired, its request ended, the slot reused).
+ * Off the fast path: only when a check has failed.
+ */
+static uint8_t late_reason(lin_runtime *rt, uint32_t slot, uint64_t id)
+{
+	struct lin_slot *s = lin_registry_slot(&rt->reg, slot);
+	return s && atomic_load_explicit(&s->id, memory_order_acquire) == id ? LIN_LATE_REISSUED
+									     : LIN_LATE_ENDED;
+}
+
+/* Push a scope for a checked (kind, id, version), current or @late (enum lin_late); records
+ * the adopt. @capture is (capture_tid << 32 | capture_seq), or LIN_NIL. */
+static inline __attribute__((always_inline)) int
+scope_push(lin_runtime *rt, struct lin_tstate *ts, uint8_t kind, uint64_t id, uint32_t version,
+	   uint32_t slot, uint64_t capture, uint8_t late, lin_scope *scope)
 {
 	if (LIN_UNLIKELY(ts->depth >= LIN_MAX_SCOPES)) {
 		lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_DEPTH, kind, id, version, ts->depth);
@@ -104,11 +117,12 @@ static inline __attribute__((always_inline)) int scope_push(lin_runtime *rt, str
 	s->id = id;
 	s->version = version;
 	s->kind = kind;
+	s->late = late;
 	s->slot = slot;
 	s->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
 	scope->cookie = s->cookie;
-	lin_event_put(ts, LIN_REC_TOKEN_ADOPT, kind, (uint16_t)ts->depth, version,
-		      lin_clock_ticks(&rt->clock), id, capture);
+	lin_event_put(ts, LIN_REC_TOKEN_ADOPT, (uint8_t)(kind | late << 4), (uint16_t)ts->depth,
+		      version, lin_clock_ticks(&rt->clock), id, capture);
 	return 0;
 }
 
@@ -130,15 +144,29 @@ LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *sc
 				  tok->version, tok->rt);
 		return -LIN_EFOREIGN;
 	}
+	uint8_t late = LIN_LATE_NONE;
 	if (LIN_UNLIKELY(!lin_registry_check(&rt->reg, tok->slot, tok->id, tok->version))) {
-		lin_record_misuse(rt, ts, LIN_MISUSE_STALE_TOKEN, tok->kind, tok->id, tok->version,
-				  LIN_NIL);
-		return -LIN_ESTALE_TOKEN;
+		/* Its version ended: the work is late, not wrong. A token this runtime made and
+		 * that never left the process adopts as a late scope, its launches joined to the
+		 * version it names (docs/trace-format.md, "Late work"). One parsed from text may
+		 * come from another process whose runtime tag collides with ours (16 bits): that
+		 * cannot be checked once the slot has moved on, so it is not adopted. */
+		if (tok->flags & TOKEN_FLAG_TEXT) {
+			lin_record_misuse(rt, ts, LIN_MISUSE_STALE_TOKEN, tok->kind, tok->id,
+					  tok->version, LIN_NIL);
+			return -LIN_ESTALE_TOKEN;
+		}
+		late = late_reason(rt, tok->slot, tok->id);
+		atomic_fetch_add_explicit(&rt->late_adopts, 1, memory_order_relaxed);
+		lin_rt_log(rt, LIN_LOG_DEBUG, "late adopt on thread %u: %s %llu version %u (%s)",
+			   lin_rt_gettid(), tok->kind == LIN_TARGET_EPOCH ? "epoch" : "request",
+			   (unsigned long long)tok->id, (unsigned)tok->version,
+			   late == LIN_LATE_REISSUED ? "re-issued" : "retired or ended");
 	}
 	uint64_t capture = (tok->flags & TOKEN_FLAG_TEXT) || !tok->capture_tid
 				   ? LIN_NIL
 				   : ((uint64_t)tok->capture_tid << 32) | tok->capture_seq;
-	return scope_push(rt, ts, tok->kind, tok->id, tok->version, tok->slot, capture, scope);
+	return scope_push(rt, ts, tok->kind, tok->id, tok->version, tok->slot, capture, late, scope);
 }
 
 LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope)
@@ -154,7 +182,8 @@ LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope)
 	int err = lin_registry_info(&rt->reg, id, &info, NULL, 0, &slot);
 	if (err)
 		return err;
-	return scope_push(rt, ts, (uint8_t)info.kind, id, info.version, slot, LIN_NIL, scope);
+	return scope_push(rt, ts, (uint8_t)info.kind, id, info.version, slot, LIN_NIL,
+			  LIN_LATE_NONE, scope);
 }
 
 LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
@@ -222,6 +251,7 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 	if (LIN_UNLIKELY(!ts))
 		return -ENOMEM;
 	int ret = 0;
+	uint8_t late = LIN_LATE_NONE;
 	const struct lin_scope_ent *top = ts->depth ? &ts->scopes[ts->depth - 1] : NULL;
 	uint64_t epoch = (top && top->kind == LIN_TARGET_EPOCH) ? top->id : 0;
 	uint64_t ticks = lin_clock_ticks(&rt->clock);
@@ -235,9 +265,22 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 		lin_record_misuse(rt, ts, LIN_MISUSE_NO_CONTEXT, top ? top->kind : 0,
 				  top ? top->id : LIN_NIL, 0, LIN_NIL);
 		ret = -LIN_ENOCONTEXT;
-	} else if (rt->have_backend) {
-		if (LIN_LIKELY(rt->be.push(rt->be.ctx, rt->ext_kind, epoch) == 0)) {
-			l->ext_id = epoch;
+	} else {
+		/* Late work (its version retired or re-issued since it was adopted or entered):
+		 * one cache line, the scope's own slot. The clock was read first, so a launch
+		 * not marked late came before the change (its record's time says so too). */
+		late = top->late;
+		if (LIN_UNLIKELY(!late && !lin_registry_check(&rt->reg, top->slot, top->id, top->version)))
+			late = late_reason(rt, top->slot, top->id);
+		if (LIN_UNLIKELY(late))
+			atomic_fetch_add_explicit(&rt->late_launches, 1, memory_order_relaxed);
+	}
+	if (epoch && rt->have_backend) {
+		uint64_t ext = epoch | (late == LIN_LATE_ENDED      ? LIN_EXT_LATE_ENDED
+					: late == LIN_LATE_REISSUED ? LIN_EXT_LATE_REISSUED
+								    : 0);
+		if (LIN_LIKELY(rt->be.push(rt->be.ctx, rt->ext_kind, ext) == 0)) {
+			l->ext_id = ext;
 		} else {
 			lin_record_misuse(rt, ts, LIN_MISUSE_BACKEND_PUSH, LIN_TARGET_EPOCH, epoch,
 					  top->version, LIN_NIL);
@@ -253,7 +296,9 @@ LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)
 	}
 	/* depth: the bracket's nesting depth, paired with its launch_end; 0 (nil): refused,
 	 * no bracket open and no end to come. */
-	lin_event_put(ts, LIN_REC_LAUNCH, l->ext_id != 0,
+	lin_event_put(ts, LIN_REC_LAUNCH,
+		      (uint8_t)((l->ext_id != 0 ? LIN_EV_LAUNCH_PUSHED : 0) |
+				(unsigned)late << LIN_EV_LATE_SHIFT),
 		      ret == -LIN_ELAUNCH_DEPTH ? 0 : (uint16_t)ts->nlaunch,
 		      epoch ? top->version : 0, ticks, epoch ? epoch : LIN_NIL, (uintptr_t)name);
 	if (rt->observer) {

@@ -248,9 +248,11 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 	}
 	case LIN_REC_TOKEN_ADOPT: {
 		struct lin_tfast f = fast_begin(rt);
-		lin_tfast_token_adopt(&f, ns, ts->tid, e->kind, e->a, e->version,
+		/* kind: the target kind, and enum lin_late shifted by 4 */
+		lin_tfast_token_adopt(&f, ns, ts->tid, e->kind & 0x0fu, e->a, e->version,
 				      e->b == LIN_NIL ? LIN_NIL : e->b >> 32,
-				      e->b == LIN_NIL ? LIN_NIL : (e->b & 0xffffffffu), e->depth);
+				      e->b == LIN_NIL ? LIN_NIL : (e->b & 0xffffffffu), e->depth,
+				      e->kind >> 4);
 		fast_end(rt, &f);
 		break;
 	}
@@ -269,9 +271,14 @@ static void encode_event(lin_runtime *rt, const struct lin_tstate *ts, struct li
 		/* The name first: a new one writes its string record through the packer. */
 		uint64_t sid = lin_rt_intern_locked(rt, (const char *)(uintptr_t)e->b);
 		struct lin_tfast f = fast_begin(rt);
-		lin_tfast_launch(&f, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version,
-				 e->kind ? e->a : LIN_NIL, sid, 0, LIN_NIL,
-				 e->depth ? e->depth : LIN_NIL);
+		/* The pushed id is the epoch with the late bits (lin_launch_begin). */
+		uint32_t late = (uint32_t)(e->kind >> LIN_EV_LATE_SHIFT) & 3u;
+		uint64_t ext = !(e->kind & LIN_EV_LAUNCH_PUSHED) ? LIN_NIL
+			       : late == LIN_LATE_ENDED          ? e->a | LIN_EXT_LATE_ENDED
+			       : late == LIN_LATE_REISSUED       ? e->a | LIN_EXT_LATE_REISSUED
+								 : e->a;
+		lin_tfast_launch(&f, ns, ts->tid, e->a, e->a == LIN_NIL ? LIN_NIL : e->version, ext,
+				 sid, 0, LIN_NIL, e->depth ? e->depth : LIN_NIL, late);
 		fast_end(rt, &f);
 		break;
 	}

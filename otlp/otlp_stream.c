@@ -65,9 +65,12 @@ static void on_string(struct lin_ostream *s, const struct lin_rec *r)
 
 static void on_ext(struct lin_ostream *s, const struct lin_rec *r)
 {
+	/* A late launch's pushed id carries a late bit (docs/trace-format.md, "Late work"). */
 	uint64_t epoch = fu(r, 2), corr = fu(r, 3);
 	if (fu(r, 1) != s->ext_kind || corr == NIL)
 		return;
+	if (epoch != NIL)
+		epoch &= LIN_EXT_ID_MASK;
 	bool fresh;
 	struct scorr *c = lin_vtab_get(&s->corrs, corr, 0, &fresh);
 	if (!c) {

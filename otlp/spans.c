@@ -372,11 +372,16 @@ static void target_trace(const struct lin_ostream *s, uint32_t kind, uint64_t id
 {
 	const struct sreq *q = kind == LIN_TARGET_REQUEST ? lin_vtab_find(&s->reqs, id, 0) : NULL;
 	const struct sepoch *e = kind == LIN_TARGET_EPOCH ? lin_vtab_find(&s->epochs, id, 0) : NULL;
+	/* An epoch retired (a request ended) within the retention time: late work adopted
+	 * after it. Requests and epochs share one id space. */
+	const struct sdone *d = !q && !e ? lin_vtab_find(&s->done, id, 0) : NULL;
 	*parent = lin_w3c_span_id(s->key, id);
 	if (q) {
 		memcpy(trace, q->trace, 16);
 	} else if (e) {
 		memcpy(trace, e->trace, 16);
+	} else if (d) {
+		memcpy(trace, d->trace, 16);
 	} else {
 		own_trace(s, 0, trace);
 		*parent = proc_span(s);

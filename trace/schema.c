@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * schema.c - field layout of every record type of trace format 1.3 (docs/trace-format.md).
+ * schema.c - field layout of every record type of trace format 1.4 (docs/trace-format.md).
  *
  * Type codes: u uint, o uint or nil, c a CUPTI correlation id (32-bit uint) or nil,
  * i int (any sign), b bool, s str, n str or nil,
@@ -25,13 +25,13 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 	S(LIN_REC_EPOCH_RETIRE, "epoch_retire", "uuuu", "host_ns", "tid", "epoch", "version"),
 	S(LIN_REC_TOKEN_CAPTURE, "token_capture", "ouuuuu", "host_ns", "tid", "target_kind",
 	  "target", "version", "capture_seq"),
-	S(LIN_REC_TOKEN_ADOPT, "token_adopt", "uuuuuoou", "host_ns", "tid", "target_kind", "target",
-	  "version", "capture_tid", "capture_seq", "depth"),
+	S(LIN_REC_TOKEN_ADOPT, "token_adopt", "uuuuuoou|o", "host_ns", "tid", "target_kind",
+	  "target", "version", "capture_tid", "capture_seq", "depth", "late"),
 	S(LIN_REC_SCOPE_CLOSE, "scope_close", "ouuuu", "host_ns", "tid", "target_kind", "target", "depth"),
 	S(LIN_REC_MISUSE, "misuse", "uusoooo", "host_ns", "tid", "cause", "target_kind", "target",
 	  "version", "detail"),
-	S(LIN_REC_LAUNCH, "launch", "uuoooooc|o", "host_ns", "tid", "epoch", "version", "ext_id",
-	  "name_sid", "api", "correlation", "depth"),
+	S(LIN_REC_LAUNCH, "launch", "uuoooooc|oo", "host_ns", "tid", "epoch", "version", "ext_id",
+	  "name_sid", "api", "correlation", "depth", "late"),
 	S(LIN_REC_LAUNCH_END, "launch_end", "ouu", "host_ns", "tid", "depth"),
 	S(LIN_REC_STRING, "string", "us", "sid", "text"),
 	S(LIN_REC_REQUEST_LINK, "request_link", "uuuuuuun", "host_ns", "tid", "request", "trace_hi",

@@ -421,9 +421,9 @@ void lin_tf_token_capture(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, ui
 	msgpack_pack_uint64(pk, seq);
 }
 
-void lin_tf_token_adopt(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint32_t kind,
-			uint64_t target, uint64_t version, uint64_t capture_tid,
-			uint64_t capture_seq, uint32_t depth)
+void lin_tf_token_adopt_late(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint32_t kind,
+			     uint64_t target, uint64_t version, uint64_t capture_tid,
+			     uint64_t capture_seq, uint32_t depth, uint32_t late)
 {
 	pack_head(pk, LIN_REC_TOKEN_ADOPT, LIN_REC_NFIELDS_TOKEN_ADOPT);
 	msgpack_pack_uint64(pk, host_ns);
@@ -434,6 +434,15 @@ void lin_tf_token_adopt(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint
 	lin_tf_pack_opt(pk, capture_tid);
 	lin_tf_pack_opt(pk, capture_seq);
 	msgpack_pack_uint32(pk, depth);
+	msgpack_pack_uint32(pk, late);
+}
+
+void lin_tf_token_adopt(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint32_t kind,
+			uint64_t target, uint64_t version, uint64_t capture_tid,
+			uint64_t capture_seq, uint32_t depth)
+{
+	lin_tf_token_adopt_late(pk, host_ns, tid, kind, target, version, capture_tid, capture_seq,
+				depth, LIN_LATE_NONE);
 }
 
 void lin_tf_scope_close(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint32_t kind,
@@ -460,9 +469,9 @@ void lin_tf_misuse(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, const cha
 	lin_tf_pack_opt(pk, detail);
 }
 
-void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
-		   uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
-		   uint64_t correlation, uint64_t depth)
+void lin_tf_launch_late(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
+			uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
+			uint64_t correlation, uint64_t depth, uint32_t late)
 {
 	pack_head(pk, LIN_REC_LAUNCH, LIN_REC_NFIELDS_LAUNCH);
 	msgpack_pack_uint64(pk, host_ns);
@@ -474,6 +483,15 @@ void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t 
 	lin_tf_pack_nz(pk, api_sid);
 	lin_tf_pack_opt(pk, correlation);
 	lin_tf_pack_opt(pk, depth);
+	msgpack_pack_uint32(pk, late);
+}
+
+void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
+		   uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
+		   uint64_t correlation, uint64_t depth)
+{
+	lin_tf_launch_late(pk, host_ns, tid, epoch, version, ext_id, name_sid, api_sid, correlation,
+			   depth, LIN_LATE_NONE);
 }
 
 void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth)

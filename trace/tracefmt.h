@@ -141,6 +141,11 @@ void lin_tf_token_capture(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, ui
 void lin_tf_token_adopt(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint32_t kind,
 			uint64_t target, uint64_t version, uint64_t capture_tid,
 			uint64_t capture_seq, uint32_t depth);
+/* As lin_tf_token_adopt, with @late (enum lin_late: the version had ended before the adopt);
+ * the plain one writes LIN_LATE_NONE. */
+void lin_tf_token_adopt_late(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint32_t kind,
+			     uint64_t target, uint64_t version, uint64_t capture_tid,
+			     uint64_t capture_seq, uint32_t depth, uint32_t late);
 void lin_tf_scope_close(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint32_t kind,
 			uint64_t target, uint32_t depth);
 /* kind 0: nil. */
@@ -150,6 +155,11 @@ void lin_tf_misuse(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, const cha
 void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 		   uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
 		   uint64_t correlation, uint64_t depth);
+/* As lin_tf_launch, with @late (enum lin_late: the version had ended before the launch; a
+ * pushed @ext_id then carries LIN_EXT_LATE_*); the plain one writes LIN_LATE_NONE. */
+void lin_tf_launch_late(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
+			uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
+			uint64_t correlation, uint64_t depth, uint32_t late);
 /* The end of the launch bracket at @depth on @tid (format 1.2); host_ns LIN_TF_NIL: untimed. */
 void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth);
 

@@ -22,8 +22,8 @@
 
 #include "tracefmt.h"
 
-/* The most a fast record takes: an array header, the type and nine uint64 fields. */
-#define LIN_TFAST_MAX (1 + 1 + 9 * 9)
+/* The most a fast record takes: an array header, the type, nine uint64 fields and a uint32. */
+#define LIN_TFAST_MAX (1 + 1 + 9 * 9 + 5)
 
 struct lin_tfast {
 	char *p; /* the next byte to write; room for LIN_TFAST_MAX is the caller's */
@@ -80,7 +80,8 @@ static inline void lin_tfast_token_capture(struct lin_tfast *f, uint64_t host_ns
 
 static inline void lin_tfast_token_adopt(struct lin_tfast *f, uint64_t host_ns, uint64_t tid,
 					 uint32_t kind, uint64_t target, uint64_t version,
-					 uint64_t capture_tid, uint64_t capture_seq, uint32_t depth)
+					 uint64_t capture_tid, uint64_t capture_seq, uint32_t depth,
+					 uint32_t late)
 {
 	lin_tfast_head(f, LIN_REC_TOKEN_ADOPT, LIN_REC_NFIELDS_TOKEN_ADOPT);
 	lin_tfast_uint64(f, host_ns);
@@ -91,6 +92,7 @@ static inline void lin_tfast_token_adopt(struct lin_tfast *f, uint64_t host_ns, 
 	lin_tfast_opt(f, capture_tid);
 	lin_tfast_opt(f, capture_seq);
 	lin_tfast_uint32(f, depth);
+	lin_tfast_uint32(f, late);
 }
 
 static inline void lin_tfast_scope_close(struct lin_tfast *f, uint64_t host_ns, uint64_t tid,
@@ -104,9 +106,10 @@ static inline void lin_tfast_scope_close(struct lin_tfast *f, uint64_t host_ns, 
 	lin_tfast_uint32(f, depth);
 }
 
-static inline void lin_tfast_launch(struct lin_tfast *f, uint64_t host_ns, uint64_t tid, uint64_t epoch,
-				    uint64_t version, uint64_t ext_id, uint64_t name_sid,
-				    uint64_t api_sid, uint64_t correlation, uint64_t depth)
+static inline void lin_tfast_launch(struct lin_tfast *f, uint64_t host_ns, uint64_t tid,
+				    uint64_t epoch, uint64_t version, uint64_t ext_id,
+				    uint64_t name_sid, uint64_t api_sid, uint64_t correlation,
+				    uint64_t depth, uint32_t late)
 {
 	lin_tfast_head(f, LIN_REC_LAUNCH, LIN_REC_NFIELDS_LAUNCH);
 	lin_tfast_uint64(f, host_ns);
@@ -118,6 +121,7 @@ static inline void lin_tfast_launch(struct lin_tfast *f, uint64_t host_ns, uint6
 	lin_tfast_nz(f, api_sid);
 	lin_tfast_opt(f, correlation);
 	lin_tfast_opt(f, depth);
+	lin_tfast_uint32(f, late);
 }
 
 static inline void lin_tfast_launch_end(struct lin_tfast *f, uint64_t host_ns, uint64_t tid, uint64_t depth)

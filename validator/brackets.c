@@ -68,9 +68,36 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 			  const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint64_t host_ns)
 {
 	struct lin_vers_ent *ve = version(v, proc, epoch, ver);
-	if (ve && (!ve->launched || host_ns >= ve->launch_ns))
-		*ve = (struct lin_vers_ent){ host_ns, ve->changed_ns, r->offset, r->index, file,
-					     1,       ve->changed,    { 0, 0 } };
+	if (ve && (!ve->launched || host_ns >= ve->launch_ns)) {
+		ve->launch_ns = host_ns;
+		ve->offset = r->offset;
+		ve->index = r->index;
+		ve->file = file;
+		ve->launched = 1;
+	}
+}
+
+/* A launch the runtime marked @late under (epoch, version): that version must end in the
+ * trace, re-issued for LIN_LATE_REISSUED, its epoch retired for LIN_LATE_ENDED (checked at
+ * the end of the run: finish_versions). The first such launch is kept. */
+static void launched_late(struct lin_validator *v, uint16_t proc, uint32_t file,
+			  const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint8_t late)
+{
+	struct lin_vers_ent *ve = version(v, proc, epoch, ver);
+	if (!ve || ve->late)
+		return;
+	ve->late = late;
+	ve->late_offset = r->offset;
+	ve->late_index = r->index;
+	ve->late_file = file;
+}
+
+/* The late bits a launch of @late pushes with its epoch id (docs/trace-format.md). */
+static uint64_t late_bits(uint64_t late)
+{
+	return late == LIN_LATE_ENDED      ? LIN_EXT_LATE_ENDED
+	       : late == LIN_LATE_REISSUED ? LIN_EXT_LATE_REISSUED
+					   : 0;
 }
 
 /*
@@ -80,14 +107,15 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
  * a depth (format 1.0/1.1) is not counted at all: nothing says whether another one opened
  * inside it (those formats have no launch_end either, so time cannot tell).
  */
-static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file,
-			 struct lin_bthread *t, const struct lin_rec *r, uint64_t parent)
+static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file, struct lin_bthread *t,
+			 const struct lin_rec *r, uint64_t parent, uint8_t late)
 {
-	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4]);
+	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4] & LIN_EXT_ID_MASK);
 	if (!e)
 		return;
 	bool first = !(e->flags & LIN_EP_PUSHED);
 	e->flags |= LIN_EP_PUSHED;
+	e->push_late |= (uint8_t)(1u << late);
 	if (LIN_REC_NIL(r, 8) ? first : !e->pushed++) {
 		e->where_off = r->offset;
 		e->where_index = r->index;
@@ -108,8 +136,32 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 {
 	v->sum.launches++;
 	v->procs[proc].launches++;
-	if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3))
+	uint64_t late = LIN_REC_NIL(r, 9) ? LIN_LATE_NONE : r->f[9];
+	if (late > LIN_LATE_REISSUED) {
+		static const char *const n[] = { "tid", "late" };
+		uint64_t ids[] = { r->f[1], late };
+		structural(v, "late_invalid", file, r->offset, r->index, 2, n, ids);
+		late = LIN_LATE_NONE;
+	}
+	if (!LIN_REC_NIL(r, 4) && (r->f[4] & ~LIN_EXT_ID_MASK) != late_bits(late)) {
+		/* The id it pushed says otherwise: one of the two was damaged. */
+		static const char *const n[] = { "tid", "epoch", "ext_id", "late" };
+		uint64_t ids[] = { r->f[1], LIN_REC_OPT(r, 2), r->f[4], late };
+		structural(v, "late_mismatch", file, r->offset, r->index, 4, n, ids);
+	}
+	if (late) {
+		/* Late work the runtime saw as such: after its version ended, by design. */
+		v->sum.late_launches[late]++;
+		static const char *const n[] = { "tid", "epoch", "version" };
+		uint64_t ids[] = { r->f[1], LIN_REC_OPT(r, 2), LIN_REC_OPT(r, 3) };
+		lin_v_finding(v, "note",
+			      late == LIN_LATE_ENDED ? "late_after_retire" : "late_after_reissue",
+			      file, r->offset, r->index, 3, n, ids);
+		if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3))
+			launched_late(v, proc, file, r, r->f[2], r->f[3], (uint8_t)late);
+	} else if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3)) {
 		lin_v_launched_under(v, proc, file, r, r->f[2], r->f[3], r->f[0]);
+	}
 	bool pushed = !LIN_REC_NIL(r, 4);
 	uint64_t depth = LIN_REC_NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8];
 	struct lin_bthread *t = lin_v_bthread(v, proc, r->f[1], true);
@@ -120,7 +172,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	for (uint64_t d = depth - 1; orphan && d-- > 0 && parent == LIN_NIL;)
 		parent = t->open[d];
 	if (pushed)
-		count_pushed(v, proc, file, t, r, parent);
+		count_pushed(v, proc, file, t, r, parent, (uint8_t)late);
 	else
 		v->procs[proc].unpushed++;
 	if (!t)
@@ -144,10 +196,16 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	}
 	uint64_t seq = t->base + t->n;
 	t->b[t->n++] = (struct lin_br){
-		r->f[0],   LIN_NIL,  pushed ? r->f[4] : (LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]),
-		r->offset, r->index, parent,
-		0,         file,     (uint16_t)depth,
-		pushed,    0,        { 0, 0, 0, 0 }
+		.begin = r->f[0],
+		.end = LIN_NIL,
+		.id = pushed ? r->f[4] & LIN_EXT_ID_MASK : (LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]),
+		.offset = r->offset,
+		.index = r->index,
+		.parent = parent,
+		.file = file,
+		.depth = (uint16_t)depth,
+		.pushed = pushed,
+		.late = (uint8_t)late,
 	};
 	t->unpushed += !pushed;
 	if (depth) {
@@ -198,6 +256,13 @@ void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struc
 	if (ve && (!ve->changed || r->f[0] < ve->changed_ns)) {
 		ve->changed = 1;
 		ve->changed_ns = r->f[0];
+	}
+	if (ve && r->type == LIN_REC_EPOCH_REISSUE)
+		ve->reissued = 1;
+	if (r->type == LIN_REC_EPOCH_RETIRE) {
+		struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[2]);
+		if (e)
+			e->flags |= LIN_EP_RETIRED;
 	}
 }
 
@@ -410,7 +475,22 @@ static void finish_versions(struct lin_validator *v)
 	size_t it = 0;
 	struct lin_vkey k;
 	const struct lin_vers_ent *ve;
+	static const char *const nl[] = { "epoch", "version", "late" };
 	while ((ve = lin_vtab_next(&v->vers, &it, &k))) {
+		if (ve->late) {
+			/* Late after a re-issue: that version was re-issued; late after the end:
+			 * its epoch was retired. Otherwise the record claims an end the trace
+			 * does not have (damaged, or the end's record was dropped). */
+			const struct lin_epoch_ent *e =
+				lin_vtab_find(&v->epochs, k.k0, lin_k1(lin_k1_proc(k.k1), 0));
+			bool ended = ve->late == LIN_LATE_REISSUED ? ve->reissued
+								   : e && (e->flags & LIN_EP_RETIRED);
+			if (!ended) {
+				uint64_t ids[] = { k.k0, k.k1 & 0xffffffffu, ve->late };
+				structural(v, "late_without_end", ve->late_file, ve->late_offset,
+					   ve->late_index, 3, nl, ids);
+			}
+		}
 		if (!ve->launched || !ve->changed || ve->launch_ns < ve->changed_ns)
 			continue;
 		uint64_t ids[] = { k.k0, k.k1 & 0xffffffffu, ve->launch_ns, ve->changed_ns };
@@ -525,9 +605,32 @@ static void ext_without_bracket(struct lin_validator *v)
 	}
 }
 
+/*
+ * Late bits by presence, where the bracket check could not compare them call by call (no
+ * bound on the clock mapping, or calls it left unchecked): an epoch named by an ext record
+ * with late bits (none, after retire, after reissue) that no bracket pushing it had is
+ * late_mismatch. Only in processes whose runtime pushed the ids.
+ */
+static void late_by_presence(struct lin_validator *v)
+{
+	static const char *const n[] = { "epoch", "ext_late", "push_late" };
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_epoch_ent *e;
+	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
+		const struct lin_vproc *p = &v->procs[lin_k1_proc(k.k1)];
+		if (!p->pushes || !(e->flags & LIN_EP_PUSHED) || !(e->ext_late & ~e->push_late) ||
+		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
+			continue;
+		uint64_t ids[] = { k.k0, e->ext_late, e->push_late };
+		structural(v, "late_mismatch", e->where_file, e->where_off, e->where_index, 3, n, ids);
+	}
+}
+
 void lin_v_accounting_finish(struct lin_validator *v)
 {
 	ext_without_bracket(v);
+	late_by_presence(v);
 	accounting_by_count(v);
 	accounting_unpushed(v);
 }

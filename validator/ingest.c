@@ -311,6 +311,16 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 
 static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
+	/* A late adopt (format 1.4): the token's version had ended; its work is joined late. */
+	if (!LIN_REC_NIL(r, 8) && r->f[8] != LIN_LATE_NONE) {
+		if (r->f[8] > LIN_LATE_REISSUED) {
+			static const char *const n[] = { "tid", "late" };
+			uint64_t ids[] = { r->f[1], r->f[8] };
+			lin_v_structural(v, "late_invalid", file, r, 2, n, ids);
+		} else {
+			v->sum.late_adopts++;
+		}
+	}
 	if (LIN_REC_NIL(r, 5) || LIN_REC_NIL(r, 6))
 		return; /* token parsed from text: no capture to match */
 	uint64_t *s = lin_v_capture_slot(v, proc, r->f[5], r->f[6], false);

@@ -44,7 +44,7 @@ static void nil_correlation(struct lin_validator *v, uint32_t file, const struct
 /* One more API call made under pushed id @id (launch accounting, brackets.c), its ext
  * record @r. */
 static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, uint64_t id)
+		      const struct lin_rec *r, uint64_t id, uint16_t late)
 {
 	bool fresh;
 	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
@@ -52,6 +52,7 @@ static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
 		v->oom = true;
 		return;
 	}
+	e->ext_late |= (uint8_t)(1u << lin_c_late(late));
 	if (!e->ext_n++ && !(e->flags & LIN_EP_PUSHED)) {
 		e->where_off = r->offset; /* until a bracket pushes it (ext_without_bracket) */
 		e->where_index = r->index;
@@ -116,13 +117,23 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 		return;
 	}
 	v->procs[proc].ext_records++;
-	uint64_t corr = r->f[2], epoch = r->f[1];
+	/* A late launch pushed its epoch with a late bit (docs/trace-format.md, "Late work"). */
+	uint64_t corr = r->f[2], epoch = r->f[1] & LIN_EXT_ID_MASK;
+	uint16_t late = (r->f[1] & LIN_EXT_LATE_ENDED)      ? LIN_C_LATE_ENDED
+			: (r->f[1] & LIN_EXT_LATE_REISSUED) ? LIN_C_LATE_REISSUED
+							    : 0;
+	if ((r->f[1] & ~LIN_EXT_ID_MASK) == ~LIN_EXT_ID_MASK) {
+		/* Both late bits: no launch pushes that (docs/trace-format.md, "Late work"). */
+		static const char *const n[] = { "correlation", "ext_id" };
+		uint64_t ids[] = { corr, r->f[1] };
+		lin_v_structural(v, "late_invalid", file, r, 2, n, ids);
+	}
 	bool fresh;
 	struct lin_corr_ent *e = corr_entry(v, proc, file, r, corr, &fresh);
 	if (!e)
 		return;
 	if (!(e->flags & LIN_C_EXT)) {
-		e->flags |= LIN_C_EXT;
+		e->flags |= LIN_C_EXT | late;
 		e->epoch = epoch;
 		if (!(e->flags & LIN_C_API)) {
 			/* Where the API record will be; until then, this one (ext_without_api_record). */
@@ -130,7 +141,7 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 			e->api_index = r->index;
 			e->api_file = file;
 		}
-		count_ext(v, proc, file, r, epoch);
+		count_ext(v, proc, file, r, epoch, late);
 		if (e->flags & LIN_C_API) {
 			struct lin_apirec *o = e->lkind ? ring_rec(v, proc, e->api_tid, corr) : NULL;
 			uint64_t pe;
@@ -142,10 +153,17 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 		}
 		return;
 	}
-	if (e->epoch == epoch)
+	if (e->epoch == epoch) {
+		if (lin_c_late(e->flags) != lin_c_late(late)) {
+			/* One call, one epoch, late and not late (or late two ways). */
+			static const char *const n[] = { "correlation", "epoch", "late", "late_before" };
+			uint64_t ids[] = { corr, epoch, lin_c_late(late), lin_c_late(e->flags) };
+			lin_v_structural(v, "late_mismatch", file, r, 4, n, ids);
+		}
 		return;
+	}
 	e->flags |= LIN_C_AMBIG;
-	count_ext(v, proc, file, r, epoch);
+	count_ext(v, proc, file, r, epoch, late);
 	if (v->cands.n >= LIN_MAX_CANDS) /* listed candidates are bounded */
 		return;
 	for (size_t i = 0; i < v->cands.n; i++) {

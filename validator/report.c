@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lineage/trace_format.h"
 #include "lineage/version.h"
 #include "otlp_emit.h"
 #include "vstate.h"
@@ -115,6 +116,12 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 		",\"launches\":%" PRIu64 ",\"bytes_per_launch\":%.2f,",
 		s->ambiguous, s->incorrect, s->structural, s->notes, s->file_errors, s->bytes,
 		s->launches, bytes_per_launch(s));
+	fprintf(out,
+		"\"late\":{\"adopts\":%" PRIu64 ",\"launches_after_retire\":%" PRIu64
+		",\"launches_after_reissue\":%" PRIu64 ",\"joined_after_retire\":%" PRIu64
+		",\"joined_after_reissue\":%" PRIu64 "},",
+		s->late_adopts, s->late_launches[LIN_LATE_ENDED], s->late_launches[LIN_LATE_REISSUED],
+		s->joined_late[LIN_LATE_ENDED], s->joined_late[LIN_LATE_REISSUED]);
 	if (s->have_truth) {
 		fprintf(out, "\"truth_records\":%" PRIu64 ",\"matched\":%" PRIu64 ",",
 			s->truth_records, s->matched);
@@ -161,6 +168,16 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 		if (s->inferred_by_rule[i])
 			fprintf(out, "    rule %-23s %12" PRIu64 "\n", lin_rule_name(i),
 				s->inferred_by_rule[i]);
+	if (s->joined_late[LIN_LATE_ENDED] || s->joined_late[LIN_LATE_REISSUED])
+		fprintf(out,
+			"    %-26s %12" PRIu64 " (after retire %" PRIu64 ", after reissue %" PRIu64 ")\n",
+			"of them late work",
+			s->joined_late[LIN_LATE_ENDED] + s->joined_late[LIN_LATE_REISSUED],
+			s->joined_late[LIN_LATE_ENDED], s->joined_late[LIN_LATE_REISSUED]);
+	if (s->late_adopts || s->late_launches[LIN_LATE_ENDED] || s->late_launches[LIN_LATE_REISSUED])
+		fprintf(out, "  %-28s %12" PRIu64 " (late adopts %" PRIu64 ")\n", "late launches",
+			s->late_launches[LIN_LATE_ENDED] + s->late_launches[LIN_LATE_REISSUED],
+			s->late_adopts);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "lost", s->lost);
 	for (int i = 0; i < LIN_CAUSE_N; i++)
 		if (s->lost_by_cause[i])

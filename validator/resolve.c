@@ -18,6 +18,7 @@ struct verdict {
 	uint64_t epoch;      /* the joined epoch or request (observed or inferred) */
 	uint64_t node_epoch; /* node-origin epoch (provenance), or LIN_NIL */
 	enum lin_level level;
+	uint8_t late; /* enum lin_late of the launch it joined through (observed, inferred) */
 };
 
 #define CAUSE_NAME(e, s) s,
@@ -212,6 +213,7 @@ static struct verdict classify(const struct lin_validator *v, const struct lin_g
 		r.cls = CLS_OBSERVED;
 		r.epoch = c->epoch;
 		r.level = target_level(&t);
+		r.late = lin_c_late(c->flags);
 		return r;
 	}
 	if (!final)
@@ -228,6 +230,7 @@ static struct verdict classify(const struct lin_validator *v, const struct lin_g
 		r.why = LIN_RULE_TIME_CONTAINMENT;
 		r.epoch = b->id;
 		r.level = target_level(&t);
+		r.late = b->late;
 		return r;
 	}
 	r.cls = CLS_LOST;
@@ -304,7 +307,7 @@ static void hand_over(const struct lin_validator *v, const struct lin_gpu *g, co
 		[CLS_AMBIGUOUS] = LIN_JOIN_AMBIGUOUS,
 	};
 	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls],
-				      r->level,  NULL,    0,    g->proc };
+				      r->level,  NULL,    0,    g->proc, r->late };
 	struct target tg = { NULL, 0, 0 };
 	if (r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED) {
 		vd.epoch = r->epoch;
@@ -330,6 +333,8 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 	uint64_t ids[] = { g->corr ? g->corr : LIN_NIL, r->epoch, g->node ? g->node : LIN_NIL,
 			   r->node_epoch, v->procs[g->proc].pid };
 	v->sum.joined_by_level[r->level]++;
+	if ((r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED) && r->late)
+		v->sum.joined_late[r->late]++;
 	switch (r->cls) {
 	case CLS_OBSERVED: v->sum.observed++; break;
 	case CLS_INFERRED:

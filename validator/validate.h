@@ -88,6 +88,10 @@ struct lin_vsummary {
 	uint64_t structural, notes, findings;
 	uint64_t dropped; /* events and CUPTI records reported lost by dropped records */
 	uint64_t truth_records, matched;
+	/* Late work (docs/validator.md, "Late work"), by enum lin_late ([0] unused): adopts
+	 * and launch brackets the runtime marked late, and the GPU records joined through
+	 * them (to the requests of the version they name). */
+	uint64_t late_adopts, late_launches[3], joined_late[3];
 	bool have_truth;
 	uint64_t bytes, launches;
 	unsigned files, file_errors;
@@ -116,6 +120,7 @@ struct lin_gpu_verdict {
 	const uint64_t *reqs;
 	uint32_t nreqs;
 	uint16_t proc; /* the process's index (lin_vopts.on_rec's proc) */
+	uint8_t late;  /* observed, inferred: enum lin_late of the launch it joined through */
 };
 
 struct lin_rec;

@@ -119,7 +119,8 @@ struct lin_epoch_ent {
 	uint64_t req;
 	uint32_t nreq;
 	uint16_t flags;
-	uint16_t pad;
+	/* Bit k (enum lin_late): a bracket pushed it with late k; an ext record named it so. */
+	uint8_t push_late, ext_late;
 	uint32_t pushed, ext_n;
 	uint64_t where_off, where_index; /* the first bracket that pushed it, or until
 						* one did, the first ext record naming it */
@@ -130,7 +131,8 @@ struct lin_epoch_ent {
 				     * count_pair) */
 };
 #define LIN_EP_DECLARED 1
-#define LIN_EP_PUSHED 2 /* a launch bracket pushed it (pushed may drop back to 0) */
+#define LIN_EP_PUSHED 2  /* a launch bracket pushed it (pushed may drop back to 0) */
+#define LIN_EP_RETIRED 4 /* an epoch_retire names it */
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
@@ -161,7 +163,14 @@ struct lin_apiring {
 #define LIN_C_EXT 1
 #define LIN_C_AMBIG 2
 #define LIN_C_API 4
-#define LIN_C_LAUNCH 8 /* the API record is a launch API that returned 0 */
+#define LIN_C_LAUNCH 8         /* the API record is a launch API that returned 0 */
+#define LIN_C_LATE_ENDED 16    /* its ext id carries LIN_EXT_LATE_ENDED */
+#define LIN_C_LATE_REISSUED 32 /* ... LIN_EXT_LATE_REISSUED */
+/* enum lin_late of a correlation's ext id. */
+static inline uint8_t lin_c_late(uint16_t flags)
+{
+	return (flags & LIN_C_LATE_ENDED) ? 1 : (flags & LIN_C_LATE_REISSUED) ? 2 : 0;
+}
 
 struct lin_cand {
 	uint64_t epoch;
@@ -208,13 +217,15 @@ struct lin_br {
 	uint32_t apis, file;     /* apis: API calls found inside it (or inside a child) */
 	uint16_t depth;          /* 0: unknown (format 1.0/1.1) */
 	uint8_t pushed, nonleaf; /* nonleaf: a pushed bracket opened inside this pushed one */
-	uint8_t pad[4];
+	uint8_t late;            /* enum lin_late: opened after its version ended */
+	uint8_t pad[3];
 };
 /* An API call whose bracket may not have arrived yet, or waits for the end of the run. */
 struct lin_xdefer {
 	uint64_t s, e, ext, corr, offset, index;
 	uint32_t tid, file;
-	uint16_t proc, pad[3];
+	uint16_t proc;
+	uint8_t late, pad[5]; /* late: enum lin_late of the ext id's late bits */
 };
 struct lin_bthread {
 	struct lin_br *b;
@@ -239,7 +250,11 @@ struct lin_vers_ent {
 	uint64_t launch_ns, changed_ns;
 	uint64_t offset, index; /* that launch */
 	uint32_t file;
-	uint8_t launched, changed, pad[2];
+	uint8_t launched, changed;
+	uint8_t reissued;                 /* changed by an epoch_reissue (not only a retire) */
+	uint8_t late;                     /* enum lin_late: the first launch marked late under it */
+	uint64_t late_offset, late_index; /* that launch */
+	uint32_t late_file, pad;
 };
 
 struct lin_validator {

@@ -168,6 +168,15 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	if (h.inner && h.inner->id == d->ext) {
 		mark(t, h.inner);
 		v->sum.bracket_checked++;
+		if (h.inner->late != d->late) {
+			/* Its bracket pushed this epoch late, or not late, and the ext record says
+			 * otherwise: one of them was damaged. */
+			static const char *const n[] = { "correlation", "epoch", "late", "bracket_late" };
+			uint64_t ids[] = { d->corr, d->ext, d->late, h.inner->late };
+			v->sum.structural++;
+			lin_v_finding(v, "structural", "late_mismatch", d->file, d->offset,
+				      d->index, 4, n, ids);
+		}
 		return true;
 	}
 	outside(v, d, h.inner);
@@ -204,7 +213,8 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const s
 		    c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG))
 			return;
 		struct lin_xdefer d = { c->api_start, c->api_end, c->epoch,    corr, c->api_offset,
-					c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
+					c->api_index, c->api_tid, c->api_file, proc, 0,
+					{ 0 } };
 		if (!defer(v, &d))
 			v->procs[proc].xcheck_unmarked = true;
 		return;
@@ -214,8 +224,9 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const s
 		v->sum.bracket_unchecked++;
 		return;
 	}
-	struct lin_xdefer d = { c->api_start, c->api_end, c->epoch,    corr, c->api_offset,
-				c->api_index, c->api_tid, c->api_file, proc, { 0, 0, 0 } };
+	struct lin_xdefer d = { c->api_start,  c->api_end,           c->epoch,   corr,
+				c->api_offset, c->api_index,         c->api_tid, c->api_file,
+				proc,          lin_c_late(c->flags), { 0 } };
 	if (!decide(v, &d, false) && !defer(v, &d)) {
 		v->sum.bracket_unchecked++;
 		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);

@@ -157,12 +157,12 @@ static void report(struct synth *sx, const char *trace, const char *truth, doubl
 	double med = sx->n_samples ? sx->samples[sx->n_samples / 2] : 0;
 	printf("SYNTH scenario=%s strategy=%s seed=%llu pid=%d launches=%llu gpu_records=%llu "
 	       "truth_labels=%zu host_ns_per_launch=%.1f host_ns_per_launch_mean=%.1f "
-	       "expect_stale=%llu expect_dropped=%llu open_records=%llu batched_records=%llu "
+	       "expect_late=%llu expect_dropped=%llu open_records=%llu batched_records=%llu "
 	       "bare_replays=%llu trace=%s truth=%s cupti=%s\n",
 	       sx->o.scenario, synth_strategy_names[sx->o.strategy], (unsigned long long)sx->o.seed,
 	       (int)getpid(), (unsigned long long)launches,
 	       (unsigned long long)(st.kernels + st.memcpys + st.memsets), sx->truth.n, med, mean,
-	       (unsigned long long)atomic_load(&sx->expect_stale),
+	       (unsigned long long)atomic_load(&sx->expect_late),
 	       (unsigned long long)atomic_load(&sx->expect_dropped),
 	       (unsigned long long)atomic_load(&sx->open_records),
 	       (unsigned long long)atomic_load(&sx->batched_records),
@@ -223,7 +223,7 @@ static void merge_lane(struct synth *to, struct synth *from)
 	atomic_fetch_add(&to->strategy_ticks, atomic_load(&from->strategy_ticks));
 	atomic_fetch_add(&to->measures, atomic_load(&from->measures));
 	atomic_fetch_add(&to->launches, atomic_load(&from->launches));
-	atomic_fetch_add(&to->expect_stale, atomic_load(&from->expect_stale));
+	atomic_fetch_add(&to->expect_late, atomic_load(&from->expect_late));
 	atomic_fetch_add(&to->expect_dropped, atomic_load(&from->expect_dropped));
 	atomic_fetch_add(&to->open_records, atomic_load(&from->open_records));
 	atomic_fetch_add(&to->batched_records, atomic_load(&from->batched_records));

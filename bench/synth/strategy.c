@@ -337,7 +337,7 @@ void synth_count(struct synth *sx, const struct synth_task *t, uint64_t n, bool 
 		return;
 	}
 	if (t->stale && sx->o.strategy == SYNTH_EPOCH)
-		atomic_fetch_add(&sx->expect_stale, n);
+		atomic_fetch_add(&sx->expect_late, n);
 	if (t->nreq > 1) /* a batch: its fan-in region (epoch only) is no request's */
 		atomic_fetch_add(&sx->batched_records, n);
 	else if (open_req == t)

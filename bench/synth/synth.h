@@ -130,7 +130,7 @@ struct synth {
 	atomic_uint_fast64_t strategy_ticks; /* host-side strategy cost, TSC ticks */
 	atomic_uint_fast64_t measures;       /* timed intervals (timer cost is subtracted) */
 	atomic_uint_fast64_t launches;
-	atomic_uint_fast64_t expect_stale;   /* GPU records the workload knows are stale */
+	atomic_uint_fast64_t expect_late;    /* GPU records launched under a retired epoch */
 	atomic_uint_fast64_t expect_dropped; /* ... whose API records the simulator dropped */
 	/* Of the GPU records not dropped: those that serve several requests (a batch), and
 	 * those of one request launched on a thread where it was open (synth_op_begin). */
@@ -178,7 +178,7 @@ void synth_memcpy(struct synth *sx, struct synth_task *t, uint64_t bytes);
 void synth_memset(struct synth *sx, struct synth_task *t, uint64_t bytes);
 void synth_retire(struct synth *sx, struct synth_task *t);
 /* The workload's bookkeeping of @n GPU records @t caused with the call just made on this
- * thread (@dropped: the simulator dropped its API records): expect_stale, expect_dropped,
+ * thread (@dropped: the simulator dropped its API records): expect_late, expect_dropped,
  * open_records, batched_records. */
 void synth_count(struct synth *sx, const struct synth_task *t, uint64_t n, bool dropped);
 /* The task is over: its strategy cost per launch becomes one sample (synth_retire does

@@ -218,6 +218,14 @@ struct lin_runtime_stats {
 	uint64_t misuse;         /* misuse records (stale tokens, scope errors, ...) */
 	uint64_t threads;        /* threads that have used the runtime */
 	uint64_t bytes_written;  /* trace bytes handed to the file or callback */
+	/* Since 0.4: work that ran after the version it was captured under had ended (its
+	 * epoch retired or re-issued, its request ended): adopts of such tokens, and launch
+	 * brackets opened under such a version (docs/trace-format.md, "Late work"). */
+	uint64_t late_adopts;
+	uint64_t late_launches;
+	/* Since 0.4: lin_token_capture calls with no current context (-LIN_ENOCONTEXT): work
+	 * handed on from code that is not traced (the adapters run it with no context). */
+	uint64_t captures_without_context;
 };
 
 /*
@@ -406,10 +414,17 @@ typedef struct lin_scope {
 /*
  * lin_token_adopt - make @tok's request or epoch the calling thread's current context
  * until the returned scope is closed. Scopes nest (at most 64 deep per thread).
- * Return: 0; -LIN_ESTALE_TOKEN (its epoch was retired or re-issued, or its request ended:
- * nothing is adopted, a stale_token record is written); -LIN_EBADTOKEN (integrity tag
- * wrong); -LIN_EFOREIGN (token of another runtime); -LIN_ESCOPE_DEPTH; -EINVAL (NULL).
- * Every error is also written to the trace as a misuse record.
+ * A token whose version has ended (its epoch retired or re-issued, its request ended) is
+ * late work, not an error: it is adopted as a late scope, its adopt and launch records say
+ * late, and its launches push the epoch id with a late bit, so their GPU records join the
+ * requests of the version the token names, counted late (lin_runtime_stats.late_adopts,
+ * late_launches; docs/trace-format.md, "Late work"). Since 0.4; before, such an adopt
+ * failed and the work's GPU records were lost.
+ * Return: 0; -LIN_ESTALE_TOKEN (its version ended and it was parsed from text, so it may
+ * come from another process: not adopted, a stale_token record is written); -LIN_EBADTOKEN (integrity tag wrong);
+ * -LIN_EFOREIGN (token of another runtime); -LIN_ESCOPE_DEPTH; -EINVAL (NULL).
+ * Every error is also written to the trace as a misuse record. Whatever it returns, the
+ * caller's work should run: an error changes what is recorded, never the work.
  * Context: worker thread; launch path (lock-free, one registry cache line). Since: 0.1
  */
 LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *scope);
@@ -459,7 +474,10 @@ typedef struct lin_launch {
 /*
  * lin_launch_begin - call right before the application's CUDA launch call. Pushes the
  * current epoch through the binding backend, records a launch record (thread, host time,
- * epoch, name) and tells the observer.
+ * epoch, name) and tells the observer. When the current epoch's version has ended (a
+ * late scope, or one retired or re-issued while open: one registry cache line tells) the
+ * launch is late work: the pushed id carries LIN_EXT_LATE_ENDED or LIN_EXT_LATE_REISSUED
+ * (lineage/trace_format.h) and the record says late; ext_id in @l is what was pushed.
  * @name: kernel or API name; NOT copied: it must stay valid until the next
  * lin_runtime_flush (string literals and kernel symbol names are). May be NULL.
  * Return: 0; -LIN_ENOCONTEXT (no current epoch: the launch is still recorded, with no

@@ -59,10 +59,11 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_EPOCH_REISSUE 5
 #define LIN_REC_NFIELDS_EPOCH_RETIRE 4
 #define LIN_REC_NFIELDS_TOKEN_CAPTURE 6
-#define LIN_REC_NFIELDS_TOKEN_ADOPT 8
+#define LIN_REC_NFIELDS_TOKEN_ADOPT 9 /* 8 before format 1.4 (no late) */
 #define LIN_REC_NFIELDS_SCOPE_CLOSE 5
 #define LIN_REC_NFIELDS_MISUSE 7
-#define LIN_REC_NFIELDS_LAUNCH 9 /* 8 in format 1.0 and 1.1 (no depth) */
+#define LIN_REC_NFIELDS_LAUNCH \
+	10 /* 8 in format 1.0 and 1.1 (no depth), 9 in 1.2 and 1.3 (no late) */
 #define LIN_REC_NFIELDS_STRING 2
 #define LIN_REC_NFIELDS_REQUEST_LINK 8
 #define LIN_REC_NFIELDS_LAUNCH_END 3
@@ -107,6 +108,20 @@ enum lin_truth_cause { LIN_TRUTH_CAUSES(LIN_TC_ENUM) LIN_TC_N };
 
 /* target_kind in token and scope records. */
 enum lin_target_kind { LIN_TARGET_REQUEST = 1, LIN_TARGET_EPOCH = 2 };
+
+/* late in token_adopt and launch records (since 1.4): the version the work was captured
+ * under had ended before the adopt or the launch (docs/trace-format.md, "Late work"). */
+enum lin_late {
+	LIN_LATE_NONE = 0,     /* the version was current */
+	LIN_LATE_ENDED = 1,    /* its epoch retired (or its request ended) */
+	LIN_LATE_REISSUED = 2, /* its epoch was re-issued: a newer version is current */
+};
+
+/* The external id a late launch pushes: its epoch id with one of these bits (ids never
+ * reach 2^62). LIN_EXT_ID_MASK takes them off. */
+#define LIN_EXT_LATE_ENDED (1ull << 63)
+#define LIN_EXT_LATE_REISSUED (1ull << 62)
+#define LIN_EXT_ID_MASK (~(LIN_EXT_LATE_ENDED | LIN_EXT_LATE_REISSUED))
 
 /* reason in epoch_reissue. */
 enum lin_reissue_reason { LIN_REISSUE_OTHER = 0, LIN_REISSUE_RETRY = 1, LIN_REISSUE_REPLAY = 2 };

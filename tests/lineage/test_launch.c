@@ -307,3 +307,70 @@ Test(launch, too_many_open_launches_push_nothing_and_close_cleanly)
 	cr_assert_eq(strncmp(rec_f(m, 3)->via.str.ptr, "launch_depth", 12), 0);
 	rtfix_fini(&f);
 }
+
+/* Late work: a launch under a version that had ended pushes its epoch with the late bit and
+ * says so in its record (docs/trace-format.md, "Late work"); counted in the stats. */
+static uint64_t launch_late_field(struct trace *t, size_t k)
+{
+	const msgpack_object *r = trace_nth(t, LIN_REC_LAUNCH, k);
+	cr_assert_not_null(r);
+	return rec_u(r, 10);
+}
+
+Test(launch, a_launch_in_a_late_scope_pushes_the_late_bit)
+{
+	struct fake_be b = { 0 };
+	struct lin_backend_ops ops = fake_ops(&b);
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
+	lin_scope rs, es, late;
+	uint64_t ep = rtfix_epoch(&f, &rs, &es);
+	lin_token tok;
+	cr_assert_eq(lin_token_capture(f.rt, &tok), 0);
+	cr_assert_eq(lin_scope_exit(f.rt, &es), 0);
+	cr_assert_eq(lin_epoch_retire(f.rt, ep), 0);
+	cr_assert_eq(lin_token_adopt(f.rt, &tok, &late), 0);
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(f.rt, "straggler", &l), 0, "late work is no error");
+	cr_assert_eq(b.stack[0], ep | LIN_EXT_LATE_ENDED);
+	cr_assert_eq(l.ext_id, ep | LIN_EXT_LATE_ENDED);
+	cr_assert_eq(lin_launch_end(f.rt, &l), 0);
+	cr_assert_eq(b.depth, 0, "popped");
+	cr_assert_eq(lin_scope_exit(f.rt, &late), 0);
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
+	cr_assert_eq(lin_runtime_get_stats(f.rt, &st), 0);
+	cr_assert_eq(st.late_launches, 1);
+	cr_assert_eq(st.misuse, 0);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	cr_assert_eq(launch_late_field(t, 0), LIN_LATE_ENDED);
+	cr_assert_eq(rec_u(trace_nth(t, LIN_REC_LAUNCH, 0), 5), ep | LIN_EXT_LATE_ENDED,
+		     "the record's ext_id is what was pushed");
+	rtfix_fini(&f);
+}
+
+/* A scope entered while current, its epoch re-issued while it is open: the next launch
+ * under it is late (after reissue); one before the reissue is not. */
+Test(launch, a_launch_after_its_epoch_was_reissued_is_late)
+{
+	struct fake_be b = { 0 };
+	struct lin_backend_ops ops = fake_ops(&b);
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, &ops);
+	lin_scope rs, es;
+	uint64_t ep = rtfix_epoch(&f, &rs, &es);
+	lin_launch l;
+	cr_assert_eq(lin_launch_begin(f.rt, "before", &l), 0);
+	cr_assert_eq(b.stack[0], ep, "current: the plain id");
+	cr_assert_eq(lin_launch_end(f.rt, &l), 0);
+	cr_assert_eq(lin_epoch_reissue(f.rt, ep, LIN_REISSUE_RETRY, NULL), 0);
+	cr_assert_eq(lin_launch_begin(f.rt, "after", &l), 0);
+	cr_assert_eq(b.stack[0], ep | LIN_EXT_LATE_REISSUED);
+	cr_assert_eq(lin_launch_end(f.rt, &l), 0);
+	lin_scope_exit(f.rt, &es);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	cr_assert_eq(launch_late_field(t, 0), LIN_LATE_NONE);
+	cr_assert_eq(launch_late_field(t, 1), LIN_LATE_REISSUED);
+	rtfix_fini(&f);
+}

@@ -81,7 +81,27 @@ Test(tokens, handoff_to_another_thread_carries_the_epoch)
 	LIN_TEST_CHECK_LEAKS();
 }
 
-Test(tokens, retired_epoch_makes_the_token_stale)
+static uint64_t stat_late_adopts(lin_runtime *rt)
+{
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
+	cr_assert_eq(lin_runtime_get_stats(rt, &st), 0);
+	return st.late_adopts;
+}
+
+/* The token_adopt record (field 4: the target) of @id, and its late field (9). */
+static uint64_t adopt_late(struct trace *t, uint64_t id)
+{
+	const msgpack_object *ad;
+	for (size_t k = 0; (ad = trace_nth(t, LIN_REC_TOKEN_ADOPT, k)); k++)
+		if (rec_u(ad, 4) == id)
+			return rec_u(ad, 9);
+	cr_assert_fail("no adopt of %llu", (unsigned long long)id);
+	return 0;
+}
+
+/* A retired epoch's token (its slot reused by a new epoch meanwhile) adopts on the worker as
+ * late work: the scope is the old epoch's, the record says late (after retire), no misuse. */
+Test(tokens, retired_epochs_token_adopts_late)
 {
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
@@ -92,21 +112,21 @@ Test(tokens, retired_epoch_makes_the_token_stale)
 	struct handoff h = { .rt = f.rt };
 	cr_assert_eq(lin_token_make(f.rt, ep, &h.tok), 0);
 	cr_assert_eq(lin_epoch_retire(f.rt, ep), 0);
-	/* The slot is reused by a new epoch: the old token must still not adopt. */
 	uint64_t ep2;
 	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep2), 0);
-	cr_assert_eq(run_worker(&h), -LIN_ESTALE_TOKEN);
+	cr_assert_eq(run_worker(&h), 0);
+	cr_assert_eq(h.cur_id, ep, "the late scope is the old epoch's");
+	cr_assert_eq(h.cur_kind, LIN_TARGET_EPOCH);
+	cr_assert_eq(stat_late_adopts(f.rt), 1);
 	lin_scope_exit(f.rt, &rs);
 	struct trace *t = rtfix_close(&f);
-	const msgpack_object *m = trace_nth(t, LIN_REC_MISUSE, 0);
-	cr_assert_not_null(m);
-	const msgpack_object *cause = rec_f(m, 3);
-	cr_assert_eq(strncmp(cause->via.str.ptr, "stale_token", cause->via.str.size), 0);
-	cr_assert_eq(rec_u(m, 5), ep);
+	cr_assert_eq(adopt_late(t, ep), LIN_LATE_ENDED);
+	cr_assert_null(trace_nth(t, LIN_REC_MISUSE, 0), "late work is no misuse");
 	rtfix_fini(&f);
 }
 
-Test(tokens, reissued_epoch_makes_old_tokens_stale)
+/* A re-issued epoch's old token adopts late (after reissue); the new one is current. */
+Test(tokens, reissued_epochs_old_token_adopts_late)
 {
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
@@ -117,15 +137,26 @@ Test(tokens, reissued_epoch_makes_old_tokens_stale)
 	lin_token old, fresh;
 	cr_assert_eq(lin_token_make(f.rt, ep, &old), 0);
 	cr_assert_eq(lin_epoch_reissue(f.rt, ep, LIN_REISSUE_REPLAY, NULL), 0);
-	cr_assert_eq(lin_token_adopt(f.rt, &old, &s), -LIN_ESTALE_TOKEN);
+	cr_assert_eq(lin_token_adopt(f.rt, &old, &s), 0);
+	uint32_t v = 0;
+	cr_assert_eq(lin_scope_current(f.rt, NULL, NULL, &v), 0);
+	cr_assert_eq(v, 1, "the old version's scope");
+	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
 	cr_assert_eq(lin_token_make(f.rt, ep, &fresh), 0);
 	cr_assert_eq(lin_token_adopt(f.rt, &fresh, &s), 0);
 	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
+	cr_assert_eq(stat_late_adopts(f.rt), 1, "the fresh token is not late");
 	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *a1 = trace_nth(t, LIN_REC_TOKEN_ADOPT, 1);
+	const msgpack_object *a2 = trace_nth(t, LIN_REC_TOKEN_ADOPT, 2);
+	cr_assert(a1 && a2);
+	cr_assert_eq(rec_u(a1, 9), LIN_LATE_REISSUED);
+	cr_assert_eq(rec_u(a2, 9), LIN_LATE_NONE);
 	rtfix_fini(&f);
 }
 
-Test(tokens, ended_request_makes_its_token_stale)
+Test(tokens, ended_requests_token_adopts_late)
 {
 	struct rtfix f;
 	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
@@ -135,7 +166,40 @@ Test(tokens, ended_request_makes_its_token_stale)
 	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
 	cr_assert_eq(lin_token_make(f.rt, req, &tok), 0);
 	cr_assert_eq(lin_request_end(f.rt, req), 0);
-	cr_assert_eq(lin_token_adopt(f.rt, &tok, &s), -LIN_ESTALE_TOKEN);
+	cr_assert_eq(lin_token_adopt(f.rt, &tok, &s), 0);
+	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
+	struct trace *t = rtfix_close(&f);
+	cr_assert_eq(adopt_late(t, req), LIN_LATE_ENDED);
+	rtfix_fini(&f);
+}
+
+/* What cannot be checked is not adopted late: a stale token that came as text (it may be
+ * another process's): -LIN_ESTALE_TOKEN and a stale_token misuse record. */
+Test(tokens, stale_text_tokens_are_not_adopted)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
+	lin_scope rs, s;
+	rtfix_request(&f, &rs);
+	uint64_t ep;
+	cr_assert_eq(lin_epoch_declare(f.rt, NULL, &ep), 0);
+	lin_token tok, parsed;
+	char text[LIN_TOKEN_TEXT_MAX];
+	cr_assert_eq(lin_token_make(f.rt, ep, &tok), 0);
+	cr_assert_eq(lin_token_format(&tok, text, sizeof(text)), 0);
+	cr_assert_eq(lin_token_parse(text, &parsed), 0);
+	cr_assert_eq(lin_token_adopt(f.rt, &parsed, &s), 0, "current: adopted");
+	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
+	cr_assert_eq(lin_epoch_retire(f.rt, ep), 0);
+	cr_assert_eq(lin_token_adopt(f.rt, &parsed, &s), -LIN_ESTALE_TOKEN);
+	cr_assert_eq(stat_late_adopts(f.rt), 0);
+	lin_scope_exit(f.rt, &rs);
+	struct trace *t = rtfix_close(&f);
+	const msgpack_object *m = trace_nth(t, LIN_REC_MISUSE, 0);
+	cr_assert_not_null(m);
+	const msgpack_object *cause = rec_f(m, 3);
+	cr_assert_eq(strncmp(cause->via.str.ptr, "stale_token", cause->via.str.size), 0);
+	cr_assert_eq(rec_u(m, 5), ep);
 	rtfix_fini(&f);
 }
 

@@ -20,7 +20,12 @@ Test(trace, runtime_round_trip_of_every_record_type)
 	lin_launch_begin(f.rt, "k", &l);
 	lin_launch_end(f.rt, &l);
 	lin_epoch_reissue(f.rt, ep, LIN_REISSUE_RETRY, NULL);
-	cr_assert_eq(lin_token_adopt(f.rt, &tok, &bad), -LIN_ESTALE_TOKEN);
+	/* A stale token from text cannot be adopted late: a misuse record. */
+	char text[LIN_TOKEN_TEXT_MAX];
+	lin_token parsed;
+	cr_assert_eq(lin_token_format(&tok, text, sizeof(text)), 0);
+	cr_assert_eq(lin_token_parse(text, &parsed), 0);
+	cr_assert_eq(lin_token_adopt(f.rt, &parsed, &bad), -LIN_ESTALE_TOKEN);
 	lin_scope_exit(f.rt, &es);
 	lin_scope_exit(f.rt, &rs);
 	lin_epoch_retire(f.rt, ep);
@@ -297,16 +302,18 @@ Test(trace, fast_encoders_write_the_same_bytes)
 			lin_tfast_token_capture(&f, a[0], a[1], u, a[3], a[4], a[5]);
 			break;
 		case 1:
-			lin_tf_token_adopt(&pk, a[0], a[1], u, a[3], a[4], a[5], a[6], d);
-			lin_tfast_token_adopt(&f, a[0], a[1], u, a[3], a[4], a[5], a[6], d);
+			lin_tf_token_adopt_late(&pk, a[0], a[1], u, a[3], a[4], a[5], a[6], d,
+						(uint32_t)a[7]);
+			lin_tfast_token_adopt(&f, a[0], a[1], u, a[3], a[4], a[5], a[6], d,
+					      (uint32_t)a[7]);
 			break;
 		case 2:
 			lin_tf_scope_close(&pk, a[0], a[1], u, a[3], d);
 			lin_tfast_scope_close(&f, a[0], a[1], u, a[3], d);
 			break;
 		case 3:
-			lin_tf_launch(&pk, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
-			lin_tfast_launch(&f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+			lin_tf_launch_late(&pk, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], u);
+			lin_tfast_launch(&f, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], u);
 			break;
 		default:
 			lin_tf_launch_end(&pk, a[0], a[1], a[2]);

@@ -279,6 +279,98 @@ Test(launches, a_launch_after_its_epoch_retired_is_stale)
 	done();
 }
 
+/* Late work the runtime marked (docs/validator.md, "Late work"): a launch after its epoch
+ * retired (or was re-issued), its record saying late and its pushed id carrying the late
+ * bit, joins the epoch's requests, counted as joined late, with a note: no stale_launch,
+ * exit 0. @ext_bits: the late bits of the launch record's pushed id; @rec_bits: of the ext
+ * record CUPTI wrote; @end: how version 1 ended in the trace (0: it did not, 1: retired,
+ * 2: re-issued to version 2). */
+static void late_launch(uint64_t late, uint64_t ext_bits, uint64_t rec_bits, int end)
+{
+	begin_clock("cupti", "host");
+	request(1, 2);
+	if (end == 1)
+		lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1);
+	if (end == 2)
+		lin_tf_epoch_reissue(&pk, 400, TID + 1, 2, 2, LIN_REISSUE_RETRY);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_EPOCH, 2, 1, NIL, NIL, 1, (uint32_t)late);
+	lin_tf_launch_late(&pk, 500, TID, 2, 1, 2 | ext_bits, 0, 0, NIL, 1, (uint32_t)late);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_ext_correlation(&pk, 5, 2 | rec_bits, 1);
+	api_at(1, 211, 1, 502, 508, 0);
+	kernel_at(1, 1, 600);
+	finish();
+}
+
+static bool late_consistent(void)
+{
+	return !finding("late_mismatch") && !finding("late_without_end") &&
+	       !finding("late_invalid") && !finding("stale_launch");
+}
+
+Test(launches, late_work_the_runtime_marked_joins_its_epoch_and_is_counted)
+{
+	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED, 1);
+	cr_assert(late_consistent());
+	cr_assert(finding("late_after_retire"));
+	cr_assert_eq(s->observed, 1);
+	cr_assert_eq(s->joined_late[LIN_LATE_ENDED], 1);
+	cr_assert_eq(s->late_launches[LIN_LATE_ENDED], 1);
+	cr_assert_eq(s->late_adopts, 1);
+	cr_assert_eq(s->bracket_checked, 1, "the late bit is part of the pushed id");
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	late_launch(LIN_LATE_REISSUED, LIN_EXT_LATE_REISSUED, LIN_EXT_LATE_REISSUED, 2);
+	cr_assert(late_consistent());
+	cr_assert(finding("late_after_reissue"));
+	cr_assert_eq(s->joined_late[LIN_LATE_REISSUED], 1);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	late_launch(3, 0, 0, 1);
+	cr_assert(finding("late_invalid"));
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	done();
+}
+
+/* Late evidence that contradicts itself is structural (exit 1): a launch record whose late
+ * field and pushed id disagree, an ext record whose late bit its bracket did not push, an
+ * ext id with both bits, a late launch whose version never ended in the trace (late after
+ * a re-issue with only a retire, late after the end with only a re-issue, no end at all). */
+Test(launches, late_evidence_that_contradicts_itself_is_structural)
+{
+	late_launch(LIN_LATE_ENDED, 0, 0, 1); /* the record says late, the pushed id does not */
+	cr_assert(finding("late_mismatch"));
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	done();
+	late_launch(LIN_LATE_NONE, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED, 1);
+	cr_assert(finding("late_mismatch"));
+	done();
+	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, 0, 1); /* CUPTI's record lost the bit */
+	cr_assert(finding("late_mismatch"));
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	done();
+	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_REISSUED, 1);
+	cr_assert(finding("late_mismatch"));
+	done();
+	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED | LIN_EXT_LATE_REISSUED, 1);
+	cr_assert(finding("late_invalid"));
+	done();
+	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED, 0);
+	cr_assert(finding("late_without_end"));
+	cr_assert(!finding("late_mismatch"));
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	done();
+	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED, 2);
+	cr_assert(finding("late_without_end"));
+	done();
+	late_launch(LIN_LATE_REISSUED, LIN_EXT_LATE_REISSUED, LIN_EXT_LATE_REISSUED, 1);
+	cr_assert(finding("late_without_end"));
+	done();
+	late_launch(LIN_LATE_REISSUED, LIN_EXT_LATE_REISSUED, LIN_EXT_LATE_REISSUED, 0);
+	cr_assert(finding("late_without_end"));
+	done();
+}
+
 /* ---------------------------------------------------------------- duplicates, ids */
 
 Test(launches, a_graph_memcpy_read_twice_is_a_duplicate_but_two_replays_are_not)

@@ -68,6 +68,20 @@ static const struct pair *find(const struct pair *v, size_t n, uint64_t k)
 	return lo < n && v[lo].key == k ? &v[lo] : NULL;
 }
 
+/* The name of an adopt (field 8) or launch (field 9) event: late work says so. */
+static const char *late_fmt(const struct lin_rec *r, unsigned field, const char *fmt)
+{
+	uint64_t late = LIN_REC_NIL(r, field) ? 0 : r->f[field];
+	bool adopt = r->type == LIN_REC_TOKEN_ADOPT;
+	if (late == LIN_LATE_ENDED)
+		return adopt ? "late handoff %llu (after retire)"
+			     : "late launch epoch %llu (after retire)";
+	if (late == LIN_LATE_REISSUED)
+		return adopt ? "late handoff %llu (after reissue)"
+			     : "late launch epoch %llu (after reissue)";
+	return fmt;
+}
+
 static struct lin_imp_ev *ev(struct lctx *c, int kind, uint64_t tid, uint64_t ts, const char *fmt,
 			     uint64_t a)
 {
@@ -105,8 +119,8 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		return add(&c->req, &c->nreq, &c->creq, f[2], UINT64_MAX, f[0]);
 	case LIN_REC_EPOCH_DECLARE:
 		return r->nreqs == 0 || add(&c->epreq, &c->nepreq, &c->cepreq, f[2], r->reqs[0], 0);
-	case LIN_REC_TOKEN_ADOPT:
-		if (!(e = ev(c, LIN_IMP_HANDOFF, f[1], f[0], "handoff %llu", f[3])))
+	case LIN_REC_TOKEN_ADOPT: /* late work says so in its name (docs/trace-format.md) */
+		if (!(e = ev(c, LIN_IMP_HANDOFF, f[1], f[0], late_fmt(r, 8, "handoff %llu"), f[3])))
 			return false;
 		e->ext = f[3];
 		e->corr = f[2];          /* target kind */
@@ -126,7 +140,7 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		}
 		return true;
 	case LIN_REC_LAUNCH:
-		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], "launch epoch %llu",
+		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], late_fmt(r, 9, "launch epoch %llu"),
 			     LIN_REC_NIL(r, 2) ? 0 : f[2])))
 			return false;
 		e->end = e->ts + 1000;
@@ -144,7 +158,8 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		e->ext = f[3];
 		e->flags = LIN_IMP_HAS_EXT | LIN_IMP_GRAPH;
 		return true;
-	case LIN_REC_EXT_CORRELATION: return add(&c->ext, &c->next, &c->cext, f[2], f[1], 0);
+	case LIN_REC_EXT_CORRELATION: /* a late launch's id carries a late bit: the epoch */
+		return add(&c->ext, &c->next, &c->cext, f[2], f[1] & LIN_EXT_ID_MASK, 0);
 	case LIN_REC_API:
 		return LIN_REC_NIL(r, 3) || add(&c->api, &c->napi, &c->capi, f[2], f[6], f[3]);
 	case LIN_REC_KERNEL:
