@@ -17,14 +17,18 @@
  *     whose code() is in lineage::category(); code().value() is the positive errno or
  *     LIN_E* value, lin_strerror gives the text). Each has a noexcept overload that takes
  *     a std::error_code& instead.
- *   - Places that must not throw because the user's work has to run regardless (the
- *     callable returned by wrap, launch_guard, and every destructor) pass the error to the
- *     process-wide handler set with lineage::set_error_handler (default: none installed)
- *     and count it in lineage::deferred_errors(). The C runtime has in addition already
- *     written a misuse record to the trace (lineage-validate then exits 1) and logged it
- *     through the runtime's log callback.
- *   Lineage never stops the work it describes: a wrapped callable whose token cannot be
- *   adopted still runs, without that context.
+ *   - Places that must not throw because the user's work has to run regardless (wrap and
+ *     the callable it returns, launch_guard, the adapters, and every destructor) pass the
+ *     error to the process-wide handler set with lineage::set_error_handler (default: none
+ *     installed) and count it in lineage::deferred_errors(). The C runtime has in addition
+ *     already written a misuse record to the trace (lineage-validate then exits 1) and
+ *     logged it through the runtime's log callback.
+ *   Lineage never stops or changes the work it describes: wrap on a thread with no
+ *   context (an untraced code path) gives a callable that runs the work with none, and
+ *   is no error (lin_runtime_stats.captures_without_context counts it); a token whose
+ *   version ended (its epoch retired or re-issued) is adopted late, the work joined to the
+ *   version it names (lin_token_adopt); a token that cannot be adopted at all (another
+ *   runtime's, damaged) still runs the work, without that context.
  *
  * Context: as the C functions each member calls (see lineage/runtime.h); nothing here
  * allocates except what wrap's callable stores (the user's callable, moved in).
@@ -188,7 +192,8 @@ private:
 class scope {
 public:
 	scope() noexcept = default;
-	/* Adopt @t. Throws lineage::error on LIN_ESTALE_TOKEN, LIN_EBADTOKEN, ... */
+	/* Adopt @t (late when its version ended: lin_token_adopt). Throws lineage::error on
+	 * LIN_EBADTOKEN, LIN_EFOREIGN, LIN_ESTALE_TOKEN (a stale token parsed from text), ... */
 	scope(lin_runtime *rt, const token &t)
 	{
 		std::error_code ec;
@@ -417,14 +422,30 @@ private:
 
 /*
  * wrap - capture the calling thread's context now; return a callable that runs @f under it.
- * Throws lineage::error when there is nothing to capture (LIN_ENOCONTEXT); the noexcept
- * overload sets @ec instead and returns a callable that runs @f with no context.
+ * With no context to capture (an untraced code path: LIN_ENOCONTEXT) the callable runs @f
+ * with none: nothing is thrown, the work is submitted as it would be without lineage (the
+ * runtime counts it, lin_runtime_stats.captures_without_context). Any other capture error
+ * goes to the error handler. The overload with @ec also says what capture returned.
  * Context: the submitting thread (capture is on the launch path: no allocation, no lock;
- * moving @f into the result may allocate only if F's move does).
+ * moving @f into the result may allocate only if F's move does). Since: 0.1 (no throw: 0.4)
  */
+namespace detail {
+/* The capture of code that hands work on and must not throw (wrap, the adapters): the
+ * token, or an empty one when there is no context (no error: an untraced code path);
+ * another error goes to the handler. */
+inline token capture_quiet(lin_runtime *rt) noexcept
+{
+	std::error_code ec;
+	token t = token::capture(rt, ec);
+	if (ec && !is(ec, LIN_ENOCONTEXT))
+		defer(-ec.value(), "lin_token_capture");
+	return t;
+}
+} // namespace detail
+
 template <class F> wrapped<std::decay_t<F>> wrap(lin_runtime *rt, F &&f)
 {
-	return wrapped<std::decay_t<F>>(rt, token::capture(rt), std::forward<F>(f));
+	return wrapped<std::decay_t<F>>(rt, detail::capture_quiet(rt), std::forward<F>(f));
 }
 template <class F> wrapped<std::decay_t<F>> wrap(lin_runtime *rt, F &&f, std::error_code &ec)
 {

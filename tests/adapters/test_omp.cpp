@@ -89,6 +89,47 @@ int one_thread_creates(sim *s)
 	return elsewhere.load();
 }
 
+/* The adapter never refuses the work (lineage.hpp, "Errors"): task() on a thread with no
+ * context creates the task, run with none; task_scope adopts a token whose epoch retired
+ * before the task ran late, under that epoch. No deferred error, both counted. */
+void never_refuses(sim *s)
+{
+	lin_runtime *rt = sim_rt(s);
+	lin_runtime_stats before = wl::stats(rt);
+	std::atomic<int> ran{ 0 };
+	std::atomic<std::uint64_t> none{ ~0ull }, late{ 0 };
+	std::uint64_t ep = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+	{
+		lineage::omp::task(rt, [&] {
+			ran++;
+			none = wl::current(rt);
+		});
+		lineage::token t;
+		{
+			lineage::request r(rt, "late");
+			lineage::epoch e(rt, { r.id() });
+			lineage::scope es = e.enter();
+			ep = e.id();
+			t = lineage::token::capture(rt);
+		} /* the epoch is retired before the task is even created */
+#pragma omp task firstprivate(t)
+		{
+			lineage::omp::task_scope ts(rt, t);
+			ran++;
+			late = wl::current(rt);
+		}
+#pragma omp taskwait
+	}
+	require(ran == 2 && none == 0, "omp: no context: the task runs with none");
+	require(late == ep, "omp: a retired epoch's task runs late, under that epoch");
+	lin_runtime_stats after = wl::stats(rt);
+	require(after.captures_without_context > before.captures_without_context &&
+			after.late_adopts > before.late_adopts,
+		"omp: counted");
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -102,6 +143,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "FAIL: no task ran on a thread other than its creator\n");
 		rc = 1;
 	}
+	never_refuses(s);
 	rc |= sim_finish(s, argv[1], "omp", (std::size_t)(threads * per + single_requests * per));
 	return rc;
 }

@@ -6,6 +6,8 @@
  * Usage: test_tbb LINEAGE_VALIDATE
  */
 #include <atomic>
+#include <stdexcept>
+#include <string>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -93,6 +95,52 @@ void fan_in(sim *s)
 
 } // namespace
 
+/* The adapter never refuses the work (lineage.hpp, "Errors"): from a thread with no context
+ * the task runs with none; a task deferred under an epoch retired before it runs runs late
+ * under that epoch; the user's own exception reaches the caller unchanged. No deferred error
+ * (the strict handler aborts on one), and the runtime counts both. */
+void never_refuses(sim *s)
+{
+	lin_runtime *rt = sim_rt(s);
+	lin_runtime_stats before = wl::stats(rt);
+	lineage::tbb::task_group tg(rt);
+	std::atomic<int> ran{ 0 };
+	std::atomic<std::uint64_t> seen{ ~0ull };
+	tg.run([&] {
+		ran++;
+		seen = wl::current(rt);
+	});
+	require(tg.wait() == ::tbb::task_group_status::complete && ran == 1 && seen == 0,
+		"tbb: no context: the task runs with none");
+	std::uint64_t ep = 0;
+	::tbb::task_handle h;
+	{
+		lineage::request r(rt, "late");
+		lineage::epoch e(rt, { r.id() });
+		lineage::scope es = e.enter();
+		ep = e.id();
+		h = tg.defer([&] {
+			ran++;
+			seen = wl::current(rt);
+		});
+	} /* the epoch is retired before the task runs */
+	tg.run(std::move(h));
+	require(tg.wait() == ::tbb::task_group_status::complete && ran == 2 && seen == ep,
+		"tbb: a retired epoch's task runs late, under that epoch");
+	bool caught = false;
+	tg.run([] { throw std::runtime_error("the user's own"); });
+	try {
+		tg.wait();
+	} catch (const std::runtime_error &e) {
+		caught = std::string(e.what()) == "the user's own";
+	}
+	require(caught, "tbb: the user's exception, unchanged");
+	lin_runtime_stats after = wl::stats(rt);
+	require(after.captures_without_context > before.captures_without_context &&
+			after.late_adopts > before.late_adopts,
+		"tbb: counted");
+}
+
 int main(int argc, char **argv)
 {
 	require(argc == 2, "usage: test_tbb LINEAGE_VALIDATE");
@@ -114,6 +162,7 @@ int main(int argc, char **argv)
 			t.join();
 	}
 	fan_in(s);
+	never_refuses(s);
 	std::printf("tasks run by a thread other than their submitter: %d\n", foreign.load());
 	require(foreign.load() > 0, "some tasks ran on a thread other than their submitter");
 	int launches = (submitters / 2) * per + (submitters / 2) * (per + 1) + 1;

@@ -126,6 +126,45 @@ int tokens_handed_to_the_loop_thread(const char *validator)
 
 } // namespace
 
+/* The adapter never refuses the work (lineage.hpp, "Errors"): queued from a thread with no
+ * context, both callbacks run with none; queued with the token of an epoch retired before,
+ * both run late under that epoch. No deferred error, both counted. */
+void never_refuses(sim *s)
+{
+	lin_runtime *rt = sim_rt(s);
+	lin_runtime_stats before = wl::stats(rt);
+	uv_loop_t loop;
+	require(uv_loop_init(&loop) == 0, "uv_loop_init");
+	std::atomic<int> ran{ 0 };
+	std::atomic<std::uint64_t> seen[4] = { { ~0ull }, { ~0ull }, { ~0ull }, { ~0ull } };
+	require(lineage::uv::queue_work(
+			&loop, rt, [&] { seen[0] = wl::current(rt), ran++; },
+			[&](int) { seen[1] = wl::current(rt), ran++; }) == 0,
+		"queue_work with no context");
+	lineage::token t;
+	std::uint64_t ep = 0;
+	{
+		lineage::request r(rt, "late");
+		lineage::epoch e(rt, { r.id() });
+		lineage::scope es = e.enter();
+		ep = e.id();
+		t = lineage::token::capture(rt);
+	} /* retired before the work is queued */
+	require(lineage::uv::queue_work(
+			&loop, rt, t, [&] { seen[2] = wl::current(rt), ran++; },
+			[&](int) { seen[3] = wl::current(rt), ran++; }) == 0,
+		"queue_work with a retired epoch's token");
+	require(uv_run(&loop, UV_RUN_DEFAULT) == 0, "uv_run");
+	require(uv_loop_close(&loop) == 0, "uv_loop_close");
+	require(ran == 4, "uv: every callback ran");
+	require(seen[0] == 0 && seen[1] == 0, "uv: no context: the callbacks run with none");
+	require(seen[2] == ep && seen[3] == ep, "uv: a retired epoch's work runs late, under it");
+	lin_runtime_stats after = wl::stats(rt);
+	require(after.captures_without_context > before.captures_without_context &&
+			after.late_adopts > before.late_adopts,
+		"uv: counted");
+}
+
 int main(int argc, char **argv)
 {
 	require(argc == 2, "usage: test_uv LINEAGE_VALIDATE");
@@ -143,6 +182,7 @@ int main(int argc, char **argv)
 	for (auto &l : lp)
 		require(uv_loop_close(&l) == 0, "uv_loop_close");
 	require(after_on_loop == loops * per, "after-work callbacks ran on the loop threads");
+	never_refuses(s);
 	int rc = sim_finish(s, argv[1], "uv_loops", 2 * loops * per);
 	return rc | tokens_handed_to_the_loop_thread(argv[1]);
 }

@@ -39,6 +39,22 @@ inline void require(bool ok, const char *what)
 		die(what);
 }
 
+/* The calling thread's current epoch or request id, 0 with none. */
+inline std::uint64_t current(lin_runtime *rt)
+{
+	std::uint64_t id = 0;
+	return lin_scope_current(rt, nullptr, &id, nullptr) == 0 ? id : 0;
+}
+
+/* The runtime's counters, for the checks that the adapters never refuse the work. */
+inline lin_runtime_stats stats(lin_runtime *rt)
+{
+	lin_runtime_stats st{};
+	st.sz = sizeof(st);
+	lin_runtime_get_stats(rt, &st);
+	return st;
+}
+
 /* Every error the C++ layer deferred fails the test. */
 inline void strict_handler(const std::error_code &ec, const char *where) noexcept
 {

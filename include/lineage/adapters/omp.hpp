@@ -27,8 +27,10 @@
  *    its thread meanwhile; their scopes nest on top of its own and close first, so LIFO holds.
  *  - An exception leaving an OpenMP task calls std::terminate (OpenMP's rule, not lineage's).
  *
- * Errors: task() throws lineage::error when the calling thread has no context (nothing is
- * created); task_scope never throws: an adopt failure goes to lineage's error handler.
+ * Errors: neither throws nor changes what runs. task() on a thread with no context (an
+ * untraced code path) creates the task all the same, run with none; task_scope adopts a
+ * token whose epoch retired meanwhile late (joined to that epoch, counted late) and sends
+ * any other adopt failure to lineage's error handler.
  * Context: inside a parallel region (or outside: the task then runs immediately, undeferred).
  * Since: 0.1
  */

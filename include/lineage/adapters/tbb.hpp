@@ -13,10 +13,11 @@
  *                                       caller cannot join the arena
  *   lineage::tbb::task_group            a tbb::task_group whose run() does the above
  *
- * Errors: capture failure (no context on the submitting thread) throws lineage::error before
- * anything is submitted; an adopt failure on the worker goes to lineage's error handler and
- * the task still runs (see lineage.hpp).
- * Context: run/defer/enqueue/execute on any thread with a current lineage context.
+ * Errors: none of lineage's changes what is submitted or run (see lineage.hpp). No context on
+ * the submitting thread (an untraced code path): the task runs with none. A token whose
+ * epoch retired meanwhile: adopted late (joined to that epoch, counted late). Any other
+ * adopt failure goes to lineage's error handler and the task still runs.
+ * Context: run/defer/enqueue/execute on any thread, with or without a lineage context.
  * Since: 0.1
  */
 #ifndef LINEAGE_ADAPTERS_TBB_HPP

@@ -16,8 +16,10 @@
  * returns (or at once if uv_queue_work fails).
  *
  * Return: 0 or uv_queue_work's negative libuv error (nothing is then run).
- * Errors: no context on the calling thread throws lineage::error (nothing is submitted); an
- * adopt failure goes to lineage's error handler and the callback still runs. libuv is C and
+ * Errors: none of lineage's changes what is submitted or run. No context on the calling
+ * thread (an untraced code path): the callbacks run with none. A token whose epoch retired
+ * meanwhile: adopted late (the work joins that epoch, counted late). Any other adopt
+ * failure goes to lineage's error handler and the callback still runs. libuv is C and
  * cannot unwind: the callbacks are noexcept, so an exception leaving @work or @after calls
  * std::terminate.
  * Context: the loop's thread. Since: 0.1
@@ -79,7 +81,7 @@ int queue_work(uv_loop_t *loop, lin_runtime *rt, const lineage::token &tok, W &&
 
 template <class W, class A> int queue_work(uv_loop_t *loop, lin_runtime *rt, W &&work, A &&after)
 {
-	return queue_work(loop, rt, lineage::token::capture(rt), std::forward<W>(work),
+	return queue_work(loop, rt, lineage::detail::capture_quiet(rt), std::forward<W>(work),
 			  std::forward<A>(after));
 }
 
