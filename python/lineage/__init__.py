@@ -59,12 +59,19 @@ class Runtime(_lineage.Runtime):
     """Runtime(trace_path=None, backend="none", *, ext_kind=0, no_writer_thread=False,
     no_capture_events=False, lean_timestamps=False, thread_buffer_events=0,
     flush_interval_ms=0, otlp_path=None, cupti_latency_timestamps=False,
-    cupti_own_clock=False, cupti_buffer_kib=0, cupti_buffers_max=0)
+    cupti_own_clock=False, cupti_buffer_kib=0, cupti_buffers_max=0, strict=None)
 
     One liblineage runtime (lin_runtime_opts as keywords; ``backend`` is ``"none"``,
     ``"cupti"`` or a custom backend object, docs/python.md). A context manager: the
     ``with`` block's end flushes and closes. Shared by every thread; create and close
     block and release the GIL.
+
+    The work always runs: the blocks it gives (request, epoch, launch, adopt, graph
+    launch) and the executor never raise a lineage error into the code they wrap (no
+    context, a token that cannot be adopted, the runtime closed meanwhile): the block runs
+    without what lineage could not give it, the C runtime records what happened in the
+    trace, and ``stats()["absorbed"]`` counts it. ``strict=True`` (or ``LINEAGE_STRICT=1``
+    when not given) raises instead, for tests. docs/python.md, "The work always runs".
     """
 
     __slots__ = ()
@@ -78,12 +85,30 @@ class Runtime(_lineage.Runtime):
         return _lineage.capture()
 
 
+class _NoContext:
+    """The block an adopt with no runtime gives outside strict mode: it runs with no
+    context (never with the one around it)."""
+
+    def __enter__(self):
+        self._reset = context.set(None)
+
+    def __exit__(self, *exc):
+        context.reset(self._reset)
+        return False
+
+
 def adopt(token, runtime=None):
-    """A with-block adopting ``token`` on this thread: ``runtime`` or the token's own.
-    Raises StaleToken (its request ended or epoch retired), BadToken, ForeignToken."""
+    """A with-block adopting ``token`` on this thread: ``runtime`` or the token's own. A
+    token whose request ended or epoch retired is adopted late (its work joins it, counted
+    late); one that cannot be adopted (BadToken, ForeignToken, a closed runtime) runs the
+    block with no context, and raises only under a strict runtime (Runtime(strict=True),
+    LINEAGE_STRICT=1). A parsed token with no runtime= raises InvalidArgument in strict
+    mode, else the block runs with no context."""
     rt = runtime if runtime is not None else token.runtime
     if rt is None:
-        raise InvalidArgument("adopt: a parsed token needs runtime=", 22, "EINVAL")
+        if _os.environ.get("LINEAGE_STRICT") == "1":
+            raise InvalidArgument("adopt: a parsed token needs runtime=", 22, "EINVAL")
+        return _NoContext()
     return rt.adopt(token)
 
 

@@ -22,6 +22,11 @@ def _not_found():
     return nf
 
 
+def _error():
+    from . import Error as err
+    return err
+
+
 def _torch_capture(graph, **kw):
     import torch  # only when capturing a real torch graph
     return torch.cuda.graph(graph, **kw)
@@ -41,6 +46,7 @@ class GraphReplayer:
         self._capture = capture
         self._graph_ids = {}
         self._lock = threading.Lock()
+        self.errors = 0  # lineage errors absorbed (the captures and replays ran all the same)
 
     def _id(self, graph):
         with self._lock:
@@ -53,19 +59,45 @@ class GraphReplayer:
 
     @contextlib.contextmanager
     def capture(self, graph, **kw):
-        cap = self.gt.capture_begin()          # NoContext: no current epoch
+        """Capture ``graph`` under the current epoch. The capture always happens: with no
+        current epoch (or a closed runtime) it is captured without lineage's records, and
+        only a strict runtime raises (NoContext) instead."""
+        try:
+            cap = self.gt.capture_begin()      # NoContext: no current epoch
+        except _error() as e:
+            if self.rt.strict:
+                raise
+            cap, self.errors = None, self.errors + 1
+            del e
         # torch launches kernels of its own around the capture (filling the RNG state it
         # registers for the graph, on the capture stream; seen on an H200): inside a launch
         # bracket they join the capturing epoch instead of being lost.
         with self.rt.launch("graph_capture"), self._capture(graph, **kw):
             yield graph
+        if cap is None:
+            return
         gid = self._id(graph)
-        self.gt.capture_end(cap, gid, [])
-        self.gt.exec_instantiated(gid, gid)    # torch instantiates at capture end
+        try:
+            self.gt.capture_end(cap, gid, [])
+            self.gt.exec_instantiated(gid, gid)    # torch instantiates at capture end
+        except _error():
+            if self.rt.strict:
+                raise
+            self.errors += 1
 
     def replay(self, graph, name="cudaGraphLaunch"):
+        """Replay ``graph`` under a replay epoch of the current epoch; the replay always
+        happens (without lineage's bracket where there is none to give)."""
         gid = self._id(graph)
-        with self.gt.launch(gid, name):
+        try:
+            launch = self.gt.launch(gid, name)
+        except _error():
+            if self.rt.strict:
+                raise
+            self.errors += 1
+            graph.replay()
+            return
+        with launch:
             graph.replay()
 
     def forget(self, graph):

@@ -218,6 +218,7 @@ typedef struct {
 	PyObject *token; /* Token for id */
 	PyObject *reset; /* contextvars.Token while entered */
 	int ended;       /* request ended / epoch retired */
+	int null;        /* lineage could not make it: the block runs with the context unchanged */
 } LinEntity;
 
 static void entity_dealloc(LinEntity *self)
@@ -242,6 +243,7 @@ static PyObject *entity_new(PyTypeObject *type, PyObject *runtime, uint64_t id)
 	e->id = id;
 	e->reset = NULL;
 	e->ended = 0;
+	e->null = 0;
 	e->token = lin_py_token_new(&tok, runtime);
 	if (!e->token) {
 		Py_DECREF(e);
@@ -250,10 +252,31 @@ static PyObject *entity_new(PyTypeObject *type, PyObject *runtime, uint64_t id)
 	return (PyObject *)e;
 }
 
+/* The block a non-strict runtime gives when lineage could not declare it (a closed runtime,
+ * no request for an epoch): id 0, token None; entering changes nothing, exiting ends nothing.
+ * NULL with an exception only when the absorbed error is not a lineage one. */
+static PyObject *entity_null(PyTypeObject *type, PyObject *runtime)
+{
+	if (!lin_py_absorb(runtime))
+		return NULL;
+	LinEntity *e = PyObject_New(LinEntity, type);
+	if (!e)
+		return NULL;
+	e->runtime = Py_NewRef(runtime);
+	e->id = 0;
+	e->reset = NULL;
+	e->ended = 0;
+	e->null = 1;
+	e->token = Py_NewRef(Py_None);
+	return (PyObject *)e;
+}
+
 static PyObject *entity_enter(LinEntity *self, PyObject *unused)
 {
 	(void)unused;
-	if (!lin_py_rt((LinRuntime *)self->runtime))
+	if (self->null)
+		return Py_NewRef(self);
+	if (!lin_py_rt((LinRuntime *)self->runtime) && !lin_py_absorb(self->runtime))
 		return NULL;
 	if (self->reset || self->ended)
 		return lin_py_raise(-EINVAL, "a request/epoch block cannot be entered twice");
@@ -261,10 +284,10 @@ static PyObject *entity_enter(LinEntity *self, PyObject *unused)
 	return self->reset ? Py_NewRef(self) : NULL;
 }
 
-/* End: restore the variable, then end the request or retire the epoch. */
-static PyObject *entity_exit(LinEntity *self, PyObject *args)
+/* End: restore the variable, then end the request or retire the epoch; a lineage error is
+ * absorbed outside a strict runtime (the block has run). */
+static PyObject *entity_exit_impl(LinEntity *self)
 {
-	(void)args;
 	if (!self->reset)
 		return lin_py_raise(-EINVAL, "__exit__ without __enter__");
 	PyObject *reset = self->reset;
@@ -286,6 +309,17 @@ static PyObject *entity_exit(LinEntity *self, PyObject *args)
 			return lin_py_raise(err, Py_IS_TYPE(self, &LinEpoch_Type) ? "epoch_retire"
 										  : "request_end");
 	}
+	Py_RETURN_FALSE;
+}
+
+static PyObject *entity_exit(LinEntity *self, PyObject *args)
+{
+	(void)args;
+	if (self->null)
+		Py_RETURN_FALSE;
+	PyObject *r = entity_exit_impl(self);
+	if (r || !lin_py_absorb(self->runtime))
+		return r;
 	Py_RETURN_FALSE;
 }
 
@@ -419,7 +453,7 @@ PyObject *lin_py_rt_request(PyObject *self, PyObject *args, PyObject *kw)
 {
 	uint64_t id;
 	if (request_begin(self, args, kw, &id) < 0)
-		return NULL;
+		return entity_null(&LinRequest_Type, self);
 	PyObject *r = entity_new(&LinRequest_Type, self, id);
 	if (!r)
 		lin_request_end(((LinRuntime *)self)->rt, id);
@@ -510,7 +544,7 @@ PyObject *lin_py_rt_epoch(PyObject *self, PyObject *args, PyObject *kw)
 {
 	uint64_t id;
 	if (epoch_declare(self, args, kw, &id) < 0)
-		return NULL;
+		return entity_null(&LinEpoch_Type, self);
 	PyObject *e = entity_new(&LinEpoch_Type, self, id);
 	if (!e)
 		lin_epoch_retire(((LinRuntime *)self)->rt, id);

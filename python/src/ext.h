@@ -24,6 +24,8 @@ typedef struct {
 	PyObject *backend;             /* a custom backend object kept alive, or NULL */
 	PyObject *trackers;            /* weakrefs to its GraphTrackers, freed before it */
 	PyObject *weakrefs;
+	int strict;                  /* context managers raise lineage errors (tests) */
+	unsigned long long absorbed; /* lineage errors context managers absorbed */
 } LinRuntime;
 
 /* A token: a lin_token by value, and the Runtime that made it (None when parsed). */
@@ -60,6 +62,14 @@ extern PyObject *lin_py_ctxvar; /* the current-context ContextVar (holds a Token
 PyObject *lin_py_raise(int err, const char *what);
 /* The same, returning -1 for int-returning slots. */
 int lin_py_raise_int(int err, const char *what);
+/*
+ * In a context manager (or the call that makes one): a lineage.Error just raised is
+ * absorbed unless @runtime (a LinRuntime, closed or not) is strict: cleared, counted
+ * (Runtime.stats()["absorbed"]), and 1 returned; the block then runs without what lineage
+ * could not give it (docs/python.md, "The work always runs"). 0: the exception stands (a
+ * strict runtime, or not a lineage error: TypeError, MemoryError).
+ */
+int lin_py_absorb(PyObject *runtime);
 /* A launch name that lives as long as the module (the runtime does not copy launch
  * names, and may read one after the caller's string is gone). NULL with an exception. */
 const char *lin_py_intern_name(PyObject *name);

@@ -28,7 +28,7 @@ typedef struct {
 	lin_graph_launch gl;
 	lin_scope scope;
 	int opened;
-	int active;
+	int active; /* 1: a bracket is open; 2: lineage failed, the block runs without one */
 } LinGraphLaunch;
 
 /* The tracker's handle, or NULL with an exception (closed tracker or runtime). */
@@ -400,9 +400,8 @@ static void gl_dealloc(LinGraphLaunch *self)
 	PyObject_Free(self);
 }
 
-static PyObject *gl_enter(LinGraphLaunch *self, PyObject *unused)
+static PyObject *gl_enter_impl(LinGraphLaunch *self)
 {
-	(void)unused;
 	lin_runtime *rt;
 	lin_graph_tracker *gt = tracker((LinGraphTracker *)self->tracker, &rt);
 	if (!gt)
@@ -426,9 +425,26 @@ static PyObject *gl_enter(LinGraphLaunch *self, PyObject *unused)
 	return lin_py_raise(err ? err : lerr, "graph launch_begin");
 }
 
-static PyObject *gl_exit(LinGraphLaunch *self, PyObject *args)
+/* The runtime of the block's tracker (a LinRuntime), for lin_py_absorb. */
+static PyObject *gl_runtime(LinGraphLaunch *self)
 {
-	(void)args;
+	return ((LinGraphTracker *)self->tracker)->runtime;
+}
+
+/* Enter: as a launch bracket (launch.c); outside a strict runtime a lineage error is
+ * absorbed and the replay runs without a bracket. */
+static PyObject *gl_enter(LinGraphLaunch *self, PyObject *unused)
+{
+	(void)unused;
+	PyObject *r = gl_enter_impl(self);
+	if (r || !lin_py_absorb(gl_runtime(self)))
+		return r;
+	self->active = 2;
+	return Py_NewRef(self);
+}
+
+static PyObject *gl_exit_impl(LinGraphLaunch *self)
+{
 	lin_runtime *rt;
 	if (!self->active)
 		return lin_py_raise(-EINVAL, "graph launch __exit__ without __enter__");
@@ -441,6 +457,20 @@ static PyObject *gl_exit(LinGraphLaunch *self, PyObject *args)
 	self->opened = 0;
 	if (err || serr)
 		return lin_py_raise(err ? err : serr, "graph launch_end");
+	Py_RETURN_FALSE;
+}
+
+static PyObject *gl_exit(LinGraphLaunch *self, PyObject *args)
+{
+	(void)args;
+	if (self->active == 2) {
+		self->active = 0;
+		Py_RETURN_FALSE;
+	}
+	PyObject *r = gl_exit_impl(self);
+	if (r || !lin_py_absorb(gl_runtime(self)))
+		return r;
+	self->active = 0;
 	Py_RETURN_FALSE;
 }
 

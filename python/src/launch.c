@@ -16,12 +16,14 @@ typedef struct {
 	lin_launch l;
 	lin_scope scope;
 	int opened; /* a scope was adopted for the bracket */
-	int active;
+	int active; /* 1: a bracket is open; 2: lineage failed, the block runs without one */
 } LinLaunch;
 
+/* A closed runtime's block is made all the same (a strict runtime raises): entered, it runs
+ * without a bracket. */
 PyObject *lin_py_rt_launch(PyObject *self, PyObject *name)
 {
-	if (!lin_py_rt((LinRuntime *)self))
+	if (((LinRuntime *)self)->strict && !lin_py_rt((LinRuntime *)self))
 		return NULL;
 	const char *s = name == Py_None ? NULL : lin_py_intern_name(name);
 	if (!s && name != Py_None)
@@ -43,11 +45,11 @@ static void launch_dealloc(LinLaunch *self)
 }
 
 /* Enter: the thread's C context becomes the current one, then lin_launch_begin. Every
- * error closes what was opened (the C library has recorded the misuse) and raises, so the
- * body, the GPU call, does not run outside its lineage. */
-static PyObject *launch_enter(LinLaunch *self, PyObject *unused)
+ * error closes what was opened (the C library has recorded the misuse) and raises; outside
+ * a strict runtime the error is absorbed and the body, the GPU call, runs without a bracket
+ * (launch_enter). */
+static PyObject *launch_enter_impl(LinLaunch *self)
 {
-	(void)unused;
 	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
 	if (!rt)
 		return NULL;
@@ -71,9 +73,18 @@ static PyObject *launch_enter(LinLaunch *self, PyObject *unused)
 	return lin_py_raise(lerr, "launch_begin");
 }
 
-static PyObject *launch_exit(LinLaunch *self, PyObject *args)
+static PyObject *launch_enter(LinLaunch *self, PyObject *unused)
 {
-	(void)args;
+	(void)unused;
+	PyObject *r = launch_enter_impl(self);
+	if (r || !lin_py_absorb(self->runtime))
+		return r;
+	self->active = 2;
+	return Py_NewRef(self);
+}
+
+static PyObject *launch_exit_impl(LinLaunch *self)
+{
 	if (!self->active)
 		return lin_py_raise(-EINVAL, "launch __exit__ without __enter__");
 	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
@@ -92,10 +103,25 @@ static PyObject *launch_exit(LinLaunch *self, PyObject *args)
 	Py_RETURN_FALSE;
 }
 
+/* Exit: the bracket ends; an error is absorbed as at enter (the block has run). */
+static PyObject *launch_exit(LinLaunch *self, PyObject *args)
+{
+	(void)args;
+	if (self->active == 2) {
+		self->active = 0;
+		Py_RETURN_FALSE;
+	}
+	PyObject *r = launch_exit_impl(self);
+	if (r || !lin_py_absorb(self->runtime))
+		return r;
+	self->active = 0;
+	Py_RETURN_FALSE;
+}
+
 static PyObject *launch_get_ext_id(LinLaunch *self, void *c)
 {
 	(void)c;
-	return PyLong_FromUnsignedLongLong(self->active ? self->l.ext_id : 0);
+	return PyLong_FromUnsignedLongLong(self->active == 1 ? self->l.ext_id : 0);
 }
 
 static PyMethodDef launch_methods[] = {
@@ -128,12 +154,14 @@ typedef struct {
 	PyObject *remote; /* LinRemote for adopt_remote, or NULL */
 	PyObject *reset;
 	lin_scope scope;
-	int active;
+	int active; /* 1: adopted; 2: lineage failed, the block runs with no context */
 } LinAdopt;
 
+/* A closed runtime's block is made all the same (a strict runtime raises): entered, it runs
+ * with no context. */
 static PyObject *adopt_new(PyObject *runtime, PyObject *token, PyObject *remote)
 {
-	if (!lin_py_rt((LinRuntime *)runtime))
+	if (((LinRuntime *)runtime)->strict && !lin_py_rt((LinRuntime *)runtime))
 		return NULL;
 	LinAdopt *a = PyObject_New(LinAdopt, &LinAdopt_Type);
 	if (!a)
@@ -181,9 +209,8 @@ static void adopt_dealloc(LinAdopt *self)
 	PyObject_Free(self);
 }
 
-static PyObject *adopt_enter(LinAdopt *self, PyObject *unused)
+static PyObject *adopt_enter_impl(LinAdopt *self)
 {
-	(void)unused;
 	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
 	if (!rt)
 		return NULL;
@@ -202,26 +229,62 @@ static PyObject *adopt_enter(LinAdopt *self, PyObject *unused)
 	return Py_NewRef(self->token);
 }
 
-static PyObject *adopt_exit(LinAdopt *self, PyObject *args)
+/*
+ * A token that cannot be adopted (damaged, another runtime's, a stale one parsed from text,
+ * a closed runtime): outside a strict runtime the error is absorbed and the block runs with
+ * no context, never with the one around it (its work would join the wrong request). A
+ * token whose version ended is no error: it is adopted late (lin_token_adopt).
+ */
+static PyObject *adopt_enter(LinAdopt *self, PyObject *unused)
 {
-	(void)args;
+	(void)unused;
+	PyObject *r = adopt_enter_impl(self);
+	if (r || !lin_py_absorb(self->runtime))
+		return r;
+	self->reset = PyContextVar_Set(lin_py_ctxvar, Py_None);
+	if (!self->reset)
+		return NULL;
+	self->active = 2;
+	return Py_NewRef(Py_None);
+}
+
+static PyObject *adopt_exit_impl(LinAdopt *self)
+{
 	if (!self->active)
 		return lin_py_raise(-EINVAL, "adopt __exit__ without __enter__");
-	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
-	if (!rt)
-		return NULL;
-	int err = lin_scope_exit(rt, &self->scope);
-	if (err == -LIN_ESCOPE_ORDER) /* nothing closed: an inner scope is still open */
+	LinRuntime *lr = (LinRuntime *)self->runtime;
+	int err = lr->rt ? lin_scope_exit(lr->rt, &self->scope) : -EINVAL; /* closed meanwhile */
+	if (err == -LIN_ESCOPE_ORDER && lr->strict) /* nothing closed: an inner scope is open */
 		return lin_py_raise(err, "adopt: an inner scope is still open");
+	/* The variable is restored whatever the C scope did: the block has ended. */
 	self->active = 0;
 	PyObject *reset = self->reset;
 	self->reset = NULL;
 	int r = PyContextVar_Reset(lin_py_ctxvar, reset);
 	Py_DECREF(reset);
 	if (err)
-		return lin_py_raise(err, "adopt: scope_exit");
+		return lin_py_raise(err, lr->rt ? "adopt: scope_exit" : "the runtime is closed");
 	if (r < 0)
 		return NULL;
+	Py_RETURN_FALSE;
+}
+
+static PyObject *adopt_exit(LinAdopt *self, PyObject *args)
+{
+	(void)args;
+	if (self->active == 2) {
+		PyObject *reset = self->reset;
+		self->reset = NULL;
+		self->active = 0;
+		int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+		Py_DECREF(reset);
+		if (r < 0)
+			return NULL;
+		Py_RETURN_FALSE;
+	}
+	PyObject *r = adopt_exit_impl(self);
+	if (r || !lin_py_absorb(self->runtime))
+		return r;
 	Py_RETURN_FALSE;
 }
 

@@ -56,6 +56,18 @@ int lin_py_raise_int(int err, const char *what)
 	return -1;
 }
 
+int lin_py_absorb(PyObject *runtime)
+{
+	if (!runtime || !PyObject_TypeCheck(runtime, &LinRuntime_Type))
+		return 0;
+	LinRuntime *r = (LinRuntime *)runtime;
+	if (r->strict || !PyErr_ExceptionMatches(lin_py_Error))
+		return 0;
+	PyErr_Clear();
+	r->absorbed++;
+	return 1;
+}
+
 const char *lin_py_intern_name(PyObject *name)
 {
 	if (!PyUnicode_CheckExact(name)) {

@@ -3,6 +3,7 @@
  * rt.c - lineage.Runtime: lin_runtime_opts as keyword arguments, flush, close, stats.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capsule.h"
@@ -95,16 +96,25 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 				  "cupti_own_clock",
 				  "cupti_buffer_kib",
 				  "cupti_buffers_max",
+				  "strict",
 				  NULL };
 	PyObject *path = Py_None, *otlp = Py_None, *backend = NULL;
 	unsigned int ext_kind = 0, tbe = 0, fim = 0, ckib = 0, cmax = 0;
-	int nwt = 0, nce = 0, lean = 0, clat = 0, cown = 0;
+	int nwt = 0, nce = 0, lean = 0, clat = 0, cown = 0, strict = -1;
 	if (self->rt || self->lock)
 		return lin_py_raise_int(-EINVAL, "Runtime.__init__ called twice");
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O$IpppIIO&ppII", kwlist, PyUnicode_FSConverter,
-					 &path, &backend, &ext_kind, &nwt, &nce, &lean, &tbe, &fim,
-					 PyUnicode_FSConverter, &otlp, &clat, &cown, &ckib, &cmax))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O$IpppIIO&ppIIp", kwlist,
+					 PyUnicode_FSConverter, &path, &backend, &ext_kind, &nwt,
+					 &nce, &lean, &tbe, &fim, PyUnicode_FSConverter, &otlp,
+					 &clat, &cown, &ckib, &cmax, &strict))
 		return -1;
+	/* Not given: LINEAGE_STRICT=1 in the environment makes runtimes strict (tests). */
+	if (strict < 0) {
+		const char *e = getenv("LINEAGE_STRICT");
+		strict = e && !strcmp(e, "1");
+	}
+	self->strict = strict;
+	self->absorbed = 0;
 	int ret = -1;
 	struct lin_py_backend be;
 	struct lin_runtime_opts o = {
@@ -251,10 +261,12 @@ static PyObject *rt_stats(LinRuntime *self, PyObject *unused)
 	int err = lin_runtime_get_stats(rt, &st);
 	if (err)
 		return lin_py_raise(err, NULL);
-	return Py_BuildValue("{sKsKsKsKsKsKsK}", "live_requests", st.live_requests, "live_epochs",
-			     st.live_epochs, "events", st.events, "events_dropped",
+	return Py_BuildValue("{sKsKsKsKsKsKsKsKsKsKsK}", "live_requests", st.live_requests,
+			     "live_epochs", st.live_epochs, "events", st.events, "events_dropped",
 			     st.events_dropped, "misuse", st.misuse, "threads", st.threads,
-			     "bytes_written", st.bytes_written);
+			     "bytes_written", st.bytes_written, "late_adopts", st.late_adopts,
+			     "late_launches", st.late_launches, "captures_without_context",
+			     st.captures_without_context, "absorbed", self->absorbed);
 }
 
 static PyObject *rt_now_ns(LinRuntime *self, PyObject *unused)
@@ -327,8 +339,18 @@ static PyMethodDef rt_methods[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+static PyObject *rt_get_strict(LinRuntime *self, void *c)
+{
+	(void)c;
+	return PyBool_FromLong(self->strict);
+}
+
 static PyGetSetDef rt_getset[] = {
 	{ "closed", (getter)rt_get_closed, NULL, "True once close() ran.", NULL },
+	{ "strict", (getter)rt_get_strict, NULL,
+	  "True: context managers raise lineage errors instead of running the block without "
+	  "lineage (Runtime(strict=...), LINEAGE_STRICT=1).",
+	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

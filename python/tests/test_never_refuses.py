@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: MIT
+"""The work always runs (docs/python.md, "The work always runs"): with runtimes in their
+default mode, no block lineage gives and no executor task changes whether or with what
+result the user's code runs, whatever lineage could not do (no context, a token whose epoch
+retired, a damaged or foreign token, the runtime closed meanwhile); the function runs,
+returns its value and raises only its own exceptions; the trace, the stats and the
+validator say what happened. The fan-out-and-gather pattern validates with every task's
+GPU records joined to its request, the late ones counted."""
+import asyncio
+import threading
+
+import pytest
+
+import lineage
+import lineage.futures
+from conftest import validator_or_skip
+import _truth
+
+pytestmark = pytest.mark.lenient
+
+
+class Boom(Exception):
+    pass
+
+
+def body(result=42):
+    """A task: its value, and the context it saw."""
+    return result, lineage.current()
+
+
+def test_the_default_is_lenient(rt):
+    assert rt.strict is False
+
+
+def test_launch_without_context_runs_and_is_recorded(rt):
+    ran = []
+    with rt.launch("k"):
+        ran.append(lineage.current())
+    assert ran == [None]
+    st = rt.stats()
+    assert st["absorbed"] == 1 and st["misuse"] == 1   # the C runtime recorded no_context
+
+
+def test_epoch_without_request_runs_with_the_context_unchanged(rt):
+    with rt.epoch() as e:
+        assert e.id == 0 and e.token is None and lineage.current() is None
+    assert rt.stats()["absorbed"] == 1
+
+
+def test_own_exceptions_pass_through_unchanged(rt):
+    with pytest.raises(Boom):
+        with rt.launch("k"):          # no context: absorbed; the user's error is not
+            raise Boom()
+    with pytest.raises(Boom):
+        with rt.request(), rt.epoch(), rt.launch("k"):
+            raise Boom()
+
+
+def test_foreign_token_runs_with_no_context(rt, tmp_path):
+    with rt.request() as r:
+        good = r.token
+        with lineage.Runtime(trace_path=str(tmp_path / "other.lt")) as other:
+            with other.request() as o:
+                foreign = o.token
+            # A foreign token adopted here: the block runs with no context, never r's.
+            with rt.adopt(foreign) as t:
+                assert t is None and lineage.current() is None
+            assert lineage.current() == good
+    assert rt.stats()["absorbed"] == 1
+    assert rt.stats()["misuse"] == 1  # foreign_token, in the trace
+
+
+def test_stale_text_token_runs_with_no_context(rt):
+    with rt.request() as r:
+        text = str(r.token)
+    with rt.adopt(lineage.Token.parse(text)) as t:
+        assert t is None and lineage.current() is None
+    assert rt.stats()["absorbed"] == 1
+
+
+def test_adopt_of_a_parsed_token_without_runtime_runs(rt):
+    with rt.request() as r:
+        parsed = lineage.Token.parse(str(r.token))
+    with lineage.adopt(parsed):
+        assert lineage.current() is None
+
+
+def test_closed_runtime_blocks_run(trace):
+    rt = lineage.Runtime(trace_path=trace)
+    req = rt.request("r")
+    tok = req.token
+    rt.close()
+    with req:
+        pass
+    with rt.request("after") as r2, rt.epoch() as e, rt.launch("k") as la, rt.adopt(tok):
+        assert r2.id == 0 and e.id == 0 and la.ext_id == 0 and lineage.current() is None
+    assert lineage.current() is None
+
+
+def test_executor_runs_every_task_whatever_lineage_could_not_do(trace, tmp_path):
+    rt = lineage.Runtime(trace_path=trace)
+    with lineage.futures.ThreadPoolExecutor(2) as pool:
+        # no context
+        assert pool.submit(body).result()[0] == 42
+        # the request ended before the task ran: late, under that request
+        gate = threading.Event()
+        hold = pool.submit(gate.wait)
+        hold2 = pool.submit(gate.wait)
+        with rt.request() as r:
+            late = pool.submit(body, 7)
+        gate.set()
+        hold.result(), hold2.result()
+        value, ctx = late.result()
+        assert value == 7 and ctx.id == r.id
+        # the user's own exception, unchanged
+        with rt.request():
+            f = pool.submit(lambda: (_ for _ in ()).throw(Boom()))
+        with pytest.raises(Boom):
+            f.result()
+        # the runtime closed while a task waited: the task runs with no context
+        gate2 = threading.Event()
+        h1, h2 = pool.submit(gate2.wait), pool.submit(gate2.wait)
+        with rt.request():
+            after_close = pool.submit(body, 9)
+        rt.close()
+        gate2.set()
+        h1.result(), h2.result()
+        assert after_close.result() == (9, None)
+
+
+def test_asyncio_run_in_executor_runs_late_work(rt):
+    pool = lineage.futures.ThreadPoolExecutor(1)
+    gate = threading.Event()
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        pool.submit(gate.wait)
+        with rt.request() as r, rt.epoch():
+            fut = loop.run_in_executor(pool, body, 3)
+        gate.set()
+        value, ctx = await fut
+        return value, ctx, r.id
+
+    value, ctx, rid = asyncio.run(main())
+    pool.shutdown()
+    assert value == 3 and ctx.kind == "epoch"
+    assert rt.lookup is not None and rid > 0
+    assert rt.stats()["late_adopts"] == 1
+
+
+def test_graph_replayer_captures_and_replays_without_context(rt):
+    from lineage.cudagraph import GraphReplayer
+
+    class Graph:
+        replays = 0
+
+        def replay(self):
+            Graph.replays += 1
+
+    captured = []
+    gr = GraphReplayer(rt, capture=lambda g: _Ctx(captured))
+    g = Graph()
+    with gr.capture(g):                 # no epoch: captured all the same
+        pass
+    gr.replay(g)                         # no epoch: replayed all the same
+    assert captured == [1] and Graph.replays == 1 and gr.errors >= 1
+
+
+class _Ctx:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append(1)
+
+    def __exit__(self, *a):
+        return False
+
+
+def test_fan_out_and_gather_validates_with_late_work_counted(sim_module, tmp_path):
+    """The ordinary way to fan out and gather: submit inside the request and epoch blocks,
+    gather after them. The epoch retires when its block ends, before most tasks run: every
+    task's GPU record joins its request all the same, the late ones counted."""
+    validator_or_skip()
+    trace, truth = str(tmp_path / "fan.lt"), str(tmp_path / "fan.truth")
+    sim = sim_module.Sim(seed=5)
+    labels, lock = [], threading.Lock()
+    gate = threading.Event()
+
+    def work(requests):
+        gate.wait()
+        with rt.launch("k"):
+            grid = sim.launch_kernel(1, "k")
+        with lock:
+            labels.append((_truth.KERNEL, grid, requests))
+        return grid
+
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt, \
+            lineage.futures.ThreadPoolExecutor(4) as pool:
+        futs = []
+        for i in range(12):
+            with rt.request(f"r{i}") as r, rt.epoch():
+                futs.append(pool.submit(work, [r.id]))
+        gate.set()                       # every epoch retired before its task launches
+        grids = [f.result() for f in futs]
+        assert all(g > 0 for g in grids)
+        assert rt.stats()["late_launches"] == 12
+    _truth.write(truth, labels)
+    res = lineage.validate(trace, expect=truth)
+    assert res["gpu_records"] == 12 and res["matched"] == 12, res
+    assert res["lost"] == 0 and res["incorrect"] == 0, res
+    assert res["late"]["joined_after_retire"] == 12, res["late"]
+    assert res["exit_code"] == 0, res["findings"]
