@@ -97,6 +97,7 @@ run_cell() {
          right: lvl(.matched_by_level; "request"),
          wrong: lvl(.incorrect_by_level; "request"),
          lost_gpu: $lost_gpu,
+         late: (((.late // {}).joined_after_retire // 0) + ((.late // {}).joined_after_reissue // 0)),
          bytes_per_gpu_record: (if .gpu_records > 0 then .bytes / .gpu_records else 0 end)}
       | .lost = .gpu_records - .right - .wrong
       | .adds_up = (.lost == .lost_gpu + .op_only + .ambiguous
@@ -154,6 +155,7 @@ verdicts='
           + (if ($done | length) == 1 then "reaches" else "reach" end)
           + " the right request for all \($n) records"
           + (if $e.right < $n then "; epoch itself reaches it for \($e.right) (\($e.lost) lost)" else "" end)
+          + (if ($e.late // 0) > 0 then "; epoch counts \($e.late) of them as late work (run after their epoch ended)" else "" end)
      else "no baseline reaches the right request for every record: best \($best.strategy) "
           + "\($best.right) of \($n)"
           + (if $best.wrong > 0 then " (\($best.wrong) wrong)" else "" end)
