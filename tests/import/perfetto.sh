@@ -108,6 +108,16 @@ if [ -n "$FIXTURES" ]; then
 	done
 	expect_eq "chain_handoff flow starts = ends" "$(grep -c '"ph":"s"' "$out")" \
 		"$(grep -c '"ph":"f"' "$out")"
+	# late work says so in Perfetto (docs/trace-format.md, "Late work"); on-time work does not
+	out="$TMP/late.perfetto.json"
+	"$BIN" --export-perfetto "$out" "$FIXTURES/good_late_after_retire.lt" >/dev/null
+	expect_eq "late export exit" $? 0
+	expect_eq "late launch named" "$(grep -c '"name":"late launch epoch 2 (after retire)"' "$out")" 1
+	expect_eq "late handoff named" "$(grep -c '"name":"late handoff 2 (after retire)"' "$out")" 1
+	"$BIN" --export-perfetto "$TMP/reissue.json" "$FIXTURES/good_late_after_reissue.lt" >/dev/null
+	expect_eq "late after reissue named" \
+		"$(grep -c '"name":"late launch epoch 2 (after reissue)"' "$TMP/reissue.json")" 1
+	expect_eq "on-time work not named late" "$(grep -c '"name":"late ' "$TMP/chain.perfetto.json")" 0
 	for fx in "$FIXTURES"/good_*.lt "$FIXTURES"/lost_*.lt; do
 		n=$(basename "$fx" .lt)
 		"$BIN" --export-perfetto "$TMP/$n.json" "$fx" >/dev/null
