@@ -144,6 +144,7 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 	if (!g)
 		return;
 	g->offset = r->offset;
+	g->vkey = r->offset;
 	g->file = file;
 	g->proc = proc;
 	g->kind = (uint8_t)r->type;
@@ -389,6 +390,7 @@ static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
 		g->kind = kinds[ev->kind];
 		g->flags = LIN_XG_IMPORTED;
 		g->offset = ev->off;
+		g->vkey = ev->index;
 		g->file = file;
 		g->proc = LIN_XPROC_IMPORTED;
 		g->iproc = ev->proc;

@@ -184,6 +184,11 @@ struct lin_xopts {
 	 * ordered (device_occupied, competing causes); 0: 2000 ns. */
 	uint64_t tie_ns;
 	unsigned without; /* LIN_XW_*: evidence and rules the ledger leaves out (ablations) */
+	/* --verdicts: lin_explain_build writes the verdict each GPU record's ledger rests on
+	 * there (lin_verdict_line; the validator's file index names[i]); NULL: not written. */
+	FILE *verdicts;
+	const char *const *names;
+	size_t nnames;
 };
 
 /* Ablations (lin_xopts.without; docs/ledger.md, "Ablations"): each leaves out one kind of
@@ -217,9 +222,20 @@ const char *lin_explain_name(const struct lin_explain *x, const struct lin_xlaun
 
 /* The run's figures (docs/ledger.md, "Summary"). */
 struct lin_xsummary {
-	uint64_t gpu_records;     /* GPU records seen */
-	uint64_t explained;       /* ... joined to a request (imported: to their launch) */
-	uint64_t unjoined;        /* ... lost or ambiguous: no request to explain */
+	uint64_t gpu_records; /* GPU records seen */
+	uint64_t explained;   /* ... joined to a request (imported: to their launch) */
+	uint64_t unjoined;    /* ... lost or ambiguous: no request to explain */
+	uint64_t unjoined_lost, unjoined_ambiguous; /* unjoined, by the validator's class */
+	/* unjoined by the validator's cause (its static strings), the first LIN_X_CAUSES_MAX
+	 * causes met; more are counted in unjoined_other. */
+#define LIN_X_CAUSES_MAX 32
+	struct {
+		const char *cause;
+		uint64_t n;
+		bool ambiguous;
+	} unjoined_by[LIN_X_CAUSES_MAX];
+	uint32_t n_unjoined_by;
+	uint64_t unjoined_other;
 	uint64_t epoch_only;      /* ... joined to an epoch that names no request */
 	uint64_t duplicates;      /* ... read twice (the validator's duplicate_gpu_record) */
 	uint64_t join_inferred;   /* explained through an inferred join (host marks inferred) */

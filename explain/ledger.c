@@ -1468,7 +1468,20 @@ static void summarise(struct lin_explain *x, const struct lin_xlaunch *l)
 
 enum xres { X_OK, X_UNJOINED, X_EPOCH_ONLY, X_DUP };
 
-static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
+/* Not joined: the validator's verdict @vd (NULL: none) says how and why. */
+static enum xres unjoined(const struct lin_xverdict *vd, const struct lin_xverdict **out)
+{
+	*out = vd;
+	return X_UNJOINED;
+}
+
+/*
+ * The ledger of GPU record @i, on the validator's verdict on it: a record the validator lost
+ * or found ambiguous gets none (X_UNJOINED, *@why its verdict); an inferred join is
+ * inferred here too, with its rule (docs/ledger.md, "Joins").
+ */
+static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l,
+			     const struct lin_xverdict **why)
 {
 	struct lin_explain *x = b->x;
 	const struct lin_xgpu *g = gpu_at(i);
@@ -1491,21 +1504,27 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 	l->key = g->key;
 	/* Raw, for baselines: whether or not stream_order used it. */
 	l->pred_end = b->pred[i] == SIZE_MAX ? LIN_XNIL : b->he[b->pred[i]];
+	*why = NULL;
 	if (l->imported) {
-		if (!(g->flags & LIN_XG_LAUNCH))
-			return X_UNJOINED;
-		l->join = LIN_JOIN_OBSERVED;
+		const struct lin_xverdict *vd = lin_vtab_find(&x->verd, g->vkey, g->file);
+		if (!vd || (vd->join != LIN_JOIN_OBSERVED && vd->join != LIN_JOIN_INFERRED) ||
+		    !(g->flags & LIN_XG_LAUNCH))
+			return unjoined(vd, why);
+		l->join = vd->join;
+		l->join_rule = vd->join == LIN_JOIN_INFERRED ? vd->why : NULL;
 		l->group = g->group;
 	} else {
 		if (g->flags & LIN_XG_DUP)
 			return X_DUP;
-		const struct lin_xverdict *vd = lin_vtab_find(&x->verd, g->offset, g->file);
+		const struct lin_xverdict *vd = lin_vtab_find(&x->verd, g->vkey, g->file);
 		if (!vd)
 			return X_DUP;
 		if (vd->join != LIN_JOIN_OBSERVED && vd->join != LIN_JOIN_INFERRED)
-			return X_UNJOINED;
-		if (!vd->nreq)
+			return unjoined(vd, why);
+		if (!vd->nreq) {
+			*why = vd;
 			return X_EPOCH_ONLY;
+		}
 		l->join = vd->join;
 		l->join_rule = vd->join == LIN_JOIN_INFERRED ? vd->why : NULL;
 		l->epoch = vd->epoch;
@@ -1525,6 +1544,55 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l)
 	statements(b, l, g, tid, raw);
 	slow(b, l, i);
 	return X_OK;
+}
+
+/* --verdicts: the verdict the ledger of GPU record @i rests on (none for a duplicate). */
+static void write_verdict(const struct lin_explain *x, size_t i, enum xres res,
+			  const struct lin_xlaunch *l, const struct lin_xverdict *vd)
+{
+	const struct lin_xgpu *g = gpu_at(i);
+	const char *name = g->file < x->o.nnames ? x->o.names[g->file] : "?";
+	bool imp = g->proc == LIN_XPROC_IMPORTED;
+	switch (res) {
+	case X_DUP: return;
+	case X_OK:
+		lin_verdict_line(x->o.verdicts, name, g->vkey, (enum lin_join)l->join, l->join_rule,
+				 imp ? l->group : LIN_XNIL, imp ? NULL : lin_explain_reqs(x, l),
+				 imp ? 0 : l->nreq);
+		return;
+	case X_EPOCH_ONLY:
+	case X_UNJOINED:
+		lin_verdict_line(x->o.verdicts, name, g->vkey,
+				 vd ? (enum lin_join)vd->join : LIN_JOIN_NONE,
+				 vd ? vd->why : "no_verdict", LIN_XNIL, NULL, 0);
+		return;
+	}
+}
+
+/* One more record with no ledger for the validator's verdict @vd: lost or ambiguous, and
+ * why. A record with no verdict at all (an imported record no importer classified) is
+ * counted as lost, cause "no_verdict". */
+static void count_unjoined(struct lin_xsummary *s, const struct lin_xverdict *vd)
+{
+	s->unjoined++;
+	bool amb = vd && vd->join == LIN_JOIN_AMBIGUOUS;
+	if (amb)
+		s->unjoined_ambiguous++;
+	else
+		s->unjoined_lost++;
+	const char *cause = vd && vd->why ? vd->why : "no_verdict";
+	for (uint32_t k = 0; k < s->n_unjoined_by; k++)
+		if (s->unjoined_by[k].ambiguous == amb && !strcmp(s->unjoined_by[k].cause, cause)) {
+			s->unjoined_by[k].n++;
+			return;
+		}
+	if (s->n_unjoined_by == LIN_X_CAUSES_MAX) {
+		s->unjoined_other++;
+		return;
+	}
+	s->unjoined_by[s->n_unjoined_by].cause = cause;
+	s->unjoined_by[s->n_unjoined_by].ambiguous = amb;
+	s->unjoined_by[s->n_unjoined_by++].n = 1;
 }
 
 int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
@@ -1570,8 +1638,12 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 	/* Every ledger counts; only those the reports list are kept. */
 	for (size_t i = 0; i < b.n; i++) {
 		struct lin_xlaunch l;
-		switch (explain_one(&b, i, &l)) {
-		case X_UNJOINED: x->sum.unjoined++; continue;
+		const struct lin_xverdict *why;
+		enum xres res = explain_one(&b, i, &l, &why);
+		if (x->o.verdicts)
+			write_verdict(x, i, res, &l, why);
+		switch (res) {
+		case X_UNJOINED: count_unjoined(&x->sum, why); continue;
 		case X_EPOCH_ONLY: x->sum.epoch_only++; continue;
 		case X_DUP: x->sum.duplicates++; continue;
 		case X_OK: break;
@@ -1605,7 +1677,8 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 		struct lin_xlaunch *k = lin_vec_push(&x->crits);
 		if (!k)
 			goto out;
-		explain_one(&b, g->critical, k); /* X_OK: it was explained above */
+		const struct lin_xverdict *why;
+		explain_one(&b, g->critical, k, &why); /* X_OK: it was explained above */
 		g->crit = x->crits.n - 1;
 		/* The request's ready, as its critical ledger has it: not when that ledger finds it
 		 * out of order (the ledger's own request_ready), nor after any of its marks. */

@@ -25,13 +25,16 @@ static const char usage_text[] =
 	"SYNOPSIS\n"
 	"    lineage-explain [--json] [--request ID] [--top N] [--export-perfetto OUT.json]\n"
 	"                    [--from kineto|nsys] [--slow-factor F] [--without EVIDENCE]\n"
+	"                    [--verdicts OUT.tsv]\n"
 	"                    TRACE...\n"
 	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] TRACE...\n"
 	"    lineage-explain --help | --version\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Builds a launch-state ledger for every GPU record (kernel, memcpy, memset, a graph\n"
-	"    replay) that lineage-validate's join engine ties to a request: request_ready, declared,\n"
+	"    replay) that lineage-validate's join engine ties to a request (observed, or inferred\n"
+	"    with its rule, as lineage-validate says; a record it calls lost or ambiguous gets\n"
+	"    no ledger and is counted with its cause): request_ready, declared,\n"
 	"    captured, adopted, api_enter, api_exit, queued, submitted, dependency_ready,\n"
 	"    kernel_start, kernel_end. Each mark is observed (its source named), inferred (its\n"
 	"    rule named: stream_order, event_wait, graph_edge), unknown (why named) or absent\n"
@@ -81,6 +84,10 @@ static const char usage_text[] =
 	"                        method: recall, precision, the host/dependency/device side,\n"
 	"                        unknown, interval error; ambiguous launches: calibration, the\n"
 	"                        fraction reported unknown) instead of the report\n"
+	"    --verdicts OUT.tsv  also write the validator's verdict each GPU record's ledger\n"
+	"                        rests on, one line each (file, key, class, rule or cause,\n"
+	"                        requests or op:INDEX): the lines lineage-validate\n"
+	"                        --verdicts writes for the same input\n"
 	"    -h, --help          show this help and exit\n"
 	"    -V, --version       show the version and exit\n"
 	"\n"
@@ -219,8 +226,47 @@ static int score(const char *truth, const struct lin_explain *x, const struct li
 	return rc;
 }
 
-static int run(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
-	       const char *perfetto, const char *truth, const char *without)
+static int run_with(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
+		    const char *perfetto, const char *truth, const char *without,
+		    const char **names, size_t *nadded);
+
+/* Explain @paths; --verdicts is opened and closed here. Return the exit status. */
+static int run(char **paths, int n, const char *from, const struct lin_xopts *xo_in, bool json,
+	       const char *perfetto, const char *truth, const char *without, const char *verdicts)
+{
+	struct lin_xopts xo2 = *xo_in;
+	const struct lin_xopts *xo = &xo2;
+	/* --verdicts names files by the validator's index: the order they are added. */
+	const char **names = calloc((size_t)n + 1, sizeof(*names));
+	if (!names) {
+		fprintf(stderr, "lineage-explain: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	size_t nadded = 0;
+	if (verdicts) {
+		xo2.verdicts = fopen(verdicts, "w");
+		if (!xo2.verdicts) {
+			fprintf(stderr, "lineage-explain: --verdicts: %s: %s\n", verdicts,
+				strerror(errno));
+			free(names);
+			return EXIT_BAD_FILE;
+		}
+		xo2.names = names;
+		xo2.nnames = (size_t)n;
+	}
+	int rc = run_with(paths, n, from, xo, json, perfetto, truth, without, names, &nadded);
+	if (xo2.verdicts && (ferror(xo2.verdicts) | fclose(xo2.verdicts)) != 0) {
+		fprintf(stderr, "lineage-explain: --verdicts: %s: %s\n", verdicts, strerror(errno));
+		if (!rc || rc == EXIT_NOTHING)
+			rc = EXIT_BAD_FILE;
+	}
+	free(names);
+	return rc;
+}
+
+static int run_with(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
+		    const char *perfetto, const char *truth, const char *without,
+		    const char **names, size_t *nadded)
 {
 	struct lin_explain *x = lin_explain_create(xo);
 	struct lin_vopts vo = { 0 };
@@ -253,6 +299,7 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 			memset(&seen[i], 0, sizeof(seen[i]));
 			continue;
 		}
+		names[(*nadded)++] = paths[i];
 		rc = add(v, paths[i], from);
 	}
 	free(seen);
@@ -341,12 +388,13 @@ int main(int argc, char **argv)
 		{ "slow-factor", required_argument, NULL, 's' },
 		{ "score", required_argument, NULL, 'S' },
 		{ "without", required_argument, NULL, 'W' },
+		{ "verdicts", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
-	const char *from = NULL, *perfetto = NULL, *truth = NULL, *without = "";
+	const char *from = NULL, *perfetto = NULL, *truth = NULL, *without = "", *verdicts = NULL;
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .top = 10 };
 	int c;
 	opterr = 0;
@@ -377,6 +425,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'S': truth = optarg; break;
+		case 'D': verdicts = optarg; break;
 		case 'W':
 			if (parse_without(optarg, &xo.without) < 0)
 				return usage_error(
@@ -402,5 +451,5 @@ int main(int argc, char **argv)
 				   "--request");
 	if (truth)
 		xo.keep_all = true; /* every launch with a label is scored */
-	return run(argv + optind, argc - optind, from, &xo, json, perfetto, truth, without);
+	return run(argv + optind, argc - optind, from, &xo, json, perfetto, truth, without, verdicts);
 }

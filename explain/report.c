@@ -134,6 +134,16 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 		"lineage-explain: %" PRIu64 " GPU records; %" PRIu64 " explained, %" PRIu64
 		" not joined to a request (lost or ambiguous: see lineage-validate)",
 		s->gpu_records, s->explained, s->unjoined);
+	if (s->unjoined) {
+		fprintf(out, " [");
+		for (uint32_t k = 0; k < s->n_unjoined_by; k++)
+			fprintf(out, "%s%s%s %" PRIu64, k ? ", " : "",
+				s->unjoined_by[k].ambiguous ? "ambiguous " : "lost ",
+				s->unjoined_by[k].cause, s->unjoined_by[k].n);
+		if (s->unjoined_other)
+			fprintf(out, "%sother %" PRIu64, s->n_unjoined_by ? ", " : "", s->unjoined_other);
+		fprintf(out, "]");
+	}
 	if (s->epoch_only)
 		fprintf(out, ", %" PRIu64 " joined to an epoch that names no request", s->epoch_only);
 	if (s->duplicates)
@@ -287,6 +297,19 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	fprintf(out, "}");
 }
 
+/* The unjoined records by the validator's cause, lost or @ambiguous ones. */
+static void unjoined_json(const struct lin_xsummary *s, FILE *out, bool ambiguous)
+{
+	bool first = true;
+	for (uint32_t k = 0; k < s->n_unjoined_by; k++) {
+		if (s->unjoined_by[k].ambiguous != ambiguous)
+			continue;
+		fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", s->unjoined_by[k].cause,
+			s->unjoined_by[k].n);
+		first = false;
+	}
+}
+
 void lin_explain_report_json(const struct lin_explain *x, FILE *out)
 {
 	const struct lin_xsummary *s = &x->sum;
@@ -305,7 +328,12 @@ void lin_explain_report_json(const struct lin_explain *x, FILE *out)
 	for (int c = 0; c < LIN_X_N; c++)
 		fprintf(out, "%s\"%s\":{\"ns\":%" PRIu64 ",\"dominant\":%" PRIu64 "}", c ? "," : "",
 			lin_xcause_name((enum lin_xcause)c), s->by_cause_ns[c], s->dominant[c]);
-	fprintf(out, "},\"marks\":{");
+	fprintf(out, "},\"not_joined\":{\"lost\":%" PRIu64 ",\"ambiguous\":%" PRIu64 ",\"lost_by_cause\":{",
+		s->unjoined_lost, s->unjoined_ambiguous);
+	unjoined_json(s, out, false);
+	fprintf(out, "},\"ambiguous_by_cause\":{");
+	unjoined_json(s, out, true);
+	fprintf(out, "},\"other\":%" PRIu64 "},\"marks\":{", s->unjoined_other);
 	for (int m = 0; m < LIN_M_N; m++)
 		fprintf(out,
 			"%s\"%s\":{\"observed\":%" PRIu64 ",\"inferred\":%" PRIu64

@@ -19,6 +19,7 @@ struct lin_xgpu {
 	uint64_t name_sid;             /* lineage: the name's string id (LIN_XNIL: none) */
 	uint64_t node;                 /* graph_node_id (the clone), LIN_XNIL: none */
 	uint64_t key;                  /* truth key: grid_id, or start_dev (LIN_XNIL: none) */
+	uint64_t vkey;                 /* the validator's verdict key: offset, imported: index */
 	uint32_t file, dev, ctx, name; /* name: pool offset + 1 (0: none, or by sid) */
 	uint32_t gname;                /* imported: the op's name (pool offset + 1) */
 	uint16_t proc;                 /* validator process index; LIN_XPROC_IMPORTED */
@@ -33,7 +34,7 @@ struct lin_xgpu {
 /* A verdict kept for (file, offset). */
 struct lin_xverdict {
 	uint64_t epoch, req0;
-	const char *why; /* inferred: the rule (the validator's static string) */
+	const char *why; /* inferred: the rule; lost, ambiguous: the cause (static strings) */
 	uint32_t nreq;
 	uint8_t join, pad[3];
 };

@@ -22,7 +22,8 @@ static const char usage_text[] =
 	"    lineage-validate - rebuild and check every lineage join in lineage trace files\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] [--allow-empty] TRACE...\n"
+	"    lineage-validate [--json] [--expect TRUTH]... [--max-findings N] [--allow-empty]\n"
+	"                     [--verdicts OUT.tsv] TRACE...\n"
 	"    lineage-validate [--from kineto|nsys] [--json] [--export-perfetto OUT.json] FILE|DIR...\n"
 	"    lineage-validate --export-otlp OUT.json [--json] [--max-findings N] TRACE...\n"
 	"    lineage-validate --help | --version\n"
@@ -61,6 +62,11 @@ static const char usage_text[] =
 	"                        also write the traces as OpenTelemetry spans: OTLP/JSON\n"
 	"                        ExportTraceServiceRequest documents, one per line, for an\n"
 	"                        OpenTelemetry collector (docs/fleet.md); counts go to stderr\n"
+	"    --verdicts OUT.tsv  also write the verdict on every GPU record, one line each:\n"
+	"                        file, key (byte offset; --from: event index), class\n"
+	"                        (observed, inferred, lost, ambiguous), rule or cause, and\n"
+	"                        the requests (--from: op:INDEX), tab-separated; the same\n"
+	"                        lines as lineage-explain --verdicts (docs/validator.md)\n"
 	"    -h, --help          show this help and exit\n"
 	"    -V, --version       show the version and exit\n"
 	"\n"
@@ -316,10 +322,46 @@ static void report(struct lin_validator *v, bool json, const struct inputs *in, 
 		fprintf(stderr, "lineage-validate: out of memory\n");
 }
 
-/* Validate the collected inputs: lineage traces, or imported ones. Return the exit code. */
-static int run(const struct lin_vopts *opts, const struct inputs *in, const char *from,
-	       const char **truths, int ntruth, bool json, const char *perfetto, const char *otlp)
+/* --verdicts: one line per GPU record (lin_verdict_line); files by their index in the order
+ * read (the --expect files first). */
+struct vlist {
+	FILE *out;
+	const char **truths;
+	int ntruth;
+	const struct inputs *in;
+};
+
+static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 {
+	const struct vlist *l = arg;
+	int fi = (int)vd->file;
+	const char *name = fi < l->ntruth              ? l->truths[fi]
+			   : fi - l->ntruth < l->in->n ? l->in->path[fi - l->ntruth]
+						       : "?";
+	bool imp = vd->proc == LIN_VPROC_IMPORTED;
+	bool joined = vd->join == LIN_JOIN_OBSERVED || vd->join == LIN_JOIN_INFERRED;
+	lin_verdict_line(l->out, name, vd->offset, vd->join, vd->why,
+			 imp && joined ? vd->epoch : LIN_NIL, vd->reqs, joined ? vd->nreqs : 0);
+}
+
+/* Validate the collected inputs: lineage traces, or imported ones. Return the exit code. */
+static int run(const struct lin_vopts *opts_in, const struct inputs *in, const char *from,
+	       const char **truths, int ntruth, bool json, const char *perfetto, const char *otlp,
+	       const char *verdicts)
+{
+	struct lin_vopts o = *opts_in;
+	const struct lin_vopts *opts = &o;
+	struct vlist vl = { NULL, truths, ntruth, in };
+	if (verdicts) {
+		vl.out = fopen(verdicts, "w");
+		if (!vl.out) {
+			fprintf(stderr, "lineage-validate: --verdicts: %s: %s\n", verdicts,
+				strerror(errno));
+			return EXIT_BAD_FILE;
+		}
+		o.on_gpu = on_verdict;
+		o.on_gpu_arg = &vl;
+	}
 	const char **fmts = calloc((size_t)in->n + 1, sizeof(*fmts));
 	if (!fmts) {
 		fprintf(stderr, "lineage-validate: out of memory\n");
@@ -335,6 +377,8 @@ static int run(const struct lin_vopts *opts, const struct inputs *in, const char
 		rc = EXIT_BAD_FILE;
 	}
 	if (rc) {
+		if (vl.out)
+			fclose(vl.out);
 		free(fmts);
 		return rc;
 	}
@@ -355,6 +399,11 @@ static int run(const struct lin_vopts *opts, const struct inputs *in, const char
 	}
 	if (otlp && export_otlp(otlp, in->path, in->n) != 0)
 		rc = EXIT_BAD_FILE;
+	if (vl.out && (ferror(vl.out) | fclose(vl.out)) != 0) {
+		fprintf(stderr, "lineage-validate: --verdicts: %s: %s\n", verdicts, strerror(errno));
+		rc = EXIT_BAD_FILE;
+	}
+	vl.out = NULL;
 	lin_validator_free(v);
 	free(fmts);
 	return rc;
@@ -372,6 +421,7 @@ int main(int argc, char **argv)
 		{ "export-perfetto", required_argument, NULL, 'P' },
 		{ "export-otlp", required_argument, NULL, 'O' },
 		{ "allow-empty", no_argument, NULL, 'A' },
+		{ "verdicts", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
@@ -379,7 +429,7 @@ int main(int argc, char **argv)
 	const char *truths[64];
 	int ntruth = 0, c;
 	const char *from = NULL, *perfetto = NULL;
-	const char *otlp = NULL;
+	const char *otlp = NULL, *verdicts = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -388,6 +438,7 @@ int main(int argc, char **argv)
 		case 'P': perfetto = optarg; break;
 		case 'O': otlp = optarg; break;
 		case 'A': opts.allow_empty = true; break;
+		case 'D': verdicts = optarg; break;
 		case 'e':
 			if (ntruth == 64)
 				return usage_error("too many --expect files (limit 64)");
@@ -418,7 +469,7 @@ int main(int argc, char **argv)
 	struct inputs in = { NULL, NULL, 0, 0 };
 	int rc = collect(&in, argv + optind, argc - optind);
 	if (!rc)
-		rc = run(&opts, &in, from, truths, ntruth, json, perfetto, otlp);
+		rc = run(&opts, &in, from, truths, ntruth, json, perfetto, otlp, verdicts);
 	inputs_free(&in);
 	return rc;
 }

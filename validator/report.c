@@ -2,6 +2,7 @@
 /* report.c - the JSON and human reports of lineage-validate (docs/validator.md). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lineage/trace_format.h"
@@ -214,4 +215,33 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 			" lists them all)\n",
 			s->findings - (uint64_t)v->findings.n, s->findings);
 	fprintf(out, "exit status %d\n", lin_validator_exit_code(v));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void lin_verdict_line(FILE *out, const char *file, uint64_t key, enum lin_join join,
+		      const char *why, uint64_t op, const uint64_t *reqs, uint32_t nreqs)
+{
+	static const char *const names[] = { "none", "observed", "inferred", "lost", "ambiguous" };
+	fprintf(out, "%s\t%" PRIu64 "\t%s\t%s\t", file, key,
+		(unsigned)join < sizeof(names) / sizeof(names[0]) ? names[join] : "none",
+		why ? why : "-");
+	if (op != LIN_NIL) {
+		fprintf(out, "op:%" PRIu64 "\n", op);
+		return;
+	}
+	uint64_t *s = nreqs ? malloc(nreqs * sizeof(*s)) : NULL;
+	if (s) {
+		memcpy(s, reqs, nreqs * sizeof(*s));
+		qsort(s, nreqs, sizeof(*s), cmp_u64);
+		reqs = s;
+	}
+	for (uint32_t i = 0; i < nreqs; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", reqs[i]);
+	fprintf(out, "%s\n", nreqs ? "" : "-");
+	free(s);
 }

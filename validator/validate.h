@@ -97,6 +97,9 @@ struct lin_vsummary {
 	unsigned files, file_errors;
 };
 
+/* lin_gpu_verdict.proc of a GPU record an importer read (--from kineto|nsys). */
+#define LIN_VPROC_IMPORTED 0xffffu
+
 /* A GPU record's classification, as handed to lin_vopts.on_gpu. */
 enum lin_join {
 	LIN_JOIN_NONE,
@@ -107,8 +110,10 @@ enum lin_join {
 };
 
 struct lin_gpu_verdict {
-	uint64_t offset; /* the GPU record's byte offset in its trace file */
-	uint64_t epoch;  /* the joined epoch (observed, inferred), else UINT64_MAX */
+	uint64_t offset; /* the GPU record's byte offset in its trace file; of an imported
+			  * file (proc LIN_VPROC_IMPORTED): its event index (lin_imp_ev.index) */
+	uint64_t epoch;  /* the joined epoch (observed, inferred; imported: the op's event
+			  * index), else UINT64_MAX */
 	const char *why; /* inferred: the rule (lin_rule_name()); lost, ambiguous:
 				     * the finding's cause; observed: NULL. Static storage. */
 	uint32_t file;   /* the file's index: the order of lin_validator_add_*()
@@ -119,7 +124,7 @@ struct lin_gpu_verdict {
 	 * ended on), valid during the call only; nreqs 0 otherwise. */
 	const uint64_t *reqs;
 	uint32_t nreqs;
-	uint16_t proc; /* the process's index (lin_vopts.on_rec's proc) */
+	uint16_t proc; /* the process's index (lin_vopts.on_rec's proc), LIN_VPROC_IMPORTED */
 	uint8_t late;  /* observed, inferred: enum lin_late of the launch it joined through */
 };
 
@@ -130,7 +135,8 @@ struct lin_vopts {
 	size_t max_findings; /* findings kept for the report (all are counted) */
 	/*
 	 * Optional: called once for every GPU record as it is classified (in resolution
-	 * order, not file order), whatever max_findings says. It sees the verdict only: the
+	 * order, not file order), whatever max_findings says; for imported files (--from)
+	 * too, keyed by event index. It sees the verdict only: the
 	 * report, summary and exit status are the same with or without it. NULL: no call.
 	 * It must not call into the validator.
 	 */
@@ -186,6 +192,15 @@ unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc)
  * false: no such process. */
 bool lin_validator_proc_id(const struct lin_validator *v, uint16_t proc, uint64_t *pid,
 			   const char **host);
+/*
+ * lin_verdict_line - one line of a verdict listing (lineage-validate and lineage-explain
+ * --verdicts; docs/validator.md, "Verdicts"): FILE, KEY (byte offset; imported: event
+ * index), class, the rule or cause ("-": none), and the requests in ascending order
+ * (comma-separated, "-": none) or, for an imported record, "op:" and the op's event index
+ * (@op; UINT64_MAX: a lineage record), tab-separated.
+ */
+void lin_verdict_line(FILE *out, const char *file, uint64_t key, enum lin_join join,
+		      const char *why, uint64_t op, const uint64_t *reqs, uint32_t nreqs);
 const char *lin_cause_name(enum lin_cause c);
 const char *lin_rule_name(enum lin_rule r);
 const char *lin_level_name(enum lin_level l);

@@ -1277,6 +1277,8 @@ Test(ledger, imported_kineto_has_api_and_stream_order_and_says_what_it_lacks)
 /* GPU events with no args.stream: Kineto writes the stream as the event's tid. */
 static const char kineto_tid_fmt[] =
 	"{\"traceEvents\":[\n"
+	" {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,"
+	"\"dur\":400,\"args\":{}},\n"
 	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
 	"\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},\n"
 	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":1000,"
@@ -1308,6 +1310,8 @@ Test(ledger, kineto_gpu_events_without_args_stream_are_on_their_tid_stream)
 /* Both GPU events on tids that name no stream, and no args.stream. */
 static const char kineto_no_stream[] =
 	"{\"traceEvents\":[\n"
+	" {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,"
+	"\"dur\":400,\"args\":{}},\n"
 	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
 	"\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},\n"
 	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":\"copy queue\",\"ts\":20,"
@@ -1317,6 +1321,45 @@ static const char kineto_no_stream[] =
 	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":\"compute queue\",\"ts\":1030,"
 	"\"dur\":10,\"args\":{\"correlation\":2,\"device\":0}}\n"
 	"]}\n";
+
+/* An imported record's ledger rests on the validator's verdict (docs/ledger.md, "Joins"): a
+ * launch inside an op without an External id is joined by time containment, inferred, its
+ * rule named; one outside every op is lost (no_enclosing_op) and gets no ledger, counted
+ * with its cause. */
+static const char kineto_verdicts[] =
+	"{\"traceEvents\":[\n"
+	" {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,"
+	"\"dur\":100,\"args\":{}},\n"
+	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+	"\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},\n"
+	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":10,"
+	"\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},\n"
+	" {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+	"\"ts\":210,\"dur\":5,\"args\":{\"correlation\":2}},\n"
+	" {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":230,\"dur\":10,"
+	"\"args\":{\"correlation\":2,\"device\":0,\"stream\":7}}\n"
+	"]}\n";
+
+Test(ledger, an_imported_ledger_takes_the_validators_verdict)
+{
+	struct run r;
+	if (!import_kineto(kineto_verdicts, &r)) {
+		cr_skip_test("SKIP: this build has no Kineto importer");
+		return;
+	}
+	const struct lin_xlaunch *l = launch(&r, 1);
+	cr_assert_eq(l->join, LIN_JOIN_INFERRED, "time containment is an inference");
+	cr_assert_str_eq(l->join_rule, "same_thread_time_containment");
+	const struct lin_xsummary *s = lin_explain_summary(r.x);
+	cr_assert_eq(s->explained, 1);
+	cr_assert_eq(s->unjoined, 1, "the launch outside every op: no ledger");
+	cr_assert_eq(s->unjoined_lost, 1);
+	cr_assert_eq(s->n_unjoined_by, 1);
+	cr_assert_str_eq(s->unjoined_by[0].cause, "no_enclosing_op");
+	for (size_t i = 0; i < lin_explain_count(r.x); i++)
+		cr_assert_neq(lin_explain_at(r.x, i)->corr, 2, "no ledger for the lost record");
+	done(&r);
+}
 
 Test(ledger, kineto_gpu_events_without_any_stream_get_no_stream_order)
 {

@@ -264,12 +264,30 @@ static void report(struct jctx *j, const struct lin_imp_ev *g, const char *kind,
 
 static void level(struct jctx *j, enum lin_level l) { j->v->sum.joined_by_level[l]++; }
 
+/* lin_vopts.on_gpu for imported GPU record @g: keyed by its file and its event index (an
+ * Nsight export's row ids repeat across tables); epoch: the op's event index. */
+static void hand_over(struct jctx *j, const struct lin_imp_ev *g, enum lin_join join,
+		      const char *why, enum lin_level lvl, const struct lin_imp_ev *op)
+{
+	if (!j->v->opts.on_gpu)
+		return;
+	struct lin_gpu_verdict vd = { .offset = g->index,
+				      .epoch = op ? (uint64_t)(op - j->m->ev) : LIN_NIL,
+				      .why = why,
+				      .file = j->fi,
+				      .join = join,
+				      .level = lvl,
+				      .proc = LIN_VPROC_IMPORTED };
+	j->v->opts.on_gpu(j->v->opts.on_gpu_arg, &vd);
+}
+
 static void lost(struct jctx *j, const struct lin_imp_ev *g, enum lin_cause c, const struct lin_imp_ev *l)
 {
 	j->v->sum.lost++;
 	j->v->sum.lost_by_cause[c]++;
 	level(j, l ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
 	report(j, g, "lost", lin_cause_name(c), l, LIN_NIL, NULL);
+	hand_over(j, g, LIN_JOIN_LOST, lin_cause_name(c), l ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE, NULL);
 }
 
 static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *cause,
@@ -280,10 +298,14 @@ static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *ca
 			 !strcmp(cause, "correlation_on_two_threads");
 	level(j, l && !no_launch ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
 	report(j, g, "ambiguous", cause, l, ext, op);
+	hand_over(j, g, LIN_JOIN_AMBIGUOUS, cause,
+		  l && !no_launch ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE, NULL);
 }
 
-/* Joined to @op: observed (rule < 0) or inferred under @rule; the level is op. */
-static void joined(struct jctx *j, const struct lin_imp_ev *l, const struct lin_imp_ev *op, int rule)
+/* @g joined to @op through launch @l: observed (rule < 0) or inferred under @rule; the level
+ * is op. */
+static void joined(struct jctx *j, const struct lin_imp_ev *g, const struct lin_imp_ev *l,
+		   const struct lin_imp_ev *op, int rule)
 {
 	struct lin_vsummary *s = &j->v->sum;
 	if (rule < 0) {
@@ -294,6 +316,8 @@ static void joined(struct jctx *j, const struct lin_imp_ev *l, const struct lin_
 	}
 	level(j, LIN_LEVEL_OP);
 	((struct lin_imp_ev *)l)->link = (uint32_t)(op - j->m->ev) + 1;
+	hand_over(j, g, rule < 0 ? LIN_JOIN_OBSERVED : LIN_JOIN_INFERRED,
+		  rule < 0 ? NULL : lin_rule_name((enum lin_rule)rule), LIN_LEVEL_OP, op);
 }
 
 static bool holds(const struct lin_imp_ev *op, const struct lin_imp_ev *l)
@@ -384,7 +408,7 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 		lost(j, g, graph ? LIN_CAUSE_GRAPH_REPLAY : LIN_CAUSE_NO_ENCLOSING_OP, l);
 		return;
 	}
-	joined(j, l, op, x ? -1 : time_rule);
+	joined(j, g, l, op, x ? -1 : time_rule);
 	if (graph)
 		graph_joined(j, l, op, x != NULL);
 }
