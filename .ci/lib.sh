@@ -6,10 +6,15 @@ LIN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Debian packages the build and the tests need. Optional ones are skipped by CMake when
 # absent (CUPTI comes from the CUDA toolkit at /usr/local/cuda, not from Debian).
+# nodejs and npm: test_otlp_export and test_otlp_stream decode the OTLP output with the
+# OpenTelemetry project's own packages (npm ci, pinned in tests/otlp/package-lock.json;
+# needs the npm registry). python3-wheel: pip builds python/ through pyproject.toml without
+# build isolation, and setuptools 66 needs it for the wheel.
 LIN_DEBS=(cmake make gcc g++ pkg-config liburcu-dev libmsgpack-dev libxxhash-dev
           libcriterion-dev clang valgrind libuv1-dev libtbb-dev
           libyajl-dev zlib1g-dev libsqlite3-dev gzip jq
-          python3 python3-dev python3-setuptools python3-pytest python3-venv clang-format)
+          python3 python3-dev python3-setuptools python3-wheel python3-pytest python3-venv
+          clang-format nodejs npm)
 # Only for lineage-bench's peer_lttng_ust (docs/bench.md), installed by CI alone: the
 # tests need neither, and installing lttng-tools on a host sets up a system daemon.
 LIN_BENCH_DEBS=(liblttng-ust-dev lttng-tools)
@@ -52,6 +57,8 @@ lin_logged() {
 lin_install_deps() {
 	local missing=() p
 	for p in "${LIN_DEBS[@]}" "${LIN_EXTRA_DEBS[@]}"; do
+		# A node from elsewhere (NodeSource's nodejs bundles npm) serves as Debian's would.
+		[ "$p" = npm ] && command -v npm >/dev/null && continue
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0

@@ -11,10 +11,12 @@ static const char *const names[] = { "error", "warn", "info", "debug" }; /* by l
 static int env_level(void)
 {
 	const char *v = getenv("LINEAGE_LOG");
+	if (v && !strcmp(v, "off"))
+		return LIN_LOG_ENV_OFF;
 	for (int i = 0; v && i < 4; i++)
 		if (!strcmp(v, names[i]))
 			return i;
-	return -1;
+	return LIN_LOG_ENV_DEFAULT;
 }
 
 void lin_logger_init(struct lin_logger *l, lin_log_fn fn, void *user)
@@ -24,10 +26,8 @@ void lin_logger_init(struct lin_logger *l, lin_log_fn fn, void *user)
 	l->env_level = env_level();
 }
 
-void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const char *fmt, va_list ap)
+static void deliver(const struct lin_logger *l, enum lin_log_level level, const char *fmt, va_list ap)
 {
-	if (!l->fn && (l->env_level < 0 || (int)level > l->env_level))
-		return;
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (l->fn) {
@@ -35,4 +35,18 @@ void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const
 		return;
 	}
 	fprintf(stderr, "lineage: %s: %s\n", names[level], msg);
+}
+
+void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const char *fmt, va_list ap)
+{
+	if (!l->fn && (int)level > l->env_level)
+		return;
+	deliver(l, level, fmt, ap);
+}
+
+void lin_logger_vstatus(const struct lin_logger *l, const char *fmt, va_list ap)
+{
+	if (!l->fn && l->env_level != LIN_LOG_ENV_DEFAULT && (int)LIN_LOG_WARN > l->env_level)
+		return;
+	deliver(l, LIN_LOG_WARN, fmt, ap);
 }

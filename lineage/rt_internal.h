@@ -60,6 +60,10 @@ uint32_t lin_rt_gettid(void);
 void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A status line the user sees once without asking: the callback (at LIN_LOG_WARN), else
+ * stderr unless LINEAGE_LOG=off|error (log.h). Never on the launch path. */
+void lin_rt_status(const lin_runtime *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The CUPTI external-correlation kind this runtime pushes. */
 uint32_t lin_rt_ext_kind(const lin_runtime *rt);
 

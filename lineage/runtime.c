@@ -30,6 +30,14 @@ void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt
 	va_end(ap);
 }
 
+void lin_rt_status(const lin_runtime *rt, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	lin_logger_vstatus(&rt->logger, fmt, ap);
+	va_end(ap);
+}
+
 LIN_API void lin_runtime_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)
 {
 	if (!rt || (unsigned)level > LIN_LOG_DEBUG || !fmt)
@@ -298,9 +306,13 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 		int err = lin_cupti_backend_open(rt, o, &rt->be, &status);
 		if (err) {
 			rt->cupti_status = status ? status : "unavailable";
-			lin_rt_log(rt, LIN_LOG_WARN,
-				   "CUPTI is not usable (%s); recording host-side lineage only",
-				   rt->cupti_status);
+			/* Said once per runtime open, even with no callback and LINEAGE_LOG unset: a
+			 * trace with no GPU records must not be the first sign (docs/cupti.md). */
+			lin_rt_status(rt,
+				      "CUPTI is not usable (%s): recording host-side lineage only, "
+				      "this trace will hold no GPU records (no NVIDIA GPU or driver "
+				      "here?); LINEAGE_LOG=off silences this line",
+				      rt->cupti_status);
 			return 0;
 		}
 		/* "ok", or what the binding lacks ("ok, ...", "attach: ..."): docs/cupti.md. */

@@ -152,6 +152,18 @@ static void text_finding(const struct lin_validator *v, const struct lin_finding
 	fputc('\n', out);
 }
 
+/* "1 trace, 1 truth file": what the files read were. */
+static void text_files(const struct lin_validator *v, FILE *out)
+{
+	unsigned truth = 0;
+	for (unsigned i = 0; i < v->nfiles; i++)
+		truth += v->files[i].truth != 0;
+	unsigned traces = v->nfiles - truth;
+	fprintf(out, "%u trace%s", traces, traces == 1 ? "" : "s");
+	if (truth)
+		fprintf(out, ", %u truth file%s", truth, truth == 1 ? "" : "s");
+}
+
 void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 {
 	const struct lin_vsummary *s = &v->sum;
@@ -159,8 +171,10 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 		if (v->files[i].failed)
 			fprintf(out, "error: %s: byte %" PRIu64 ": %s\n", v->files[i].name,
 				v->files[i].err_off, v->files[i].err);
-	fprintf(out, "lineage-validate: %u file(s), trace format %d.%d\n", s->files,
+	fprintf(out, "lineage-validate %s (trace format %d.%d): ", LIN_STRINGIFY_VERSION,
 		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR);
+	text_files(v, out);
+	fputc('\n', out);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "records", s->records);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "GPU records", s->gpu_records);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "joined, observed", s->observed);
@@ -201,10 +215,15 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 		fprintf(out, "  %-28s %12" PRIu64 " of %" PRIu64 "\n", "matched truth labels",
 			s->matched, s->truth_records);
 	fprintf(out, "  %-28s %12.2f\n", "bytes per launch", bytes_per_launch(s));
-	fputs("  join level reached        ", out);
-	for (int i = LIN_LEVEL_N - 1; i >= 0; i--)
-		fprintf(out, " %s %" PRIu64 "%s", lin_level_name(i), s->joined_by_level[i],
-			i ? "," : "\n");
+	/* The levels in words a Kineto or Nsight Systems user knows (docs/validator.md, "Join
+	 * levels"): an epoch naming no request and a bracket, range or imported op are both an
+	 * op that names no request. The JSON keeps the five levels apart. */
+	const uint64_t *jl = s->joined_by_level;
+	fprintf(out,
+		"  deepest join reached        request %" PRIu64 ", op without request %" PRIu64
+		", API call only %" PRIu64 ", none %" PRIu64 "\n",
+		jl[LIN_LEVEL_REQUEST], jl[LIN_LEVEL_EPOCH] + jl[LIN_LEVEL_OP],
+		jl[LIN_LEVEL_API_CALL], jl[LIN_LEVEL_NONE]);
 	if (v->findings.n)
 		fprintf(out, "findings (first %zu of %" PRIu64 "):\n", v->findings.n, s->findings);
 	for (size_t i = 0; i < v->findings.n; i++)

@@ -3,6 +3,7 @@
  * resolve.c - classification of GPU records (observed / inferred / lost / ambiguous),
  * truth comparison and the end-of-run checks.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,42 @@ static bool same_set(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t
 	return subset(a, na, b, nb) && subset(b, nb, a, na);
 }
 
+/* " request 5", " requests 5, 6, 7 and 2 more", or " no request". */
+static size_t put_requests(char *buf, size_t size, const uint64_t *req, uint32_t n)
+{
+	size_t k = 0;
+	if (!n)
+		return (size_t)snprintf(buf, size, " no request");
+	k += (size_t)snprintf(buf, size, " request%s", n > 1 ? "s" : "");
+	for (uint32_t i = 0; i < n && i < 4 && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s %" PRIu64, i ? "," : "", req[i]);
+	if (n > 4 && k < size)
+		k += (size_t)snprintf(buf + k, size - k, " and %u more", n - 4);
+	return k;
+}
+
+/* request_mismatch in words, both sides named: what the record was joined to and what the
+ * truth gives it (the ids carry only the first request of each). */
+static void mismatch_detail(char *buf, size_t size, uint64_t epoch, const uint64_t *got,
+			    uint32_t ngot, const uint64_t *want, uint32_t nwant)
+{
+	size_t k;
+	if (ngot) {
+		k = (size_t)snprintf(buf, size, "joined to");
+		if (k < size)
+			k += put_requests(buf + k, size - k, got, ngot);
+		if (k < size)
+			k += (size_t)snprintf(buf + k, size - k, " (epoch %" PRIu64 ")", epoch);
+	} else {
+		k = (size_t)snprintf(buf, size,
+				     "joined to op/epoch %" PRIu64 ", which names no request", epoch);
+	}
+	if (k < size)
+		k += (size_t)snprintf(buf + k, size - k, "; the truth gives");
+	if (k < size)
+		put_requests(buf + k, size - k, want, nwant);
+}
+
 static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const struct verdict *r)
 {
 	if (!(g->flags & LIN_G_KEY))
@@ -294,7 +331,12 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 	v->sum.incorrect_by_level[r->level]++;
 	static const char *const nm[] = { "key", "epoch", "joined_request", "true_request" };
 	uint64_t ids[] = { g->key, r->epoch, n ? got[0] : LIN_NIL, t->nreq ? want[0] : LIN_NIL };
+	size_t before = v->findings.n;
 	lin_v_finding(v, "incorrect", "request_mismatch", g->file, g->offset, g->index, 4, nm, ids);
+	if (v->findings.n > before) {
+		struct lin_finding *f = lin_vec_at(&v->findings, before);
+		mismatch_detail(f->detail, sizeof(f->detail), r->epoch, got, n, want, t->nreq);
+	}
 }
 
 /* lin_vopts.on_gpu: the verdict on @g, keyed by its file and offset. */
@@ -618,10 +660,21 @@ static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, 
 		snprintf(buf, n, "no GPU record was read");
 		return;
 	}
+	/* What to do, where the trace says: a host-only trace is the first trace of most users
+	 * (docs/validator.md, "A trace without GPU records"). */
 	if (!strcmp(p->backend, "none"))
-		snprintf(buf, n, "the runtime ran with backend none: no CUPTI activity was collected");
+		snprintf(buf, n,
+			 "the runtime ran with backend none: no CUPTI activity was collected; "
+			 "create it with the CUPTI backend (LIN_BACKEND_CUPTI, Python "
+			 "backend=\"cupti\") to record GPU work, or check the host-side records "
+			 "alone with --allow-empty");
 	else if (p->cupti[0] && strcmp(p->cupti, "ok"))
-		snprintf(buf, n, "CUPTI was not usable: %s", p->cupti);
+		snprintf(buf, n,
+			 "CUPTI was not usable: %s; the program recorded host-side lineage only. "
+			 "Run it where an NVIDIA GPU and its driver are visible (nvidia-smi lists "
+			 "one) to record GPU work, or check the host-side records alone with "
+			 "--allow-empty",
+			 p->cupti);
 	else if (p->dropped_cupti)
 		snprintf(buf, n, "CUPTI records were dropped (see the loss findings)");
 	else if (p->launches && !p->api_records)

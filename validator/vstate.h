@@ -92,7 +92,7 @@ struct lin_finding {
 	const char *idname[LIN_MAX_IDS];
 	uint64_t id[LIN_MAX_IDS];
 	uint64_t cand[LIN_MAX_CAND];
-	char detail[192]; /* why, in words ("" when the cause says it all) */
+	char detail[384]; /* why, in words ("" when the cause says it all) */
 };
 
 /* A GPU record waiting for its joins. */

@@ -28,9 +28,12 @@ typedef struct lin_runtime lin_runtime;
 enum lin_log_level { LIN_LOG_ERROR = 0, LIN_LOG_WARN = 1, LIN_LOG_INFO = 2, LIN_LOG_DEBUG = 3 };
 
 /*
- * lin_log_fn - where the library's diagnostics go. The library never prints by itself:
- * with no callback it is silent, unless LINEAGE_LOG=warn|info|debug is set in the
- * environment, in which case messages at that level or more severe go to stderr.
+ * lin_log_fn - where the library's diagnostics go. The library prints only through this:
+ * with no callback, messages at the level LINEAGE_LOG names (error|warn|info|debug) or more
+ * severe go to stderr; with LINEAGE_LOG unset, only one status line per runtime open does
+ * (the CUPTI backend recording host-side lineage only, at LIN_LOG_WARN), and
+ * LINEAGE_LOG=off (or error) silences that too. A callback gets every message, that line
+ * included, and nothing goes to stderr.
  * Context: called on the thread that hit the condition, never with a lock held that
  * another lineage call could need; must not call back into the runtime.
  */

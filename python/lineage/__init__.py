@@ -18,6 +18,15 @@ import subprocess as _sp
 from . import _lineage
 from ._errors import Error, InvalidArgument, _make
 
+try:  # written by setup.py (or CMake) when the package was built
+    from . import _build
+except ImportError:  # pragma: no cover - a package tree put together by hand
+    _build = None
+
+#: The release: liblineage's version this package was built against (one number for the
+#: library, its tools, the trace format's writer and this package).
+__version__ = getattr(_build, "VERSION", None) or _lineage.library_version()
+
 __all__ = ["Runtime", "Token", "Request", "Epoch", "Launch", "Adopt", "RemoteContext",
            "GraphTracker", "GraphCapture", "GraphLaunch", "capture", "current", "adopt",
            "extract", "validate", "Error", "InvalidArgument", "StaleToken", "BadToken",
@@ -113,15 +122,34 @@ def adopt(token, runtime=None):
 
 
 class ValidatorNotFound(Error):
-    """lineage-validate is not installed (nor named by $LINEAGE_VALIDATE)."""
+    """No lineage-validate: $LINEAGE_VALIDATE unset (or not an executable), none in the
+    build or install this package was built against, none on PATH."""
 
 
 def _validator():
-    exe = _os.environ.get("LINEAGE_VALIDATE") or _shutil.which("lineage-validate")
-    if not exe:
-        raise ValidatorNotFound("lineage-validate not found: install lineage or set "
-                                "LINEAGE_VALIDATE", 2, "ENOENT")
-    return exe
+    """The lineage-validate to run: $LINEAGE_VALIDATE, else the one of the build or install
+    this package was built against (recorded in _build.py), else the first on PATH."""
+    env = _os.environ.get("LINEAGE_VALIDATE")
+    if env:
+        if not (_os.path.isfile(env) and _os.access(env, _os.X_OK)):
+            raise ValidatorNotFound(f"LINEAGE_VALIDATE={env} is not an executable file "
+                                    "(a CMake build has it at BUILD/validator/lineage-validate, "
+                                    "an install at PREFIX/bin/lineage-validate)", 2, "ENOENT")
+        return env
+    built = getattr(_build, "VALIDATE", None)
+    if built and _os.access(built, _os.X_OK):
+        return built
+    exe = _shutil.which("lineage-validate")
+    if exe:
+        return exe
+    looked = getattr(_build, "VALIDATE_LOOKED", None) or built
+    there = (f"{looked} (recorded when this package was built) is not there"
+             if looked else "the build this package was built against was not recorded")
+    raise ValidatorNotFound(
+        "lineage-validate not found: $LINEAGE_VALIDATE is unset, " + there + ", and none "
+        "is on PATH. Set LINEAGE_VALIDATE to it (a CMake build has it at "
+        "BUILD/validator/lineage-validate, an install at PREFIX/bin/lineage-validate) or "
+        "install lineage (cmake --install BUILD --prefix PREFIX; docs/python.md)", 2, "ENOENT")
 
 
 def validate(paths, expect=None, max_findings=None, allow_empty=False):

@@ -10,6 +10,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type, U
 _Id = Union[int, "Request", "Epoch", "Token"]
 _Path = Union[str, bytes, "os.PathLike[str]"]
 
+__version__: str
 context: contextvars.ContextVar[Optional["Token"]]
 REISSUE_OTHER: int
 REISSUE_RETRY: int

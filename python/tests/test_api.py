@@ -381,13 +381,44 @@ def test_validate(trace, monkeypatch, tmp_path):
         lineage.validate([])
     monkeypatch.setenv("LINEAGE_VALIDATE", "")
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(lineage._build, "VALIDATE", None)
+    monkeypatch.setattr(lineage._build, "VALIDATE_LOOKED", None)
     with pytest.raises(lineage.ValidatorNotFound):
+        lineage.validate(trace)
+
+
+def test_validate_finds_the_validator_of_its_build(trace, monkeypatch, tmp_path):
+    """LINEAGE_VALIDATE unset and nothing on PATH: the lineage-validate recorded when the
+    package was built is run; where it is gone, the error says where it looked and how to
+    point LINEAGE_VALIDATE at one; a LINEAGE_VALIDATE that is no executable is refused."""
+    from conftest import validator_or_skip
+    exe = validator_or_skip()
+    with lineage.Runtime(trace_path=trace) as rt, rt.request(), rt.epoch(), rt.launch("k"):
+        pass
+    assert lineage._build is not None, "the build wrote lineage/_build.py"
+    monkeypatch.delenv("LINEAGE_VALIDATE")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(lineage._build, "VALIDATE", exe)
+    assert lineage.validate(trace, allow_empty=True)["exit_code"] == 0
+    gone = str(tmp_path / "build" / "validator" / "lineage-validate")
+    monkeypatch.setattr(lineage._build, "VALIDATE", None)
+    monkeypatch.setattr(lineage._build, "VALIDATE_LOOKED", gone)
+    with pytest.raises(lineage.ValidatorNotFound) as e:
+        lineage.validate(trace)
+    msg = str(e.value)
+    assert gone in msg and "LINEAGE_VALIDATE" in msg and "validator/lineage-validate" in msg, msg
+    plain = tmp_path / "not-a-program"
+    plain.write_text("")
+    monkeypatch.setenv("LINEAGE_VALIDATE", str(plain))
+    monkeypatch.setattr(lineage._build, "VALIDATE", exe)
+    with pytest.raises(lineage.ValidatorNotFound, match="not an executable file"):
         lineage.validate(trace)
 
 
 def test_strerror_and_versions():
     assert lineage.strerror(-4001)[0] == "LIN_ESTALE_TOKEN"
     assert lineage.library_version().count(".") == 2
+    assert lineage.__version__ == lineage.library_version(), "one release: package and library"
     assert issubclass(lineage.StaleToken, lineage.Error)
     e = pickle.loads(pickle.dumps(lineage.StaleToken("x", 4001, "LIN_ESTALE_TOKEN")))
     assert isinstance(e, lineage.StaleToken) and e.code == 4001

@@ -108,7 +108,10 @@ static const struct expect cases[] = {
 	{ "lost_unknown_epoch.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"unknown_epoch\":1" },
 	{ "lost_no_correlation.lt", 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, -1, "\"no_correlation\":1" },
 	{ "bad_ambiguous.lt", 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, -1, "\"candidates\":[2,3]" },
-	{ "bad_incorrect.lt", 0, "bad_incorrect.truth", 0, 1, 1, 1, 0, 0, 0, 1, 0, 0, "request_mismatch" },
+	{ "bad_incorrect.lt", 0, "bad_incorrect.truth", 0, 1, 1, 1, 0, 0, 0, 1, 0, 0,
+	  "\"detail\":\"joined to request 1 (epoch 2); the truth gives request 9\"" },
+	{ "bad_incorrect_no_request.lt", 0, "bad_incorrect_no_request.truth", 0, 1, 1, 1, 0, 0, 0, 1, 0,
+	  0, "\"detail\":\"joined to op/epoch 4, which names no request; the truth gives request 9\"" },
 	{ "bad_scope_misuse.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"scope_order\"" },
 	{ "bad_time_order.lt", 0, 0, 0, 1, 2, 2, 0, 0, 0, 0, 2, -1, "\"time_order\"" },
 	{ "bad_duplicate_ids.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 2, -1, "\"duplicate_epoch_id\"" },
@@ -319,6 +322,35 @@ Test(cli, usage_help_version)
 	run_cli(r, ver);
 	cr_assert_eq(r->status, 0);
 	cr_assert(strstr(r->out, "lineage-validate 0."), "%s", r->out);
+	free(r);
+}
+
+/* The text report says what the files are, names both sides of an incorrect join and the
+ * levels in a Kineto user's words (the JSON keeps its keys: docs/validator.md). */
+Test(cli, text_report_reads_as_words)
+{
+	struct run *r = malloc(sizeof(*r));
+	const char *one[] = { "--expect", "bad_epoch_request_twice.truth",
+			      "bad_epoch_request_twice.lt", NULL };
+	run_cli(r, one);
+	cr_assert_eq(r->status, 1, "%s", r->out);
+	cr_assert(strstr(r->out, "): 1 trace, 1 truth file\n"), "%s", r->out);
+	cr_assert(strstr(r->out, "request_mismatch key=31 epoch=4 joined_request=1 true_request=1: "
+				 "joined to requests 1, 1 (epoch 4); the truth gives requests 1, 2\n"),
+		  "%s", r->out);
+	const char *none[] = { "--expect", "bad_incorrect_no_request.truth",
+			       "bad_incorrect_no_request.lt", NULL };
+	run_cli(r, none);
+	cr_assert(strstr(r->out, "epoch=4 true_request=9: joined to op/epoch 4, which names no "
+				 "request; the truth gives request 9\n"),
+		  "%s", r->out);
+	cr_assert(strstr(r->out, "deepest join reached        request 0, op without request 1, API "
+				 "call only 0, none 0\n"),
+		  "%s", r->out);
+	const char *two[] = { "lost_no_api_record.lt", "good_direct.lt", NULL };
+	run_cli(r, two);
+	cr_assert(strstr(r->out, "): 2 traces\n"), "%s", r->out);
+	cr_assert(!strstr(r->out, "file(s)"), "%s", r->out);
 	free(r);
 }
 

@@ -30,7 +30,7 @@ t=$("$BIN" --from kineto --max-findings 100 "$DATA/causes.json")
 expect_eq "causes.json text names graph_replay" \
 	"$(printf '%s\n' "$t" | grep -c 'lost graph_replay correlation=19 pid=100 tid=1')" 1
 expect_eq "causes.json text join levels" \
-	"$(printf '%s\n' "$t" | grep -c 'join level reached  *request 0, epoch 0, op 8, api_call 5, none 3')" 1
+	"$(printf '%s\n' "$t" | grep -c 'deepest join reached  *request 0, op without request 8, API call only 5, none 3')" 1
 
 # Exact times: op A is [1700000000000000.000, +0.100] us; one launch starts 1 ns before its
 # end, one 1 ns after. Read through a double (ulp 0.25 us here) both would sit at A's

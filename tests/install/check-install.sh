@@ -1,38 +1,77 @@
 #!/usr/bin/env bash
-# check-install.sh BUILD_DIR SOURCE_DIR - install the build into a temporary prefix and
-# build examples/quickstart.c against it twice: with pkg-config and with CMake's
-# find_package(lineage). Both programs must run and write a trace.
+# check-install.sh BUILD_DIR SOURCE_DIR - run the README's install and link commands,
+# exactly as written, against BUILD_DIR: the blocks of README.md that follow a line
+# "<!-- install-test: NAME -->" ("shared" for a shared library or "static" for
+# BUILD_SHARED_LIBS=OFF, then "cmake": find_package(lineage)). They run in one bash
+# (-euo pipefail) in a scratch directory that holds what the README's commands expect of a
+# clone: build or build-static (BUILD_DIR) and examples/. HOME is a scratch directory too,
+# so the README's "$HOME/.local/lineage" prefix is a fresh one. Nothing is added to the
+# commands: the programs must start as built (lineage.pc's RUNPATH), and start again with
+# the loader's cache inhibited and LD_LIBRARY_PATH unset (a machine whose loader knows
+# neither the prefix nor the CUDA toolkit). Then liblineage-otlp through lineage-otlp.pc
+# and lineage::lineage_otlp, and the CUDA examples through pkg-config, likewise with no
+# -rpath of their own. Exit 0: all work; 1: a step failed (named).
 set -euo pipefail
-build=$1 src=$2
-tmp=$(mktemp -d)
+build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineage-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-pc="$tmp/prefix/lib/pkgconfig"
-[ -d "$pc" ] || pc=$(dirname "$(find "$tmp/prefix" -name lineage.pc | head -1)")
-# A static library (BUILD_SHARED_LIBS=OFF) is linked with its private dependencies.
-static=()
-[ -e "$(dirname "$pc")/liblineage.so" ] || static=(--static)
-cc "$src/examples/quickstart.c" $(PKG_CONFIG_PATH="$pc" pkg-config "${static[@]}" --cflags --libs lineage) \
-	-pthread -Wl,-rpath,"$(dirname "$pc")" -o "$tmp/qs-pkgconfig"
-"$tmp/qs-pkgconfig" "$tmp/a.lintrace" >/dev/null
-mkdir "$tmp/consumer"
-cat >"$tmp/consumer/CMakeLists.txt" <<CM
-cmake_minimum_required(VERSION 3.18)
-project(consumer C)
-find_package(lineage 0.4 REQUIRED)
-find_package(Threads REQUIRED)
-add_executable(qs $src/examples/quickstart.c)
-target_link_libraries(qs PRIVATE lineage::lineage Threads::Threads)
-CM
-cmake -S "$tmp/consumer" -B "$tmp/consumer/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-	-DCMAKE_BUILD_RPATH="$(dirname "$pc")" >/dev/null
-cmake --build "$tmp/consumer/b" >/dev/null
-"$tmp/consumer/b/qs" "$tmp/b.lintrace" >/dev/null
-[ -s "$tmp/a.lintrace" ] && [ -s "$tmp/b.lintrace" ]
-echo "installed headers, library, lineage.pc and the CMake package work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# block NAME: the fenced block after "<!-- install-test: NAME -->" in the README.
+block() {
+	awk -v name="$1" '
+		$0 == "<!-- install-test: " name " -->" { want = 1; next }
+		want == 1 && /^```/ { want = 2; next }
+		want == 2 && /^```/ { exit }
+		want == 2 { print }
+	' "$src/README.md"
+}
+kind=shared dir=build
+if [ ! -e "$build/liblineage.so" ]; then
+	kind=static dir=build-static
+fi
+mkdir -p "$tmp/clone" "$tmp/home"
+ln -s "$build" "$tmp/clone/$dir"
+ln -s "$src/examples" "$tmp/clone/examples"
+{
+	block "$kind"
+	block cmake
+} >"$tmp/readme.sh"
+for b in "$kind" cmake; do
+	[ -n "$(block "$b")" ] || fail "README.md has no block after <!-- install-test: $b -->"
+done
+echo "running the README's install-test blocks '$kind' and 'cmake' ($(wc -l <"$tmp/readme.sh") lines)"
+if ! (cd "$tmp/clone" && env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u CMAKE_PREFIX_PATH \
+	HOME="$tmp/home" bash -euo pipefail "$tmp/readme.sh") >"$tmp/readme.log" 2>&1; then
+	cat "$tmp/readme.log" >&2
+	fail "the README's '$kind' + 'cmake' install blocks (above) did not run through"
+fi
+prefix=$tmp/home/.local/lineage
+[ "$kind" = static ] && prefix=$tmp/home/.local/lineage-static
+pc=$prefix/lib/pkgconfig
+[ -f "$pc/lineage.pc" ] || fail "no $pc/lineage.pc after the README's install"
+exes=$(find "$tmp/clone" -maxdepth 3 -type f -perm -u+x -name 'quickstart*' | sort)
+[ "$(echo "$exes" | wc -w)" -ge 2 ] || fail "the README's blocks built no quickstart programs: $exes"
+echo "installed headers, library, lineage.pc and the CMake package work as the README says"
+
+# A machine whose loader knows neither the prefix nor the CUDA toolkit's libraries (no
+# /etc/ld.so.conf entry, no LD_LIBRARY_PATH): the loader run with its cache inhibited sees
+# the system directories and RUNPATHs alone.
+ldso=$(find /lib64 /lib /usr/lib -maxdepth 2 -name 'ld-linux*.so.*' 2>/dev/null | head -1)
+[ -n "$ldso" ] || fail "no ld-linux*.so found: the loader-cache check cannot run"
+starts() {
+	env -u LD_LIBRARY_PATH "$ldso" --inhibit-cache "$1" "$tmp/c.out" >"$tmp/run.log" 2>&1 || {
+		cat "$tmp/run.log" >&2
+		fail "$1 does not start without the loader cache (a machine with no loader entry for $prefix or CUDA)"
+	}
+}
+for exe in $exes; do starts "$exe"; done
+echo "the README's programs start with no loader entry for the prefix or the CUDA libraries"
 
 # The OTLP stream's library (liblineage-otlp): a consumer enables it and streams spans,
 # built with pkg-config lineage-otlp and with CMake's lineage::lineage_otlp.
+static=()
+[ "$kind" = static ] && static=(--static)
 cat >"$tmp/otlp.c" <<'C'
 #include <stdio.h>
 #include <lineage.h>
@@ -55,58 +94,41 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
+# shellcheck disable=SC2046
 cc "$tmp/otlp.c" $(PKG_CONFIG_PATH="$pc" pkg-config "${static[@]}" --cflags --libs lineage-otlp) \
-	-pthread -Wl,-rpath,"$(dirname "$pc")" -o "$tmp/otlp-pkgconfig"
+	-pthread -o "$tmp/otlp-pkgconfig"
+starts "$tmp/otlp-pkgconfig"
 "$tmp/otlp-pkgconfig" "$tmp/a.otlp.json"
-grep -q resourceSpans "$tmp/a.otlp.json"
+grep -q resourceSpans "$tmp/a.otlp.json" || fail "otlp-pkgconfig wrote no spans"
 mkdir "$tmp/oconsumer"
 cat >"$tmp/oconsumer/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.18)
 project(oconsumer C)
-find_package(lineage 0.4 REQUIRED)
+find_package(lineage REQUIRED)
 find_package(Threads REQUIRED)
 add_executable(otlp $tmp/otlp.c)
 target_link_libraries(otlp PRIVATE lineage::lineage_otlp Threads::Threads)
 CM
-cmake -S "$tmp/oconsumer" -B "$tmp/oconsumer/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-	-DCMAKE_BUILD_RPATH="$(dirname "$pc")" >/dev/null
+cmake -S "$tmp/oconsumer" -B "$tmp/oconsumer/b" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$tmp/oconsumer/b" >/dev/null
+starts "$tmp/oconsumer/b/otlp"
 "$tmp/oconsumer/b/otlp" "$tmp/b.otlp.json"
-grep -q resourceSpans "$tmp/b.otlp.json"
+grep -q resourceSpans "$tmp/b.otlp.json" || fail "the CMake otlp consumer wrote no spans"
 echo "installed liblineage-otlp, lineage-otlp.pc and lineage::lineage_otlp work"
 
-# A machine whose loader knows nothing of the CUDA toolkit's libraries (no /etc/ld.so.conf
-# entry, no LD_LIBRARY_PATH): the loader run with its cache inhibited sees the system
-# directories and RUNPATHs alone. A library built with CUPTI needs libcupti from the
-# toolkit; the installed library must find it by itself.
-ldso=$(find /lib64 /lib /usr/lib -maxdepth 2 -name 'ld-linux*.so.*' 2>/dev/null | head -1)
-if [ -n "$ldso" ]; then
-	for exe in "$tmp/qs-pkgconfig" "$tmp/consumer/b/qs" "$tmp/otlp-pkgconfig"; do
-		if ! env -u LD_LIBRARY_PATH "$ldso" --inhibit-cache "$exe" "$tmp/c.out" >"$tmp/run.log" 2>&1; then
-			cat "$tmp/run.log" >&2
-			echo "FAIL: $exe does not start without the loader cache (a machine with no loader entry for CUDA)" >&2
-			exit 1
-		fi
-	done
-	echo "consumers start with no loader entry for the CUDA libraries"
-else
-	echo "skipped: the loader-cache check (no ld-linux found)"
-fi
-
 # The CUDA examples build from the installed headers alone, as their header comments say
-# (they run on a GPU only: ctest -L gpu). Skipped, and said so, without nvcc or CUPTI.
+# (they run on a GPU only: ctest -L gpu). Not checked, and said so, without nvcc or CUPTI.
 cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
-if [ -x "$cuda/bin/nvcc" ] && grep -rqs LIN_HAVE_CUPTI "$tmp/prefix" --include='*.cmake'; then
+if [ -x "$cuda/bin/nvcc" ] && grep -rqs LIN_HAVE_CUPTI "$prefix" --include='*.cmake'; then
 	for ex in pool_lineage attrib_causes; do
 		# shellcheck disable=SC2046
 		"$cuda/bin/nvcc" -std=c++17 -arch=sm_90 "$src/examples/$ex.cu" \
 			$(PKG_CONFIG_PATH="$pc" pkg-config "${static[@]}" --cflags --libs lineage msgpack |
 				sed 's/-Wl,/-Xlinker /g') \
-			-I"$cuda/include" -L"$cuda/lib64" -lcupti -Xlinker -rpath,"$(dirname "$pc")" \
-			-o "$tmp/$ex"
-		[ -x "$tmp/$ex" ]
+			-I"$cuda/include" -L"$cuda/lib64" -lcupti -o "$tmp/$ex"
+		[ -x "$tmp/$ex" ] || fail "examples/$ex.cu did not build"
 		echo "examples/$ex.cu builds against the installed package with pkg-config"
 	done
 else
-	echo "skipped: examples/pool_lineage.cu, examples/attrib_causes.cu (no nvcc at $cuda, or a library without CUPTI)"
+	echo "not checked: examples/pool_lineage.cu, examples/attrib_causes.cu (no nvcc at $cuda, or a library without CUPTI)"
 fi

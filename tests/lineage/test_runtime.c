@@ -209,6 +209,117 @@ Test(runtime, output_structs_fill_what_the_caller_sz_covers)
 	rtfix_fini(&f);
 }
 
+/* Standard error into a file while @fn runs (by hand: the TSan build's test runner has no
+ * Criterion redirect); what was written, in @buf. */
+static void stderr_of(void (*fn)(void), char *buf, size_t n)
+{
+	char path[] = "/tmp/lin-log-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	fflush(stderr);
+	int saved = dup(2);
+	cr_assert_geq(dup2(fd, 2), 0);
+	fn();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	memset(buf, 0, n);
+	ssize_t got = pread(fd, buf, n - 1, 0);
+	close(fd);
+	unlink(path);
+	cr_assert_geq(got, 0);
+}
+
+static int n_status;
+static void count_status(enum lin_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	if (level == LIN_LOG_WARN && strstr(msg, "recording host-side lineage only"))
+		n_status++;
+}
+
+/* One runtime with the CUPTI backend and no log callback, a launch, closed. */
+static void open_cupti_runtime(void)
+{
+	struct lin_runtime_opts o = { .sz = sizeof(o), .backend = LIN_BACKEND_CUPTI };
+	lin_runtime *rt = NULL;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	lin_launch l;
+	(void)lin_launch_begin(rt, "k", &l); /* no context: a misuse record, no log line */
+	lin_runtime_free(rt);
+}
+
+static void open_twice(void)
+{
+	open_cupti_runtime();
+	open_cupti_runtime();
+}
+
+static void open_none_runtime(void)
+{
+	lin_runtime *rt = NULL;
+	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
+	lin_runtime_free(rt);
+}
+
+static void open_cupti_with_callback(void)
+{
+	struct lin_runtime_opts o = { .sz = sizeof(o), .backend = LIN_BACKEND_CUPTI, .log = count_status };
+	lin_runtime *rt = NULL;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	lin_runtime_free(rt);
+}
+
+static size_t count_lines(const char *buf, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = buf; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* The CUPTI backend's host-only fallback is said once per runtime open on standard error
+ * by default (a trace with no GPU records must not be the first sign); LINEAGE_LOG=off or
+ * error silences it, =warn says it once (not twice), a callback gets it instead of stderr,
+ * and a runtime without the CUPTI backend says nothing. */
+Test(log, cupti_fallback_is_one_stderr_line_per_open_by_default)
+{
+	struct lin_runtime_opts o = { .sz = sizeof(o), .backend = LIN_BACKEND_CUPTI, .log = count_status };
+	lin_runtime *rt = NULL;
+	n_status = 0;
+	unsetenv("LINEAGE_LOG");
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	lin_runtime_free(rt);
+	if (n_status == 0)
+		cr_skip_test("CUPTI works here (a GPU and driver): no fallback to report");
+	cr_assert_eq(n_status, 1, "the callback gets the line once");
+
+	char buf[4096];
+	stderr_of(open_twice, buf, sizeof(buf));
+	cr_assert_eq(count_lines(buf, "\n"), 2, "one line per open: [%s]", buf);
+	cr_assert_eq(count_lines(buf, "lineage: warn: CUPTI is not usable ("), 2, "[%s]", buf);
+	cr_assert(strstr(buf, "recording host-side lineage only") && strstr(buf, "LINEAGE_LOG=off"),
+		  "[%s]", buf);
+
+	setenv("LINEAGE_LOG", "warn", 1);
+	stderr_of(open_cupti_runtime, buf, sizeof(buf));
+	cr_assert_eq(count_lines(buf, "CUPTI is not usable"), 1, "LINEAGE_LOG=warn: once [%s]", buf);
+	setenv("LINEAGE_LOG", "off", 1);
+	stderr_of(open_cupti_runtime, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "", "LINEAGE_LOG=off: silent");
+	setenv("LINEAGE_LOG", "error", 1);
+	stderr_of(open_cupti_runtime, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "", "LINEAGE_LOG=error: silent");
+	unsetenv("LINEAGE_LOG");
+
+	stderr_of(open_none_runtime, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "", "backend none: nothing to say");
+	n_status = 0;
+	stderr_of(open_cupti_with_callback, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "", "a callback takes the line off stderr");
+	cr_assert_eq(n_status, 1);
+}
+
 /* Without a log callback, LINEAGE_LOG picks the level that goes to standard error. (Standard
  * error goes to a file by hand: the TSan build's test runner has no Criterion redirect.) */
 Test(log, lineage_log_sets_the_level_written_to_stderr)
@@ -229,6 +340,10 @@ Test(log, lineage_log_sets_the_level_written_to_stderr)
 	unsetenv("LINEAGE_LOG");
 	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
 	lin_runtime_log(rt, LIN_LOG_ERROR, "unset: silent");
+	lin_runtime_free(rt);
+	setenv("LINEAGE_LOG", "off", 1);
+	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
+	lin_runtime_log(rt, LIN_LOG_ERROR, "off: silent");
 	lin_runtime_free(rt);
 	setenv("LINEAGE_LOG", "loud", 1); /* not a level: silent */
 	cr_assert_eq(lin_runtime_create(NULL, &rt), 0);
