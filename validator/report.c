@@ -101,6 +101,14 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 		"},\"duplicates\":%" PRIu64 ",\"captured_launches\":%" PRIu64
 		",\"bracket_checked\":%" PRIu64 ",\"bracket_unchecked\":%" PRIu64,
 		s->duplicates, s->captured_launches, s->bracket_checked, s->bracket_unchecked);
+	fprintf(out, ",\"bracket_unchecked_by\":{");
+	for (int i = 0, first = 1; i < LIN_UNCHK_N; i++)
+		if (s->bracket_unchecked_by[i]) {
+			fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",",
+				lin_unchecked_name((enum lin_unchecked)i), s->bracket_unchecked_by[i]);
+			first = 0;
+		}
+	fprintf(out, "}");
 	fprintf(out, ",\"lost\":%" PRIu64 ",\"lost_by_cause\":{", s->lost);
 	int first = 1;
 	for (int i = 0; i < LIN_CAUSE_N; i++) {
@@ -204,9 +212,15 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 	if (s->captured_launches)
 		fprintf(out, "  %-28s %12" PRIu64 "\n", "launches in stream capture",
 			s->captured_launches);
-	if (s->bracket_checked || s->bracket_unchecked)
-		fprintf(out, "  %-28s %12" PRIu64 " (%" PRIu64 " not checked)\n",
+	if (s->bracket_checked || s->bracket_unchecked) {
+		fprintf(out, "  %-28s %12" PRIu64 " (%" PRIu64 " not checked",
 			"calls inside their bracket", s->bracket_checked, s->bracket_unchecked);
+		for (int i = 0; i < LIN_UNCHK_N; i++)
+			if (s->bracket_unchecked_by[i])
+				fprintf(out, ", %s %" PRIu64, lin_unchecked_name((enum lin_unchecked)i),
+					s->bracket_unchecked_by[i]);
+		fprintf(out, ")\n");
+	}
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "incorrect", s->incorrect);
 	fprintf(out, "  %-28s %12" PRIu64 "\n", "structural findings", s->structural);
 	if (s->dropped)
@@ -263,4 +277,18 @@ void lin_verdict_line(FILE *out, const char *file, uint64_t key, enum lin_join j
 		fprintf(out, "%s%" PRIu64, i ? "," : "", reqs[i]);
 	fprintf(out, "%s\n", nreqs ? "" : "-");
 	free(s);
+}
+
+const char *lin_unchecked_name(enum lin_unchecked u)
+{
+	static const char *const names[LIN_UNCHK_N] = {
+		[LIN_UNCHK_NO_CLOCK_BOUND] = "no_clock_bound",
+		[LIN_UNCHK_NO_CLOCK_RECORD] = "no_clock_record",
+		[LIN_UNCHK_NO_API_TIMES] = "no_api_times",
+		[LIN_UNCHK_DROPPED_BRACKETS] = "dropped_brackets",
+		[LIN_UNCHK_CLOCK_UNCERTAINTY] = "clock_uncertainty",
+		[LIN_UNCHK_BRACKET_UNCLOSED] = "bracket_unclosed",
+		[LIN_UNCHK_LIMIT] = "limit",
+	};
+	return (unsigned)u < LIN_UNCHK_N ? names[u] : "unknown";
 }

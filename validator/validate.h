@@ -56,6 +56,19 @@ enum lin_rule {
 	LIN_RULE_N
 };
 
+/* Why the bracket check could not check a call (docs/validator.md, "The bracket check"). */
+enum lin_unchecked {
+	LIN_UNCHK_NO_CLOCK_BOUND,    /* device times not on the host clock, no bound on the map */
+	LIN_UNCHK_NO_CLOCK_RECORD,   /* no clock record maps the call's device times */
+	LIN_UNCHK_NO_API_TIMES,      /* the API record has no times, or its ext is ambiguous */
+	LIN_UNCHK_DROPPED_BRACKETS,  /* brackets it may lie in were dropped or came unordered */
+	LIN_UNCHK_CLOCK_UNCERTAINTY, /* within the clock map's error of a bracket's edge */
+	LIN_UNCHK_BRACKET_UNCLOSED,  /* a bracket that may hold it has no known end */
+	LIN_UNCHK_LIMIT,             /* more calls waiting than the validator keeps */
+	LIN_UNCHK_N
+};
+const char *lin_unchecked_name(enum lin_unchecked u);
+
 /*
  * How far a GPU record's chain reaches (docs/validator.md, "Join levels"): none (no API
  * record), the API call, a launch bracket or op around it, an epoch, a request. Each GPU
@@ -85,6 +98,7 @@ struct lin_vsummary {
 				     * GPU record: not held to one (they may have been captured) */
 	uint64_t bracket_checked;   /* API calls under a pushed id found inside its bracket */
 	uint64_t bracket_unchecked; /* ... that could not be checked (docs/validator.md) */
+	uint64_t bracket_unchecked_by[LIN_UNCHK_N]; /* ... by reason (enum lin_unchecked) */
 	uint64_t structural, notes, findings;
 	uint64_t dropped; /* events and CUPTI records reported lost by dropped records */
 	uint64_t truth_records, matched;

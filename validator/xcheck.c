@@ -25,6 +25,13 @@
 #include "lineage/trace_format.h"
 #include "vstate.h"
 
+/* One more tagged call the bracket check could not check, and why. */
+static void unchecked(struct lin_validator *v, enum lin_unchecked why)
+{
+	v->sum.bracket_unchecked++;
+	v->sum.bracket_unchecked_by[why]++;
+}
+
 /* Drop the oldest closed brackets that already held a call; the horizon is the latest end
  * dropped (an outer bracket may end after inner ones). */
 static void drop_checked(struct lin_bthread *t)
@@ -54,7 +61,7 @@ bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
 		uint64_t horizon = t->b[drop].begin;
 		for (uint32_t i = 0; i < drop; i++) {
 			if (!t->b[i].apis)
-				v->sum.bracket_unchecked++; /* cannot tell any more */
+				unchecked(v, LIN_UNCHK_LIMIT); /* cannot tell any more */
 			if (t->b[i].end < LIN_END_UNTIMED && t->b[i].end > horizon)
 				horizon = t->b[i].end;
 		}
@@ -135,17 +142,17 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	if (!p->host_clock && (!final || !p->clock_err_known)) {
 		if (!final && p->clock_err_known)
 			return false; /* the bound is known at the end of the run */
-		v->sum.bracket_unchecked++;
+		unchecked(v, LIN_UNCHK_NO_CLOCK_BOUND);
 		return true;
 	}
 	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
 	uint64_t s, e, u;
 	if (!lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u)) {
-		v->sum.bracket_unchecked++;
+		unchecked(v, LIN_UNCHK_NO_CLOCK_RECORD);
 		return true;
 	}
 	if (t && (t->unordered || (t->horizon && s < t->horizon + u))) {
-		v->sum.bracket_unchecked++;
+		unchecked(v, LIN_UNCHK_DROPPED_BRACKETS);
 		t->unmarked = true;
 		v->procs[d->proc].xcheck_unmarked = true;
 		return true;
@@ -161,7 +168,7 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 		/* Not decided; every bracket that may hold it has held a call. That credit is
 		 * a guess: its process is also held to launch accounting by count. */
 		lin_v_holders(t, s, e, u, true, true, true, &h);
-		v->sum.bracket_unchecked++;
+		unchecked(v, h.unclosed ? LIN_UNCHK_BRACKET_UNCLOSED : LIN_UNCHK_CLOCK_UNCERTAINTY);
 		v->procs[d->proc].xcheck_unmarked = true;
 		return true;
 	}
@@ -219,16 +226,19 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const s
 			v->procs[proc].xcheck_unmarked = true;
 		return;
 	}
-	if ((!p->host_clock && !p->clock_err_known) || c->api_start == LIN_NIL ||
-	    c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG)) {
-		v->sum.bracket_unchecked++;
+	if (c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG)) {
+		unchecked(v, LIN_UNCHK_NO_API_TIMES);
+		return;
+	}
+	if (!p->host_clock && !p->clock_err_known) {
+		unchecked(v, LIN_UNCHK_NO_CLOCK_BOUND);
 		return;
 	}
 	struct lin_xdefer d = { c->api_start,  c->api_end,           c->epoch,   corr,
 				c->api_offset, c->api_index,         c->api_tid, c->api_file,
 				proc,          lin_c_late(c->flags), { 0 } };
 	if (!decide(v, &d, false) && !defer(v, &d)) {
-		v->sum.bracket_unchecked++;
+		unchecked(v, LIN_UNCHK_LIMIT);
 		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
 		if (t)
 			t->unmarked = true;

@@ -100,6 +100,10 @@ static const char usage_text[] =
 	"    --driver-records R with --cupti layer: each runtime call makes a nested driver call\n"
 	"                       with a correlation id of its own (distinct, the default), with\n"
 	"                       the runtime call's (shared), or none\n"
+	"    --cupti-own-clock  with --cupti layer and --strategy epoch: the live binding leaves\n"
+	"                       device times on CUPTI's own clock (LIN_CUPTI_OWN_CLOCK) and\n"
+	"                       relates them to host time through the clock pairs it writes,\n"
+	"                       as beside another tool that owns CUPTI's timestamps\n"
 	"    --latency-timestamps\n"
 	"                       kernel records carry CUPTI's queued and submitted times, as with\n"
 	"                       cuptiActivityEnableLatencyTimestamps (--cupti sim only)\n"
@@ -183,6 +187,7 @@ enum {
 	O_CUPTI,
 	O_DRIVER,
 	O_LATENCY,
+	O_OWN_CLOCK,
 	O_CAUSE,
 	O_SCHED,
 	O_DELAY
@@ -204,6 +209,7 @@ static const struct option longopts[] = {
 	{ "cupti", required_argument, NULL, O_CUPTI },
 	{ "driver-records", required_argument, NULL, O_DRIVER },
 	{ "latency-timestamps", no_argument, NULL, O_LATENCY },
+	{ "cupti-own-clock", no_argument, NULL, O_OWN_CLOCK },
 	{ "cause-truth", required_argument, NULL, O_CAUSE },
 	{ "sched-trace", required_argument, NULL, O_SCHED },
 	{ "delay-us", required_argument, NULL, O_DELAY },
@@ -266,6 +272,7 @@ static int parse(int argc, char **argv, struct synth_opts *o, bool *seed_set, bo
 			break;
 		}
 		case O_LATENCY: o->latency = true; break;
+		case O_OWN_CLOCK: o->own_clock = true; break;
 		case O_CAUSE: o->cause_truth = optarg; break;
 		case O_SCHED: o->sched_trace = optarg; break;
 		case O_DELAY:
@@ -299,6 +306,8 @@ static int check_required(const struct synth_opts *o, bool seed_set, bool strate
 		return usage_error("%s", "-o TRACE and --truth TRUTH are required");
 	if (driver_set && o->cupti != LIN_SIM_LAYER)
 		return usage_error("%s", "--driver-records needs --cupti layer");
+	if (o->own_clock && (o->cupti != LIN_SIM_LAYER || o->strategy != SYNTH_EPOCH))
+		return usage_error("%s", "--cupti-own-clock needs --cupti layer and --strategy epoch");
 	if (o->latency && o->cupti != LIN_SIM_ATTACH)
 		return usage_error("%s", "--latency-timestamps needs --cupti sim");
 	bool attr = strncmp(o->scenario, "attr-", 5) == 0;

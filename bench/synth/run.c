@@ -114,6 +114,8 @@ static int open_runtime(struct synth *sx, struct trace_out *out)
 		 * clocks itself (a clock record with every buffer). */
 		ro.backend = LIN_BACKEND_CUPTI;
 		ro.backend_ops = NULL;
+		if (sx->o.own_clock)
+			ro.cupti_flags |= LIN_CUPTI_OWN_CLOCK;
 		out->clock_done = true;
 		out->live_clock = true;
 	}
