@@ -439,6 +439,11 @@ LIN_API int lin_graph_launch_begin(lin_graph_tracker *gt, uint64_t exec_id, cons
 	err = current_epoch(gt->rt, &epoch, &version, &kind);
 	if (err && kind != LIN_TARGET_REQUEST)
 		return plain_launch(gt, name, gl, -LIN_ENOCONTEXT);
+	/* Late work (its epoch retired or re-issued since it was adopted): no replay epoch is
+	 * minted under a version that has ended. A plain bracket pushes the epoch with its late
+	 * bit, so the replay's GPU records join that version, counted late. */
+	if (!err && lin_rt_scope_late(gt->rt))
+		return plain_launch(gt, name, gl, 0);
 	pthread_mutex_lock(&gt->mu);
 	x = owner_get(&gt->execs, exec_id, gt->max_execs);
 	if (x)

@@ -204,6 +204,17 @@ public:
 	/* Adopt @t; on failure nothing is open and @ec says why. */
 	scope(lin_runtime *rt, const token &t, std::error_code &ec) noexcept { adopt(rt, t, ec); }
 
+	/* A scope in which the thread has no current context (lin_scope_enter_none), whatever
+	 * scope it is inside: for work that must not run under another task's context. Empty
+	 * (nothing open) if even that failed. */
+	static scope none(lin_runtime *rt) noexcept
+	{
+		scope s;
+		if (rt && lin_scope_enter_none(rt, &s.s_) == 0)
+			s.rt_ = rt;
+		return s;
+	}
+
 	/* Enter a live request or epoch @id owned by this thread (lin_scope_enter). */
 	static scope enter(lin_runtime *rt, std::uint64_t id)
 	{
@@ -387,6 +398,24 @@ private:
  * arguments, and closes the scope when F returns or throws. Copyable if F is; move-only
  * callables and move-only arguments work.
  */
+namespace detail {
+/* Where handed-on work runs (wrap, the adapters): under @t, adopted (late when its version
+ * ended), or, when @t is empty or cannot be adopted, under no context at all
+ * (lin_scope_enter_none): never under whatever scope the running thread happens to be in.
+ * An adopt error goes to the error handler and @ec. */
+inline scope adopt_or_none(lin_runtime *rt, const token &t, std::error_code &ec) noexcept
+{
+	ec.clear();
+	if (t) {
+		scope s(rt, t, ec);
+		if (!ec)
+			return s;
+		defer(-ec.value(), "lin_token_adopt");
+	}
+	return scope::none(rt);
+}
+} // namespace detail
+
 template <class F> class wrapped {
 public:
 	wrapped(lin_runtime *rt, token t, F f) : rt_(rt), tok_(t), f_(std::move(f)) {}
@@ -409,10 +438,7 @@ private:
 	scope adopt() const noexcept
 	{
 		std::error_code ec;
-		scope s(rt_, tok_, ec);
-		if (ec)
-			detail::defer(-ec.value(), "lin_token_adopt");
-		return s;
+		return detail::adopt_or_none(rt_, tok_, ec);
 	}
 
 	lin_runtime *rt_;

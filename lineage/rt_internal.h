@@ -53,6 +53,15 @@ uint64_t lin_rt_clock_ns(const struct lin_rt_clock *c);
  * "host"). Before the trace is opened. */
 void lin_rt_set_device_clock_host(lin_runtime *rt);
 
+/* enum lin_late of the calling thread's current scope: its version ended since it was
+ * adopted or entered (docs/trace-format.md, "Late work"); LIN_LATE_NONE with no scope. One
+ * registry cache line. */
+uint8_t lin_rt_scope_late(lin_runtime *rt);
+
+/* lin_token_adopt for a token parsed from text that is proven to come from this process
+ * (lin_w3c_adopt's span id): adopted late when its version ended, as a binary token is. */
+int lin_rt_token_adopt_local(lin_runtime *rt, const lin_token *tok, lin_scope *scope);
+
 /* gettid() of the calling thread, cached. */
 uint32_t lin_rt_gettid(void);
 

@@ -271,6 +271,18 @@ static pthread_once_t global_once = PTHREAD_ONCE_INIT;
  * 16 bits still collide about once in 65,536 pairs: the tag is a guard against mistakes,
  * not an authentication (a token's id and version must also match a live slot).
  */
+/*
+ * The runtime's 16-bit tag, in every token it makes: random (tokens of runtimes in other
+ * processes rarely match it), and never one an earlier runtime of this process had, until
+ * all 65,535 have been given out (then the set starts over: a binary token kept from a
+ * runtime freed 65,535 runtimes ago could pass for this one's). So a binary token of
+ * another runtime of this process, live or freed, is always foreign (-LIN_EFOREIGN), never
+ * adopted, late or not, as this runtime's.
+ */
+static pthread_mutex_t tags_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t tags_used[65536 / 8];
+static uint32_t tags_n;
+
 static uint16_t runtime_tag(uint64_t gen)
 {
 	struct timespec ts;
@@ -282,7 +294,18 @@ static uint16_t runtime_tag(uint64_t gen)
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
 	x ^= x >> 31;
 	uint16_t tag = (uint16_t)(x >> 48);
-	return tag ? tag : 1;
+	pthread_mutex_lock(&tags_mu);
+	if (tags_n >= 65535) {
+		memset(tags_used, 0, sizeof(tags_used));
+		tags_n = 0;
+	}
+	/* The next unused one from the random start (0 is never a tag). */
+	while (!tag || (tags_used[tag / 8] & (1u << (tag % 8))))
+		tag++;
+	tags_used[tag / 8] |= (uint8_t)(1u << (tag % 8));
+	tags_n++;
+	pthread_mutex_unlock(&tags_mu);
+	return tag;
 }
 
 static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
@@ -556,8 +579,8 @@ LIN_API int lin_request_end(lin_runtime *rt, uint64_t id)
 static int current_requests(lin_runtime *rt, struct lin_tstate *ts, uint64_t **req, size_t *n,
 			    uint64_t *parent, uint64_t *one)
 {
-	if (!ts->depth)
-		return -LIN_ENOCONTEXT;
+	if (!ts->depth || !ts->scopes[ts->depth - 1].kind)
+		return -LIN_ENOCONTEXT; /* none, or a none scope (lin_scope_enter_none) */
 	const struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
 	if (top->kind == LIN_TARGET_REQUEST) {
 		*one = top->id;

@@ -63,7 +63,7 @@ LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok)
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (LIN_UNLIKELY(!ts))
 		return -ENOMEM;
-	if (LIN_UNLIKELY(!ts->depth)) {
+	if (LIN_UNLIKELY(!ts->depth || !ts->scopes[ts->depth - 1].kind)) {
 		/* An untraced code path handing work on: no error of the work's, counted. */
 		atomic_fetch_add_explicit(&rt->no_context_captures, 1, memory_order_relaxed);
 		memset(tok, 0, sizeof(*tok));
@@ -186,6 +186,26 @@ LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope)
 			  LIN_LATE_NONE, scope);
 }
 
+LIN_API int lin_scope_enter_none(lin_runtime *rt, lin_scope *scope)
+{
+	if (LIN_UNLIKELY(!rt || !scope))
+		return -EINVAL;
+	scope->cookie = 0;
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (LIN_UNLIKELY(!ts))
+		return -ENOMEM;
+	if (LIN_UNLIKELY(ts->depth >= LIN_MAX_SCOPES)) {
+		lin_record_misuse(rt, ts, LIN_MISUSE_SCOPE_DEPTH, 0, LIN_NIL, 0, ts->depth);
+		return -LIN_ESCOPE_DEPTH;
+	}
+	/* kind 0: no context. No record: nothing was adopted. */
+	struct lin_scope_ent *s = &ts->scopes[ts->depth++];
+	memset(s, 0, sizeof(*s));
+	s->cookie = ((uint64_t)ts->serial << 32) | ++ts->ctr;
+	scope->cookie = s->cookie;
+	return 0;
+}
+
 LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
 {
 	if (LIN_UNLIKELY(!rt || !scope))
@@ -196,8 +216,9 @@ LIN_API int lin_scope_exit(lin_runtime *rt, lin_scope *scope)
 	uint64_t cookie = scope->cookie;
 	if (LIN_LIKELY(ts->depth && ts->scopes[ts->depth - 1].cookie == cookie && cookie)) {
 		const struct lin_scope_ent *s = &ts->scopes[--ts->depth];
-		lin_event_put(ts, LIN_REC_SCOPE_CLOSE, s->kind, (uint16_t)(ts->depth + 1), 0,
-			      lean_ticks(rt), s->id, 0);
+		if (s->kind) /* a none scope (lin_scope_enter_none) wrote no adopt */
+			lin_event_put(ts, LIN_REC_SCOPE_CLOSE, s->kind, (uint16_t)(ts->depth + 1),
+				      0, lean_ticks(rt), s->id, 0);
 		scope->cookie = 0;
 		return 0;
 	}
@@ -229,7 +250,7 @@ LIN_API int lin_scope_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uin
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (!ts)
 		return -ENOMEM;
-	if (!ts->depth)
+	if (!ts->depth || !ts->scopes[ts->depth - 1].kind)
 		return -LIN_ENOCONTEXT;
 	const struct lin_scope_ent *s = &ts->scopes[ts->depth - 1];
 	if (kind)
@@ -239,6 +260,26 @@ LIN_API int lin_scope_current(lin_runtime *rt, uint32_t *kind, uint64_t *id, uin
 	if (version)
 		*version = s->version;
 	return 0;
+}
+
+int lin_rt_token_adopt_local(lin_runtime *rt, const lin_token *tok, lin_scope *scope)
+{
+	lin_token t = *tok;
+	t.flags &= (uint8_t)~TOKEN_FLAG_TEXT; /* not in the tag: the identity is unchanged */
+	return lin_token_adopt(rt, &t, scope);
+}
+
+uint8_t lin_rt_scope_late(lin_runtime *rt)
+{
+	struct lin_tstate *ts = lin_tstate_get(rt);
+	if (!ts || !ts->depth || !ts->scopes[ts->depth - 1].kind)
+		return LIN_LATE_NONE;
+	const struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
+	if (top->late)
+		return top->late;
+	return lin_registry_check(&rt->reg, top->slot, top->id, top->version)
+		       ? LIN_LATE_NONE
+		       : late_reason(rt, top->slot, top->id);
 }
 
 LIN_API int lin_launch_begin(lin_runtime *rt, const char *name, lin_launch *l)

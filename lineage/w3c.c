@@ -14,6 +14,7 @@
 
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
+#include "rt_internal.h"
 
 #define LIN_VALUE_VERSION "1."
 
@@ -386,7 +387,9 @@ LIN_API int lin_w3c_adopt(lin_runtime *rt, const struct lin_w3c_context *ctx, li
 		return -LIN_ENOCONTEXT;
 	if (lin_w3c_span_id(this_proc_key(), ctx->token.id) != lin_w3c_get64(ctx->tp.parent_id))
 		return -LIN_EFOREIGN;
-	return lin_token_adopt(rt, &ctx->token, scope);
+	/* The span id proves the token came from this process: one whose version ended is
+	 * late work, adopted late like a binary token (docs/trace-format.md, "Late work"). */
+	return lin_rt_token_adopt_local(rt, &ctx->token, scope);
 }
 
 LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context *ctx,

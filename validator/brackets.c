@@ -77,11 +77,12 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 	}
 }
 
-/* A launch the runtime marked @late under (epoch, version): that version must end in the
- * trace, re-issued for LIN_LATE_REISSUED, its epoch retired for LIN_LATE_ENDED (checked at
- * the end of the run: finish_versions). The first such launch is kept. */
-static void launched_late(struct lin_validator *v, uint16_t proc, uint32_t file,
-			  const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint8_t late)
+/* A launch or adopt the runtime marked @late under (epoch, version), or (request, 0): that
+ * version must end in the trace, re-issued for LIN_LATE_REISSUED, its epoch retired (the
+ * request ended) for LIN_LATE_ENDED (checked at the end of the run: finish_versions). The
+ * first such record is kept. */
+void lin_v_late_claim(struct lin_validator *v, uint16_t proc, uint32_t file,
+		      const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint8_t late)
 {
 	struct lin_vers_ent *ve = version(v, proc, epoch, ver);
 	if (!ve || ve->late)
@@ -137,7 +138,8 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	v->sum.launches++;
 	v->procs[proc].launches++;
 	uint64_t late = LIN_REC_NIL(r, 9) ? LIN_LATE_NONE : r->f[9];
-	if (late > LIN_LATE_REISSUED) {
+	if (late > LIN_LATE_REISSUED || (late && (LIN_REC_NIL(r, 2) || LIN_REC_NIL(r, 3) || !r->f[3]))) {
+		/* A value the runtime never writes, or late with no epoch version to be late for. */
 		static const char *const n[] = { "tid", "late" };
 		uint64_t ids[] = { r->f[1], late };
 		structural(v, "late_invalid", file, r->offset, r->index, 2, n, ids);
@@ -157,8 +159,8 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		lin_v_finding(v, "note",
 			      late == LIN_LATE_ENDED ? "late_after_retire" : "late_after_reissue",
 			      file, r->offset, r->index, 3, n, ids);
-		if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3))
-			launched_late(v, proc, file, r, r->f[2], r->f[3], (uint8_t)late);
+		if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3) && r->f[3])
+			lin_v_late_claim(v, proc, file, r, r->f[2], r->f[3], (uint8_t)late);
 	} else if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3)) {
 		lin_v_launched_under(v, proc, file, r, r->f[2], r->f[3], r->f[0]);
 	}
@@ -263,6 +265,16 @@ void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struc
 		struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[2]);
 		if (e)
 			e->flags |= LIN_EP_RETIRED;
+	}
+}
+
+/* request_end (host_ns, tid, request): a late adopt of its token needs it (finish_versions). */
+void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+{
+	struct lin_vers_ent *ve = version(v, proc, r->f[2], 0);
+	if (ve && !ve->changed) {
+		ve->changed = 1;
+		ve->changed_ns = r->f[0];
 	}
 }
 
@@ -483,8 +495,11 @@ static void finish_versions(struct lin_validator *v)
 			 * does not have (damaged, or the end's record was dropped). */
 			const struct lin_epoch_ent *e =
 				lin_vtab_find(&v->epochs, k.k0, lin_k1(lin_k1_proc(k.k1), 0));
-			bool ended = ve->late == LIN_LATE_REISSUED ? ve->reissued
-								   : e && (e->flags & LIN_EP_RETIRED);
+			bool request = !(k.k1 & 0xffffffffu); /* (request, 0): its request_end */
+			bool ended = request ? ve->changed
+				     : ve->late == LIN_LATE_REISSUED
+					     ? ve->reissued
+					     : e && (e->flags & LIN_EP_RETIRED);
 			if (!ended) {
 				uint64_t ids[] = { k.k0, k.k1 & 0xffffffffu, ve->late };
 				structural(v, "late_without_end", ve->late_file, ve->late_offset,
@@ -609,7 +624,9 @@ static void ext_without_bracket(struct lin_validator *v)
  * Late bits by presence, where the bracket check could not compare them call by call (no
  * bound on the clock mapping, or calls it left unchecked): an epoch named by an ext record
  * with late bits (none, after retire, after reissue) that no bracket pushing it had is
- * late_mismatch. Only in processes whose runtime pushed the ids.
+ * late_mismatch; so is one pushed with late bits no ext record naming it has, unless the
+ * process lost CUPTI records (the call's ext record may be among them). Only in processes
+ * whose runtime pushed the ids.
  */
 static void late_by_presence(struct lin_validator *v)
 {
@@ -619,7 +636,11 @@ static void late_by_presence(struct lin_validator *v)
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
 		const struct lin_vproc *p = &v->procs[lin_k1_proc(k.k1)];
-		if (!p->pushes || !(e->flags & LIN_EP_PUSHED) || !(e->ext_late & ~e->push_late) ||
+		uint8_t missing = (uint8_t)(e->push_late & ~e->ext_late);
+		if (p->dropped_cupti || !e->ext_n)
+			missing = 0; /* none arrived (launch accounting says so), or some were lost */
+		if (!p->pushes || !(e->flags & LIN_EP_PUSHED) ||
+		    (!(e->ext_late & ~e->push_late) && !missing) ||
 		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
 			continue;
 		uint64_t ids[] = { k.k0, e->ext_late, e->push_late };

@@ -313,12 +313,18 @@ static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 {
 	/* A late adopt (format 1.4): the token's version had ended; its work is joined late. */
 	if (!LIN_REC_NIL(r, 8) && r->f[8] != LIN_LATE_NONE) {
-		if (r->f[8] > LIN_LATE_REISSUED) {
+		bool request = r->f[2] == LIN_TARGET_REQUEST;
+		if (r->f[8] > LIN_LATE_REISSUED || (request && r->f[8] != LIN_LATE_ENDED) ||
+		    (!request && !r->f[4])) {
+			/* A request is never re-issued; an epoch version starts at 1. */
 			static const char *const n[] = { "tid", "late" };
 			uint64_t ids[] = { r->f[1], r->f[8] };
 			lin_v_structural(v, "late_invalid", file, r, 2, n, ids);
 		} else {
 			v->sum.late_adopts++;
+			/* Its version must end in the trace (finish_versions: late_without_end). */
+			lin_v_late_claim(v, proc, file, r, r->f[3], request ? 0 : r->f[4],
+					 (uint8_t)r->f[8]);
 		}
 	}
 	if (LIN_REC_NIL(r, 5) || LIN_REC_NIL(r, 6))
@@ -602,6 +608,7 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	}
 	switch (r->type) {
 	case LIN_REC_REQUEST_BEGIN: on_request_begin(v, proc, file, r); break;
+	case LIN_REC_REQUEST_END: lin_v_on_request_end(v, proc, r); break;
 	case LIN_REC_REQUEST_LINK: on_link(v, file, r); break;
 	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(v, proc, file, r); break;
 	case LIN_REC_TOKEN_CAPTURE: {

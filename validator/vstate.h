@@ -303,6 +303,9 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 /* A launch (or graph launch) under (@epoch, @version) at @host_ns, for the stale check. */
+void lin_v_late_claim(struct lin_validator *v, uint16_t proc, uint32_t file,
+		      const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint8_t late);
+void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
 void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 			  const struct lin_rec *r, uint64_t epoch, uint64_t version, uint64_t host_ns);
 void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);

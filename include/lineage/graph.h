@@ -155,11 +155,16 @@ typedef struct lin_graph_launch {
  * lin_graph_launch_begin - call right before cudaGraphLaunch(@exec_id): mints a replay
  * epoch (parent: the current epoch, serving its requests) with the exec's next ordinal,
  * enters it and brackets the launch with lin_launch_begin, so the replay epoch is what the
- * backend pushes. Writes a graph_launch record.
+ * backend pushes. Writes a graph_launch record. Under a late scope (the current epoch
+ * retired or was re-issued since it was adopted: docs/trace-format.md, "Late work") no
+ * replay epoch is minted: a plain lin_launch_begin is made, which pushes the epoch with its
+ * late bit, and 0 is returned.
  * @name: as for lin_launch_begin (not copied). @gl: receives the open launch.
  * Return: 0; -LIN_ENOCONTEXT (no current epoch: a plain lin_launch_begin is made);
- * -ENOSPC (exec map full: likewise); -LIN_EBACKEND (push failed; replay still recorded);
- * -EINVAL. In every case but -EINVAL, @gl is valid for lin_graph_launch_end.
+ * -ENOSPC (exec map full: likewise); -LIN_ENOTFOUND and other errors of lin_epoch_declare
+ * and lin_scope_enter (the replay epoch could not be minted: likewise); -LIN_EBACKEND (push
+ * failed; replay still recorded); -EINVAL. In every case but -EINVAL, @gl is valid for
+ * lin_graph_launch_end, and a bracket is open unless lin_launch_begin refused it.
  * Context: launching thread. Allocates (the replay epoch) and takes the output lock: a
  * graph launch costs more than lin_launch_begin. Since: 0.1
  */

@@ -441,6 +441,18 @@ LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *sc
 LIN_API int lin_scope_enter(lin_runtime *rt, uint64_t id, lin_scope *scope);
 
 /*
+ * lin_scope_enter_none - until @scope is closed (lin_scope_exit), the calling thread has no
+ * current context, whatever scope it is inside: for work whose adopt failed or that was
+ * handed on from untraced code, run on a thread that may be inside another task's scope
+ * (a pool thread that runs other tasks while it waits). Launches inside are no_context
+ * (recorded as misuse), captures get -LIN_ENOCONTEXT, lin_scope_current says
+ * -LIN_ENOCONTEXT. It writes no record of its own. Closed like any scope, strictly nested.
+ * Return: 0; -LIN_ESCOPE_DEPTH; -EINVAL.
+ * Context: the thread that runs the work; launch path (no allocation, no lock). Since: 0.4
+ */
+LIN_API int lin_scope_enter_none(lin_runtime *rt, lin_scope *scope);
+
+/*
  * lin_scope_exit - close a scope opened by lin_token_adopt or lin_scope_enter. Scopes must
  * close innermost first, on the thread that opened them, once.
  * Return: 0 (and *@scope is cleared); -LIN_ESCOPE_ORDER (an inner scope is still open:

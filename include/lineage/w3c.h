@@ -160,7 +160,9 @@ LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context 
  * back through an RPC loop). The issuer is recognised by the traceparent's parent-id,
  * which is lin_w3c_span_id(issuer's process key, token id); a token of another process is
  * refused without touching the runtime: begin a request with lin_w3c_request_begin.
- * (The token's own runtime tag is 16 bits and is not unique across processes.)
+ * (The token's own runtime tag is 16 bits and is not unique across processes.) A token
+ * whose version ended meanwhile is adopted late, as a binary token is (lin_token_adopt):
+ * the parent-id proves it is this process's. Since 0.4; before, it was refused as stale.
  * Return: as lin_token_adopt; -LIN_ENOCONTEXT (@ctx carries no token); -LIN_EFOREIGN
  * (issued by another process, or an intermediary replaced the parent-id).
  * Context: worker thread; calls gethostname and getpid, then lin_token_adopt. Since: 0.1

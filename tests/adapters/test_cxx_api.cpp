@@ -109,6 +109,51 @@ void errors_throw_or_return(lin_runtime *rt)
 	require(ec && ran == 2, "the ec overload says why and still runs the callable");
 }
 
+/* Work handed on with no context, or with a token that cannot be adopted, runs with none
+ * even on a thread inside another task's scope (an inline executor, a deferred
+ * std::async, work-stealing in wait()): never under that other task's context. */
+void handed_on_work_never_runs_under_the_runners_context(lin_runtime *rt)
+{
+	lin_runtime *other = plain_runtime();
+	lineage::token foreign;
+	{
+		lineage::request oreq(other, "other");
+		lineage::scope os = oreq.enter();
+		foreign = lineage::token::capture(other);
+	}
+	std::uint64_t seen_untraced = ~0ull, seen_foreign = ~0ull, seen_async = ~0ull, inner = 0;
+	auto untraced = lineage::wrap(rt, [&] { seen_untraced = current(rt); });
+	auto foreign_task = lineage::wrap(rt, foreign, [&] { seen_foreign = current(rt); });
+	{
+		lineage::request b(rt, "B");
+		lineage::scope bs = b.enter();
+		lineage::epoch e(rt, { b.id() });
+		lineage::scope es = e.enter();
+		untraced();
+		std::async(std::launch::deferred, [&] {
+			lineage::wrap(rt, [&] {})(); /* captured under B's epoch: fine */
+			untraced();
+			seen_async = seen_untraced;
+		}).get();
+		foreign_task();
+		inner = current(rt);
+		require(inner == e.id(), "the runner's own context is back after each task");
+		lineage::token none;
+		lineage::wrap(rt, none, [&] {
+			lin_token tok;
+			require(lin_token_capture(rt, &tok) == -LIN_ENOCONTEXT,
+				"nothing to capture inside a none scope");
+			lin_launch l;
+			require(lin_launch_begin(rt, "k", &l) == -LIN_ENOCONTEXT,
+				"a launch inside it has no context");
+			lin_launch_end(rt, &l);
+		})();
+	}
+	require(seen_untraced == 0 && seen_async == 0, "untraced work runs with no context");
+	require(seen_foreign == 0, "a foreign token's work runs with no context");
+	lin_runtime_free(other);
+}
+
 void deferred_errors_reach_the_handler(lin_runtime *rt)
 {
 	lineage::set_error_handler(counting_handler);
@@ -281,6 +326,7 @@ int main(int argc, char **argv)
 	lin_runtime *rt = plain_runtime();
 	scope_is_raii_and_move_only(rt);
 	errors_throw_or_return(rt);
+	handed_on_work_never_runs_under_the_runners_context(rt);
 	deferred_errors_reach_the_handler(rt);
 	wrap_forwards_move_only(rt);
 	lin_runtime_free(rt);

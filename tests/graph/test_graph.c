@@ -388,6 +388,47 @@ Test(graph, launch_without_context_still_brackets)
 	cr_assert_eq(tr_count(tr, LIN_REC_LAUNCH), 1, "the launch itself is recorded");
 }
 
+/* Late work (docs/trace-format.md, "Late work"): a replay by a task whose epoch was
+ * re-issued, or retired, since its token was captured mints no replay epoch: a plain
+ * bracket pushes the epoch with its late bit, and it is no error. On time: a replay epoch. */
+static void late_replay(bool reissue, uint64_t bit)
+{
+	uint64_t ep = new_epoch(new_request());
+	lin_scope es, late;
+	lin_token tok;
+	lin_graph_launch gl;
+
+	cr_assert_eq(lin_graph_exec_instantiated(gt, 5, 72), 0);
+	cr_assert_eq(lin_scope_enter(rt, ep, &es), 0);
+	cr_assert_eq(lin_token_capture(rt, &tok), 0);
+	cr_assert_eq(lin_graph_launch_begin(gt, 72, NULL, &gl), 0);
+	cr_assert_neq(gl.replay_epoch, 0, "on time: a replay epoch");
+	cr_assert_eq(lin_graph_launch_end(gt, &gl), 0);
+	cr_assert_eq(lin_scope_exit(rt, &es), 0);
+	if (reissue)
+		cr_assert_eq(lin_epoch_reissue(rt, ep, LIN_REISSUE_RETRY, NULL), 0);
+	else
+		cr_assert_eq(lin_epoch_retire(rt, ep), 0);
+	cr_assert_eq(lin_token_adopt(rt, &tok, &late), 0);
+	cr_assert_eq(lin_graph_launch_begin(gt, 72, NULL, &gl), 0, "late work is no error");
+	cr_assert_eq(gl.replay_epoch, 0, "no replay epoch under an ended version");
+	cr_assert_eq(atomic_load(&last_push), ep | bit, "the epoch, with its late bit");
+	cr_assert_eq(lin_graph_launch_end(gt, &gl), 0);
+	cr_assert_eq(lin_scope_exit(rt, &late), 0);
+	load();
+	cr_assert_eq(tr_count(tr, LIN_REC_GRAPH_LAUNCH), 1, "only the on-time replay's");
+}
+
+Test(graph, a_late_replay_pushes_its_epoch_late_after_reissue)
+{
+	late_replay(true, LIN_EXT_LATE_REISSUED);
+}
+
+Test(graph, a_late_replay_pushes_its_epoch_late_after_retire)
+{
+	late_replay(false, LIN_EXT_LATE_ENDED);
+}
+
 /* Under a request (no epoch) the replay serves that request. */
 Test(graph, launch_under_request)
 {

@@ -83,6 +83,32 @@ Test(w3c_tokens, round_trip_and_adopt_in_same_runtime)
 	lin_runtime_free(e.rt);
 }
 
+/* Work that comes back through an RPC loop after its epoch retired is late work: adopted
+ * late (the parent-id proves it is this process's), its launches late; the same token's
+ * text form, given to lin_token_adopt, is refused (it could come from anywhere). */
+Test(w3c_tokens, a_late_round_trip_is_adopted_late)
+{
+	struct env e;
+	env_open(&e);
+	struct lin_w3c_headers h;
+	cr_assert_eq(lin_w3c_inject(e.rt, &e.tok, NULL, NULL, 1, &h), 0);
+	cr_assert_eq(lin_epoch_retire(e.rt, e.epoch), 0);
+	struct lin_w3c_context c;
+	cr_assert_eq(lin_w3c_extract(h.traceparent, h.tracestate, &c), 0);
+	lin_scope s;
+	cr_assert_eq(lin_token_adopt(e.rt, &c.token, &s), -LIN_ESTALE_TOKEN,
+		     "a text token whose version ended: refused");
+	cr_assert_eq(lin_w3c_adopt(e.rt, &c, &s), 0, "this process's: adopted late");
+	struct lin_runtime_stats st = { .sz = sizeof(st) };
+	cr_assert_eq(lin_runtime_get_stats(e.rt, &st), 0);
+	cr_assert_eq(st.late_adopts, 1);
+	uint64_t cur;
+	cr_assert_eq(lin_scope_current(e.rt, NULL, &cur, NULL), 0);
+	cr_assert_eq(cur, e.epoch);
+	cr_assert_eq(lin_scope_exit(e.rt, &s), 0);
+	lin_runtime_free(e.rt);
+}
+
 Test(w3c_tokens, token_from_other_runtime_is_foreign_at_adopt)
 {
 	struct env a, b;

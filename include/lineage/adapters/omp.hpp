@@ -49,10 +49,9 @@ namespace omp {
 /* Adopt @t for the rest of the enclosing block; never throws (see file comment). */
 class task_scope {
 public:
-	task_scope(lin_runtime *rt, const lineage::token &t) noexcept : s_(rt, t, ec_)
+	task_scope(lin_runtime *rt, const lineage::token &t) noexcept
+		: s_(lineage::detail::adopt_or_none(rt, t, ec_))
 	{
-		if (ec_)
-			lineage::detail::defer(-ec_.value(), "lin_token_adopt");
 	}
 	const std::error_code &status() const noexcept { return ec_; }
 

@@ -50,18 +50,14 @@ template <class W, class A> struct work_req {
 	{
 		auto *self = static_cast<work_req *>(r->data);
 		std::error_code ec;
-		lineage::scope s(self->rt, self->tok, ec);
-		if (ec)
-			lineage::detail::defer(-ec.value(), "lin_token_adopt");
+		lineage::scope s = lineage::detail::adopt_or_none(self->rt, self->tok, ec);
 		self->work();
 	}
 	static void on_after(uv_work_t *r, int status) noexcept
 	{
 		std::unique_ptr<work_req> self(static_cast<work_req *>(r->data));
 		std::error_code ec;
-		lineage::scope s(self->rt, self->tok, ec);
-		if (ec)
-			lineage::detail::defer(-ec.value(), "lin_token_adopt");
+		lineage::scope s = lineage::detail::adopt_or_none(self->rt, self->tok, ec);
 		self->after(status);
 	}
 };
