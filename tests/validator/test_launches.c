@@ -369,6 +369,63 @@ Test(launches, late_evidence_that_contradicts_itself_is_structural)
 	late_launch(LIN_LATE_REISSUED, LIN_EXT_LATE_REISSUED, LIN_EXT_LATE_REISSUED, 0);
 	cr_assert(finding("late_without_end"));
 	done();
+	/* A late launch with no version to be late for. */
+	begin_clock("cupti", "host");
+	request(1, 2);
+	lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1);
+	lin_tf_launch_late(&pk, 500, TID, 2, NIL, 2 | LIN_EXT_LATE_ENDED, 0, 0, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_ext_correlation(&pk, 5, 2 | LIN_EXT_LATE_ENDED, 1);
+	api_at(1, 211, 1, 502, 508, 0);
+	kernel_at(1, 1, 600);
+	finish();
+	cr_assert(finding("late_invalid"));
+	done();
+	/* Late adopts whose versions never ended: an epoch's, a request's. */
+	begin_clock("cupti", "host");
+	request(1, 2);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_EPOCH, 2, 1, NIL, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_scope_close(&pk, 460, TID, LIN_TARGET_EPOCH, 2, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 502, 508, 0);
+	kernel_at(1, 1, 600);
+	finish();
+	cr_assert(finding("late_without_end"));
+	done();
+	begin_clock("cupti", "host");
+	request(1, 2);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_REQUEST, 1, 0, NIL, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_scope_close(&pk, 460, TID, LIN_TARGET_REQUEST, 1, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 502, 508, 0);
+	kernel_at(1, 1, 600);
+	finish();
+	cr_assert(finding("late_without_end"), "the request never ended");
+	done();
+}
+
+/* ... and silent where the request did end. */
+Test(launches, a_late_request_adopt_after_its_end_is_consistent)
+{
+	begin_clock("cupti", "host");
+	request(1, 2);
+	lin_tf_request_end(&pk, 440, TID + 1, 1);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_REQUEST, 1, 0, NIL, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_scope_close(&pk, 460, TID, LIN_TARGET_REQUEST, 1, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 502, 508, 0);
+	kernel_at(1, 1, 600);
+	finish();
+	cr_assert(late_consistent());
+	cr_assert_eq(s->late_adopts, 1);
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
 }
 
 /* ---------------------------------------------------------------- duplicates, ids */
