@@ -2,6 +2,7 @@
 /* main.c - the lineage-validate command line. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,23 @@ static void report(struct lin_validator *v, bool json, const struct inputs *in, 
 		lin_validator_report_json(v, stdout);
 	else
 		lin_validator_report_text(v, stdout);
+	const struct lin_vsummary *s = lin_validator_summary(v);
+	if (s->bracket_unchecked > s->bracket_checked) {
+		/* Most tagged calls went unchecked: say so where a pipeline sees it. */
+		fprintf(stderr,
+			"lineage-validate: the bracket check could not check %" PRIu64
+			" of %" PRIu64 " tagged calls (",
+			s->bracket_unchecked, s->bracket_checked + s->bracket_unchecked);
+		for (int i = 0, first = 1; i < LIN_UNCHK_N; i++)
+			if (s->bracket_unchecked_by[i]) {
+				fprintf(stderr, "%s%s %" PRIu64, first ? "" : ", ",
+					lin_unchecked_name((enum lin_unchecked)i),
+					s->bracket_unchecked_by[i]);
+				first = 0;
+			}
+		fprintf(stderr, "): an external id cross-wired near a bracket's edge would go unseen "
+				"there (docs/validator.md, \"The bracket check\")\n");
+	}
 	if (lin_validator_exit_code(v) != 2)
 		return;
 	uint64_t off = 0;

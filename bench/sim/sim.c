@@ -313,11 +313,27 @@ static uint32_t layer_api_call(lin_sim *s, struct sim_thread *t, uint32_t cbid,
 	return t->corr.runtime;
 }
 
+/* The runtime's own work after CUPTI stamped the call's end, before it returns. */
+static void api_exit(const lin_sim *s, const struct sim_thread *t)
+{
+	if (!s->o.api_exit_ns)
+		return;
+	uint64_t until = t->api_end - s->clock_off + s->o.api_exit_ns;
+	while (sim_now(s) < until)
+		;
+}
+
 uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint64_t *start)
 {
 	struct sim_thread *t = lin_sim_thread(s);
 	uint32_t corr = (uint32_t)atomic_fetch_add(&s->next_corr, 1);
 	uint64_t host = t->launch_host_ns ? t->launch_host_ns + 1 : sim_now(s);
+	if (s->o.api_enter_ns) {
+		/* The runtime's own work before CUPTI stamps the call's start. */
+		uint64_t until = (t->launch_host_ns ? t->launch_host_ns : sim_now(s)) + s->o.api_enter_ns;
+		while ((host = sim_now(s)) < until)
+			;
+	}
 	t->launch_host_ns = 0;
 	*start = host + s->clock_off;
 	if (t->api_work_ns) {
@@ -331,8 +347,11 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 	uint64_t n_ext = 0;
 	bool drop = dropped(s, corr);
 	t->last_dropped = drop;
-	if (s->o.cupti == LIN_SIM_LAYER)
-		return layer_api_call(s, t, cbid, driver_cbid, *start, drop);
+	if (s->o.cupti == LIN_SIM_LAYER) {
+		uint32_t c = layer_api_call(s, t, cbid, driver_cbid, *start, drop);
+		api_exit(s, t);
+		return c;
+	}
 	for (uint32_t k = 0; k < SIM_KINDS; k++) {
 		if (!t->depth[k])
 			continue;
@@ -374,6 +393,7 @@ uint32_t lin_sim_api_call(lin_sim *s, uint32_t cbid, uint32_t driver_cbid, uint6
 	s->st.ext_records += drop ? 0 : n_ext;
 	s->st.dropped_records += drop ? n_ext + 1 : 0;
 	pthread_mutex_unlock(&s->mu);
+	api_exit(s, t);
 	return corr;
 }
 

@@ -50,7 +50,16 @@ struct lin_sim_opts {
 	bool latency_timestamps; /* kernel records carry queued and submitted (off by default,
 				  * as in CUPTI; layer mode: only if the CUPTI client also
 				  * enabled them, docs/simulator.md row 18) */
+	/* A runtime call's own work around CUPTI's timestamps (docs/simulator.md, "Clocks"):
+	 * its API record starts api_enter_ns after the launch bracket's host time (or the
+	 * call's entry) and the call returns api_exit_ns after the record's end, spinning as
+	 * a real call does. 0, 0: the record starts 1 ns after the bracket's host time and the
+	 * call returns at once (the tightest case). LIN_SIM_API_ENTER_NS/EXIT_NS: what an
+	 * H200 showed at the least. */
+	uint32_t api_enter_ns, api_exit_ns;
 };
+#define LIN_SIM_API_ENTER_NS 372
+#define LIN_SIM_API_EXIT_NS 59
 
 /* Observable counters (what the simulator emitted). */
 struct lin_sim_stats {

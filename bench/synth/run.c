@@ -344,7 +344,9 @@ int synth_run_process(const struct synth_opts *o, const struct synth_scenario *s
 				   .host_clock = true,
 				   .cupti = o->cupti,
 				   .driver = o->driver,
-				   .latency_timestamps = o->latency };
+				   .latency_timestamps = o->latency,
+				   .api_enter_ns = o->api_enter_ns,
+				   .api_exit_ns = o->api_exit_ns };
 	struct trace_out out = { .f = fopen(trace, "wb"), .rt = &sx->rt };
 	int rc = 0;
 	if (!out.f) {

@@ -44,6 +44,7 @@ struct synth_opts {
 	enum lin_sim_cupti cupti;   /* attach decoding (default) or the test CUPTI layer */
 	enum lin_sim_driver driver; /* layer: nested driver calls */
 	bool latency;               /* kernel records carry queued/submitted (sim mode) */
+	uint32_t api_enter_ns, api_exit_ns; /* lin_sim_opts: the call's work around CUPTI's stamps */
 	bool own_clock; /* layer mode: LIN_CUPTI_OWN_CLOCK (device times on CUPTI's clock) */
 	/* attr-* scenarios (docs/attribution.md): where the cause truth and the simulated
 	 * scheduler collector's host_sched records go (NULL: not written), and the injected
