@@ -151,6 +151,8 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		uint64_t ids[] = { r->f[1], LIN_REC_OPT(r, 2), r->f[4], late };
 		structural(v, "late_mismatch", file, r->offset, r->index, 4, n, ids);
 	}
+	if (!LIN_REC_NIL(r, 2))
+		lin_v_inv_use(v, proc, r->f[2], LIN_REC_NIL(r, 3) ? 0 : r->f[3], r->f[0]);
 	if (late) {
 		/* Late work the runtime saw as such: after its version ended, by design. */
 		v->sum.late_launches[late]++;

@@ -35,7 +35,8 @@ struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
 	lin_vtab_init(&v->nodes, sizeof(struct lin_node_ent));
 	lin_vtab_init(&v->clones, sizeof(struct lin_clone_ent));
 	lin_vtab_init(&v->replays, sizeof(uint64_t));
-	lin_vtab_init(&v->requests, 0);
+	lin_vtab_init(&v->requests, sizeof(uint64_t)); /* its begin's host time (0: unknown) */
+	lin_vtab_init(&v->scopes, sizeof(uint64_t));   /* (tid, proc|depth): target + 1 */
 	lin_vtab_init(&v->apiring, sizeof(struct lin_apiring));
 	lin_vtab_init(&v->capheads, sizeof(uint64_t));
 	lin_vtab_init(&v->strings, 0);
@@ -81,10 +82,10 @@ void lin_validator_free(struct lin_validator *v)
 	free_pages(&v->captures);
 	free_pages(&v->grids);
 	lin_v_bthreads_free(v);
-	struct lin_vtab *tabs[] = { &v->epochs,  &v->corrs,   &v->nodes,   &v->clones,
-				    &v->strings, &v->undef,   &v->stale,   &v->truth,
-				    &v->vers,    &v->gmemops, &v->replays, &v->requests,
-				    &v->apiring, &v->capheads };
+	struct lin_vtab *tabs[] = { &v->epochs,  &v->corrs,    &v->nodes,   &v->clones,
+				    &v->strings, &v->undef,    &v->stale,   &v->truth,
+				    &v->vers,    &v->gmemops,  &v->replays, &v->requests,
+				    &v->apiring, &v->capheads, &v->scopes };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool,
@@ -286,6 +287,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 		return;
 	}
 	e->flags |= LIN_EP_DECLARED;
+	lin_v_inv_declare(v, proc, file, r);
 	uint64_t dup = repeated_id(r->reqs, r->nreqs);
 	if (dup != LIN_NIL) {
 		static const char *const n[] = { "epoch", "request" };
@@ -376,10 +378,13 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 	string_ref(v, proc, file, r, 4);
 	bool fresh;
 	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, r->f[2], lin_k1(proc, 0));
-	if (!lin_vtab_get(&v->requests, r->f[2], lin_k1(proc, 0), &fresh)) {
+	uint64_t *begun = lin_vtab_get(&v->requests, r->f[2], lin_k1(proc, 0), &fresh);
+	if (!begun) {
 		v->oom = true;
 		return;
 	}
+	if (fresh)
+		*begun = r->f[0] ? r->f[0] : 1;
 	if (!fresh || (e && (e->flags & LIN_EP_DECLARED))) {
 		static const char *const n[] = { "request" };
 		lin_v_structural(v, "duplicate_request_id", file, r, 1, n, &r->f[2]);
@@ -551,6 +556,8 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		v->sum.launches++;
 		if (!LIN_REC_NIL(r, 5) && !LIN_REC_NIL(r, 6))
 			lin_v_launched_under(v, proc, file, r, r->f[5], r->f[6], r->f[0]);
+		if (!LIN_REC_NIL(r, 5))
+			lin_v_inv_use(v, proc, r->f[5], LIN_REC_NIL(r, 6) ? 0 : r->f[6], r->f[0]);
 		uint64_t *x = lin_vtab_get(&v->replays, r->f[3], lin_k1(proc, 0), &fresh);
 		if (x)
 			*x = r->f[2];
@@ -617,11 +624,18 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 			*s = LIN_REC_NIL(r, 0) ? LIN_V_CAPTURE_UNTIMED : r->f[0] + 1;
 		break;
 	}
-	case LIN_REC_TOKEN_ADOPT: on_adopt(v, proc, file, r); break;
+	case LIN_REC_TOKEN_ADOPT:
+		on_adopt(v, proc, file, r);
+		lin_v_inv_adopt(v, proc, r);
+		break;
+	case LIN_REC_SCOPE_CLOSE: lin_v_inv_scope_close(v, proc, file, r); break;
 	case LIN_REC_MISUSE: on_misuse(v, proc, file, r); break;
 	case LIN_REC_LAUNCH: on_launch(v, proc, file, r); break;
 	case LIN_REC_LAUNCH_END: lin_v_on_launch_end(v, proc, file, r); break;
 	case LIN_REC_EPOCH_REISSUE:
+		lin_v_inv_reissue(v, proc, r);
+		lin_v_on_version_change(v, proc, r);
+		break;
 	case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
 	case LIN_REC_TRACE_END:
 		v->files[file].ended = true;

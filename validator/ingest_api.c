@@ -329,6 +329,16 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 			return; /* the runtime record, the call the application made, is kept */
 	}
 	e->flags |= LIN_C_API;
+	if (!LIN_REC_NIL(r, 5) && r->f[5] != p->pid) {
+		/* Identity: the CUPTI binding writes its own process's calls only. A call of
+		 * another process carries a correlation of that process's id space: nothing
+		 * joined through it can be trusted (a forked child writing into its parent's
+		 * trace, records stamped wrong). */
+		e->flags |= LIN_C_FOREIGN;
+		static const char *const n[] = { "correlation", "pid", "header_pid" };
+		uint64_t ids[] = { corr, r->f[5], p->pid };
+		lin_v_structural(v, "api_pid_mismatch", file, r, 3, n, ids);
+	}
 	e->lkind = LIN_REC_NIL(r, 1) ? LIN_LAUNCH_NONE
 				     : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
 	if (e->lkind && r->f[7] == 0)

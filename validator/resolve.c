@@ -191,6 +191,13 @@ static struct verdict classify(const struct lin_validator *v, const struct lin_g
 			       const struct lin_corr_ent *c, bool final)
 {
 	struct verdict r = { CLS_PENDING, 0, LIN_NIL, LIN_NIL, LIN_LEVEL_NONE };
+	if (c && (c->flags & LIN_C_FOREIGN)) {
+		/* Its API record contradicts its file's process (api_pid_mismatch). */
+		r.cls = CLS_LOST;
+		r.why = LIN_CAUSE_FOREIGN_PROCESS;
+		r.level = LIN_LEVEL_API_CALL;
+		return r;
+	}
 	if (c && (c->flags & LIN_C_API) && mismatched(v, g, c)) {
 		r.cls = CLS_LOST;
 		r.why = LIN_CAUSE_CORRELATION_MISMATCH;
@@ -785,6 +792,7 @@ void lin_v_resolve_all(struct lin_validator *v)
 		account(v, g, &r);
 	}
 	lin_v_accounting_finish(v);
+	lin_v_inv_finish(v);
 	sort_captures(v);
 	finish_launches(v);
 	finish_adopts(v);

@@ -40,7 +40,8 @@
 	X(CLOCK_UNCERTAINTY, "clock_uncertainty") \
 	X(CORRELATION_MISMATCH, "correlation_mismatch") \
 	X(MAYBE_CAPTURED, "maybe_captured") \
-	X(NO_PID, "no_pid")
+	X(NO_PID, "no_pid") \
+	X(FOREIGN_PROCESS, "foreign_process")
 
 #define LIN_CAUSE_ENUM(e, s) LIN_CAUSE_##e,
 enum lin_cause { LIN_CAUSES(LIN_CAUSE_ENUM) LIN_CAUSE_N };

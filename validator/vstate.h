@@ -122,6 +122,10 @@ struct lin_epoch_ent {
 	/* Bit k (enum lin_late): a bracket pushed it with late k; an ext record named it so. */
 	uint8_t push_late, ext_late;
 	uint32_t pushed, ext_n;
+	/* Invariants (invariants.c): its declaration's time and record, its highest version,
+	 * the earliest adopt or launch under it (0: none yet). */
+	uint64_t decl_ns, use_ns, decl_off, decl_index;
+	uint32_t decl_file, max_ver;
 	uint64_t where_off, where_index; /* the first bracket that pushed it, or until
 						* one did, the first ext record naming it */
 	uint32_t where_file;
@@ -166,6 +170,7 @@ struct lin_apiring {
 #define LIN_C_LAUNCH 8         /* the API record is a launch API that returned 0 */
 #define LIN_C_LATE_ENDED 16    /* its ext id carries LIN_EXT_LATE_ENDED */
 #define LIN_C_LATE_REISSUED 32 /* ... LIN_EXT_LATE_REISSUED */
+#define LIN_C_FOREIGN 64       /* its API record names another process than its file's header */
 /* enum lin_late of a correlation's ext id. */
 static inline uint8_t lin_c_late(uint16_t flags)
 {
@@ -255,6 +260,7 @@ struct lin_vers_ent {
 	uint8_t late;                     /* enum lin_late: the first launch marked late under it */
 	uint64_t late_offset, late_index; /* that launch */
 	uint32_t late_file, pad;
+	uint64_t issued_ns, first_ns; /* invariants.c: its issue, its first use (0: none) */
 };
 
 struct lin_validator {
@@ -266,7 +272,7 @@ struct lin_validator {
 	unsigned nprocs;
 	struct lin_vec findings; /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, vers, grids, gmemops, bthreads, replays, requests, apiring,
+		truth, vers, grids, gmemops, bthreads, replays, requests, apiring, scopes,
 		capheads; /* (tid, proc): 1 + capwin index of its last open
 					    * window (0: none) */
 	struct lin_vec reqpool, truthpool, cands, pending, adopts;
@@ -303,6 +309,13 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 /* A launch (or graph launch) under (@epoch, @version) at @host_ns, for the stale check. */
+void lin_v_inv_declare(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_v_inv_reissue(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
+void lin_v_inv_use(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint64_t ver, uint64_t t);
+void lin_v_inv_adopt(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
+void lin_v_inv_scope_close(struct lin_validator *v, uint16_t proc, uint32_t file,
+			   const struct lin_rec *r);
+void lin_v_inv_finish(struct lin_validator *v);
 void lin_v_late_claim(struct lin_validator *v, uint16_t proc, uint32_t file,
 		      const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint8_t late);
 void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);

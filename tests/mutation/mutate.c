@@ -682,6 +682,105 @@ static bool drop_all_gpu(struct ctx *c, size_t *idx)
 	return n > 0;
 }
 
+/* ---- invariants (docs/validator.md, "Invariants"), each damaged as a real run breaks it */
+
+/* The latest host time of any runtime record (types 1..13: host_ns first). */
+static uint64_t latest_host(const struct trace *t)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t ty = type_of(&t->r[i]);
+		if (ty >= LIN_REC_REQUEST_BEGIN && ty <= LIN_REC_LAUNCH_END &&
+		    !is_nil(&t->r[i], 1) && u(&t->r[i], 1) > m)
+			m = u(&t->r[i], 1);
+	}
+	return m;
+}
+
+/* Identity: an API record stamped with another process's id (a forked child's calls in
+ * its parent's trace). */
+static bool wrong_pid(struct ctx *c, size_t *idx)
+{
+	size_t n = collect(c->t, LIN_REC_API, idx);
+	if (!n)
+		return false;
+	size_t i = pick(idx, n);
+	set_field(c->t, &c->e[i], i, 6, u(&c->t->r[i], 6) + 1);
+	return true;
+}
+
+/* Time: an epoch's declaration stamped after its launches (a writer that timestamps at
+ * flush, not at the call). */
+static bool declare_after_use(struct ctx *c, size_t *idx)
+{
+	size_t n = 0, all = collect(c->t, LIN_REC_EPOCH_DECLARE, idx);
+	for (size_t k = 0; k < all; k++) {
+		uint64_t ep = u(&c->t->r[idx[k]], 3);
+		for (size_t j = 0; j < c->t->n; j++)
+			if (type_of(&c->t->r[j]) == LIN_REC_LAUNCH && u(&c->t->r[j], 3) == ep) {
+				idx[n++] = idx[k];
+				break;
+			}
+	}
+	if (!n)
+		return false;
+	size_t i = pick(idx, n);
+	set_field(c->t, &c->e[i], i, 1, latest_host(c->t) + 1000);
+	return true;
+}
+
+/* Time: a request's begin stamped after an epoch that names it. */
+static bool request_after_epoch(struct ctx *c, size_t *idx)
+{
+	size_t n = 0, all = collect(c->t, LIN_REC_REQUEST_BEGIN, idx);
+	for (size_t k = 0; k < all; k++) {
+		uint64_t rq = u(&c->t->r[idx[k]], 3);
+		uint64_t got[64];
+		bool named = false;
+		for (size_t j = 0; j < c->t->n && !named; j++) {
+			if (type_of(&c->t->r[j]) != LIN_REC_EPOCH_DECLARE)
+				continue;
+			uint32_t ng = requests_of(c->t, c->e, u(&c->t->r[j], 3), got, 64);
+			for (uint32_t q = 0; q < ng; q++)
+				named |= got[q] == rq;
+		}
+		if (named)
+			idx[n++] = idx[k];
+	}
+	if (!n)
+		return false;
+	size_t i = pick(idx, n);
+	set_field(c->t, &c->e[i], i, 1, latest_host(c->t) + 1000);
+	return true;
+}
+
+/* Versions: a launch naming a version its epoch never had (a reused slot's version written
+ * for the epoch that held it before). */
+static bool bump_version(struct ctx *c, size_t *idx)
+{
+	size_t n = 0, all = collect(c->t, LIN_REC_LAUNCH, idx);
+	for (size_t k = 0; k < all; k++)
+		if (!is_nil(&c->t->r[idx[k]], 3) && !is_nil(&c->t->r[idx[k]], 4))
+			idx[n++] = idx[k];
+	if (!n)
+		return false;
+	size_t i = pick(idx, n);
+	set_field(c->t, &c->e[i], i, 4, u(&c->t->r[i], 4) + 1000);
+	return true;
+}
+
+/* Threads: a scope close stamped with another thread's id (a thread id cached across the
+ * tasks of a pool). */
+static bool move_scope_close(struct ctx *c, size_t *idx)
+{
+	size_t n = collect(c->t, LIN_REC_SCOPE_CLOSE, idx);
+	if (!n)
+		return false;
+	size_t i = pick(idx, n);
+	set_field(c->t, &c->e[i], i, 2, u(&c->t->r[i], 2) + 1000000);
+	return true;
+}
+
 static bool cut_file(struct ctx *c, size_t *idx)
 {
 	(void)idx;
@@ -704,6 +803,11 @@ static const struct {
 	{ "repoint_corr", repoint_corr, false },
 	{ "drop_replay", drop_replay, false },
 	{ "drop_all_gpu", drop_all_gpu, true },
+	{ "wrong_pid", wrong_pid, false },
+	{ "declare_after_use", declare_after_use, false },
+	{ "request_after_epoch", request_after_epoch, false },
+	{ "bump_version", bump_version, false },
+	{ "move_scope_close", move_scope_close, false },
 	{ "cut_file", cut_file, false },
 };
 #define NCLASSES (sizeof(classes) / sizeof(classes[0]))

@@ -33,8 +33,11 @@ static struct {
 	unsigned spans, links, events, gpus, remote, joined, cross;
 } want;
 
+static uint64_t cur_pid; /* the header's: API records carry their own process's pid */
+
 static void start(const char *host, uint64_t pid)
 {
+	cur_pid = pid;
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	struct lin_tf_header h = { LIN_TRACE_FORMAT_NAME,
@@ -89,8 +92,10 @@ static void handoff(uint32_t from, uint32_t to, uint64_t ep, uint64_t seq, uint6
 
 static void api_cbid(uint32_t cbid, uint64_t corr, uint32_t tid)
 {
-	struct lin_tf_api a = { LIN_API_RUNTIME,          cbid, corr, DEV0 + 3000 + corr * 100,
-				DEV0 + 3010 + corr * 100, 1,    tid,  0 };
+	struct lin_tf_api a = {
+		LIN_API_RUNTIME,   cbid, corr, DEV0 + 3000 + corr * 100, DEV0 + 3010 + corr * 100,
+		(uint32_t)cur_pid, tid,  0
+	};
 	lin_tf_api(&pk, &a);
 }
 

@@ -15,8 +15,11 @@
 static msgpack_sbuffer sb;
 static msgpack_packer pk;
 
+static uint64_t cur_pid = 1; /* the header's: API records carry their process's pid */
+
 static void begin_kind(uint64_t pid, const char *fmt, uint32_t ext_kind)
 {
+	cur_pid = pid;
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	struct lin_tf_header h = { fmt, "t", "h", pid, 0, "tsc", 1e9, ext_kind, "cupti", "ok" };
@@ -27,7 +30,8 @@ static void begin(uint64_t pid, const char *fmt) { begin_kind(pid, fmt, 5); }
 
 static void ext_api_cbid(uint64_t epoch, uint64_t corr, uint32_t cbid)
 {
-	struct lin_tf_api a = { 1, cbid, corr, 1000 * corr, 1000 * corr + 10, 1, 100, 0 };
+	struct lin_tf_api a = { 1,   cbid, corr, 1000 * corr, 1000 * corr + 10, (uint32_t)cur_pid,
+				100, 0 };
 	lin_tf_ext_correlation(&pk, 5, epoch, corr);
 	lin_tf_api(&pk, &a);
 }
