@@ -92,7 +92,8 @@ struct lin_ostream {
 	void *user;
 	char service[128];
 	struct lin_oj_clock clk; /* to Unix time: unix_off from the header's start_unix_ns (else
-				  * read at open), clock_off from the first clock record */
+				  * read at open), the clock map of the clock records read
+				  * so far (finished after each) */
 	_Atomic int failed;
 	/* bytes fed (under the runtime's output lock), taken by the next tick; in_mu also
 	 * guards the stream thread's hand-over fields below */

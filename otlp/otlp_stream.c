@@ -237,10 +237,15 @@ static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t o
 					 fu(r, 2), fu(r, 3));
 		break;
 	}
-	case LIN_REC_CLOCK: /* the first pair maps device times to host times, as in the export */
-		if (!s->clk.have_clock && fu(r, 1) != NIL && fu(r, 2) != NIL) {
-			s->clk.clock_off = (int64_t)(fu(r, 2) - fu(r, 1));
-			s->clk.have_clock = true;
+	case LIN_REC_CLOCK:
+		/* Every pair goes into the clock map, as in the export and the validator; a GPU
+		 * span is placed through the pairs read before it is written (docs/fleet.md,
+		 * "Time"). A pair the map cannot keep is lost: the others still map. */
+		if (fu(r, 1) != NIL && fu(r, 2) != NIL &&
+		    lin_cm_add(&s->clk.map, fu(r, 1), fu(r, 2), fu(r, 3))) {
+			lin_cm_finish(&s->clk.map);
+			if (s->clk.map.n > LIN_OSTREAM_MAX_CLOCKS)
+				lin_cm_trim(&s->clk.map, LIN_OSTREAM_MAX_CLOCKS / 2);
 		}
 		break;
 	case LIN_REC_LAUNCH:
@@ -332,6 +337,7 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 	s->fd = -1;
 	s->write = o->write;
 	s->user = o->user;
+	lin_oj_clock_init(&s->clk);
 	s->clk.unix_off = o->unix_offset_ns;
 	s->clk.have_unix = true;
 	s->ext_kind = 5;
@@ -708,6 +714,7 @@ void lin_ostream_close(struct lin_ostream *s)
 	}
 free_all:
 	lin_oj_free(&s->w);
+	lin_oj_clock_free(&s->clk);
 	size_t it = 0;
 	struct lin_vkey k;
 	for (struct sepoch *e; (e = lin_vtab_next(&s->epochs, &it, &k));)

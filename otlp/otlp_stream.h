@@ -15,7 +15,8 @@
  * retired epoch's trace id is kept LIN_OSTREAM_RETAIN_NS for its GPU records);
  * correlations and GPU records still waiting for theirs are kept LIN_OSTREAM_RETAIN_NS of
  * trace time, then a waiting record is written unjoined; at most LIN_OSTREAM_MAX_OPEN open
- * spans of each kind are kept (ends lost to dropped events would otherwise pile up).
+ * spans of each kind are kept (ends lost to dropped events would otherwise pile up), and
+ * the latest LIN_OSTREAM_MAX_CLOCKS clock pairs at most.
  * Context: lin_ostream_feed is called with the runtime's output lock held and only copies
  * the bytes. Decoding and writing happen in lin_ostream_tick, outside that lock: on the
  * stream's own thread when the runtime has a writer thread (so the stream never slows the
@@ -45,6 +46,9 @@
 #define LIN_OSTREAM_MAX_HEAP \
 	65536 /* host records waiting for the watermark; beyond,
 					* the oldest go on (out of order, if at all) */
+#define LIN_OSTREAM_MAX_CLOCKS \
+	4096 /* clock pairs kept for the device-to-host map;
+					* beyond, the older half goes */
 #define LIN_OSTREAM_MAX_OPEN \
 	16384 /* open requests, epochs, scopes: each; beyond, the
 					* older half is written marked open and forgotten */

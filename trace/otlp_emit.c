@@ -402,13 +402,22 @@ void lin_oj_span_close(struct lin_oj *w, const char *error)
 	putch(w, '}');
 }
 
+void lin_oj_clock_init(struct lin_oj_clock *c)
+{
+	memset(c, 0, sizeof(*c));
+	lin_cm_init(&c->map);
+}
+
+void lin_oj_clock_free(struct lin_oj_clock *c) { lin_cm_free(&c->map); }
+
 uint64_t lin_oj_host_unix(const struct lin_oj_clock *c, uint64_t host_ns)
 {
 	if (host_ns == LIN_OJ_NIL)
 		return 0;
 	if (c->have_unix)
 		return host_ns + (uint64_t)c->unix_off;
-	return c->have_clock ? host_ns + (uint64_t)c->clock_off : host_ns;
+	uint64_t dev;
+	return lin_cm_to_device(&c->map, host_ns, &dev) ? dev : host_ns;
 }
 
 uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns)
@@ -417,8 +426,9 @@ uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns)
 		return LIN_OJ_NIL;
 	if (c->dev_host)
 		return lin_oj_host_unix(c, dev_ns);
-	if (c->have_unix && c->have_clock)
-		return lin_oj_host_unix(c, dev_ns - (uint64_t)c->clock_off);
+	uint64_t host;
+	if (c->have_unix && lin_cm_to_host(&c->map, dev_ns, &host, NULL))
+		return lin_oj_host_unix(c, host);
 	return dev_ns;
 }
 

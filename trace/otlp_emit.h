@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clockmap.h"
+
 #define LIN_OJ_NIL UINT64_MAX     /* an unknown integer: the attribute is left out */
 #define LIN_OJ_SPANS_PER_DOC 4096 /* spans per document: larger batches are split */
 
@@ -83,15 +85,20 @@ void lin_oj_ahex(struct lin_oj *w, const char *key, uint64_t v);
 /*
  * Span times on the Unix clock: one rule for the OTLP stream and lineage-validate
  * --export-otlp (docs/fleet.md, "Time"). Host times move by unix_off (header start_unix_ns
- * - start_host_ns) when known, else onto the device clock by clock_off (the first clock
- * record's device_ns - host_ns), else stay. Device times are host times when dev_host
- * (header device_clock "host"), else go to host time through clock_off when both offsets
- * are known, else are taken as CUPTI's own clock, CLOCK_REALTIME: Unix time already.
+ * - start_host_ns) when known, else onto the device clock through the clock map (its
+ * inverse), else stay. Device times are host times when dev_host (header device_clock
+ * "host"), else go to host time through the clock map (trace/clockmap.h: every clock
+ * record's pair, as the validator maps them) when both are known, else are taken as
+ * CUPTI's own clock, CLOCK_REALTIME: Unix time already. The map must be finished
+ * (lin_cm_finish) before a time is converted.
  */
 struct lin_oj_clock {
-	int64_t unix_off, clock_off;
-	bool have_unix, have_clock, dev_host;
+	int64_t unix_off;
+	bool have_unix, dev_host;
+	struct lin_clockmap map; /* owned: lin_oj_clock_free */
 };
+void lin_oj_clock_init(struct lin_oj_clock *c);
+void lin_oj_clock_free(struct lin_oj_clock *c);
 uint64_t lin_oj_host_unix(const struct lin_oj_clock *c, uint64_t host_ns); /* NIL: 0 */
 uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns);   /* NIL: NIL */
 

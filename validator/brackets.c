@@ -181,7 +181,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		v->procs[proc].unpushed++;
 	if (!t)
 		return;
-	t->uncheckable = !v->procs[proc].host_clock && !v->procs[proc].clock_err_known;
+	t->uncheckable = !v->procs[proc].host_clock && !v->procs[proc].clocks.width_known;
 	if (!lin_v_bracket_room(v, t))
 		return;
 	if (t->n && r->f[0] < t->b[t->n - 1].begin && !t->unordered) {
@@ -282,32 +282,13 @@ void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct l
 
 void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
-	struct lin_vproc *p = &v->procs[proc];
-	struct lin_clock_pair *c = lin_vec_push(&p->clocks);
-	if (!c) {
-		v->oom = true;
-		return;
-	}
-	*c = (struct lin_clock_pair){ r->f[0], r->f[1] };
 	/* The pair's width bounds how far off the device reading can be placed. */
-	uint64_t width = LIN_REC_NIL(r, 2) || r->f[2] < r->f[0] ? LIN_NIL : r->f[2] - r->f[0];
-	if (width == LIN_NIL) {
-		p->clock_err = LIN_NIL;
-		p->clock_err_known = false;
-		p->clock_err_lost = true;
-	} else if (!p->clock_err_lost && (!p->clock_err_known || width > p->clock_err)) {
-		p->clock_err = width;
-		p->clock_err_known = true;
-	}
+	if (!lin_cm_add(&v->procs[proc].clocks, r->f[0], r->f[1],
+			LIN_REC_NIL(r, 2) ? LIN_CM_NIL : r->f[2]))
+		v->oom = true;
 }
 
 /* ---------------------------------------------------------------- lookups by time */
-
-static int clock_cmp(const void *a, const void *b)
-{
-	const struct lin_clock_pair *x = a, *y = b;
-	return x->device_ns < y->device_ns ? -1 : x->device_ns > y->device_ns;
-}
 
 bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
 		   uint64_t *widen)
@@ -321,37 +302,7 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 		*host = dev;
 		return true;
 	}
-	const struct lin_vec *cl = &p->clocks;
-	if (!cl->n)
-		return false;
-	size_t lo = 0, hi = cl->n; /* first pair with device_ns > dev */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (((const struct lin_clock_pair *)lin_vec_at(cl, mid))->device_ns <= dev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Between two pairs: interpolate (the clocks may run at slightly different rates);
-	 * before the first or after the last: the nearest pair's offset, and the clocks may
-	 * have drifted apart by up to LIN_CLOCK_RATE_ERR of the distance to it since. */
-	const struct lin_clock_pair *a = lin_vec_at(cl, lo ? lo - 1 : 0);
-	const struct lin_clock_pair *b = lo && lo < cl->n ? lin_vec_at(cl, lo) : NULL;
-	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
-		long double f = (long double)(dev - a->device_ns) /
-				(long double)(b->device_ns - a->device_ns);
-		*host = a->host_ns + (uint64_t)(f * (long double)(b->host_ns - a->host_ns) + 0.5L);
-		return true;
-	}
-	if (widen) {
-		uint64_t dist = dev >= a->device_ns ? dev - a->device_ns : a->device_ns - dev;
-		*widen = dist / LIN_CLOCK_RATE_ERR_DIV + (dist % LIN_CLOCK_RATE_ERR_DIV != 0);
-	}
-	if ((dev < a->device_ns && a->device_ns - dev > a->host_ns) ||
-	    (dev >= a->device_ns && dev - a->device_ns > UINT64_MAX - a->host_ns))
-		return false; /* outside the host clock's range: no mapping, not a wrapped time */
-	*host = dev - a->device_ns + a->host_ns;
-	return true;
+	return lin_cm_to_host(&p->clocks, dev, host, widen);
 }
 
 bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
@@ -361,12 +312,11 @@ bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t d
 	uint64_t ws, we;
 	if (!lin_v_to_host(v, proc, ds, s, &ws) || !lin_v_to_host(v, proc, de, e, &we))
 		return false;
-	if (p->host_clock || !p->clock_err_known) {
+	if (p->host_clock || !p->clocks.width_known) {
 		*u = 0;
 		return true;
 	}
-	uint64_t w = ws > we ? ws : we;
-	*u = p->clock_err > UINT64_MAX / 4 - w ? UINT64_MAX / 4 : p->clock_err + w;
+	*u = lin_cm_err(&p->clocks, ws > we ? ws : we);
 	return true;
 }
 
@@ -449,7 +399,7 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 		return LIN_BF_NO_CLOCK;
 	if (t->unordered)
 		return LIN_BF_UNCERTAIN;
-	bool bounded = p->host_clock || p->clock_err_known;
+	bool bounded = p->host_clock || p->clocks.width_known;
 	struct lin_hold h;
 	lin_v_holders(t, s, e, u, false, true, false, &h);
 	if (h.unclosed)
@@ -518,9 +468,7 @@ static void finish_versions(struct lin_validator *v)
 void lin_v_brackets_finish(struct lin_validator *v)
 {
 	for (unsigned i = 0; i < v->nprocs; i++) {
-		struct lin_vec *cl = &v->procs[i].clocks;
-		if (cl->n > 1)
-			qsort(cl->data, cl->n, cl->esz, clock_cmp);
+		lin_cm_finish(&v->procs[i].clocks);
 	}
 	finish_unclosed(v);
 	finish_versions(v);
@@ -542,7 +490,7 @@ static void accounting_by_count(struct lin_validator *v)
 		const struct lin_vproc *p = &v->procs[proc];
 		uint64_t calls = e->ext_n - (e->paired < e->ext_n ? e->paired : e->ext_n);
 		if (e->pushed <= calls || !p->api_records ||
-		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
+		    ((p->host_clock || p->clocks.width_known) && !p->xcheck_unmarked))
 			continue;
 		uint64_t ids[] = { k.k0, e->pushed, calls };
 		structural(v, "launch_without_api_record", e->where_file, e->where_off,
@@ -568,7 +516,7 @@ static void accounting_unpushed(struct lin_validator *v)
 		const struct lin_vproc *p = &v->procs[proc];
 		uint64_t s, e, u;
 		if (!(c->flags & LIN_C_API) || p->pushes || !p->unpushed ||
-		    (!p->host_clock && !p->clock_err_known) ||
+		    (!p->host_clock && !p->clocks.width_known) ||
 		    !lin_v_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
 			continue;
 		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
@@ -583,7 +531,7 @@ static void accounting_unpushed(struct lin_validator *v)
 		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
 		if (p->pushes || p->xcheck_unmarked || !p->api_records || t->unordered ||
-		    (!p->host_clock && !p->clock_err_known))
+		    (!p->host_clock && !p->clocks.width_known))
 			continue;
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct lin_br *b = &t->b[i];
@@ -643,7 +591,7 @@ static void late_by_presence(struct lin_validator *v)
 			missing = 0; /* none arrived (launch accounting says so), or some were lost */
 		if (!p->pushes || !(e->flags & LIN_EP_PUSHED) ||
 		    (!(e->ext_late & ~e->push_late) && !missing) ||
-		    ((p->host_clock || p->clock_err_known) && !p->xcheck_unmarked))
+		    ((p->host_clock || p->clocks.width_known) && !p->xcheck_unmarked))
 			continue;
 		uint64_t ids[] = { k.k0, e->ext_late, e->push_late };
 		structural(v, "late_mismatch", e->where_file, e->where_off, e->where_index, 3, n, ids);

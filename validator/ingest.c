@@ -72,7 +72,7 @@ void lin_validator_free(struct lin_validator *v)
 		free(v->files[i].name);
 	free(v->files);
 	for (unsigned i = 0; i < v->nprocs; i++) {
-		lin_vec_free(&v->procs[i].clocks);
+		lin_cm_free(&v->procs[i].clocks);
 		lin_vec_free(&v->procs[i].capwin);
 		lin_vec_free(&v->procs[i].capopen);
 		lin_vec_free(&v->procs[i].capthr);
@@ -205,9 +205,8 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 		p->pid = h->pid;
 		p->ext_kind = h->ext_kind;
 		p->min_api_corr = UINT64_MAX;
-		p->clock_err = LIN_NIL;
 		p->end_dropped = LIN_NIL;
-		lin_vec_init(&p->clocks, sizeof(struct lin_clock_pair));
+		lin_cm_init(&p->clocks);
 		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
 		lin_vec_init(&p->capopen, sizeof(uint64_t));
 		lin_vec_init(&p->capthr, sizeof(struct lin_capthr));

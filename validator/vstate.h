@@ -3,6 +3,7 @@
 #ifndef LIN_VALIDATOR_VSTATE_H
 #define LIN_VALIDATOR_VSTATE_H
 
+#include "clockmap.h"
 #include "reader.h"
 #include "validate.h"
 #include "vtab.h"
@@ -34,9 +35,6 @@ struct lin_vproc {
 	uint64_t gpu_called;  /* GPU records that name an API call (a correlation) */
 	uint64_t unpushed;    /* launch brackets that pushed nothing */
 	uint64_t ext_records; /* ext correlation records of its ext kind */
-	uint64_t clock_err;   /* device->host mapping error bound, ns; LIN_NIL: unknown */
-	bool clock_err_known; /* a clock record with host_after_ns was read */
-	bool clock_err_lost;  /* ... and one without it: the bound is unknown */
 	bool xcheck_unmarked; /* a tagged call could not mark its bracket: count instead */
 	uint32_t file;        /* the first file of this process */
 	bool dropped_host, dropped_cupti;
@@ -50,12 +48,15 @@ struct lin_vproc {
 	bool pushes;            /* its runtime pushed the ids (backend cupti, custom, attach):
 				     * an ext record of its kind comes from a lineage bracket */
 	bool traced;            /* a trace file (not only a truth file) named it */
-	struct lin_vec clocks;  /* struct lin_clock_pair, sorted by device time at finish */
 	struct lin_vec capwin;  /* struct lin_capture: stream-capture windows */
 	struct lin_vec capopen; /* uint64_t: indexes in capwin of the windows opened, in
 				     * order; closed ones are dropped from the top as met */
 	struct lin_vec capthr;  /* struct lin_capthr: after the run, the closed windows by
 				     * thread, then begin */
+
+	/* Its clock records (trace/clockmap.h), finished with the brackets;
+	 * clocks.width_known: the mapping error is bounded. */
+	struct lin_clockmap clocks;
 };
 
 /* Correlations [begin, end] of a stream capture opened and closed on one thread; every API
@@ -74,15 +75,6 @@ struct lin_capthr {
 	uint64_t begin, pmax;
 	uint32_t tid, pad;
 };
-
-struct lin_clock_pair {
-	uint64_t host_ns, device_ns;
-};
-/* The largest relative rate error assumed between the host clock and CUPTI's clock outside
- * the span of the clock pairs: 500 ppm, the most Linux's NTP discipline slews a clock
- * (CUPTI's default clock is CLOCK_REALTIME-based); docs/validator.md, "Clocks". As a
- * divisor: the widening is distance / 2000. */
-#define LIN_CLOCK_RATE_ERR_DIV 2000u
 
 struct lin_finding {
 	const char *kind, *cause;
@@ -323,15 +315,16 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
 			  const struct lin_rec *r, uint64_t epoch, uint64_t version, uint64_t host_ns);
 void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
 void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
-/* Sort the clocks, fix each process's mapping error; report unclosed brackets and stale
+/* Finish each process's clock map (its pairs sorted); report unclosed brackets and stale
  * launches. Before any lookup by time. */
 void lin_v_brackets_finish(struct lin_validator *v);
 /* Launch accounting by count and of brackets that pushed nothing (after the lookups). */
 void lin_v_accounting_finish(struct lin_validator *v);
-/* Device time -> host time through the clock records (false: no clock). Outside the span
- * of the clock pairs the mapping extrapolates the nearest pair's offset, and *widen (when
- * not NULL) is how far the two clocks may have drifted apart since: the distance to that
- * pair times LIN_CLOCK_RATE_ERR (0 inside the span, and with device_clock "host"). */
+/* Device time -> host time through the process's clock map (trace/clockmap.h; false: no
+ * clock). Outside the span of the clock pairs the mapping extrapolates the nearest pair's
+ * offset, and *widen (when not NULL) is how far the two clocks may have drifted apart
+ * since: the distance to that pair times LIN_CLOCK_RATE_ERR (0 inside the span, and with
+ * device_clock "host"). */
 bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
 		   uint64_t *widen);
 /* A call's device interval [@ds, @de] in host time [*s, *e], and the bound *u on the error

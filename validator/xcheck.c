@@ -111,7 +111,7 @@ static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
 	const struct lin_vproc *p = &v->procs[d->proc];
 	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
 	uint64_t s, e, u;
-	if (!t || t->unordered || (!p->host_clock && !p->clock_err_known) ||
+	if (!t || t->unordered || (!p->host_clock && !p->clocks.width_known) ||
 	    !lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u))
 		return;
 	struct lin_hold h;
@@ -139,8 +139,8 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 		decide_unpushed(v, d);
 		return true;
 	}
-	if (!p->host_clock && (!final || !p->clock_err_known)) {
-		if (!final && p->clock_err_known)
+	if (!p->host_clock && (!final || !p->clocks.width_known)) {
+		if (!final && p->clocks.width_known)
 			return false; /* the bound is known at the end of the run */
 		unchecked(v, LIN_UNCHK_NO_CLOCK_BOUND);
 		return true;
@@ -216,7 +216,7 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const s
 	if (!p->pushes) {
 		/* Its ext records come from another tool, not brackets: not checked, but the
 		 * brackets around the call are marked at the end (decide_unpushed). */
-		if (!p->unpushed || (!p->host_clock && !p->clock_err_known) ||
+		if (!p->unpushed || (!p->host_clock && !p->clocks.width_known) ||
 		    c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG))
 			return;
 		struct lin_xdefer d = { c->api_start, c->api_end, c->epoch,    corr, c->api_offset,
@@ -230,7 +230,7 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const s
 		unchecked(v, LIN_UNCHK_NO_API_TIMES);
 		return;
 	}
-	if (!p->host_clock && !p->clock_err_known) {
+	if (!p->host_clock && !p->clocks.width_known) {
 		unchecked(v, LIN_UNCHK_NO_CLOCK_BOUND);
 		return;
 	}
@@ -301,7 +301,7 @@ void lin_v_xcheck_finish(struct lin_validator *v)
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
-		if ((!p->host_clock && !p->clock_err_known) || t->unordered || t->unmarked)
+		if ((!p->host_clock && !p->clocks.width_known) || t->unordered || t->unmarked)
 			continue; /* checked by count instead (brackets.c) */
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct lin_br *b = &t->b[i];

@@ -40,7 +40,7 @@ static void resource(struct lin_oj *oj, int proc, void *user)
 	lin_oj_aint(oj, "process.pid", p->pid);
 	lin_oj_acstr(oj, "lineage.backend", p->backend);
 	lin_oj_acstr(oj, "lineage.host_clock",
-		     p->clk.have_clock ? "CLOCK_MONOTONIC+clock_record" : "CLOCK_MONOTONIC");
+		     !lin_cm_empty(&p->clk.map) ? "CLOCK_MONOTONIC+clock_record" : "CLOCK_MONOTONIC");
 	uint64_t dev[8];
 	for (uint32_t i = 0; i < p->ndev; i++)
 		dev[i] = p->dev[i];

@@ -63,6 +63,7 @@ static int proc_of(struct xmodel *m, const struct lin_header *h)
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	p->pid = h->pid;
 	p->key = lin_w3c_proc_key(h->host, h->pid);
+	lin_oj_clock_init(&p->clk);
 	p->clk.dev_host = h->device_clock_host;
 	p->clk.have_unix = h->start_unix_ns != 0;
 	p->clk.unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
@@ -305,11 +306,9 @@ static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const stru
 		ix_put(m, &m->rep_exec_ix, proc, r->f[3], r->f[2], true);
 		ix_put(m, &m->rep_ord_ix, proc, r->f[3], r->f[4], true);
 		break;
-	case LIN_REC_CLOCK:
-		if (!p->clk.have_clock) {
-			p->clk.clock_off = (int64_t)(r->f[1] - r->f[0]);
-			p->clk.have_clock = true;
-		}
+	case LIN_REC_CLOCK: /* every pair, as the validator maps (trace/clockmap.h) */
+		if (!lin_cm_add(&p->clk.map, r->f[0], r->f[1], F(r, 2)))
+			m->oom = true;
 		break;
 	case LIN_REC_MISUSE:
 	case LIN_REC_LAUNCH:
@@ -439,6 +438,8 @@ int lin_xmodel_load(struct xmodel *m, const char *const *files, int n)
 	for (int i = 0; i < n && !m->oom; i++)
 		load_file(m, files[i], (uint32_t)i, rec);
 	free(rec);
+	for (unsigned i = 0; i < m->nprocs; i++)
+		lin_cm_finish(&m->procs[i].clk.map);
 	apply_late(m);
 	if (!m->oom)
 		lin_xmodel_load_findings(m, files, n);
@@ -457,6 +458,8 @@ void lin_xmodel_free(struct xmodel *m)
 				    &m->span_ix, &m->rep_exec_ix, &m->rep_ord_ix };
 	for (size_t i = 0; i < 7; i++)
 		lin_vtab_free(tabs[i]);
+	for (unsigned i = 0; i < m->nprocs; i++)
+		lin_oj_clock_free(&m->procs[i].clk);
 	free(m->procs);
 	free(m->file_proc);
 }

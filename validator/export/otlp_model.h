@@ -18,8 +18,8 @@ struct xproc {
 	char backend[32];
 	uint64_t pid, key;
 	uint64_t tmin, tmax;     /* host ns seen */
-	struct lin_oj_clock clk; /* to Unix time: the header's start_unix_ns, the first clock
-				  * record, device_clock (trace/otlp_emit.h) */
+	struct lin_oj_clock clk; /* to Unix time: the header's start_unix_ns, every clock
+				  * record (the clock map), device_clock (trace/otlp_emit.h) */
 	uint32_t ndev;
 	uint32_t dev[8]; /* devices seen (first 8) */
 };

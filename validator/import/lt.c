@@ -2,13 +2,15 @@
 /*
  * lt.c - lineage traces into the import model, for the Perfetto export: request slices
  * (request_begin..request_end), handoff slices (token_adopt..scope_close), launch records,
- * GPU records (device time mapped to host time through the first clock record), linked
- * request -> handoff -> launch -> GPU record (docs/importers.md).
+ * GPU records (device time mapped to host time through the clock map of every clock
+ * record, trace/clockmap.h, as the validator maps it), linked request -> handoff -> launch
+ * -> GPU record (docs/importers.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clockmap.h"
 #include "imp.h"
 #include "lineage/trace_format.h"
 #include "reader.h"
@@ -25,8 +27,9 @@ struct lctx {
 	size_t nreq, nepreq, next, napi, creq, cepreq, cext, capi; /* corr -> epoch; corr -> api */
 	size_t open[MAX_OPEN];
 	size_t nopen;
-	int64_t clock_off, last_host;
-	bool have_clock;
+	int64_t last_host;
+	struct lin_clockmap clk; /* the clock records; finished after the read */
+	bool dev_host;           /* header device_clock "host": device time is host time */
 };
 
 static bool add(struct pair **v, size_t *n, size_t *cap, uint64_t k, uint64_t val, uint64_t aux)
@@ -97,6 +100,16 @@ static struct lin_imp_ev *ev(struct lctx *c, int kind, uint64_t tid, uint64_t ts
 	return e;
 }
 
+/* A device time on the host clock: through the clock map; as it is with device_clock
+ * "host", or where the map has no pair for it (no clock record). */
+static int64_t to_host(const struct lctx *c, uint64_t dev)
+{
+	uint64_t h;
+	if (c->dev_host || !lin_cm_to_host(&c->clk, dev, &h, NULL))
+		return (int64_t)dev;
+	return (int64_t)h;
+}
+
 static bool on_rec(struct lctx *c, const struct lin_rec *r)
 {
 	const uint64_t *f = r->f;
@@ -105,11 +118,8 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 	    (int64_t)f[0] > c->last_host)
 		c->last_host = (int64_t)f[0]; /* runtime records start with host_ns */
 	switch (r->type) {
-	case LIN_REC_CLOCK:
-		if (!c->have_clock)
-			c->clock_off = (int64_t)(f[1] - f[0]);
-		c->have_clock = true;
-		return true;
+	case LIN_REC_CLOCK: /* pairs may follow the records they map: mapped after the read */
+		return lin_cm_add(&c->clk, f[0], f[1], LIN_REC_NIL(r, 2) ? LIN_CM_NIL : f[2]);
 	case LIN_REC_REQUEST_BEGIN:
 		if (!(e = ev(c, LIN_IMP_REQUEST, f[1], f[0], "request %llu", f[2])))
 			return false;
@@ -170,8 +180,8 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		if (!(e = ev(c, LIN_IMP_KERNEL + (int)(r->type - LIN_REC_KERNEL), f[5], f[1],
 			     "correlation %llu", f[0])))
 			return false;
-		e->ts = (int64_t)f[1] - c->clock_off;
-		e->end = LIN_REC_NIL(r, 2) ? e->ts : (int64_t)f[2] - c->clock_off;
+		e->ts = (int64_t)f[1]; /* device times until the read is done (to_host) */
+		e->end = LIN_REC_NIL(r, 2) ? e->ts : (int64_t)f[2];
 		e->corr = f[0];
 		e->dev = (uint16_t)f[3];
 		e->flags = LIN_IMP_HAS_CORR;
@@ -241,7 +251,7 @@ static void link_all(struct lctx *c, uint32_t *hand, size_t nh, uint32_t *lau, s
 			const struct pair *a = find(c->api, c->napi, e->corr);
 			if (!a)
 				continue; /* no API record: no thread to look on */
-			int64_t t = (int64_t)a->aux - c->clock_off;
+			int64_t t = to_host(c, a->aux);
 			for (size_t k = last_before(v, lau, nl, a->val, t); k != SIZE_MAX;
 			     k = k ? k - 1 : SIZE_MAX) {
 				const struct lin_imp_ev *l = &v[lau[k]];
@@ -262,6 +272,7 @@ int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err,
 {
 	struct lctx c;
 	memset(&c, 0, sizeof(c));
+	lin_cm_init(&c.clk);
 	struct lin_reader *rd = lin_reader_open(trace);
 	struct lin_header h;
 	struct lin_rec *rec = malloc(sizeof(*rec));
@@ -275,6 +286,7 @@ int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err,
 		snprintf(err, n, "%s", lin_reader_error(rd));
 		goto out;
 	}
+	c.dev_host = h.device_clock_host;
 	enum lin_read_status st;
 	while ((st = lin_reader_next(rd, rec)) == LIN_READ_RECORD)
 		if (rec->known && !on_rec(&c, rec)) {
@@ -283,9 +295,15 @@ int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err,
 		}
 	/* A damaged trace is reported by the validation; export what was read. Scopes and
 	 * requests still open at the end last until the last host time seen. */
+	lin_cm_finish(&c.clk);
 	for (size_t i = 0; i < c.m.n; i++) {
 		struct lin_imp_ev *e = &c.m.ev[i];
 		e->proc = h.pid;
+		if (e->kind >= LIN_IMP_KERNEL) {
+			bool point = e->end == e->ts;
+			e->ts = to_host(&c, (uint64_t)e->ts);
+			e->end = point ? e->ts : to_host(&c, (uint64_t)e->end);
+		}
 		if ((e->kind == LIN_IMP_HANDOFF || e->kind == LIN_IMP_REQUEST) && e->end == e->ts)
 			e->end = c.last_host > e->ts ? c.last_host : e->ts;
 	}
@@ -330,6 +348,7 @@ out:
 	free(c.epreq);
 	free(c.ext);
 	free(c.api);
+	lin_cm_free(&c.clk);
 	lin_imp_free(&c.m);
 	lin_reader_free(rd);
 	return rc;

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_clockmap.c - the device-to-host clock map (trace/clockmap.h) every reader places
+ * device times with: interpolation between pairs, the nearest pair's offset outside them
+ * widened by LIN_CLOCK_RATE_ERR, the error bound (the widest pair, unknown once a pair of
+ * unknown width is read), pairs in any order, the inverse, trimming; and the validator's
+ * placement is the map's.
+ */
+#include <stdlib.h>
+
+#include <msgpack.h>
+
+#include "clockmap.h"
+#include "lin_test.h"
+#include "tracefmt.h"
+#include "validate.h"
+#include "vstate.h"
+
+#define NIL LIN_CM_NIL
+
+static uint64_t to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *widen)
+{
+	uint64_t h = 0;
+	cr_assert(lin_cm_to_host(m, dev, &h, widen), "no mapping for %llu", (unsigned long long)dev);
+	return h;
+}
+
+Test(clockmap, between_two_pairs_the_time_is_interpolated)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	/* The device clock runs 20 % fast between these pairs, and starts 1000 ns ahead. */
+	cr_assert(lin_cm_add(&m, 0, 1000, 10));
+	cr_assert(lin_cm_add(&m, 1000000, 1201000, 1000020));
+	lin_cm_finish(&m);
+	uint64_t w = 99;
+	cr_assert_eq(to_host(&m, 1000, &w), 0);
+	cr_assert_eq(w, 0);
+	cr_assert_eq(to_host(&m, 601000, &w), 500000, "half way in device time is half way in host time");
+	cr_assert_eq(w, 0, "no widening between two pairs");
+	cr_assert_eq(to_host(&m, 121000, NULL), 100000);
+	/* The bound: the widest pair's width (20), nothing more inside the span. */
+	uint64_t h, err;
+	cr_assert(lin_cm_map(&m, 601000, &h, &err));
+	cr_assert_eq(h, 500000);
+	cr_assert_eq(err, 20);
+	lin_cm_free(&m);
+}
+
+Test(clockmap, outside_the_pairs_the_nearest_offset_is_widened_by_the_rate_error)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	cr_assert(lin_cm_add(&m, 1000000, 1001000, 1000100));
+	cr_assert(lin_cm_add(&m, 2000000, 2002000, 2000100));
+	lin_cm_finish(&m);
+	uint64_t w;
+	/* After the last pair: its offset (2000), widened by distance / 2000, rounded up. */
+	cr_assert_eq(to_host(&m, 2002000 + 4000, &w), 2000000 + 4000);
+	cr_assert_eq(w, 2);
+	cr_assert_eq(to_host(&m, 2002000 + 4001, &w), 2000000 + 4001);
+	cr_assert_eq(w, 3);
+	/* Before the first: the first pair's offset (1000). */
+	cr_assert_eq(to_host(&m, 1001000 - 10000, &w), 1000000 - 10000);
+	cr_assert_eq(w, 5);
+	uint64_t h, err;
+	cr_assert(lin_cm_map(&m, 1001000 - 10000, &h, &err));
+	cr_assert_eq(err, 100 + 5, "the widest width plus the widening");
+	/* One pair only: every time is outside the span. */
+	struct lin_clockmap one;
+	lin_cm_init(&one);
+	cr_assert(lin_cm_add(&one, 500, 700, 500));
+	lin_cm_finish(&one);
+	cr_assert_eq(to_host(&one, 700 + 20000, &w), 500 + 20000);
+	cr_assert_eq(w, 10);
+	cr_assert(lin_cm_map(&one, 700, &h, &err));
+	cr_assert_eq(err, 0, "an exact pair, read at its own time");
+	/* Times the host clock cannot hold are no mapping, not a wrapped time. */
+	cr_assert_not(lin_cm_to_host(&one, 100, &h, &w), "before host time 0");
+	cr_assert_not(lin_cm_to_host(&one, NIL, &h, &w));
+	lin_cm_free(&one);
+	lin_cm_free(&m);
+}
+
+Test(clockmap, a_pair_of_unknown_width_makes_the_bound_unknown)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	cr_assert_not(m.width_known);
+	cr_assert_eq(lin_cm_err(&m, 0), NIL, "no pair: no bound");
+	cr_assert(lin_cm_add(&m, 0, 0, 30));
+	cr_assert(lin_cm_add(&m, 1000, 1000, 1050));
+	cr_assert(m.width_known);
+	cr_assert_eq(m.width, 50, "the widest pair");
+	cr_assert(lin_cm_add(&m, 2000, 2000, NIL)); /* host_after_ns nil */
+	cr_assert_not(m.width_known);
+	cr_assert(m.width_lost);
+	cr_assert(lin_cm_add(&m, 3000, 3000, 3001)); /* a known width later does not restore it */
+	cr_assert_not(m.width_known);
+	lin_cm_finish(&m);
+	uint64_t h, err;
+	cr_assert(lin_cm_map(&m, 1500, &h, &err), "the pair still maps");
+	cr_assert_eq(h, 1500);
+	cr_assert_eq(err, NIL);
+	/* host_after_ns before host_ns: unknown too. */
+	struct lin_clockmap b;
+	lin_cm_init(&b);
+	cr_assert(lin_cm_add(&b, 100, 100, 99));
+	cr_assert_not(b.width_known);
+	cr_assert(b.width_lost);
+	lin_cm_free(&b);
+	lin_cm_free(&m);
+}
+
+Test(clockmap, pairs_in_any_order_map_as_sorted_once_finished)
+{
+	static const uint64_t p[][3] = { { 3000000, 3000900, 3000010 },
+					 { 0, 0, 5 },
+					 { 2000000, 2000600, 2000005 },
+					 { 1000000, 1000300, 1000020 } };
+	struct lin_clockmap a, s;
+	lin_cm_init(&a);
+	lin_cm_init(&s);
+	for (int i = 0; i < 4; i++)
+		cr_assert(lin_cm_add(&a, p[i][0], p[i][1], p[i][2]));
+	cr_assert_not(a.sorted);
+	uint64_t h, w;
+	cr_assert_not(lin_cm_to_host(&a, 1500, &h, &w), "not finished: no lookup on unsorted pairs");
+	lin_cm_finish(&a);
+	cr_assert(a.sorted);
+	static const int order[] = { 1, 3, 2, 0 };
+	for (int i = 0; i < 4; i++)
+		cr_assert(lin_cm_add(&s, p[order[i]][0], p[order[i]][1], p[order[i]][2]));
+	cr_assert(s.sorted, "pairs in device order need no sort");
+	lin_cm_finish(&s);
+	for (uint64_t d = 0; d < 4000000; d += 99991) {
+		uint64_t ha, wa, hs, ws;
+		cr_assert(lin_cm_to_host(&a, d, &ha, &wa));
+		cr_assert(lin_cm_to_host(&s, d, &hs, &ws));
+		cr_assert_eq(ha, hs);
+		cr_assert_eq(wa, ws);
+	}
+	cr_assert_eq(to_host(&a, 1500450, NULL), 1500000);
+	cr_assert_eq(a.width, 20);
+	lin_cm_free(&a);
+	lin_cm_free(&s);
+}
+
+Test(clockmap, the_inverse_takes_host_times_back_to_the_device_clock)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	cr_assert(lin_cm_add(&m, 1000, 5000, 1000));
+	cr_assert(lin_cm_add(&m, 11000, 15010, 11000));
+	lin_cm_finish(&m);
+	uint64_t d;
+	cr_assert(lin_cm_to_device(&m, 6000, &d));
+	cr_assert_eq(d, 10005, "interpolated");
+	cr_assert(lin_cm_to_device(&m, 21000, &d));
+	cr_assert_eq(d, 25010, "after the last: its offset");
+	cr_assert(lin_cm_to_device(&m, 0, &d));
+	cr_assert_eq(d, 4000, "before the first: its offset");
+	for (uint64_t h = 0; h < 30000; h += 777) {
+		uint64_t back;
+		cr_assert(lin_cm_to_device(&m, h, &d));
+		cr_assert(lin_cm_to_host(&m, d, &back, NULL));
+		cr_assert(back + 1 >= h && back <= h + 1, "host %llu -> %llu -> %llu",
+			  (unsigned long long)h, (unsigned long long)d, (unsigned long long)back);
+	}
+	lin_cm_free(&m);
+}
+
+Test(clockmap, trimming_keeps_the_latest_pairs)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	for (uint64_t i = 0; i < 10; i++)
+		cr_assert(lin_cm_add(&m, i * 1000, i * 1001, i * 1000 + 7));
+	lin_cm_finish(&m);
+	lin_cm_trim(&m, 4);
+	cr_assert_eq(m.n, 4);
+	cr_assert_eq(m.p[0].host_ns, 6000);
+	cr_assert_eq(m.width, 7, "the bound is kept");
+	uint64_t w;
+	cr_assert_eq(to_host(&m, 6006 + 7007 - 6006, &w), 7000, "still interpolated among the kept");
+	cr_assert_eq(w, 0);
+	cr_assert_eq(to_host(&m, 5005, &w), 5005 - 6006 + 6000, "before them: extrapolated");
+	cr_assert_eq(w, 1);
+	lin_cm_free(&m);
+}
+
+/* The validator places a device time where the map does, with the map's bound. */
+Test(clockmap, the_validator_maps_through_it)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header hd = {
+		LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", "ok", NULL
+	};
+	lin_tf_header(&pk, &hd);
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	static const uint64_t p[][3] = { { 2000000, 2000900, 2000040 },
+					 { 1000, 1000, 1010 },
+					 { 1000000, 1000300, 1000020 } };
+	for (int i = 0; i < 3; i++) {
+		lin_tf_clock(&pk, p[i][0], p[i][1], p[i][2]);
+		cr_assert(lin_cm_add(&m, p[i][0], p[i][1], p[i][2]));
+	}
+	lin_cm_finish(&m);
+	lin_tf_trace_end(&pk, 3000000, 0);
+	struct lin_vopts vo = { 0 };
+	vo.allow_empty = true;
+	struct lin_validator *v = lin_validator_create(&vo);
+	cr_assert_not_null(v);
+	cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	lin_validator_finish(v);
+	for (uint64_t d = 0; d < 3000000; d += 12345) {
+		uint64_t vh, ve, mh, me;
+		cr_assert(lin_validator_dev_to_host(v, 0, d, &vh, &ve));
+		cr_assert(lin_cm_map(&m, d, &mh, &me));
+		cr_assert_eq(vh, mh, "at device %llu", (unsigned long long)d);
+		cr_assert_eq(ve, me, "at device %llu", (unsigned long long)d);
+	}
+	lin_validator_free(v);
+	lin_cm_free(&m);
+	LIN_TEST_CHECK_LEAKS();
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clockmap.h - the one device-to-host clock map of a process: every reader of a lineage
+ * trace that places device times on the host clock goes through it (lineage-validate and
+ * lineage-explain through the validator, lineage-validate --export-otlp, the runtime's OTLP
+ * stream, the lineage-trace importer behind --export-perfetto). docs/validator.md, "Clocks",
+ * says what it does and why.
+ *
+ * Pairs come from the trace's clock records (host_ns, device_ns, host_after_ns): the
+ * device clock read between two host readings, host_after_ns - host_ns apart (the pair's
+ * width: how far off the device reading can be placed; unknown when host_after_ns is nil).
+ * A device time between two pairs is interpolated between them (the clocks may run at
+ * slightly different rates); before the first pair or after the last it takes the nearest
+ * pair's offset, and the two clocks may have drifted apart since by up to
+ * LIN_CLOCK_RATE_ERR of the distance to that pair (the widening). The error bound of a
+ * placement is the widest pair's width plus that widening; one pair of unknown width makes
+ * the bound unknown.
+ *
+ * Use: lin_cm_add every pair (in any order), lin_cm_finish (sorts by device time), then
+ * map. A map that keeps taking pairs while it is used (the OTLP stream) calls
+ * lin_cm_finish after each add; in-order pairs cost nothing to keep sorted.
+ * Context: single-threaded per map. Internal: not part of the public API.
+ */
+#ifndef LIN_CLOCKMAP_H
+#define LIN_CLOCKMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LIN_CM_NIL UINT64_MAX
+
+/* The largest relative rate error assumed between the host clock and CUPTI's clock outside
+ * the span of the clock pairs: 500 ppm, the most Linux's NTP discipline slews a clock
+ * (CUPTI's default clock is CLOCK_REALTIME-based); docs/validator.md, "Clocks". As a
+ * divisor: the widening is distance / 2000, rounded up. */
+#define LIN_CLOCK_RATE_ERR_DIV 2000u
+
+struct lin_cm_pair {
+	uint64_t host_ns, device_ns;
+};
+
+struct lin_clockmap {
+	struct lin_cm_pair *p; /* sorted by device time (then host time) once finished */
+	size_t n, cap;
+	uint64_t width;   /* the widest pair's width, ns (valid when width_known) */
+	bool width_known; /* a pair of known width was added, and none of unknown width */
+	bool width_lost;  /* a pair of unknown width was added: the bound is unknown */
+	bool sorted;      /* p[] is in order (no add since the last lin_cm_finish broke it) */
+	bool oom;         /* a pair could not be kept */
+};
+
+void lin_cm_init(struct lin_clockmap *m);
+void lin_cm_free(struct lin_clockmap *m);
+/* Add the pair of a clock record; @host_after_ns LIN_CM_NIL (or before @host_ns): of
+ * unknown width (a record whose host_ns or device_ns is nil is no pair: not added).
+ * Return: false when out of memory (the pair is lost, oom is set). */
+bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns);
+/* Sort the pairs by device time (nothing to do when they came in order). */
+void lin_cm_finish(struct lin_clockmap *m);
+/* Keep only the @keep pairs latest in device time (a finished map): a map that lives as
+ * long as its process (the OTLP stream) stays bounded. The width bound is left as it was. */
+void lin_cm_trim(struct lin_clockmap *m, size_t keep);
+static inline bool lin_cm_empty(const struct lin_clockmap *m) { return m->n == 0; }
+
+/* Device time @dev -> host time *@host. *@widen (when not NULL): 0 between two pairs,
+ * else the drift allowed for the distance to the nearest pair (LIN_CLOCK_RATE_ERR).
+ * Return: false when there is no pair, @dev is LIN_CM_NIL, the map is not finished, or
+ * the time falls outside the host clock's range. */
+bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *widen);
+/* The error bound of a placement widened by @widen: the widest pair's width plus @widen
+ * (saturating at UINT64_MAX / 4); LIN_CM_NIL when the width is not known. */
+uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen);
+/* lin_cm_to_host and its error bound (*@err: lin_cm_err of the widening) at once. */
+bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *err);
+/* The inverse: host time @host -> device time *@dev by the same pairs (interpolated between
+ * the two around it, else the nearest pair's offset), for a writer that puts host times on
+ * the device clock. Return: false as lin_cm_to_host. */
+bool lin_cm_to_device(const struct lin_clockmap *m, uint64_t host, uint64_t *dev);
+
+#endif
