@@ -40,7 +40,10 @@ bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, ui
 		m->p = np;
 		m->cap = nc;
 	}
-	struct lin_cm_pair c = { host_ns, device_ns };
+	struct lin_cm_pair c = { host_ns, device_ns,
+				 host_after_ns == LIN_CM_NIL || host_after_ns < host_ns
+					 ? LIN_CM_NIL
+					 : host_after_ns - host_ns };
 	if (m->n && pair_cmp(&m->p[m->n - 1], &c) > 0)
 		m->sorted = false;
 	m->p[m->n++] = c;
@@ -69,6 +72,27 @@ void lin_cm_trim(struct lin_clockmap *m, size_t keep)
 		return;
 	memmove(m->p, m->p + (m->n - keep), keep * sizeof(*m->p));
 	m->n = keep;
+}
+
+/* The pairs @dev is placed by: *@a, and *@b when it lies between two (else NULL). */
+static bool locate(const struct lin_clockmap *m, uint64_t dev, const struct lin_cm_pair **a,
+		   const struct lin_cm_pair **b)
+{
+	if (dev == LIN_CM_NIL || !m->n || !m->sorted)
+		return false;
+	size_t lo = 0, hi = m->n; /* first pair with device_ns > dev */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->p[mid].device_ns <= dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*a = &m->p[lo ? lo - 1 : 0];
+	*b = lo && lo < m->n ? &m->p[lo] : NULL;
+	if (*b && !((*b)->device_ns > (*a)->device_ns && (*b)->host_ns >= (*a)->host_ns))
+		*b = NULL;
+	return true;
 }
 
 bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *widen)
@@ -117,9 +141,16 @@ uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen)
 bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *err)
 {
 	uint64_t w;
-	if (!lin_cm_to_host(m, dev, host, &w))
+	const struct lin_cm_pair *a, *b;
+	if (!lin_cm_to_host(m, dev, host, &w) || !locate(m, dev, &a, &b))
 		return false;
-	*err = lin_cm_err(m, w);
+	uint64_t width = a->width;
+	if (b && (b->width == LIN_CM_NIL || (width != LIN_CM_NIL && b->width > width)))
+		width = b->width;
+	if (width == LIN_CM_NIL)
+		*err = LIN_CM_NIL;
+	else
+		*err = width > UINT64_MAX / 4 - w ? UINT64_MAX / 4 : width + w;
 	return true;
 }
 

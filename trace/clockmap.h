@@ -38,6 +38,7 @@
 
 struct lin_cm_pair {
 	uint64_t host_ns, device_ns;
+	uint64_t width; /* host_after_ns - host_ns; LIN_CM_NIL: unknown */
 };
 
 struct lin_clockmap {
@@ -71,7 +72,10 @@ bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, 
 /* The error bound of a placement widened by @widen: the widest pair's width plus @widen
  * (saturating at UINT64_MAX / 4); LIN_CM_NIL when the width is not known. */
 uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen);
-/* lin_cm_to_host and its error bound (*@err: lin_cm_err of the widening) at once. */
+/* lin_cm_to_host and the error bound of that placement: the width of the pairs it is placed
+ * by (between two: the wider of them; outside the span: the nearest's, plus the widening),
+ * LIN_CM_NIL when one of them has no known width. A pair preempted between its reads so
+ * widens only the times placed by it, not the whole run's. */
 bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *err);
 /* The inverse: host time @host -> device time *@dev by the same pairs (interpolated between
  * the two around it, else the nearest pair's offset), for a writer that puts host times on

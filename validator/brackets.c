@@ -316,7 +316,14 @@ bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t d
 		*u = 0;
 		return true;
 	}
-	*u = lin_cm_err(&p->clocks, ws > we ? ws : we);
+	/* The bound of this call's placement: the pairs around it, not the run's widest. */
+	uint64_t hs, he, us, ue;
+	if (!lin_cm_map(&p->clocks, ds, &hs, &us) || !lin_cm_map(&p->clocks, de, &he, &ue) ||
+	    us == LIN_CM_NIL || ue == LIN_CM_NIL) {
+		*u = lin_cm_err(&p->clocks, ws > we ? ws : we);
+		return true;
+	}
+	*u = us > ue ? us : ue;
 	return true;
 }
 

@@ -82,6 +82,31 @@ Test(clockmap, outside_the_pairs_the_nearest_offset_is_widened_by_the_rate_error
 	lin_cm_free(&m);
 }
 
+/* A pair preempted between its reads widens the bound of the times it places, and of no
+ * other: with the run's widest width, one such pair would leave every call of the run
+ * undecided. */
+Test(clockmap, a_wide_pair_widens_only_the_times_it_places)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	cr_assert(lin_cm_add(&m, 0, 0, 40));
+	cr_assert(lin_cm_add(&m, 1000000, 1000000, 1000040));
+	cr_assert(lin_cm_add(&m, 2000000, 2000000, 2050000)); /* 50 us wide */
+	cr_assert(lin_cm_add(&m, 3000000, 3000000, 3000040));
+	lin_cm_finish(&m);
+	uint64_t h, err;
+	cr_assert(lin_cm_map(&m, 500000, &h, &err));
+	cr_assert_eq(err, 40, "between two narrow pairs");
+	cr_assert(lin_cm_map(&m, 1500000, &h, &err));
+	cr_assert_eq(err, 50000, "next to the wide one: its width");
+	cr_assert(lin_cm_map(&m, 2500000, &h, &err));
+	cr_assert_eq(err, 50000);
+	cr_assert(lin_cm_map(&m, 3000000 + 4000, &h, &err));
+	cr_assert_eq(err, 40 + 2, "after the last: its own width and the widening");
+	cr_assert_eq(lin_cm_err(&m, 0), 50000, "the run's widest, for what needs one bound");
+	lin_cm_free(&m);
+}
+
 Test(clockmap, a_pair_of_unknown_width_makes_the_bound_unknown)
 {
 	struct lin_clockmap m;
