@@ -4,6 +4,7 @@
  * through the TSC where it is invariant (one rdtsc, ~10 ns here, against ~22 ns for
  * clock_gettime), converted to nanoseconds by the writer.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -39,8 +40,8 @@ static bool tsc_invariant(void)
 #endif
 }
 
-/* A short calibration (~2 ms) against CLOCK_MONOTONIC; refined later by the writer. */
-void lin_clock_init(struct lin_clock *c)
+/* A short calibration (~2 ms) against CLOCK_MONOTONIC. */
+static void calibrate(struct lin_clock *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->use_tsc = tsc_invariant();
@@ -64,6 +65,24 @@ void lin_clock_init(struct lin_clock *c)
 	c->ns_per_tick = (double)(n1 - c->ns0) / (double)(t1 - c->tsc0);
 	c->tsc_hz = 1e9 / c->ns_per_tick;
 #endif
+}
+
+/*
+ * One calibration per process, shared by every runtime it creates: two runtimes of one
+ * process then write the same host time for the same instant. Calibrated apart, each
+ * carried its own rate error (a preemption inside the 2 ms calibration makes it tens of
+ * ppm or more), so two traces of one process disagreed by microseconds, and a device clock
+ * read through one runtime's clock was off by that in the other's trace.
+ */
+static pthread_once_t calib_once = PTHREAD_ONCE_INIT;
+static struct lin_clock calib;
+
+static void calibrate_once(void) { calibrate(&calib); }
+
+void lin_clock_init(struct lin_clock *c)
+{
+	pthread_once(&calib_once, calibrate_once);
+	*c = calib;
 }
 
 uint64_t lin_clock_ticks_to_ns(const struct lin_clock *c, uint64_t ticks)

@@ -45,7 +45,7 @@ void __tsan_release(void *addr);
 
 struct lin_clock {
 	bool use_tsc;
-	double ns_per_tick; /* calibrated at create */
+	double ns_per_tick; /* calibrated once per process (clock.c) */
 	uint64_t tsc0;      /* reference pair */
 	uint64_t ns0;
 	double tsc_hz;

@@ -71,7 +71,14 @@ uint64_t lin_rt_clock_ns(const struct lin_rt_clock *c)
 
 void lin_rt_set_device_clock_host(lin_runtime *rt) { rt->device_clock_host = true; }
 
-LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt) { return rt ? lin_rt_now_ns(rt) : 0; }
+LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt)
+{
+	if (rt)
+		return lin_rt_now_ns(rt);
+	struct lin_clock c; /* the process's calibration, which every runtime takes */
+	lin_clock_init(&c);
+	return lin_clock_ticks_to_ns(&c, lin_clock_ticks(&c));
+}
 
 uint32_t lin_rt_ext_kind(const lin_runtime *rt) { return rt->ext_kind; }
 

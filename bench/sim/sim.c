@@ -287,7 +287,9 @@ static bool dropped(const lin_sim *s, uint32_t corr)
 /* The host clock the runtime writes (the device clock is it plus clock_off). */
 static uint64_t sim_now(const lin_sim *s)
 {
-	return s->rt ? lin_runtime_now_ns(s->rt) : lin_sim_mono_ns();
+	/* The process's trace clock, before the runtime is set as after (every runtime of the
+	 * process shares it): one device clock for the whole run. */
+	return lin_runtime_now_ns(s->rt);
 }
 
 /* Layer mode: the layer records the call as CUPTI would (its correlation ids, its ext

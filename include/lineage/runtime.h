@@ -235,8 +235,9 @@ struct lin_runtime_stats {
  * lin_runtime_now_ns - the runtime's host clock now: the clock of every host_ns field it
  * writes (CLOCK_MONOTONIC nanoseconds, read through the calibrated TSC where available;
  * the trace header's host_clock_source says which). Lets a caller time its own events on
- * the trace's clock.
- * Return: nanoseconds; 0 when @rt is NULL.
+ * the trace's clock. Every runtime of a process shares one calibration, so this is also
+ * the process's trace clock: @rt NULL reads it without a runtime (since 0.4).
+ * Return: nanoseconds.
  * Context: any thread; no lock, no allocation; may run inside a CUPTI callback. Since: 0.3
  */
 LIN_API uint64_t lin_runtime_now_ns(const lin_runtime *rt);
