@@ -76,6 +76,10 @@ class Launch(_Block):
     current epoch becomes the thread's C context and is pushed through the backend.
     Launching thread; launch path. Must not span an await."""
     ext_id: int
+    """The id pushed through the backend inside the block, 0 if none: the epoch id, with
+    bit 63 set when the epoch's version had ended (late work: its epoch retired or its
+    request ended) or bit 62 when it had been re-issued (docs/trace-format.md, "Late
+    work"); ``ext_id & ~(3 << 62)`` is the epoch."""
     def __enter__(self) -> "Launch": ...
 
 class Adopt(_Block):

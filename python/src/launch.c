@@ -132,7 +132,11 @@ static PyMethodDef launch_methods[] = {
 
 static PyGetSetDef launch_getset[] = {
 	{ "ext_id", (getter)launch_get_ext_id, NULL,
-	  "the id pushed through the backend inside the block (the epoch), 0 if none", NULL },
+	  "the id pushed through the backend inside the block, 0 if none: the epoch id, with "
+	  "bit 63 set when the epoch's version had ended (late work: its epoch retired or its "
+	  "request ended) or bit 62 when it had been re-issued (docs/trace-format.md, \"Late "
+	  "work\"); ext_id & ~(3 << 62) is the epoch",
+	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

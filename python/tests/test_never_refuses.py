@@ -211,3 +211,19 @@ def test_fan_out_and_gather_validates_with_late_work_counted(sim_module, tmp_pat
     assert res["lost"] == 0 and res["incorrect"] == 0, res
     assert res["late"]["joined_after_retire"] == 12, res["late"]
     assert res["exit_code"] == 0, res["findings"]
+
+
+def test_late_launch_ext_id_carries_the_late_bit(sim_module, trace):
+    """Launch.ext_id is what was pushed: the epoch id, with the late bits of
+    docs/trace-format.md ("Late work") for late work; its docstring says so."""
+    doc = lineage.Launch.ext_id.__doc__
+    assert "bit 63" in doc and "bit 62" in doc, doc
+    sim = sim_module.Sim(seed=1)
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        with rt.request(), rt.epoch() as e:
+            tok = e.token
+            with rt.launch("k") as la:
+                assert la.ext_id == e.id
+        with rt.adopt(tok), rt.launch("late") as la:     # its epoch retired: late, ended
+            assert la.ext_id == e.id | 1 << 63
+            assert la.ext_id & ~(3 << 62) == e.id
