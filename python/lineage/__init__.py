@@ -112,7 +112,11 @@ def adopt(token, runtime=None):
     late); one that cannot be adopted (BadToken, ForeignToken, a closed runtime) runs the
     block with no context, and raises only under a strict runtime (Runtime(strict=True),
     LINEAGE_STRICT=1). A parsed token with no runtime= raises InvalidArgument in strict
-    mode, else the block runs with no context."""
+    mode, else the block runs with no context. ``token`` None (``adopt(current())`` where
+    nothing was current: work handed on from untraced code) runs the block with no context,
+    as the executor runs such a task."""
+    if token is None:
+        return _NoContext()
     rt = runtime if runtime is not None else token.runtime
     if rt is None:
         if _os.environ.get("LINEAGE_STRICT") == "1":

@@ -323,11 +323,8 @@ static PyObject *entity_exit(LinEntity *self, PyObject *args)
 	Py_RETURN_FALSE;
 }
 
-static PyObject *epoch_reissue(LinEntity *self, PyObject *args)
+static PyObject *epoch_reissue_impl(LinEntity *self, unsigned int reason)
 {
-	unsigned int reason = LIN_REISSUE_RETRY;
-	if (!PyArg_ParseTuple(args, "|I", &reason))
-		return NULL;
 	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
 	if (!rt)
 		return NULL;
@@ -353,6 +350,20 @@ static PyObject *epoch_reissue(LinEntity *self, PyObject *args)
 	return PyLong_FromUnsignedLong(version);
 }
 
+/* The retry path of the user's code: outside a strict runtime a lineage error (an epoch
+ * lineage could not declare, id 0; one retired; a closed runtime) is absorbed and None
+ * returned, the retry runs all the same. */
+static PyObject *epoch_reissue(LinEntity *self, PyObject *args)
+{
+	unsigned int reason = LIN_REISSUE_RETRY;
+	if (!PyArg_ParseTuple(args, "|I", &reason))
+		return NULL;
+	PyObject *r = epoch_reissue_impl(self, reason);
+	if (r || !lin_py_absorb(self->runtime))
+		return r;
+	Py_RETURN_NONE;
+}
+
 static PyObject *entity_get_id(LinEntity *self, void *c)
 {
 	(void)c;
@@ -376,7 +387,9 @@ static PyMethodDef epoch_methods[] = {
 	{ "__exit__", (PyCFunction)entity_exit, METH_VARARGS, NULL },
 	{ "reissue", (PyCFunction)epoch_reissue, METH_VARARGS,
 	  "reissue(reason=REISSUE_RETRY) -> version: the launch is issued again; tokens made "
-	  "before become stale. Any thread." },
+	  "before become stale. Any thread. Outside a strict runtime, where lineage cannot "
+	  "(an epoch it could not declare, id 0; one retired; a closed runtime) it returns None "
+	  "and counts stats()['absorbed']." },
 	{ NULL, NULL, 0, NULL },
 };
 

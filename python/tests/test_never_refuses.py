@@ -227,3 +227,62 @@ def test_late_launch_ext_id_carries_the_late_bit(sim_module, trace):
         with rt.adopt(tok), rt.launch("late") as la:     # its epoch retired: late, ended
             assert la.ext_id == e.id | 1 << 63
             assert la.ext_id & ~(3 << 62) == e.id
+
+
+def test_reissue_of_an_absorbed_or_closed_epoch_runs_the_retry(trace):
+    """The retry idiom with Epoch.reissue() where lineage could not declare the epoch (no
+    current request), or the runtime closed meanwhile: the retry runs, reissue() returns
+    None and counts the absorbed error."""
+    rt = lineage.Runtime(trace_path=trace)
+
+    def serve():
+        tries = []
+        with rt.epoch(name="forward") as e:
+            for attempt in range(3):
+                tries.append(attempt)
+                if attempt < 1:
+                    assert e.reissue() is None
+                    continue
+                return tries
+    assert serve() == [0, 1]
+    assert rt.stats()["absorbed"] == 2            # the epoch, then its reissue
+    with rt.request(), rt.epoch() as e:
+        assert e.reissue() == 2                   # a real one still re-issues
+    assert e.reissue() is None                    # retired: absorbed
+    assert rt.stats()["absorbed"] == 3
+    rt.close()
+    assert serve() == [0, 1]                      # stats() is gone with the runtime
+
+
+def test_graph_replayer_forget_after_absorbed_capture_or_close(rt):
+    from lineage.cudagraph import GraphReplayer
+
+    class Graph:
+        def replay(self):
+            pass
+
+    gr = GraphReplayer(rt, capture=lambda g: _Ctx([]))
+    g = Graph()
+    with gr.capture(g):                  # no epoch: absorbed
+        pass
+    gr.replay(g)
+    gr.forget(g)                         # nothing was recorded for it: no error
+    g2 = Graph()
+    with rt.request(), rt.epoch():
+        with gr.capture(g2):
+            pass
+        gr.replay(g2)
+    rt.close()
+    gr.replay(g2)
+    gr.forget(g2)                        # the runtime closed: no error
+    assert gr.errors >= 3
+
+
+def test_adopt_of_none_runs_with_no_context(rt):
+    """lineage.adopt(lineage.current()) in untraced code: current() is None."""
+    with lineage.adopt(None) as t:
+        assert t is None and lineage.current() is None
+    with rt.request() as r:
+        with lineage.adopt(None, runtime=rt) as t:
+            assert t is None and lineage.current() is None
+        assert lineage.current() == r.token
