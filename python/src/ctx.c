@@ -12,6 +12,7 @@
  * inside it (a framework's own lin_launch_begin) sees the context too.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext.h"
@@ -284,6 +285,34 @@ static PyObject *entity_enter(LinEntity *self, PyObject *unused)
 	return self->reset ? Py_NewRef(self) : NULL;
 }
 
+int lin_py_ctxvar_reset(PyObject *runtime, PyObject *reset)
+{
+	if (PyContextVar_Reset(lin_py_ctxvar, reset) == 0)
+		return 0;
+	int strict = runtime ? ((LinRuntime *)runtime)->strict : 0;
+	if (!runtime) {
+		const char *e = getenv("LINEAGE_STRICT");
+		strict = e && !strcmp(e, "1");
+	}
+	if (strict || !PyErr_ExceptionMatches(PyExc_ValueError))
+		return -1;
+	/* Left in another Context than the one it began in: that Context's value is not ours
+	 * to reset; this one's still holds the block's token, so it gets the value from
+	 * before the block. */
+	PyErr_Clear();
+	PyObject *old = PyObject_GetAttrString(reset, "old_value");
+	PyObject *missing = old ? PyObject_GetAttrString((PyObject *)Py_TYPE(reset), "MISSING") : NULL;
+	PyObject *t = missing ? PyContextVar_Set(lin_py_ctxvar, old == missing ? Py_None : old) : NULL;
+	Py_XDECREF(old);
+	Py_XDECREF(missing);
+	if (!t)
+		return -1;
+	Py_DECREF(t);
+	if (runtime)
+		((LinRuntime *)runtime)->absorbed++;
+	return 0;
+}
+
 /* End: restore the variable, then end the request or retire the epoch; a lineage error is
  * absorbed outside a strict runtime (the block has run). */
 static PyObject *entity_exit_impl(LinEntity *self)
@@ -292,19 +321,23 @@ static PyObject *entity_exit_impl(LinEntity *self)
 		return lin_py_raise(-EINVAL, "__exit__ without __enter__");
 	PyObject *reset = self->reset;
 	self->reset = NULL;
-	/* Reset fails when the block ends in another context than it began in (an asyncio
-	 * misuse): the request is still ended, then the error raised. */
-	int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+	/* The reset fails under a strict runtime when the block ends in another Context than
+	 * it began in (an asyncio misuse): the request is still ended, then the error raised. */
+	int r = lin_py_ctxvar_reset(self->runtime, reset);
 	Py_DECREF(reset);
-	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
-	if (!rt)
-		return NULL;
+	lin_runtime *rt = ((LinRuntime *)self->runtime)->rt;
+	if (r < 0 || !rt) {
+		if (rt && !self->ended) {
+			self->ended = 1;
+			(void)(Py_IS_TYPE(self, &LinEpoch_Type) ? lin_epoch_retire(rt, self->id)
+								: lin_request_end(rt, self->id));
+		}
+		return r < 0 ? NULL : lin_py_raise(-EINVAL, "the runtime is closed");
+	}
 	if (!self->ended) {
 		self->ended = 1;
 		int err = Py_IS_TYPE(self, &LinEpoch_Type) ? lin_epoch_retire(rt, self->id)
 							   : lin_request_end(rt, self->id);
-		if (r < 0)
-			return NULL;
 		if (err)
 			return lin_py_raise(err, Py_IS_TYPE(self, &LinEpoch_Type) ? "epoch_retire"
 										  : "request_end");

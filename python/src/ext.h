@@ -91,6 +91,13 @@ PyObject *lin_py_token_new(const lin_token *tok, PyObject *runtime);
  * there is no current context. */
 int lin_py_thread_enter(lin_runtime *rt, lin_scope *scope, int *opened);
 int lin_py_thread_leave(lin_runtime *rt, lin_scope *scope, int opened);
+/* Restore the context variable at a block's end (PyContextVar_Reset of @reset). A block
+ * left in another Context than it began in (a generator resumed under a copied context's
+ * run(), an async generator) cannot be reset (ValueError): outside a strict @runtime (a
+ * LinRuntime; NULL: LINEAGE_STRICT=1 decides) that is absorbed (counted in its
+ * stats()["absorbed"]) and the variable set, in the Context the block ends in, to what it
+ * was before the block (None where it was unset). 0, or -1 with an exception set. */
+int lin_py_ctxvar_reset(PyObject *runtime, PyObject *reset);
 
 /* Method tables contributed to the module by each file. */
 extern PyMethodDef lin_py_ctx_functions[];

@@ -264,12 +264,12 @@ static PyObject *adopt_exit_impl(LinAdopt *self)
 	self->active = 0;
 	PyObject *reset = self->reset;
 	self->reset = NULL;
-	int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+	int r = lin_py_ctxvar_reset(self->runtime, reset);
 	Py_DECREF(reset);
-	if (err)
-		return lin_py_raise(err, lr->rt ? "adopt: scope_exit" : "the runtime is closed");
 	if (r < 0)
 		return NULL;
+	if (err)
+		return lin_py_raise(err, lr->rt ? "adopt: scope_exit" : "the runtime is closed");
 	Py_RETURN_FALSE;
 }
 
@@ -280,7 +280,7 @@ static PyObject *adopt_exit(LinAdopt *self, PyObject *args)
 		PyObject *reset = self->reset;
 		self->reset = NULL;
 		self->active = 0;
-		int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+		int r = lin_py_ctxvar_reset(self->runtime, reset);
 		Py_DECREF(reset);
 		if (r < 0)
 			return NULL;

@@ -286,3 +286,48 @@ def test_adopt_of_none_runs_with_no_context(rt):
         with lineage.adopt(None, runtime=rt) as t:
             assert t is None and lineage.current() is None
         assert lineage.current() == r.token
+
+
+@pytest.mark.parametrize("kind", ["request", "epoch", "adopt", "adopt_refused",
+                                  "adopt_no_runtime"])
+def test_block_left_in_another_context_passes_the_users_exception(rt, kind):
+    """A block in a generator resumed (and left) in another contextvars Context (a copied
+    context's run(), an async generator): the variable's reset belongs to the first
+    Context; the user's own exception passes through unchanged, the failed reset is
+    absorbed and the variable cleared in the Context the block ended in."""
+    import contextvars
+
+    def gen():
+        if kind == "request":
+            cm = rt.request("r")
+        elif kind == "epoch":
+            cm = rt.epoch(outer.id)
+        elif kind == "adopt":
+            cm = rt.adopt(outer.token)
+        elif kind == "adopt_refused":           # stale text: runs with no context
+            cm = rt.adopt(lineage.Token.parse(str(ended.token)))
+        else:
+            cm = lineage.adopt(lineage.Token.parse(str(outer.token)))
+        with cm:
+            yield 1
+            raise Boom("the user's own error")
+
+    outer = rt.request("outer")                   # begun, not entered
+    with rt.request("ended") as ended:
+        pass
+    before = rt.stats()["absorbed"]
+    g = gen()
+    next(g)                                       # entered in this Context
+    seen = []
+
+    def finish():
+        with pytest.raises(Boom):
+            next(g)                               # resumed and left in another
+        seen.append(lineage.current())
+
+    contextvars.copy_context().run(finish)
+    assert seen == [None]                         # nothing left current there
+    if kind != "adopt_no_runtime":                # no runtime to count it in
+        assert rt.stats()["absorbed"] > before
+    lineage.context.set(None)                     # this Context's value stays the block's
+    rt.request_end(outer.id)
