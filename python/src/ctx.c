@@ -513,7 +513,11 @@ PyObject *lin_py_rt_request_begin(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* Epoch requests: the ones given, or the current context's (a request; or an epoch, which
- * then becomes the parent and gives its requests). */
+ * then becomes the parent and gives its requests). When the current context is the
+ * thread's C scope (inside an adopt block, or a worker of lineage.futures), none are
+ * given: lin_epoch_declare takes that scope's, a late one's too (a worker that adopted a
+ * request after it ended declares its epoch for that request, whose GPU work then joins
+ * it; naming the ended request here would be refused as not live). */
 #define EPOCH_MAX_REQ 4096
 static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_t *req)
 {
@@ -523,6 +527,13 @@ static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_
 	if (cur == Py_None)
 		return lin_py_raise_int(-LIN_ENOCONTEXT, "epoch: no requests given and none current");
 	const lin_token *t = &((LinToken *)cur)->tok;
+	uint32_t kind, version;
+	uint64_t id;
+	if (lin_scope_current(rt, &kind, &id, &version) == 0 && id == t->id &&
+	    version == t->version && kind == t->kind) {
+		o->n_requests = 0; /* the C default: the current scope's requests */
+		return 0;
+	}
 	if (t->kind == LIN_TARGET_REQUEST) {
 		req[0] = t->id;
 		o->n_requests = 1;

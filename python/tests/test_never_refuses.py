@@ -331,3 +331,41 @@ def test_block_left_in_another_context_passes_the_users_exception(rt, kind):
         assert rt.stats()["absorbed"] > before
     lineage.context.set(None)                     # this Context's value stays the block's
     rt.request_end(outer.id)
+
+
+def test_worker_epoch_under_a_late_request_joins_it(sim_module, tmp_path):
+    """Fan-out with only a request current at submit, the worker declaring its own epoch
+    (rt.epoch() with no requests) after the request ended: the worker adopted the request
+    late; its epoch is declared from the thread's (late) C scope and serves the ended
+    request, so every GPU record joins it."""
+    validator_or_skip()
+    trace, truth = str(tmp_path / "t.lt"), str(tmp_path / "t.truth")
+    sim = sim_module.Sim(seed=5)
+    labels = []
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        pool = lineage.futures.ThreadPoolExecutor(1)
+        gate = threading.Event()
+        pool.submit(gate.wait)
+
+        def work(rid):
+            with rt.epoch(name="worker_epoch") as e:
+                served = rt.lookup(e.id)["requests"] if e.id else None
+                with rt.launch("k"):
+                    g = sim.launch_kernel(1, "k")
+            labels.append((_truth.KERNEL, g, [rid]))
+            return e.id, served
+
+        futs = []
+        for i in range(3):
+            with rt.request(f"r{i}") as r:
+                futs.append((r.id, pool.submit(work, r.id)))
+        gate.set()
+        for rid, f in futs:
+            eid, served = f.result()
+            assert eid != 0 and served == [rid]
+        pool.shutdown()
+        assert rt.stats()["late_adopts"] == 3 and rt.stats()["absorbed"] == 0
+    _truth.write(truth, labels)
+    res = lineage.validate(trace, expect=truth)
+    assert res["gpu_records"] == 3 and res["matched"] == 3 and res["lost"] == 0, res
+    assert res["exit_code"] == 0, res["findings"]
