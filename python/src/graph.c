@@ -418,6 +418,15 @@ static PyObject *gl_enter_impl(LinGraphLaunch *self)
 		self->active = 1;
 		return Py_NewRef(self);
 	}
+	/* No replay epoch, but begin fell back to a plain bracket under the current context
+	 * (graph/graph.c plain_launch: a late scope whose epoch cannot parent one, a full exec
+	 * map): outside a strict runtime that bracket stays open around the replay, whose
+	 * kernels join through it, and closes at exit; the error is absorbed (gl_enter). */
+	if (!err && lerr != -EINVAL && self->gl.launch.cookie &&
+	    !((LinRuntime *)((LinGraphTracker *)self->tracker)->runtime)->strict) {
+		self->active = 1;
+		return lin_py_raise(lerr, "graph launch_begin");
+	}
 	if (lerr != -EINVAL)
 		lin_graph_launch_end(gt, &self->gl);
 	lin_py_thread_leave(rt, &self->scope, self->opened);
@@ -437,9 +446,23 @@ static PyObject *gl_enter(LinGraphLaunch *self, PyObject *unused)
 {
 	(void)unused;
 	PyObject *r = gl_enter_impl(self);
-	if (r || !lin_py_absorb(gl_runtime(self)))
+	if (!r && !lin_py_absorb(gl_runtime(self))) {
+		if (self->active == 1) { /* not a lineage error after all: close what is open */
+			lin_runtime *rt = ((LinRuntime *)gl_runtime(self))->rt;
+			lin_graph_tracker *gt = ((LinGraphTracker *)self->tracker)->gt;
+			if (rt && gt) {
+				lin_graph_launch_end(gt, &self->gl);
+				lin_py_thread_leave(rt, &self->scope, self->opened);
+			}
+			self->opened = 0;
+			self->active = 0;
+		}
+		return NULL;
+	}
+	if (r)
 		return r;
-	self->active = 2;
+	if (self->active != 1) /* 1: the plain bracket begin fell back to is kept */
+		self->active = 2;
 	return Py_NewRef(self);
 }
 

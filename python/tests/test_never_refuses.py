@@ -369,3 +369,40 @@ def test_worker_epoch_under_a_late_request_joins_it(sim_module, tmp_path):
     res = lineage.validate(trace, expect=truth)
     assert res["gpu_records"] == 3 and res["matched"] == 3 and res["lost"] == 0, res
     assert res["exit_code"] == 0, res["findings"]
+
+
+def test_graph_replay_under_a_late_token_keeps_its_bracket(sim_module, tmp_path):
+    """A graph replayed under a token whose epoch retired (late work): lineage mints no
+    replay epoch, but the plain bracket lin_graph_launch_begin falls back to stays open
+    around the replay, so its kernels join the request (late); nothing stays open after."""
+    validator_or_skip()
+    trace, truth = str(tmp_path / "t.lt"), str(tmp_path / "t.truth")
+    sim = sim_module.Sim(seed=5)
+    labels = []
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        gt = rt.graph_tracker()
+        with rt.request("cap"), rt.epoch(name="capture"):
+            cap = gt.capture_begin()
+            sim.capture_begin(3)
+            for n in ("g1", "g2"):
+                with rt.launch(n):
+                    sim.launch_kernel(3, n)
+            graph, nodes = sim.capture_end(3)
+            gt.capture_end(cap, graph, nodes)
+            exec_id, pairs = sim.graph_instantiate(graph)
+            gt.exec_instantiated(graph, exec_id)
+            for o, c in pairs:
+                gt.node_cloned(o, c, graph, exec_id)
+        with rt.request("r") as r, rt.epoch(name="e"):
+            tok = lineage.capture()
+        with rt.adopt(tok):                      # its epoch retired: late
+            with gt.launch(exec_id, "cudaGraphLaunch"):
+                for g in sim.graph_launch(exec_id, 1):
+                    labels.append((_truth.KERNEL, g, [r.id]))
+            assert rt.thread_current() == ("epoch", tok.id, tok.version)
+        assert rt.thread_current() is None
+        assert rt.stats()["late_launches"] >= 1
+    _truth.write(truth, labels)
+    res = lineage.validate(trace, expect=truth)
+    assert res["gpu_records"] == 2 and res["matched"] == 2 and res["lost"] == 0, res
+    assert res["exit_code"] == 0, res["findings"]
