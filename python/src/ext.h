@@ -99,6 +99,27 @@ int lin_py_thread_leave(lin_runtime *rt, lin_scope *scope, int opened);
  * was before the block (None where it was unset). 0, or -1 with an exception set. */
 int lin_py_ctxvar_reset(PyObject *runtime, PyObject *reset);
 
+/* open.c: what the binding's blocks hold open in the C runtime on this thread, so that one
+ * whose end the C library refused for order (blocks of two asyncio tasks interleaved
+ * across an await) does not stay open for good. */
+/* What a block's end left open, closed in this order once on top (cookie 0: nothing). */
+struct lin_py_left {
+	lin_launch l;
+	lin_scope s[2]; /* innermost first */
+};
+/* A block of @runtime (a LinRuntime) opened C state on this thread: its handle, 0 when
+ * untracked (too many open). */
+uint64_t lin_py_open_push(PyObject *runtime);
+/* The block's C state is closed: forgotten, then what blocks of @runtime ended earlier
+ * left open below it is closed if now on top. */
+void lin_py_open_done(PyObject *runtime, uint64_t handle);
+/* The block has ended but the C library refused to close @left for order (outside a
+ * strict runtime): kept (the entry holds a reference to @runtime) and closed by the
+ * lin_py_open_done that leaves it on top. 0, or -1 when untracked (nothing kept). */
+int lin_py_open_defer(PyObject *runtime, uint64_t handle, const struct lin_py_left *left);
+/* The block's state is gone without an end (its runtime closed): forgotten. */
+void lin_py_open_forget(uint64_t handle);
+
 /* Method tables contributed to the module by each file. */
 extern PyMethodDef lin_py_ctx_functions[];
 extern PyMethodDef lin_py_w3c_functions[];

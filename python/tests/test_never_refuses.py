@@ -7,6 +7,7 @@ returns its value and raises only its own exceptions; the trace, the stats and t
 validator say what happened. The fan-out-and-gather pattern validates with every task's
 GPU records joined to its request, the late ones counted."""
 import asyncio
+import contextlib
 import threading
 
 import pytest
@@ -406,3 +407,116 @@ def test_graph_replay_under_a_late_token_keeps_its_bracket(sim_module, tmp_path)
     res = lineage.validate(trace, expect=truth)
     assert res["gpu_records"] == 2 and res["matched"] == 2 and res["lost"] == 0, res
     assert res["exit_code"] == 0, res["findings"]
+
+
+def _interleave(*blocks):
+    """Run one asyncio task per block factory on this thread: each enters its block,
+    then they end in the order they were opened (the first to end has the others' still
+    open above it: a block spanning an await, documented misuse)."""
+    async def task(make, entered, go):
+        with make():
+            entered.set()
+            await go.wait()
+
+    async def main():
+        tasks, gos = [], []
+        for make in blocks:
+            entered, go = asyncio.Event(), asyncio.Event()
+            tasks.append(asyncio.create_task(task(make, entered, go)))
+            gos.append(go)
+            await entered.wait()
+        for t, go in zip(tasks, gos):
+            go.set()
+            await t
+
+    asyncio.run(main())
+
+
+def test_interleaved_launch_blocks_leave_nothing_open(sim_module, tmp_path):
+    """Two tasks' launch blocks interleaved across an await: the first end is refused for
+    order (absorbed, a launch_order misuse in the trace); its bracket and scope close as
+    soon as the other block ends, so nothing stays open on the loop thread and a later
+    unrelated kernel is not joined to the first task's request."""
+    validator_or_skip()
+    trace, truth = str(tmp_path / "t.lt"), str(tmp_path / "t.truth")
+    sim = sim_module.Sim(seed=3)
+    labels = []
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        def block(name):
+            @contextlib.contextmanager
+            def make():
+                with rt.request(name) as r, rt.epoch(), rt.launch("k_" + name):
+                    labels.append((_truth.KERNEL, sim.launch_kernel(1, "k_" + name), [r.id]))
+                    yield
+            return make
+
+        _interleave(block("A"), block("B"))
+        assert rt.thread_current() is None
+        assert rt.stats()["absorbed"] == 1
+        labels.append((_truth.KERNEL, sim.launch_kernel(1, "unrelated"), []))
+        for i in range(20):                   # no bracket leaked: never refused for depth
+            _interleave(block(f"A{i}"), block(f"B{i}"))
+        with rt.request("C") as r, rt.epoch() as e, rt.launch("k_C") as la:
+            assert la.ext_id == e.id
+            labels.append((_truth.KERNEL, sim.launch_kernel(1, "k_C"), [r.id]))
+        assert rt.thread_current() is None
+    _truth.write(truth, labels)
+    res = lineage.validate(trace, expect=truth)
+    # every task's kernel joined its request; the unrelated one joined none (lost)
+    assert res["gpu_records"] == 44 and res["incorrect"] == 0, res
+    assert res["matched"] == 43 and res["lost"] == 1, res
+    causes = {f["cause"] for f in res["findings"]}
+    assert causes <= {"launch_order", "no_external_correlation"}, res["findings"]
+
+
+def test_interleaved_adopt_blocks_leave_nothing_open(rt):
+    with rt.request("A"), rt.epoch() as ea:
+        ta = ea.token
+    with rt.request("B"), rt.epoch() as eb:
+        tb = eb.token
+    _interleave(lambda: rt.adopt(ta), lambda: rt.adopt(tb))
+    assert rt.thread_current() is None and lineage.current() is None
+    assert rt.stats()["absorbed"] == 1
+    # three, each ending under the next ones: closed in turn
+    _interleave(lambda: rt.adopt(ta), lambda: rt.adopt(tb), lambda: rt.adopt(ta))
+    assert rt.thread_current() is None
+    assert rt.stats()["absorbed"] == 3
+
+
+def test_interleaved_launch_under_an_adopt_leaves_nothing_open(rt):
+    """A launch block's bracket is on top when it ends, its scope is not (another task's
+    adopt above it): the scope closes once the adopt block ends."""
+    with rt.request("A") as r:
+        pass
+    with rt.request("B"), rt.epoch() as eb:
+        tb = eb.token
+
+    @contextlib.contextmanager
+    def launch_a():
+        with rt.request("A"), rt.epoch(), rt.launch("k"):
+            yield
+
+    _interleave(launch_a, lambda: rt.adopt(tb))
+    assert rt.thread_current() is None
+    assert r.id
+
+
+def test_interleaved_graph_launch_leaves_nothing_open(rt):
+    gt = rt.graph_tracker()
+
+    @contextlib.contextmanager
+    def graph():
+        with rt.request("G"), rt.epoch(), gt.launch(7, "cudaGraphLaunch") as gl:
+            assert gl.replay[0] != 0
+            yield
+
+    @contextlib.contextmanager
+    def plain():
+        with rt.request("P"), rt.epoch(), rt.launch("k"):
+            yield
+
+    _interleave(graph, plain)
+    assert rt.thread_current() is None
+    _interleave(plain, graph)
+    assert rt.thread_current() is None
+    assert rt.stats()["absorbed"] == 2
