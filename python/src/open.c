@@ -32,40 +32,52 @@ struct open_ent {
 	struct lin_py_left left;
 };
 
-static _Thread_local struct {
+struct table {
 	struct open_ent e[OPEN_MAX];
 	unsigned n;
 	unsigned ndeferred;
-} tl;
+};
+
+static _Thread_local struct table tl;
+
+/* The thread's table, its address taken once per entry point: a _Thread_local of a shared
+ * object costs a __tls_get_addr call each time, and GCC recomputes the address rather
+ * than keep it (the empty asm makes the pointer opaque). */
+static inline struct table *table(void)
+{
+	struct table *t = &tl;
+	__asm__("" : "+r"(t));
+	return t;
+}
 
 static uint64_t next_handle; /* under the GIL */
 
-static int find(uint64_t handle)
+static int find(const struct table *t, uint64_t handle)
 {
-	for (int i = (int)tl.n - 1; handle && i >= 0; i--)
-		if (tl.e[i].handle == handle)
+	for (int i = (int)t->n - 1; handle && i >= 0; i--)
+		if (t->e[i].handle == handle)
 			return i;
 	return -1;
 }
 
-static void drop(int i)
+static void drop(struct table *t, int i)
 {
-	if (tl.e[i].deferred)
-		tl.ndeferred--;
-	memmove(&tl.e[i], &tl.e[i + 1], (tl.n - (unsigned)i - 1) * sizeof(tl.e[0]));
-	tl.n--;
+	if (t->e[i].deferred)
+		t->ndeferred--;
+	memmove(&t->e[i], &t->e[i + 1], (t->n - (unsigned)i - 1) * sizeof(t->e[0]));
+	t->n--;
 }
 
 /* Deferred entries of closed runtimes: nothing left to close (the runtime popped what
  * was open when it was freed). */
-static void sweep(void)
+static __attribute__((noinline)) void sweep(struct table *t)
 {
 	PyObject *gone[OPEN_MAX];
 	unsigned ngone = 0;
-	for (int i = (int)tl.n - 1; tl.ndeferred && i >= 0; i--) {
-		if (tl.e[i].deferred && !((LinRuntime *)tl.e[i].runtime)->rt) {
-			gone[ngone++] = tl.e[i].runtime;
-			drop(i);
+	for (int i = (int)t->n - 1; t->ndeferred && i >= 0; i--) {
+		if (t->e[i].deferred && !((LinRuntime *)t->e[i].runtime)->rt) {
+			gone[ngone++] = t->e[i].runtime;
+			drop(t, i);
 		}
 	}
 	while (ngone) /* after the table is consistent: a release may run a destructor */
@@ -74,22 +86,24 @@ static void sweep(void)
 
 uint64_t lin_py_open_push(PyObject *runtime)
 {
-	if (tl.n == OPEN_MAX)
-		sweep();
-	if (tl.n == OPEN_MAX)
+	struct table *t = table();
+	if (t->n == OPEN_MAX)
+		sweep(t);
+	if (t->n == OPEN_MAX)
 		return 0; /* untracked: its end, if refused, is absorbed as before */
-	struct open_ent *e = &tl.e[tl.n++];
-	memset(e, 0, sizeof(*e));
+	struct open_ent *e = &t->e[t->n++];
 	e->handle = ++next_handle;
 	e->runtime = runtime;
+	e->deferred = 0;
 	return e->handle;
 }
 
 void lin_py_open_forget(uint64_t handle)
 {
-	int i = find(handle);
-	if (i >= 0 && !tl.e[i].deferred)
-		drop(i);
+	struct table *t = table();
+	int i = find(t, handle);
+	if (i >= 0 && !t->e[i].deferred)
+		drop(t, i);
 }
 
 /* Close what @left holds, in order (the bracket, then the scopes from the innermost).
@@ -111,49 +125,63 @@ static int close_left(lin_runtime *rt, struct lin_py_left *left)
 	return 1;
 }
 
-void lin_py_open_done(PyObject *runtime, uint64_t handle)
+/* Forget @handle's entry, then close what is deferred and now on top. Off the launch
+ * path's common case (lin_py_open_done). */
+static __attribute__((noinline)) void done_slow(struct table *t, PyObject *runtime, uint64_t handle)
 {
-	int i = find(handle);
+	int i = find(t, handle);
 	if (i < 0)
 		return;
-	drop(i);
-	if (!tl.ndeferred)
+	drop(t, i);
+	if (!t->ndeferred)
 		return;
-	sweep();
+	sweep(t);
 	lin_runtime *rt = ((LinRuntime *)runtime)->rt;
 	while (rt) {
-		int top = (int)tl.n - 1;
-		while (top >= 0 && tl.e[top].runtime != runtime)
+		int top = (int)t->n - 1;
+		while (top >= 0 && t->e[top].runtime != runtime)
 			top--;
-		if (top < 0 || !tl.e[top].deferred || !tl.e[top].above)
+		if (top < 0 || !t->e[top].deferred || !t->e[top].above)
 			return;
-		struct open_ent *e = &tl.e[top];
+		struct open_ent *e = &t->e[top];
 		if (!close_left(rt, &e->left)) {
 			e->above = 0; /* under C state the binding did not open: not retried */
 			return;
 		}
-		drop(top);
+		drop(t, top);
 		Py_DECREF(runtime); /* the entry's; the caller's block holds another */
 	}
 }
 
+void lin_py_open_done(PyObject *runtime, uint64_t handle)
+{
+	struct table *t = &tl;
+	/* The common case: the block's entry on top, nothing deferred on this thread. */
+	if (t->n && t->e[t->n - 1].handle == handle && !t->ndeferred) {
+		t->n--;
+		return;
+	}
+	done_slow(t, runtime, handle);
+}
+
 int lin_py_open_defer(PyObject *runtime, uint64_t handle, const struct lin_py_left *left)
 {
-	int i = find(handle);
+	struct table *t = table();
+	int i = find(t, handle);
 	if (i < 0)
 		return -1;
-	struct open_ent *e = &tl.e[i];
+	struct open_ent *e = &t->e[i];
 	if (!left->l.cookie && !left->s[0].cookie && !left->s[1].cookie) {
-		drop(i);
+		drop(t, i);
 		return 0;
 	}
 	unsigned above = 0;
-	for (unsigned j = (unsigned)i + 1; j < tl.n; j++)
-		above += tl.e[j].runtime == runtime;
+	for (unsigned j = (unsigned)i + 1; j < t->n; j++)
+		above += t->e[j].runtime == runtime;
 	e->deferred = 1;
 	e->above = above;
 	e->left = *left;
 	e->runtime = Py_NewRef(runtime);
-	tl.ndeferred++;
+	t->ndeferred++;
 	return 0;
 }
