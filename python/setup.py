@@ -122,7 +122,7 @@ class BuildPy(build_py):
 ext = Extension(
     "lineage._lineage",
     sources=[os.path.join("src", f) for f in
-             ("module.c", "rt.c", "ctx.c", "launch.c", "w3c.c", "graph.c")],
+             ("module.c", "rt.c", "ctx.c", "launch.c", "w3c.c", "graph.c", "open.c")],
     include_dirs=inc,
     library_dirs=libdirs,
     libraries=["lineage-otlp", "lineage"],  # the OTLP stream (otlp_path) is liblineage-otlp

@@ -102,7 +102,16 @@ class _NoContext:
         self._reset = context.set(None)
 
     def __exit__(self, *exc):
-        context.reset(self._reset)
+        try:
+            context.reset(self._reset)
+        except ValueError:
+            # Left in another Context than it began in (a generator resumed under a copied
+            # context's run()): the user's own exception passes; this Context gets the
+            # value from before the block (strict: raised, for tests).
+            if _os.environ.get("LINEAGE_STRICT") == "1":
+                raise
+            old = self._reset.old_value
+            context.set(None if old is _cv.Token.MISSING else old)
         return False
 
 
@@ -112,7 +121,11 @@ def adopt(token, runtime=None):
     late); one that cannot be adopted (BadToken, ForeignToken, a closed runtime) runs the
     block with no context, and raises only under a strict runtime (Runtime(strict=True),
     LINEAGE_STRICT=1). A parsed token with no runtime= raises InvalidArgument in strict
-    mode, else the block runs with no context."""
+    mode, else the block runs with no context. ``token`` None (``adopt(current())`` where
+    nothing was current: work handed on from untraced code) runs the block with no context,
+    as the executor runs such a task."""
+    if token is None:
+        return _NoContext()
     rt = runtime if runtime is not None else token.runtime
     if rt is None:
         if _os.environ.get("LINEAGE_STRICT") == "1":

@@ -68,14 +68,20 @@ class Epoch(_Block):
     id: int
     token: Token
     def __enter__(self) -> "Epoch": ...
-    def reissue(self, reason: int = ...) -> int:
-        """Issued again: version + 1, older tokens go stale. Any thread."""
+    def reissue(self, reason: int = ...) -> Optional[int]:
+        """Issued again: version + 1, older tokens go stale. Any thread. None outside a
+        strict runtime where lineage cannot (an epoch it could not declare, id 0; one
+        retired; a closed runtime): counted in stats()["absorbed"]."""
 
 class Launch(_Block):
     """A launch bracket (lin_launch_begin/end) around a GPU call or a forward pass: the
     current epoch becomes the thread's C context and is pushed through the backend.
     Launching thread; launch path. Must not span an await."""
     ext_id: int
+    """The id pushed through the backend inside the block, 0 if none: the epoch id, with
+    bit 63 set when the epoch's version had ended (late work: its epoch retired or its
+    request ended) or bit 62 when it had been re-issued (docs/trace-format.md, "Late
+    work"); ``ext_id & ~(3 << 62)`` is the epoch."""
     def __enter__(self) -> "Launch": ...
 
 class Adopt(_Block):
@@ -170,7 +176,7 @@ class Runtime:
 def capture() -> Token:
     """The current context (NoContext when none). Any thread or task; no C call."""
 def current() -> Optional[Token]: ...
-def adopt(token: Token, runtime: Optional[Runtime] = ...) -> Adopt: ...
+def adopt(token: Optional[Token], runtime: Optional[Runtime] = ...) -> Adopt: ...
 def extract(traceparent: str, tracestate: Optional[str] = ...) -> RemoteContext:
     """Read received W3C headers. Any thread; pure."""
 def validate(paths: Union[_Path, Iterable[_Path]], expect: Union[None, _Path, Iterable[_Path]] = ...,

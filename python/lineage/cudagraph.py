@@ -101,12 +101,20 @@ class GraphReplayer:
             graph.replay()
 
     def forget(self, graph):
-        """The graph was destroyed (or reset): forget its ids."""
+        """The graph was destroyed (or reset): forget its ids. Never raises a lineage error
+        into the app outside a strict runtime (a graph whose capture lineage could not
+        record, a closed runtime or tracker): counted in ``errors``."""
         with self._lock:
             gid = self._graph_ids.pop(id(graph), None)
-        if gid is not None:
+        if gid is None:
+            return
+        try:
             self.gt.exec_destroyed(gid)
             # The tracker knows a graph by its nodes; torch gives none, so there may be
             # nothing to forget.
             with contextlib.suppress(_not_found()):
                 self.gt.destroyed(gid)
+        except _error():
+            if self.rt.strict:
+                raise
+            self.errors += 1

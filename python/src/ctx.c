@@ -12,6 +12,7 @@
  * inside it (a framework's own lin_launch_begin) sees the context too.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext.h"
@@ -284,6 +285,34 @@ static PyObject *entity_enter(LinEntity *self, PyObject *unused)
 	return self->reset ? Py_NewRef(self) : NULL;
 }
 
+int lin_py_ctxvar_reset(PyObject *runtime, PyObject *reset)
+{
+	if (PyContextVar_Reset(lin_py_ctxvar, reset) == 0)
+		return 0;
+	int strict = runtime ? ((LinRuntime *)runtime)->strict : 0;
+	if (!runtime) {
+		const char *e = getenv("LINEAGE_STRICT");
+		strict = e && !strcmp(e, "1");
+	}
+	if (strict || !PyErr_ExceptionMatches(PyExc_ValueError))
+		return -1;
+	/* Left in another Context than the one it began in: that Context's value is not ours
+	 * to reset; this one's still holds the block's token, so it gets the value from
+	 * before the block. */
+	PyErr_Clear();
+	PyObject *old = PyObject_GetAttrString(reset, "old_value");
+	PyObject *missing = old ? PyObject_GetAttrString((PyObject *)Py_TYPE(reset), "MISSING") : NULL;
+	PyObject *t = missing ? PyContextVar_Set(lin_py_ctxvar, old == missing ? Py_None : old) : NULL;
+	Py_XDECREF(old);
+	Py_XDECREF(missing);
+	if (!t)
+		return -1;
+	Py_DECREF(t);
+	if (runtime)
+		((LinRuntime *)runtime)->absorbed++;
+	return 0;
+}
+
 /* End: restore the variable, then end the request or retire the epoch; a lineage error is
  * absorbed outside a strict runtime (the block has run). */
 static PyObject *entity_exit_impl(LinEntity *self)
@@ -292,19 +321,23 @@ static PyObject *entity_exit_impl(LinEntity *self)
 		return lin_py_raise(-EINVAL, "__exit__ without __enter__");
 	PyObject *reset = self->reset;
 	self->reset = NULL;
-	/* Reset fails when the block ends in another context than it began in (an asyncio
-	 * misuse): the request is still ended, then the error raised. */
-	int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+	/* The reset fails under a strict runtime when the block ends in another Context than
+	 * it began in (an asyncio misuse): the request is still ended, then the error raised. */
+	int r = lin_py_ctxvar_reset(self->runtime, reset);
 	Py_DECREF(reset);
-	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
-	if (!rt)
-		return NULL;
+	lin_runtime *rt = ((LinRuntime *)self->runtime)->rt;
+	if (r < 0 || !rt) {
+		if (rt && !self->ended) {
+			self->ended = 1;
+			(void)(Py_IS_TYPE(self, &LinEpoch_Type) ? lin_epoch_retire(rt, self->id)
+								: lin_request_end(rt, self->id));
+		}
+		return r < 0 ? NULL : lin_py_raise(-EINVAL, "the runtime is closed");
+	}
 	if (!self->ended) {
 		self->ended = 1;
 		int err = Py_IS_TYPE(self, &LinEpoch_Type) ? lin_epoch_retire(rt, self->id)
 							   : lin_request_end(rt, self->id);
-		if (r < 0)
-			return NULL;
 		if (err)
 			return lin_py_raise(err, Py_IS_TYPE(self, &LinEpoch_Type) ? "epoch_retire"
 										  : "request_end");
@@ -323,11 +356,8 @@ static PyObject *entity_exit(LinEntity *self, PyObject *args)
 	Py_RETURN_FALSE;
 }
 
-static PyObject *epoch_reissue(LinEntity *self, PyObject *args)
+static PyObject *epoch_reissue_impl(LinEntity *self, unsigned int reason)
 {
-	unsigned int reason = LIN_REISSUE_RETRY;
-	if (!PyArg_ParseTuple(args, "|I", &reason))
-		return NULL;
 	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
 	if (!rt)
 		return NULL;
@@ -353,6 +383,20 @@ static PyObject *epoch_reissue(LinEntity *self, PyObject *args)
 	return PyLong_FromUnsignedLong(version);
 }
 
+/* The retry path of the user's code: outside a strict runtime a lineage error (an epoch
+ * lineage could not declare, id 0; one retired; a closed runtime) is absorbed and None
+ * returned, the retry runs all the same. */
+static PyObject *epoch_reissue(LinEntity *self, PyObject *args)
+{
+	unsigned int reason = LIN_REISSUE_RETRY;
+	if (!PyArg_ParseTuple(args, "|I", &reason))
+		return NULL;
+	PyObject *r = epoch_reissue_impl(self, reason);
+	if (r || !lin_py_absorb(self->runtime))
+		return r;
+	Py_RETURN_NONE;
+}
+
 static PyObject *entity_get_id(LinEntity *self, void *c)
 {
 	(void)c;
@@ -376,7 +420,9 @@ static PyMethodDef epoch_methods[] = {
 	{ "__exit__", (PyCFunction)entity_exit, METH_VARARGS, NULL },
 	{ "reissue", (PyCFunction)epoch_reissue, METH_VARARGS,
 	  "reissue(reason=REISSUE_RETRY) -> version: the launch is issued again; tokens made "
-	  "before become stale. Any thread." },
+	  "before become stale. Any thread. Outside a strict runtime, where lineage cannot "
+	  "(an epoch it could not declare, id 0; one retired; a closed runtime) it returns None "
+	  "and counts stats()['absorbed']." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -467,7 +513,11 @@ PyObject *lin_py_rt_request_begin(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* Epoch requests: the ones given, or the current context's (a request; or an epoch, which
- * then becomes the parent and gives its requests). */
+ * then becomes the parent and gives its requests). When the current context is the
+ * thread's C scope (inside an adopt block, or a worker of lineage.futures), none are
+ * given: lin_epoch_declare takes that scope's, a late one's too (a worker that adopted a
+ * request after it ended declares its epoch for that request, whose GPU work then joins
+ * it; naming the ended request here would be refused as not live). */
 #define EPOCH_MAX_REQ 4096
 static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_t *req)
 {
@@ -477,6 +527,13 @@ static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_
 	if (cur == Py_None)
 		return lin_py_raise_int(-LIN_ENOCONTEXT, "epoch: no requests given and none current");
 	const lin_token *t = &((LinToken *)cur)->tok;
+	uint32_t kind, version;
+	uint64_t id;
+	if (lin_scope_current(rt, &kind, &id, &version) == 0 && id == t->id &&
+	    version == t->version && kind == t->kind) {
+		o->n_requests = 0; /* the C default: the current scope's requests */
+		return 0;
+	}
 	if (t->kind == LIN_TARGET_REQUEST) {
 		req[0] = t->id;
 		o->n_requests = 1;

@@ -91,6 +91,34 @@ PyObject *lin_py_token_new(const lin_token *tok, PyObject *runtime);
  * there is no current context. */
 int lin_py_thread_enter(lin_runtime *rt, lin_scope *scope, int *opened);
 int lin_py_thread_leave(lin_runtime *rt, lin_scope *scope, int opened);
+/* Restore the context variable at a block's end (PyContextVar_Reset of @reset). A block
+ * left in another Context than it began in (a generator resumed under a copied context's
+ * run(), an async generator) cannot be reset (ValueError): outside a strict @runtime (a
+ * LinRuntime; NULL: LINEAGE_STRICT=1 decides) that is absorbed (counted in its
+ * stats()["absorbed"]) and the variable set, in the Context the block ends in, to what it
+ * was before the block (None where it was unset). 0, or -1 with an exception set. */
+int lin_py_ctxvar_reset(PyObject *runtime, PyObject *reset);
+
+/* open.c: what the binding's blocks hold open in the C runtime on this thread, so that one
+ * whose end the C library refused for order (blocks of two asyncio tasks interleaved
+ * across an await) does not stay open for good. */
+/* What a block's end left open, closed in this order once on top (cookie 0: nothing). */
+struct lin_py_left {
+	lin_launch l;
+	lin_scope s[2]; /* innermost first */
+};
+/* A block of @runtime (a LinRuntime) opened C state on this thread: its handle, 0 when
+ * untracked (too many open). */
+uint64_t lin_py_open_push(PyObject *runtime);
+/* The block's C state is closed: forgotten, then what blocks of @runtime ended earlier
+ * left open below it is closed if now on top. */
+void lin_py_open_done(PyObject *runtime, uint64_t handle);
+/* The block has ended but the C library refused to close @left for order (outside a
+ * strict runtime): kept (the entry holds a reference to @runtime) and closed by the
+ * lin_py_open_done that leaves it on top. 0, or -1 when untracked (nothing kept). */
+int lin_py_open_defer(PyObject *runtime, uint64_t handle, const struct lin_py_left *left);
+/* The block's state is gone without an end (its runtime closed): forgotten. */
+void lin_py_open_forget(uint64_t handle);
 
 /* Method tables contributed to the module by each file. */
 extern PyMethodDef lin_py_ctx_functions[];

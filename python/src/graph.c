@@ -27,6 +27,7 @@ typedef struct {
 	const char *name;
 	lin_graph_launch gl;
 	lin_scope scope;
+	uint64_t handle; /* open.c's, while active 1 */
 	int opened;
 	int active; /* 1: a bracket is open; 2: lineage failed, the block runs without one */
 } LinGraphLaunch;
@@ -396,8 +397,16 @@ PyTypeObject LinGraphCapture_Type = {
 
 static void gl_dealloc(LinGraphLaunch *self)
 {
+	if (self->active == 1)
+		lin_py_open_forget(self->handle);
 	Py_XDECREF(self->tracker);
 	PyObject_Free(self);
+}
+
+/* The runtime of the block's tracker (a LinRuntime), for lin_py_absorb and open.c. */
+static PyObject *gl_runtime(LinGraphLaunch *self)
+{
+	return ((LinGraphTracker *)self->tracker)->runtime;
 }
 
 static PyObject *gl_enter_impl(LinGraphLaunch *self)
@@ -416,7 +425,18 @@ static PyObject *gl_enter_impl(LinGraphLaunch *self)
 	int lerr = lin_graph_launch_begin(gt, self->exec_id, self->name, &self->gl);
 	if (!err && !lerr) {
 		self->active = 1;
+		self->handle = lin_py_open_push(gl_runtime(self));
 		return Py_NewRef(self);
+	}
+	/* No replay epoch, but begin fell back to a plain bracket under the current context
+	 * (graph/graph.c plain_launch: a late scope whose epoch cannot parent one, a full exec
+	 * map): outside a strict runtime that bracket stays open around the replay, whose
+	 * kernels join through it, and closes at exit; the error is absorbed (gl_enter). */
+	if (!err && lerr != -EINVAL && self->gl.launch.cookie &&
+	    !((LinRuntime *)gl_runtime(self))->strict) {
+		self->active = 1;
+		self->handle = lin_py_open_push(gl_runtime(self));
+		return lin_py_raise(lerr, "graph launch_begin");
 	}
 	if (lerr != -EINVAL)
 		lin_graph_launch_end(gt, &self->gl);
@@ -425,21 +445,30 @@ static PyObject *gl_enter_impl(LinGraphLaunch *self)
 	return lin_py_raise(err ? err : lerr, "graph launch_begin");
 }
 
-/* The runtime of the block's tracker (a LinRuntime), for lin_py_absorb. */
-static PyObject *gl_runtime(LinGraphLaunch *self)
-{
-	return ((LinGraphTracker *)self->tracker)->runtime;
-}
-
 /* Enter: as a launch bracket (launch.c); outside a strict runtime a lineage error is
  * absorbed and the replay runs without a bracket. */
 static PyObject *gl_enter(LinGraphLaunch *self, PyObject *unused)
 {
 	(void)unused;
 	PyObject *r = gl_enter_impl(self);
-	if (r || !lin_py_absorb(gl_runtime(self)))
+	if (!r && !lin_py_absorb(gl_runtime(self))) {
+		if (self->active == 1) { /* not a lineage error after all: close what is open */
+			lin_runtime *rt = ((LinRuntime *)gl_runtime(self))->rt;
+			lin_graph_tracker *gt = ((LinGraphTracker *)self->tracker)->gt;
+			if (rt && gt) {
+				lin_graph_launch_end(gt, &self->gl);
+				lin_py_thread_leave(rt, &self->scope, self->opened);
+			}
+			lin_py_open_forget(self->handle);
+			self->opened = 0;
+			self->active = 0;
+		}
+		return NULL;
+	}
+	if (r)
 		return r;
-	self->active = 2;
+	if (self->active != 1) /* 1: the plain bracket begin fell back to is kept */
+		self->active = 2;
 	return Py_NewRef(self);
 }
 
@@ -449,11 +478,30 @@ static PyObject *gl_exit_impl(LinGraphLaunch *self)
 	if (!self->active)
 		return lin_py_raise(-EINVAL, "graph launch __exit__ without __enter__");
 	lin_graph_tracker *gt = tracker((LinGraphTracker *)self->tracker, &rt);
-	if (!gt)
+	if (!gt) {
+		lin_py_open_forget(self->handle);
 		return NULL;
+	}
 	self->active = 0;
 	int err = lin_graph_launch_end(gt, &self->gl);
+	/* Refused for order (blocks interleaved across an await): what is still open (a
+	 * cookie not cleared) is closed once on top again (open.c), with the scope adopted
+	 * for the block after it. */
+	struct lin_py_left left = { .l = self->gl.launch, .s[0] = self->gl.scope };
+	if (left.l.cookie || left.s[0].cookie) {
+		if (self->opened)
+			left.s[1] = self->scope;
+		lin_py_open_defer(gl_runtime(self), self->handle, &left);
+		self->opened = 0;
+		return lin_py_raise(err ? err : -LIN_ELAUNCH_ORDER, "graph launch_end");
+	}
 	int serr = lin_py_thread_leave(rt, &self->scope, self->opened);
+	if (serr == -LIN_ESCOPE_ORDER) {
+		struct lin_py_left s = { .s[0] = self->scope };
+		lin_py_open_defer(gl_runtime(self), self->handle, &s);
+	} else {
+		lin_py_open_done(gl_runtime(self), self->handle);
+	}
 	self->opened = 0;
 	if (err || serr)
 		return lin_py_raise(err ? err : serr, "graph launch_end");

@@ -15,8 +15,9 @@ typedef struct {
 	const char *name; /* interned: lives as long as the module */
 	lin_launch l;
 	lin_scope scope;
-	int opened; /* a scope was adopted for the bracket */
-	int active; /* 1: a bracket is open; 2: lineage failed, the block runs without one */
+	uint64_t handle; /* open.c's, while active 1 */
+	int opened;      /* a scope was adopted for the bracket */
+	int active;      /* 1: a bracket is open; 2: lineage failed, the block runs without one */
 } LinLaunch;
 
 /* A closed runtime's block is made all the same (a strict runtime raises): entered, it runs
@@ -40,6 +41,8 @@ PyObject *lin_py_rt_launch(PyObject *self, PyObject *name)
 
 static void launch_dealloc(LinLaunch *self)
 {
+	if (self->active == 1)
+		lin_py_open_forget(self->handle);
 	Py_XDECREF(self->runtime);
 	PyObject_Free(self);
 }
@@ -63,6 +66,7 @@ static PyObject *launch_enter_impl(LinLaunch *self)
 	int lerr = lin_launch_begin(rt, self->name, &self->l);
 	if (!err && !lerr) {
 		self->active = 1;
+		self->handle = lin_py_open_push(self->runtime);
 		return Py_NewRef(self);
 	}
 	lin_launch_end(rt, &self->l);
@@ -87,14 +91,36 @@ static PyObject *launch_exit_impl(LinLaunch *self)
 {
 	if (!self->active)
 		return lin_py_raise(-EINVAL, "launch __exit__ without __enter__");
-	lin_runtime *rt = lin_py_rt((LinRuntime *)self->runtime);
-	if (!rt)
+	LinRuntime *lr = (LinRuntime *)self->runtime;
+	lin_runtime *rt = lin_py_rt(lr);
+	if (!rt) { /* closed meanwhile: what was open went with it */
+		lin_py_open_forget(self->handle);
 		return NULL;
+	}
 	int err = lin_launch_end(rt, &self->l);
-	if (err == -LIN_ELAUNCH_ORDER) /* refused, nothing changed: end the inner one first */
-		return lin_py_raise(err, "launch_end: an inner launch is still open");
+	if (err == -LIN_ELAUNCH_ORDER) {
+		/* Refused, nothing changed: a bracket opened after it is still open. A strict
+		 * runtime raises and the caller may end the inner one first, then this one.
+		 * Otherwise the block has ended: its bracket and scope are closed as soon as they
+		 * are on top again (open.c; blocks interleaved across an await). */
+		if (lr->strict)
+			return lin_py_raise(err, "launch_end: an inner launch is still open");
+		struct lin_py_left left = { .l = self->l };
+		if (self->opened)
+			left.s[0] = self->scope;
+		lin_py_open_defer(self->runtime, self->handle, &left);
+		self->active = 0;
+		self->opened = 0;
+		return lin_py_raise(err, "launch_end: a launch opened after it is still open");
+	}
 	self->active = 0;
 	int serr = lin_py_thread_leave(rt, &self->scope, self->opened);
+	if (serr == -LIN_ESCOPE_ORDER) {
+		struct lin_py_left left = { .s[0] = self->scope };
+		lin_py_open_defer(self->runtime, self->handle, &left);
+	} else {
+		lin_py_open_done(self->runtime, self->handle);
+	}
 	self->opened = 0;
 	if (err)
 		return lin_py_raise(err, "launch_end");
@@ -132,7 +158,11 @@ static PyMethodDef launch_methods[] = {
 
 static PyGetSetDef launch_getset[] = {
 	{ "ext_id", (getter)launch_get_ext_id, NULL,
-	  "the id pushed through the backend inside the block (the epoch), 0 if none", NULL },
+	  "the id pushed through the backend inside the block, 0 if none: the epoch id, with "
+	  "bit 63 set when the epoch's version had ended (late work: its epoch retired or its "
+	  "request ended) or bit 62 when it had been re-issued (docs/trace-format.md, \"Late "
+	  "work\"); ext_id & ~(3 << 62) is the epoch",
+	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -154,7 +184,8 @@ typedef struct {
 	PyObject *remote; /* LinRemote for adopt_remote, or NULL */
 	PyObject *reset;
 	lin_scope scope;
-	int active; /* 1: adopted; 2: lineage failed, the block runs with no context */
+	uint64_t handle; /* open.c's, while active 1 */
+	int active;      /* 1: adopted; 2: lineage failed, the block runs with no context */
 } LinAdopt;
 
 /* A closed runtime's block is made all the same (a strict runtime raises): entered, it runs
@@ -202,6 +233,8 @@ PyObject *lin_py_rt_adopt_remote(PyObject *self, PyObject *ctx)
 
 static void adopt_dealloc(LinAdopt *self)
 {
+	if (self->active == 1)
+		lin_py_open_forget(self->handle);
 	Py_XDECREF(self->runtime);
 	Py_XDECREF(self->token);
 	Py_XDECREF(self->remote);
@@ -226,6 +259,7 @@ static PyObject *adopt_enter_impl(LinAdopt *self)
 		return NULL;
 	}
 	self->active = 1;
+	self->handle = lin_py_open_push(self->runtime);
 	return Py_NewRef(self->token);
 }
 
@@ -256,16 +290,26 @@ static PyObject *adopt_exit_impl(LinAdopt *self)
 	int err = lr->rt ? lin_scope_exit(lr->rt, &self->scope) : -EINVAL; /* closed meanwhile */
 	if (err == -LIN_ESCOPE_ORDER && lr->strict) /* nothing closed: an inner scope is open */
 		return lin_py_raise(err, "adopt: an inner scope is still open");
+	if (err == -LIN_ESCOPE_ORDER) {
+		/* The block has ended: its scope is closed as soon as it is on top again
+		 * (open.c; blocks interleaved across an await). */
+		struct lin_py_left left = { .s[0] = self->scope };
+		lin_py_open_defer(self->runtime, self->handle, &left);
+	} else if (lr->rt) {
+		lin_py_open_done(self->runtime, self->handle);
+	} else {
+		lin_py_open_forget(self->handle);
+	}
 	/* The variable is restored whatever the C scope did: the block has ended. */
 	self->active = 0;
 	PyObject *reset = self->reset;
 	self->reset = NULL;
-	int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+	int r = lin_py_ctxvar_reset(self->runtime, reset);
 	Py_DECREF(reset);
-	if (err)
-		return lin_py_raise(err, lr->rt ? "adopt: scope_exit" : "the runtime is closed");
 	if (r < 0)
 		return NULL;
+	if (err)
+		return lin_py_raise(err, lr->rt ? "adopt: scope_exit" : "the runtime is closed");
 	Py_RETURN_FALSE;
 }
 
@@ -276,7 +320,7 @@ static PyObject *adopt_exit(LinAdopt *self, PyObject *args)
 		PyObject *reset = self->reset;
 		self->reset = NULL;
 		self->active = 0;
-		int r = PyContextVar_Reset(lin_py_ctxvar, reset);
+		int r = lin_py_ctxvar_reset(self->runtime, reset);
 		Py_DECREF(reset);
 		if (r < 0)
 			return NULL;

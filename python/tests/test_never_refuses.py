@@ -7,6 +7,7 @@ returns its value and raises only its own exceptions; the trace, the stats and t
 validator say what happened. The fan-out-and-gather pattern validates with every task's
 GPU records joined to its request, the late ones counted."""
 import asyncio
+import contextlib
 import threading
 
 import pytest
@@ -211,3 +212,309 @@ def test_fan_out_and_gather_validates_with_late_work_counted(sim_module, tmp_pat
     assert res["lost"] == 0 and res["incorrect"] == 0, res
     assert res["late"]["joined_after_retire"] == 12, res["late"]
     assert res["exit_code"] == 0, res["findings"]
+
+
+def test_late_launch_ext_id_carries_the_late_bit(sim_module, trace):
+    """Launch.ext_id is what was pushed: the epoch id, with the late bits of
+    docs/trace-format.md ("Late work") for late work; its docstring says so."""
+    doc = lineage.Launch.ext_id.__doc__
+    assert "bit 63" in doc and "bit 62" in doc, doc
+    sim = sim_module.Sim(seed=1)
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        with rt.request(), rt.epoch() as e:
+            tok = e.token
+            with rt.launch("k") as la:
+                assert la.ext_id == e.id
+        with rt.adopt(tok), rt.launch("late") as la:     # its epoch retired: late, ended
+            assert la.ext_id == e.id | 1 << 63
+            assert la.ext_id & ~(3 << 62) == e.id
+
+
+def test_reissue_of_an_absorbed_or_closed_epoch_runs_the_retry(trace):
+    """The retry idiom with Epoch.reissue() where lineage could not declare the epoch (no
+    current request), or the runtime closed meanwhile: the retry runs, reissue() returns
+    None and counts the absorbed error."""
+    rt = lineage.Runtime(trace_path=trace)
+
+    def serve():
+        tries = []
+        with rt.epoch(name="forward") as e:
+            for attempt in range(3):
+                tries.append(attempt)
+                if attempt < 1:
+                    assert e.reissue() is None
+                    continue
+                return tries
+    assert serve() == [0, 1]
+    assert rt.stats()["absorbed"] == 2            # the epoch, then its reissue
+    with rt.request(), rt.epoch() as e:
+        assert e.reissue() == 2                   # a real one still re-issues
+    assert e.reissue() is None                    # retired: absorbed
+    assert rt.stats()["absorbed"] == 3
+    rt.close()
+    assert serve() == [0, 1]                      # stats() is gone with the runtime
+
+
+def test_graph_replayer_forget_after_absorbed_capture_or_close(rt):
+    from lineage.cudagraph import GraphReplayer
+
+    class Graph:
+        def replay(self):
+            pass
+
+    gr = GraphReplayer(rt, capture=lambda g: _Ctx([]))
+    g = Graph()
+    with gr.capture(g):                  # no epoch: absorbed
+        pass
+    gr.replay(g)
+    gr.forget(g)                         # nothing was recorded for it: no error
+    g2 = Graph()
+    with rt.request(), rt.epoch():
+        with gr.capture(g2):
+            pass
+        gr.replay(g2)
+    rt.close()
+    gr.replay(g2)
+    gr.forget(g2)                        # the runtime closed: no error
+    assert gr.errors >= 3
+
+
+def test_adopt_of_none_runs_with_no_context(rt):
+    """lineage.adopt(lineage.current()) in untraced code: current() is None."""
+    with lineage.adopt(None) as t:
+        assert t is None and lineage.current() is None
+    with rt.request() as r:
+        with lineage.adopt(None, runtime=rt) as t:
+            assert t is None and lineage.current() is None
+        assert lineage.current() == r.token
+
+
+@pytest.mark.parametrize("kind", ["request", "epoch", "adopt", "adopt_refused",
+                                  "adopt_no_runtime"])
+def test_block_left_in_another_context_passes_the_users_exception(rt, kind):
+    """A block in a generator resumed (and left) in another contextvars Context (a copied
+    context's run(), an async generator): the variable's reset belongs to the first
+    Context; the user's own exception passes through unchanged, the failed reset is
+    absorbed and the variable cleared in the Context the block ended in."""
+    import contextvars
+
+    def gen():
+        if kind == "request":
+            cm = rt.request("r")
+        elif kind == "epoch":
+            cm = rt.epoch(outer.id)
+        elif kind == "adopt":
+            cm = rt.adopt(outer.token)
+        elif kind == "adopt_refused":           # stale text: runs with no context
+            cm = rt.adopt(lineage.Token.parse(str(ended.token)))
+        else:
+            cm = lineage.adopt(lineage.Token.parse(str(outer.token)))
+        with cm:
+            yield 1
+            raise Boom("the user's own error")
+
+    outer = rt.request("outer")                   # begun, not entered
+    with rt.request("ended") as ended:
+        pass
+    before = rt.stats()["absorbed"]
+    g = gen()
+    next(g)                                       # entered in this Context
+    seen = []
+
+    def finish():
+        with pytest.raises(Boom):
+            next(g)                               # resumed and left in another
+        seen.append(lineage.current())
+
+    contextvars.copy_context().run(finish)
+    assert seen == [None]                         # nothing left current there
+    if kind != "adopt_no_runtime":                # no runtime to count it in
+        assert rt.stats()["absorbed"] > before
+    lineage.context.set(None)                     # this Context's value stays the block's
+    rt.request_end(outer.id)
+
+
+def test_worker_epoch_under_a_late_request_joins_it(sim_module, tmp_path):
+    """Fan-out with only a request current at submit, the worker declaring its own epoch
+    (rt.epoch() with no requests) after the request ended: the worker adopted the request
+    late; its epoch is declared from the thread's (late) C scope and serves the ended
+    request, so every GPU record joins it."""
+    validator_or_skip()
+    trace, truth = str(tmp_path / "t.lt"), str(tmp_path / "t.truth")
+    sim = sim_module.Sim(seed=5)
+    labels = []
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        pool = lineage.futures.ThreadPoolExecutor(1)
+        gate = threading.Event()
+        pool.submit(gate.wait)
+
+        def work(rid):
+            with rt.epoch(name="worker_epoch") as e:
+                served = rt.lookup(e.id)["requests"] if e.id else None
+                with rt.launch("k"):
+                    g = sim.launch_kernel(1, "k")
+            labels.append((_truth.KERNEL, g, [rid]))
+            return e.id, served
+
+        futs = []
+        for i in range(3):
+            with rt.request(f"r{i}") as r:
+                futs.append((r.id, pool.submit(work, r.id)))
+        gate.set()
+        for rid, f in futs:
+            eid, served = f.result()
+            assert eid != 0 and served == [rid]
+        pool.shutdown()
+        assert rt.stats()["late_adopts"] == 3 and rt.stats()["absorbed"] == 0
+    _truth.write(truth, labels)
+    res = lineage.validate(trace, expect=truth)
+    assert res["gpu_records"] == 3 and res["matched"] == 3 and res["lost"] == 0, res
+    assert res["exit_code"] == 0, res["findings"]
+
+
+def test_graph_replay_under_a_late_token_keeps_its_bracket(sim_module, tmp_path):
+    """A graph replayed under a token whose epoch retired (late work): lineage mints no
+    replay epoch, but the plain bracket lin_graph_launch_begin falls back to stays open
+    around the replay, so its kernels join the request (late); nothing stays open after."""
+    validator_or_skip()
+    trace, truth = str(tmp_path / "t.lt"), str(tmp_path / "t.truth")
+    sim = sim_module.Sim(seed=5)
+    labels = []
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        gt = rt.graph_tracker()
+        with rt.request("cap"), rt.epoch(name="capture"):
+            cap = gt.capture_begin()
+            sim.capture_begin(3)
+            for n in ("g1", "g2"):
+                with rt.launch(n):
+                    sim.launch_kernel(3, n)
+            graph, nodes = sim.capture_end(3)
+            gt.capture_end(cap, graph, nodes)
+            exec_id, pairs = sim.graph_instantiate(graph)
+            gt.exec_instantiated(graph, exec_id)
+            for o, c in pairs:
+                gt.node_cloned(o, c, graph, exec_id)
+        with rt.request("r") as r, rt.epoch(name="e"):
+            tok = lineage.capture()
+        with rt.adopt(tok):                      # its epoch retired: late
+            with gt.launch(exec_id, "cudaGraphLaunch"):
+                for g in sim.graph_launch(exec_id, 1):
+                    labels.append((_truth.KERNEL, g, [r.id]))
+            assert rt.thread_current() == ("epoch", tok.id, tok.version)
+        assert rt.thread_current() is None
+        assert rt.stats()["late_launches"] >= 1
+    _truth.write(truth, labels)
+    res = lineage.validate(trace, expect=truth)
+    assert res["gpu_records"] == 2 and res["matched"] == 2 and res["lost"] == 0, res
+    assert res["exit_code"] == 0, res["findings"]
+
+
+def _interleave(*blocks):
+    """Run one asyncio task per block factory on this thread: each enters its block,
+    then they end in the order they were opened (the first to end has the others' still
+    open above it: a block spanning an await, documented misuse)."""
+    async def task(make, entered, go):
+        with make():
+            entered.set()
+            await go.wait()
+
+    async def main():
+        tasks, gos = [], []
+        for make in blocks:
+            entered, go = asyncio.Event(), asyncio.Event()
+            tasks.append(asyncio.create_task(task(make, entered, go)))
+            gos.append(go)
+            await entered.wait()
+        for t, go in zip(tasks, gos):
+            go.set()
+            await t
+
+    asyncio.run(main())
+
+
+def test_interleaved_launch_blocks_leave_nothing_open(sim_module, tmp_path):
+    """Two tasks' launch blocks interleaved across an await: the first end is refused for
+    order (absorbed, a launch_order misuse in the trace); its bracket and scope close as
+    soon as the other block ends, so nothing stays open on the loop thread and a later
+    unrelated kernel is not joined to the first task's request."""
+    validator_or_skip()
+    trace, truth = str(tmp_path / "t.lt"), str(tmp_path / "t.truth")
+    sim = sim_module.Sim(seed=3)
+    labels = []
+    with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+        def block(name):
+            @contextlib.contextmanager
+            def make():
+                with rt.request(name) as r, rt.epoch(), rt.launch("k_" + name):
+                    labels.append((_truth.KERNEL, sim.launch_kernel(1, "k_" + name), [r.id]))
+                    yield
+            return make
+
+        _interleave(block("A"), block("B"))
+        assert rt.thread_current() is None
+        assert rt.stats()["absorbed"] == 1
+        labels.append((_truth.KERNEL, sim.launch_kernel(1, "unrelated"), []))
+        for i in range(20):                   # no bracket leaked: never refused for depth
+            _interleave(block(f"A{i}"), block(f"B{i}"))
+        with rt.request("C") as r, rt.epoch() as e, rt.launch("k_C") as la:
+            assert la.ext_id == e.id
+            labels.append((_truth.KERNEL, sim.launch_kernel(1, "k_C"), [r.id]))
+        assert rt.thread_current() is None
+    _truth.write(truth, labels)
+    res = lineage.validate(trace, expect=truth)
+    # every task's kernel joined its request; the unrelated one joined none (lost)
+    assert res["gpu_records"] == 44 and res["incorrect"] == 0, res
+    assert res["matched"] == 43 and res["lost"] == 1, res
+    causes = {f["cause"] for f in res["findings"]}
+    assert causes <= {"launch_order", "no_external_correlation"}, res["findings"]
+
+
+def test_interleaved_adopt_blocks_leave_nothing_open(rt):
+    with rt.request("A"), rt.epoch() as ea:
+        ta = ea.token
+    with rt.request("B"), rt.epoch() as eb:
+        tb = eb.token
+    _interleave(lambda: rt.adopt(ta), lambda: rt.adopt(tb))
+    assert rt.thread_current() is None and lineage.current() is None
+    assert rt.stats()["absorbed"] == 1
+    # three, each ending under the next ones: closed in turn
+    _interleave(lambda: rt.adopt(ta), lambda: rt.adopt(tb), lambda: rt.adopt(ta))
+    assert rt.thread_current() is None
+    assert rt.stats()["absorbed"] == 3
+
+
+def test_interleaved_launch_under_an_adopt_leaves_nothing_open(rt):
+    """A launch block's bracket is on top when it ends, its scope is not (another task's
+    adopt above it): the scope closes once the adopt block ends."""
+    with rt.request("B"), rt.epoch() as eb:
+        tb = eb.token
+
+    @contextlib.contextmanager
+    def launch_a():
+        with rt.request("A"), rt.epoch(), rt.launch("k"):
+            yield
+
+    _interleave(launch_a, lambda: rt.adopt(tb))
+    assert rt.thread_current() is None
+    assert rt.stats()["absorbed"] == 1
+
+
+def test_interleaved_graph_launch_leaves_nothing_open(rt):
+    gt = rt.graph_tracker()
+
+    @contextlib.contextmanager
+    def graph():
+        with rt.request("G"), rt.epoch(), gt.launch(7, "cudaGraphLaunch") as gl:
+            assert gl.replay[0] != 0
+            yield
+
+    @contextlib.contextmanager
+    def plain():
+        with rt.request("P"), rt.epoch(), rt.launch("k"):
+            yield
+
+    _interleave(graph, plain)
+    assert rt.thread_current() is None
+    _interleave(plain, graph)
+    assert rt.thread_current() is None
+    assert rt.stats()["absorbed"] == 2
