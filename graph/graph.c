@@ -436,6 +436,9 @@ LIN_API int lin_graph_launch_begin(lin_graph_tracker *gt, uint64_t exec_id, cons
 	if (!gt || !gl || !exec_id)
 		return -EINVAL;
 	memset(gl, 0, sizeof(*gl));
+	/* The record's time is read before the late check, as lin_launch_begin reads its own:
+	 * a re-issue after it is a re-issue after the launch, one before it is seen late. */
+	uint64_t t0 = lin_rt_now_ns(gt->rt);
 	err = current_epoch(gt->rt, &epoch, &version, &kind);
 	if (err && kind != LIN_TARGET_REQUEST)
 		return plain_launch(gt, name, gl, -LIN_ENOCONTEXT);
@@ -465,8 +468,8 @@ LIN_API int lin_graph_launch_begin(lin_graph_tracker *gt, uint64_t exec_id, cons
 	gl->ordinal = ordinal;
 	pk = lin_rt_out_lock(gt->rt);
 	if (pk) {
-		lin_tf_graph_launch(pk, lin_rt_now_ns(gt->rt), lin_rt_gettid(), exec_id, gl->replay_epoch,
-				    ordinal, opt(epoch), epoch ? version : LIN_TF_NIL, LIN_TF_NIL);
+		lin_tf_graph_launch(pk, t0, lin_rt_gettid(), exec_id, gl->replay_epoch, ordinal,
+				    opt(epoch), epoch ? version : LIN_TF_NIL, LIN_TF_NIL);
 		lin_rt_out_unlock(gt->rt);
 	}
 	return lin_launch_begin(gt->rt, name, &gl->launch);

@@ -64,6 +64,8 @@ int lin_rt_token_adopt_local(lin_runtime *rt, const lin_token *tok, lin_scope *s
 
 /* gettid() of the calling thread, cached. */
 uint32_t lin_rt_gettid(void);
+/* Forget the cached id (the forked child's thread has its own). */
+void lin_rt_tid_forget(void);
 
 /* Log through the user's callback (or LINEAGE_LOG). printf-style. */
 void lin_rt_log(const lin_runtime *rt, enum lin_log_level level, const char *fmt, ...)

@@ -213,6 +213,9 @@ static void fork_parent(void) { unlock_all(false); }
 
 static void fork_child(void)
 {
+	/* The child's one thread has an id of its own: a runtime it creates must not stamp
+	 * its records with the parent thread's (the cached gettid). */
+	lin_rt_tid_forget();
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
 		rt->forked_child = true;
 		rt->have_output = false;
@@ -391,6 +394,13 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 		return -err;
 	}
 	err = lin_registry_init(&rt->reg);
+	/* Ids unique in the process, not only in the runtime: the n-th runtime of a process
+	 * numbers from (n - 1) * 2^40 + 1, so two runtimes' traces of one process (a library
+	 * and its application) never name the same request or epoch (docs/trace-format.md,
+	 * Conventions). Below 2^62 (the late bits) for the first 2^22 runtimes; after that the
+	 * ranges repeat. */
+	if (!err)
+		atomic_store(&rt->reg.next_id, (((rt->gen - 1) & ((1ull << 22) - 1)) << 40) + 1);
 	if (!err)
 		err = open_backend(rt, &o);
 	if (!err)

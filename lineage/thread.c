@@ -20,6 +20,9 @@
 __thread struct lin_tls_cache lin_tls __attribute__((tls_model("initial-exec")));
 static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
 
+/* A forked child's thread is a new thread: forget the parent's id (runtime.c, fork_child). */
+void lin_rt_tid_forget(void) { tls_tid = 0; }
+
 uint32_t lin_rt_gettid(void)
 {
 	if (LIN_UNLIKELY(!tls_tid))

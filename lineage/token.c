@@ -71,8 +71,12 @@ LIN_API int lin_token_capture(lin_runtime *rt, lin_token *tok)
 	}
 	const struct lin_scope_ent *top = &ts->scopes[ts->depth - 1];
 	uint32_t seq = ++ts->capture_seq;
-	token_fill(rt, tok, top->kind, top->id, top->version, top->slot, ts->tid, seq);
-	if (!(rt->flags & LIN_RT_NO_CAPTURE_EVENTS))
+	/* Without capture records the token names no capture (its adopt writes nil there):
+	 * an adopt must never name a capture the trace does not have. */
+	bool recorded = !(rt->flags & LIN_RT_NO_CAPTURE_EVENTS);
+	token_fill(rt, tok, top->kind, top->id, top->version, top->slot, recorded ? ts->tid : 0,
+		   recorded ? seq : 0);
+	if (recorded)
 		lin_event_put(ts, LIN_REC_TOKEN_CAPTURE, top->kind, 0, top->version, lean_ticks(rt),
 			      top->id, seq);
 	return 0;

@@ -177,6 +177,7 @@ static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uin
 {
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
+	p->cupti_tids = strstr(h->cupti, "default thread ids") != NULL;
 	p->ext_kind = h->ext_kind;
 	p->minor = h->minor;
 	p->host_clock = h->device_clock_host;

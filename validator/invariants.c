@@ -154,11 +154,18 @@ void lin_v_inv_finish(struct lin_validator *v)
 			continue; /* not declared in the trace: unknown_epoch says so */
 		if (ve->issued_ns && (ve->first_ns >= ve->issued_ns || ver == 1))
 			continue; /* version 1 is issued by the declaration: used_before_declare */
-		/* Used under a version the epoch never had, or before it was issued. */
+		/* Used under a version the epoch never had: structural. Before the record of its
+		 * re-issue: a note, for a legal race can write it (lin_epoch_reissue makes the new
+		 * version visible before it reads the clock for its record, and another thread
+		 * that enters the epoch by id can launch under it in between). */
 		static const char *const n[] = { "epoch", "version", "used_ns", "issued_ns" };
 		uint64_t ids[] = { k.k0, ver, ve->first_ns, ve->issued_ns ? ve->issued_ns : LIN_NIL };
-		v->sum.structural++;
-		lin_v_finding(v, "structural", ve->issued_ns ? "version_before_issue" : "unknown_version",
+		const char *kind = ve->issued_ns ? "note" : "structural";
+		if (ve->issued_ns)
+			v->sum.notes++;
+		else
+			v->sum.structural++;
+		lin_v_finding(v, kind, ve->issued_ns ? "version_before_issue" : "unknown_version",
 			      ve->launched ? ve->file : ep->decl_file,
 			      ve->launched ? ve->offset : ep->decl_off,
 			      ve->launched ? ve->index : ep->decl_index, 4, n, ids);

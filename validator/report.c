@@ -289,6 +289,7 @@ const char *lin_unchecked_name(enum lin_unchecked u)
 		[LIN_UNCHK_CLOCK_UNCERTAINTY] = "clock_uncertainty",
 		[LIN_UNCHK_BRACKET_UNCLOSED] = "bracket_unclosed",
 		[LIN_UNCHK_LIMIT] = "limit",
+		[LIN_UNCHK_NO_THREAD_IDS] = "no_thread_ids",
 	};
 	return (unsigned)u < LIN_UNCHK_N ? names[u] : "unknown";
 }

@@ -66,6 +66,7 @@ enum lin_unchecked {
 	LIN_UNCHK_CLOCK_UNCERTAINTY, /* within the clock map's error of a bracket's edge */
 	LIN_UNCHK_BRACKET_UNCLOSED,  /* a bracket that may hold it has no known end */
 	LIN_UNCHK_LIMIT,             /* more calls waiting than the validator keeps */
+	LIN_UNCHK_NO_THREAD_IDS,     /* its API records carry CUPTI's thread ids, not gettid() */
 	LIN_UNCHK_N
 };
 const char *lin_unchecked_name(enum lin_unchecked u);

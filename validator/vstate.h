@@ -27,6 +27,7 @@ struct lin_vproc {
 	char host[256];
 	char backend[32]; /* the header's backend ("" when absent) */
 	char cupti[128];  /* the header's cupti status ("" when nil or absent) */
+	bool cupti_tids;  /* its status says API records carry CUPTI's default thread ids */
 	uint64_t pid;
 	uint64_t ext_kind;
 	uint64_t minor;        /* the trace's format minor version */

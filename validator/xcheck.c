@@ -119,10 +119,23 @@ static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
 	const struct lin_br *b = h.inner;
 	if (!b || b->pushed || b->id == LIN_NIL || b->id == d->ext || h.ambiguous || h.unclosed)
 		return;
-	const struct lin_epoch_ent *ep = lin_vtab_find(&v->epochs, d->ext, lin_k1(d->proc, 0));
-	if (!ep || !(ep->flags & LIN_EP_DECLARED) ||
-	    lin_vtab_find(&v->requests, d->ext, lin_k1(d->proc, 0)))
-		return;
+	if (lin_vtab_find(&v->requests, d->ext, lin_k1(d->proc, 0))) {
+		/* The id names a request (a developer's own push): a conflict when the bracket's
+		 * epoch names requests and not that one. */
+		const struct lin_epoch_ent *be = lin_vtab_find(&v->epochs, b->id, lin_k1(d->proc, 0));
+		uint32_t nr = 0;
+		const uint64_t *reqs =
+			be && (be->flags & LIN_EP_DECLARED) ? lin_v_epoch_reqs(v, be, &nr) : NULL;
+		bool named = !nr;
+		for (uint32_t i = 0; i < nr && !named; i++)
+			named = reqs[i] == d->ext;
+		if (named)
+			return;
+	} else {
+		const struct lin_epoch_ent *ep = lin_vtab_find(&v->epochs, d->ext, lin_k1(d->proc, 0));
+		if (!ep || !(ep->flags & LIN_EP_DECLARED))
+			return;
+	}
 	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
 	uint64_t ids[] = { d->corr, d->ext, b->id, d->tid };
 	v->sum.structural++;
@@ -216,14 +229,22 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const s
 	if (!p->pushes) {
 		/* Its ext records come from another tool, not brackets: not checked, but the
 		 * brackets around the call are marked at the end (decide_unpushed). */
-		if (!p->unpushed || (!p->host_clock && !p->clocks.width_known) ||
-		    c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG))
+		/* Deferred to the end of the run whatever was read so far: the brackets and the
+		 * clock records may come after the calls in the file. */
+		if (c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG))
 			return;
 		struct lin_xdefer d = { c->api_start, c->api_end, c->epoch,    corr, c->api_offset,
 					c->api_index, c->api_tid, c->api_file, proc, 0,
 					{ 0 } };
 		if (!defer(v, &d))
 			v->procs[proc].xcheck_unmarked = true;
+		return;
+	}
+	if (p->cupti_tids) {
+		/* Its API records' thread ids are CUPTI's, not the brackets' (the header says
+		 * so): no call can be found in its thread's brackets. Checked by count. */
+		unchecked(v, LIN_UNCHK_NO_THREAD_IDS);
+		v->procs[proc].xcheck_unmarked = true;
 		return;
 	}
 	if (c->api_start == LIN_NIL || c->api_end == LIN_NIL || (c->flags & LIN_C_AMBIG)) {
@@ -301,7 +322,8 @@ void lin_v_xcheck_finish(struct lin_validator *v)
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
 		const struct lin_vproc *p = &v->procs[proc];
-		if ((!p->host_clock && !p->clocks.width_known) || t->unordered || t->unmarked)
+		if ((!p->host_clock && !p->clocks.width_known) || t->unordered || t->unmarked ||
+		    p->cupti_tids)
 			continue; /* checked by count instead (brackets.c) */
 		for (uint32_t i = 0; i < t->n; i++) {
 			const struct lin_br *b = &t->b[i];

@@ -163,7 +163,7 @@ static const struct expect cases[] = {
 	{ "bad_used_before_declare.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"used_before_declare\"" },
 	{ "bad_epoch_before_request.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"epoch_before_request\"" },
 	{ "bad_unknown_version.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"unknown_version\"" },
-	{ "bad_version_before_issue.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"version_before_issue\"" },
+	{ "good_version_before_issue.lt", 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, -1, "\"version_before_issue\"" },
 	{ "bad_unpaired_scope_close.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"unpaired_scope_close\"" },
 	{ "bad_late_mismatch.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1, "\"late_mismatch\"" },
 	{ "bad_no_gpu_records.lt", 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, "with backend none" },

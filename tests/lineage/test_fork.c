@@ -127,3 +127,41 @@ Test(fork, child_is_detached_and_parent_trace_intact, .timeout = 120,
 }
 
 Test(fork, fork_then_exec_leaves_parent_trace_intact, .timeout = 120) { fork_while_tracing(true); }
+
+/* A forked child that creates its own runtime (its own trace, the documented way) stamps
+ * its records with its own thread id, not the parent thread's the library had cached. */
+Test(fork, a_childs_runtime_stamps_the_childs_thread_id, .timeout = 60)
+{
+	lin_runtime *parent;
+	struct lin_runtime_opts o = { .sz = sizeof(o), .flags = LIN_RT_NO_WRITER_THREAD };
+	cr_assert_eq(lin_runtime_create(&o, &parent), 0);
+	uint64_t req;
+	cr_assert_eq(lin_request_begin(parent, NULL, &req), 0); /* caches this thread's id */
+	char path[] = "/tmp/lineage-forktid-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		alarm(20);
+		lin_runtime *rt;
+		struct lin_runtime_opts co = { .sz = sizeof(co), .trace_path = path };
+		uint64_t r;
+		if (lin_runtime_create(&co, &rt) || lin_request_begin(rt, NULL, &r))
+			_exit(3);
+		lin_runtime_free(rt);
+		_exit(0);
+	}
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	struct trace t;
+	cr_assert_eq(trace_load(&t, path), 0);
+	const msgpack_object *rb = trace_nth(&t, LIN_REC_REQUEST_BEGIN, 0);
+	cr_assert_not_null(rb);
+	cr_assert_eq(rec_u(rb, 2), (uint64_t)pid, "the child's main thread: tid == its pid");
+	trace_free(&t);
+	unlink(path);
+	lin_runtime_free(parent);
+}

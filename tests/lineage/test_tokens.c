@@ -274,6 +274,42 @@ Test(tokens, runtimes_of_one_process_never_share_a_tag)
 	}
 }
 
+/* Without capture records (LIN_RT_NO_CAPTURE_EVENTS) a token names no capture, so its
+ * adopt never names one the trace does not have (adopt_without_capture). */
+Test(tokens, without_capture_records_a_token_names_no_capture)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD | LIN_RT_NO_CAPTURE_EVENTS, NULL);
+	uint64_t req;
+	lin_scope s, a;
+	lin_token tok;
+	cr_assert_eq(lin_request_begin(f.rt, NULL, &req), 0);
+	cr_assert_eq(lin_scope_enter(f.rt, req, &s), 0);
+	cr_assert_eq(lin_token_capture(f.rt, &tok), 0);
+	cr_assert_eq(tok.capture_tid, 0);
+	cr_assert_eq(tok.capture_seq, 0);
+	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
+	cr_assert_eq(lin_token_adopt(f.rt, &tok, &a), 0);
+	cr_assert_eq(lin_scope_exit(f.rt, &a), 0);
+	rtfix_fini(&f);
+}
+
+/* Two runtimes of one process (a library and its application) never name the same request
+ * or epoch: ids are unique in the process, so their traces read together stay apart. */
+Test(tokens, two_runtimes_of_a_process_never_share_an_id)
+{
+	struct rtfix a, b;
+	rtfix_open(&a, LIN_RT_NO_WRITER_THREAD, NULL);
+	rtfix_open(&b, LIN_RT_NO_WRITER_THREAD, NULL);
+	uint64_t ra, rb;
+	cr_assert_eq(lin_request_begin(a.rt, NULL, &ra), 0);
+	cr_assert_eq(lin_request_begin(b.rt, NULL, &rb), 0);
+	cr_assert_neq(ra, rb);
+	cr_assert_lt(ra | rb, 1ull << 62, "below the late bits");
+	rtfix_fini(&a);
+	rtfix_fini(&b);
+}
+
 Test(tokens, text_form_round_trips)
 {
 	struct rtfix f;

@@ -1144,3 +1144,78 @@ Test(launches, allow_empty_passes_only_an_empty_run)
 	cr_assert_eq(lin_validator_exit_code(v), 1);
 	done();
 }
+
+/* A process whose runtime pushed nothing (backend none) whose calls carry another tool's
+ * ids, here a developer's own push of the request id: a call inside the bracket of the
+ * epoch of request 1 tagged with request 3 is a conflict, whichever comes first in the
+ * file, the calls or the brackets; tagged with request 1 it is none. */
+static void own_push(uint64_t tag, bool calls_first)
+{
+	begin_clock("none", "host");
+	request(1, 2);
+	request(3, 4);
+	if (calls_first) {
+		lin_tf_ext_correlation(&pk, 5, tag, 1);
+		api_at(1, 211, 1, 502, 508, 0);
+		kernel_at(1, 1, 600);
+	}
+	lin_tf_launch(&pk, 500, TID, 2, 1, NIL, 0, 0, NIL, 1);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	if (!calls_first) {
+		lin_tf_ext_correlation(&pk, 5, tag, 1);
+		api_at(1, 211, 1, 502, 508, 0);
+		kernel_at(1, 1, 600);
+	}
+	finish();
+}
+
+Test(launches, another_tools_request_id_in_the_wrong_bracket_is_a_conflict_in_any_order)
+{
+	for (int first = 0; first < 2; first++) {
+		own_push(3, first);
+		cr_assert(finding("ext_bracket_conflict"), "calls first: %d", first);
+		cr_assert_eq(lin_validator_exit_code(v), 1);
+		done();
+		own_push(1, first);
+		cr_assert(!finding("ext_bracket_conflict"), "calls first: %d", first);
+		cr_assert_eq(lin_validator_exit_code(v), 0);
+		done();
+	}
+}
+
+/* A header whose cupti status says the API records carry CUPTI's default thread ids (the
+ * binding could not select gettid()): a call is never found in its thread's brackets, so the
+ * bracket check counts it unchecked (no_thread_ids) and launch accounting goes by count;
+ * with the same tids and status "ok" the call outside its bracket is a finding. */
+static void foreign_tids(const char *status)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header h = {
+		LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "cupti", status, "host"
+	};
+	lin_tf_header(&pk, &h);
+	v = lin_validator_create(NULL);
+	cr_assert_not_null(v);
+	request(1, 2);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch_end(&pk, 510, TID, 1);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	struct lin_tf_api a = { 1, 211, 1, 502, 508, 1, 0x7f00deadbeefull & 0xffffffffu, 0 };
+	lin_tf_api(&pk, &a);
+	kernel_at(1, 1, 600);
+	finish();
+}
+
+Test(launches, cuptis_own_thread_ids_leave_the_bracket_check_unmade)
+{
+	foreign_tids("ok, API records carry CUPTI's default thread ids, not gettid() (test)");
+	cr_assert_eq(s->bracket_unchecked_by[LIN_UNCHK_NO_THREAD_IDS], 1);
+	cr_assert(!finding("ext_outside_bracket") && !finding("launch_without_api_record"));
+	cr_assert_eq(lin_validator_exit_code(v), 0);
+	done();
+	foreign_tids("ok");
+	cr_assert(finding("ext_outside_bracket"));
+	cr_assert_eq(lin_validator_exit_code(v), 1);
+	done();
+}
