@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,12 +131,12 @@ Test(layer_live, own_clock_keeps_cuptis_timestamps)
  * read would be 1 ms wide three times in four. */
 static uint64_t slow_clock(void *user)
 {
-	static unsigned seq;
+	static atomic_uint seq; /* read from the layer's delivery thread and the closing one */
 	struct timespec t0, t;
 
 	(void)user;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (++seq % 4 != 0)
+	if ((atomic_fetch_add(&seq, 1) + 1) % 4 != 0)
 		do
 			clock_gettime(CLOCK_MONOTONIC, &t);
 		while ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t.tv_nsec -
