@@ -13,10 +13,12 @@
  * Nothing is retried while nothing of the binding's was above it (it waits for C state
  * the binding did not open: retrying would only write a misuse record each time).
  *
- * Thread model: called with the GIL; the table is per thread (_Thread_local), as the C
+ * Thread model: called with the GIL; the table is per thread (on the heap, see tl), as the C
  * runtime's stacks are. Handles are unique in the process, so a block ended on another
  * thread finds nothing here (the C library refuses that end too: LIN_ESCOPE_THREAD).
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext.h"
@@ -38,15 +40,42 @@ struct table {
 	unsigned ndeferred;
 };
 
-static _Thread_local struct table tl;
+/* The thread's table is on the heap, created by the thread's first block: only a pointer
+ * is thread-local. A table of 64 entries in the TLS block (3.6 KB) made the extension
+ * unloadable when lineage is linked in statically: the library's initial-exec TLS puts
+ * the extension's whole TLS block in the static TLS that glibc keeps for dlopen (a few
+ * hundred bytes free), and the import failed ("cannot allocate memory in static TLS
+ * block"). The table is freed when its thread exits; references its deferred entries
+ * hold are leaked then, as there is no GIL to drop them with (a thread that exits with a
+ * block of its own still open). */
+static _Thread_local struct table *tl;
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+static int tl_key_ok;
 
-/* The thread's table, its address taken once per entry point: a _Thread_local of a shared
- * object costs a __tls_get_addr call each time, and GCC recomputes the address rather
- * than keep it (the empty asm makes the pointer opaque). */
-static inline struct table *table(void)
+static void tl_free(void *p) { free(p); }
+
+static void tl_key_make(void) { tl_key_ok = pthread_key_create(&tl_key, tl_free) == 0; }
+
+/* The thread's table, created if @make (NULL: none yet, or no memory). Read once per
+ * entry point: a _Thread_local of a shared object costs a __tls_get_addr call. */
+static __attribute__((noinline)) struct table *table_make(void)
 {
-	struct table *t = &tl;
-	__asm__("" : "+r"(t));
+	pthread_once(&tl_once, tl_key_make);
+	struct table *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	if (tl_key_ok)
+		(void)pthread_setspecific(tl_key, t);
+	tl = t;
+	return t;
+}
+
+static inline struct table *table(int make)
+{
+	struct table *t = tl;
+	if (__builtin_expect(!t, 0) && make)
+		t = table_make();
 	return t;
 }
 
@@ -86,7 +115,9 @@ static __attribute__((noinline)) void sweep(struct table *t)
 
 uint64_t lin_py_open_push(PyObject *runtime)
 {
-	struct table *t = table();
+	struct table *t = table(1);
+	if (!t)
+		return 0; /* untracked: no memory for the thread's table */
 	if (t->n == OPEN_MAX)
 		sweep(t);
 	if (t->n == OPEN_MAX)
@@ -100,8 +131,8 @@ uint64_t lin_py_open_push(PyObject *runtime)
 
 void lin_py_open_forget(uint64_t handle)
 {
-	struct table *t = table();
-	int i = find(t, handle);
+	struct table *t = table(0);
+	int i = t ? find(t, handle) : -1;
 	if (i >= 0 && !t->e[i].deferred)
 		drop(t, i);
 }
@@ -155,7 +186,9 @@ static __attribute__((noinline)) void done_slow(struct table *t, PyObject *runti
 
 void lin_py_open_done(PyObject *runtime, uint64_t handle)
 {
-	struct table *t = &tl;
+	struct table *t = table(0);
+	if (!t)
+		return; /* the block was untracked */
 	/* The common case: the block's entry on top, nothing deferred on this thread. */
 	if (t->n && t->e[t->n - 1].handle == handle && !t->ndeferred) {
 		t->n--;
@@ -166,8 +199,8 @@ void lin_py_open_done(PyObject *runtime, uint64_t handle)
 
 int lin_py_open_defer(PyObject *runtime, uint64_t handle, const struct lin_py_left *left)
 {
-	struct table *t = table();
-	int i = find(t, handle);
+	struct table *t = table(0);
+	int i = t ? find(t, handle) : -1;
 	if (i < 0)
 		return -1;
 	struct open_ent *e = &t->e[i];
