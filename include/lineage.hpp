@@ -172,6 +172,16 @@ public:
 		detail::check(lin_token_parse(text.c_str(), &t), "lin_token_parse");
 		return token(t);
 	}
+	/* The same, never throwing: damaged text (a message header) gives an empty token and
+	 * @ec, so the work it came with still runs (wrap and the adapters run it with no
+	 * context). */
+	static token parse(const std::string &text, std::error_code &ec) noexcept
+	{
+		lin_token t;
+		int r = lin_token_parse(text.c_str(), &t);
+		detail::store(r, ec);
+		return r ? token() : token(t);
+	}
 
 	explicit operator bool() const noexcept { return valid_; }
 	const lin_token &raw() const noexcept { return tok_; }

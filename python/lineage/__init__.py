@@ -123,10 +123,13 @@ def adopt(token, runtime=None):
     LINEAGE_STRICT=1). A parsed token with no runtime= raises InvalidArgument in strict
     mode, else the block runs with no context. ``token`` None (``adopt(current())`` where
     nothing was current: work handed on from untraced code) runs the block with no context,
-    as the executor runs such a task."""
+    as the executor runs such a task. ``token`` may be the text form (``str(token)``, from a
+    message header): it is parsed when the block is entered, and damaged text is a token
+    that cannot be adopted (recorded as bad_token; the block runs with no context), where
+    ``Token.parse`` would raise before the work."""
     if token is None:
         return _NoContext()
-    rt = runtime if runtime is not None else token.runtime
+    rt = runtime if runtime is not None else getattr(token, "runtime", None)
     if rt is None:
         if _os.environ.get("LINEAGE_STRICT") == "1":
             raise InvalidArgument("adopt: a parsed token needs runtime=", 22, "EINVAL")

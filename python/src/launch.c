@@ -4,6 +4,7 @@
  * benchmark compares the Python-level bracket with (bench/python/bench_py.py).
  */
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 
 #include "ext.h"
@@ -180,7 +181,7 @@ PyTypeObject LinLaunch_Type = {
 
 typedef struct {
 	PyObject_HEAD PyObject *runtime;
-	PyObject *token;  /* LinToken */
+	PyObject *token;  /* LinToken, or the str to parse when the block is entered */
 	PyObject *remote; /* LinRemote for adopt_remote, or NULL */
 	PyObject *reset;
 	lin_scope scope;
@@ -207,8 +208,8 @@ static PyObject *adopt_new(PyObject *runtime, PyObject *token, PyObject *remote)
 
 PyObject *lin_py_rt_adopt(PyObject *self, PyObject *tok)
 {
-	if (!PyObject_TypeCheck(tok, &LinToken_Type)) {
-		PyErr_SetString(PyExc_TypeError, "adopt takes a lineage.Token");
+	if (!PyObject_TypeCheck(tok, &LinToken_Type) && !PyUnicode_Check(tok)) {
+		PyErr_SetString(PyExc_TypeError, "adopt takes a lineage.Token or its text");
 		return NULL;
 	}
 	return adopt_new(self, tok, NULL);
@@ -249,6 +250,22 @@ static PyObject *adopt_enter_impl(LinAdopt *self)
 		return NULL;
 	if (self->active)
 		return lin_py_raise(-EINVAL, "adopt block entered twice");
+	if (PyUnicode_Check(self->token)) {
+		/* Text (a message header): parsed here, inside the block, so damaged text is an
+		 * adopt that failed (absorbed: the block runs with no context), not an exception
+		 * before the user's work. An unparsable text is adopted as the empty token: the
+		 * library refuses it and records bad_token. */
+		const char *s = PyUnicode_AsUTF8(self->token);
+		if (!s)
+			return NULL;
+		lin_token tok = { 0 };
+		if (lin_token_parse(s, &tok))
+			memset(&tok, 0, sizeof(tok));
+		PyObject *t = lin_py_token_new(&tok, NULL);
+		if (!t)
+			return NULL;
+		Py_SETREF(self->token, t);
+	}
 	int err = self->remote ? lin_w3c_adopt(rt, &((LinRemote *)self->remote)->ctx, &self->scope)
 			       : lin_token_adopt(rt, &((LinToken *)self->token)->tok, &self->scope);
 	if (err)

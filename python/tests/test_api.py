@@ -218,7 +218,10 @@ def test_foreign_token(trace, tmp_path):
 
 def test_adopt_errors(rt):
     with pytest.raises(TypeError):
-        rt.adopt("lin1.x")
+        rt.adopt(b"lin1.x")
+    with pytest.raises(lineage.BadToken):  # text is parsed when the block is entered
+        with rt.adopt("lin1.x"):
+            pass
     with pytest.raises(lineage.InvalidArgument):
         lineage.adopt(lineage.Token.parse("lin1.0000000000000001.1.1.b918.1.593852b4"))
     with rt.request():

@@ -79,6 +79,41 @@ def test_stale_text_token_runs_with_no_context(rt):
     assert rt.stats()["absorbed"] == 1
 
 
+@pytest.mark.parametrize("text", ["", "lin1.garbage", "not a token", "lin1." + "0" * 16 + ".1.1.1.1.00000000"])
+def test_adopt_of_damaged_text_runs_with_no_context(rt, text):
+    # Token.parse(text) raises BadToken/InvalidArgument before the work; rt.adopt(text)
+    # parses inside the block: the work runs with no context, bad_token is recorded.
+    with rt.request() as r:
+        ran = []
+        with rt.adopt(text) as t:
+            ran.append((t, lineage.current()))
+        assert ran == [(None, None)] and lineage.current() == r.token
+        with lineage.adopt(text, runtime=rt):
+            ran.append(lineage.current())
+        assert ran[1] is None
+    st = rt.stats()
+    assert st["absorbed"] == 2 and st["misuse"] == 2  # bad_token, twice, in the trace
+
+
+def test_adopt_of_live_text_joins(rt):
+    with rt.request() as r:
+        text = str(r.token)
+        with rt.adopt(text) as t:
+            assert t == r.token and lineage.current() == r.token
+        with lineage.adopt(text, runtime=rt) as t:
+            assert t == r.token
+        with lineage.adopt(text):  # no runtime named: the block runs with no context
+            assert lineage.current() is None
+    assert rt.stats()["absorbed"] == 0 and rt.stats()["misuse"] == 0
+
+
+def test_adopt_of_damaged_text_raises_under_strict(trace):
+    with lineage.Runtime(trace_path=trace, strict=True) as srt:
+        with pytest.raises(lineage.BadToken):
+            with srt.adopt("lin1.garbage"):
+                pytest.fail("the block ran under a strict runtime")
+
+
 def test_adopt_of_a_parsed_token_without_runtime_runs(rt):
     with rt.request() as r:
         parsed = lineage.Token.parse(str(r.token))

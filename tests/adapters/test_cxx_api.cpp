@@ -232,6 +232,14 @@ void wrap_forwards_move_only(lin_runtime *rt)
 	require(fut.get() == 42, "result and move-only argument forwarded");
 	auto text = lineage::token::capture(rt).to_string();
 	require(lineage::token::parse(text).raw().id == r.id(), "text form round-trips");
+	std::error_code ec;
+	require(lineage::token::parse(text, ec).raw().id == r.id() && !ec,
+		"the non-throwing parse round-trips");
+	lineage::token bad = lineage::token::parse("lin1.garbage", ec);
+	require(!bad && lineage::is(ec, EINVAL), "damaged text: an empty token and the error");
+	bool ran = false;
+	lineage::wrap(rt, bad, [&] { ran = current(rt) == 0; })();
+	require(ran, "work handed on with damaged text runs with no context");
 }
 
 /* A minimal pool, as a framework would have: work crosses threads in std::function. */
