@@ -53,7 +53,12 @@ static pthread_key_t tl_key;
 static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
 static int tl_key_ok;
 
-static void tl_free(void *p) { free(p); }
+/* At the thread's exit (on that thread): nothing after it finds the freed table. */
+static void tl_free(void *p)
+{
+	tl = NULL;
+	free(p);
+}
 
 static void tl_key_make(void) { tl_key_ok = pthread_key_create(&tl_key, tl_free) == 0; }
 
