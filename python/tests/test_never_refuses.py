@@ -79,11 +79,15 @@ def test_stale_text_token_runs_with_no_context(rt):
     assert rt.stats()["absorbed"] == 1
 
 
-@pytest.mark.parametrize("text", ["", "lin1.garbage", "not a token", "lin1." + "0" * 16 + ".1.1.1.1.00000000"])
+@pytest.mark.parametrize("text", ["", "lin1.garbage", "not a token", "lin1." + "0" * 16 + ".1.1.1.1.00000000",
+                                  "\udcff", "LIVE\0junk"])
 def test_adopt_of_damaged_text_runs_with_no_context(rt, text):
     # Token.parse(text) raises BadToken/InvalidArgument before the work; rt.adopt(text)
-    # parses inside the block: the work runs with no context, bad_token is recorded.
+    # parses inside the block: the work runs with no context, bad_token is recorded. Text
+    # that cannot be encoded, or a live token's text with a NUL and more after it, is
+    # damaged too (never the token before the NUL).
     with rt.request() as r:
+        text = text.replace("LIVE", str(r.token))
         ran = []
         with rt.adopt(text) as t:
             ran.append((t, lineage.current()))
