@@ -74,14 +74,16 @@ static PyObject *token_repr(LinToken *self)
 static PyObject *token_parse(PyObject *cls, PyObject *text)
 {
 	(void)cls;
-	const char *s = PyUnicode_Check(text) ? PyUnicode_AsUTF8(text) : NULL;
+	Py_ssize_t len = 0;
+	const char *s = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &len) : NULL;
 	if (!s) {
 		if (!PyErr_Occurred())
 			PyErr_SetString(PyExc_TypeError, "Token.parse takes a str");
 		return NULL;
 	}
 	lin_token tok;
-	int err = lin_token_parse(s, &tok);
+	/* A NUL inside is damaged text (syntax), not the token before it. */
+	int err = strlen(s) != (size_t)len ? -EINVAL : lin_token_parse(s, &tok);
 	if (err)
 		return lin_py_raise(err, "token_parse");
 	return lin_py_token_new(&tok, NULL);

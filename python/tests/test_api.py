@@ -160,6 +160,9 @@ def test_token_parse_errors():
     lineage.Token.parse(good)
     with pytest.raises(lineage.BadToken):
         lineage.Token.parse(good[:-1] + ("5" if good[-1] != "5" else "6"))
+    # A NUL inside is damaged text, not the token before it.
+    with pytest.raises(lineage.InvalidArgument):
+        lineage.Token.parse(good + "\0junk")
 
 
 def test_capture_without_context_raises():
