@@ -43,7 +43,8 @@ bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, ui
 	struct lin_cm_pair c = { host_ns, device_ns,
 				 host_after_ns == LIN_CM_NIL || host_after_ns < host_ns
 					 ? LIN_CM_NIL
-					 : host_after_ns - host_ns };
+					 : host_after_ns - host_ns,
+				 0, 0 };
 	if (m->n && pair_cmp(&m->p[m->n - 1], &c) > 0)
 		m->sorted = false;
 	m->p[m->n++] = c;
@@ -59,19 +60,78 @@ bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, ui
 	return true;
 }
 
+#define CM_SAT (UINT64_MAX / 4)
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return b >= CM_SAT || a > CM_SAT - b ? CM_SAT : a + b;
+}
+
+static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t m = a > b ? a : b;
+	return m > c ? m : c;
+}
+
+/* The bend at interior pair c between a and b: how far c lies off the chord a-b, beyond
+ * what the pairs' widths allow (each device reading was taken somewhere within its pair's
+ * width after host_ns, so with a constant rate c lies within the widest of the three of the
+ * chord; 2 ns more for rounding). One rate change at device time t inside a-c (lengths L1 =
+ * c-a, L2 = b-c) puts c off the chord by t L2 (r1-r2) / (L1+L2) and the interpolation
+ * inside a-c off by at most t (L1-t) (r1-r2) / L1: at most the bend times (L1+L2) / L2;
+ * inside c-b, symmetrically, times (L1+L2) / L1. */
+static void measure_bend(struct lin_clockmap *m, size_t i)
+{
+	struct lin_cm_pair *a = &m->p[i - 1], *c = &m->p[i], *b = &m->p[i + 1];
+	if (c->bend_l || c->bend_r)
+		m->bends--;
+	c->bend_l = c->bend_r = 0;
+	if (!(a->device_ns < c->device_ns && c->device_ns < b->device_ns &&
+	      a->host_ns <= c->host_ns && c->host_ns <= b->host_ns) ||
+	    a->width == LIN_CM_NIL || b->width == LIN_CM_NIL || c->width == LIN_CM_NIL)
+		return; /* no segments to interpolate in, or no bound to widen */
+	long double l1 = (long double)(c->device_ns - a->device_ns);
+	long double l2 = (long double)(b->device_ns - c->device_ns);
+	long double chord =
+		(long double)a->host_ns + (long double)(b->host_ns - a->host_ns) * l1 / (l1 + l2);
+	long double off = (long double)c->host_ns - chord;
+	if (off < 0)
+		off = -off;
+	long double excess = off - (long double)sat_add(max3(a->width, b->width, c->width), 2);
+	if (excess <= 0)
+		return;
+	long double l = off * (l1 + l2) / l2 + 1, r = off * (l1 + l2) / l1 + 1;
+	c->bend_l = l >= (long double)CM_SAT ? CM_SAT : (uint64_t)l;
+	c->bend_r = r >= (long double)CM_SAT ? CM_SAT : (uint64_t)r;
+	m->bends++;
+}
+
 void lin_cm_finish(struct lin_clockmap *m)
 {
-	if (!m->sorted && m->n > 1)
+	size_t from = m->bent > 1 ? m->bent - 1 : 1;
+	if (!m->sorted && m->n > 1) {
 		qsort(m->p, m->n, sizeof(*m->p), pair_cmp);
+		for (size_t i = 0; i < m->n; i++)
+			m->p[i].bend_l = m->p[i].bend_r = 0;
+		m->bends = 0;
+		from = 1;
+	}
 	m->sorted = true;
+	for (size_t i = from; i + 1 < m->n; i++)
+		measure_bend(m, i);
+	m->bent = m->n;
 }
 
 void lin_cm_trim(struct lin_clockmap *m, size_t keep)
 {
 	if (!m->sorted || m->n <= keep)
 		return;
+	for (size_t i = 0; i < m->n - keep; i++)
+		if (m->p[i].bend_l || m->p[i].bend_r)
+			m->bends--;
 	memmove(m->p, m->p + (m->n - keep), keep * sizeof(*m->p));
 	m->n = keep;
+	m->bent = m->n;
 }
 
 /* The pairs @dev is placed by: *@a, and *@b when it lies between two (else NULL). */
@@ -135,7 +195,7 @@ uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen)
 {
 	if (!m->width_known)
 		return LIN_CM_NIL;
-	return m->width > UINT64_MAX / 4 - widen ? UINT64_MAX / 4 : m->width + widen;
+	return sat_add(m->width, widen);
 }
 
 bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *err)
@@ -147,10 +207,12 @@ bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint
 	uint64_t width = a->width;
 	if (b && (b->width == LIN_CM_NIL || (width != LIN_CM_NIL && b->width > width)))
 		width = b->width;
+	if (b) /* a rate change seen at either end of the segment */
+		w = a->bend_r > b->bend_l ? a->bend_r : b->bend_l;
 	if (width == LIN_CM_NIL)
 		*err = LIN_CM_NIL;
 	else
-		*err = width > UINT64_MAX / 4 - w ? UINT64_MAX / 4 : width + w;
+		*err = sat_add(width, w);
 	return true;
 }
 

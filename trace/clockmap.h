@@ -13,8 +13,17 @@
  * slightly different rates); before the first pair or after the last it takes the nearest
  * pair's offset, and the two clocks may have drifted apart since by up to
  * LIN_CLOCK_RATE_ERR of the distance to that pair (the widening). The error bound of a
- * placement is the widest pair's width plus that widening; one pair of unknown width makes
- * the bound unknown.
+ * placement is the width of the pairs that place it plus that widening; one pair of unknown
+ * width makes the bound unknown.
+ *
+ * Interpolation is exact while the rate between the clocks is constant from one pair to the
+ * next. Where it changed (a clock slewed), the pair between two segments lies off the chord
+ * of its neighbours: lin_cm_finish measures that bend at every interior pair and, where it
+ * exceeds what the three pairs' widths allow, widens the bound of the two segments beside
+ * it by the interpolation error one rate change there could cause (the bend times the span
+ * over the other segment's length). Limits: a rate change that reverses within one segment,
+ * or two that cancel at a pair, bend nothing; a bend within the widths is not seen; a span
+ * of two pairs has no interior pair to check.
  *
  * Use: lin_cm_add every pair (in any order), lin_cm_finish (sorts by device time), then
  * map. A map that keeps taking pairs while it is used (the OTLP stream) calls
@@ -39,6 +48,9 @@
 struct lin_cm_pair {
 	uint64_t host_ns, device_ns;
 	uint64_t width; /* host_after_ns - host_ns; LIN_CM_NIL: unknown */
+	/* The widening a bend at this pair adds to the segment ending here (bend_l) and to the
+	 * one starting here (bend_r); 0 where no bend was seen (lin_cm_finish). */
+	uint64_t bend_l, bend_r;
 };
 
 struct lin_clockmap {
@@ -49,6 +61,8 @@ struct lin_clockmap {
 	bool width_lost;  /* a pair of unknown width was added: the bound is unknown */
 	bool sorted;      /* p[] is in order (no add since the last lin_cm_finish broke it) */
 	bool oom;         /* a pair could not be kept */
+	size_t bent;      /* pairs whose bend lin_cm_finish has settled (p[0..bent-2]) */
+	size_t bends;     /* interior pairs with a bend beyond their widths */
 };
 
 void lin_cm_init(struct lin_clockmap *m);
@@ -57,7 +71,8 @@ void lin_cm_free(struct lin_clockmap *m);
  * unknown width (a record whose host_ns or device_ns is nil is no pair: not added).
  * Return: false when out of memory (the pair is lost, oom is set). */
 bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns);
-/* Sort the pairs by device time (nothing to do when they came in order). */
+/* Sort the pairs by device time (nothing to do when they came in order) and measure the
+ * bend at each interior pair not measured yet (all of them after a sort). */
 void lin_cm_finish(struct lin_clockmap *m);
 /* Keep only the @keep pairs latest in device time (a finished map): a map that lives as
  * long as its process (the OTLP stream) stays bounded. The width bound is left as it was. */
@@ -73,9 +88,10 @@ bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, 
  * (saturating at UINT64_MAX / 4); LIN_CM_NIL when the width is not known. */
 uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen);
 /* lin_cm_to_host and the error bound of that placement: the width of the pairs it is placed
- * by (between two: the wider of them; outside the span: the nearest's, plus the widening),
- * LIN_CM_NIL when one of them has no known width. A pair preempted between its reads so
- * widens only the times placed by it, not the whole run's. */
+ * by (between two: the wider of them, plus the widening of a bend beside the segment;
+ * outside the span: the nearest's, plus the widening), LIN_CM_NIL when one of them has no
+ * known width. A pair preempted between its reads so widens only the times placed by it,
+ * not the whole run's. */
 bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *err);
 /* The inverse: host time @host -> device time *@dev by the same pairs (interpolated between
  * the two around it, else the nearest pair's offset), for a writer that puts host times on

@@ -214,6 +214,91 @@ Test(clockmap, trimming_keeps_the_latest_pairs)
 	lin_cm_free(&m);
 }
 
+/* Host time of device time @x under a clock that runs at rate 1 until @t, then @r. */
+static uint64_t slewed(uint64_t x, uint64_t t, double r)
+{
+	return x <= t ? x : t + (uint64_t)((double)(x - t) * r + 0.5);
+}
+
+/* The rate changes inside a segment: interpolation is off there, the pair after the change
+ * lies off its neighbours' chord, and the bound of the segments beside it covers the error. */
+Test(clockmap, a_rate_change_between_pairs_widens_the_segments_beside_its_bend)
+{
+	static const uint64_t changes[] = { 1000000, 1250000, 1500000, 1999000, 2500000 };
+	for (size_t k = 0; k < sizeof(changes) / sizeof(*changes); k++) {
+		uint64_t t = changes[k];
+		struct lin_clockmap m;
+		lin_cm_init(&m);
+		for (uint64_t i = 0; i <= 4; i++) {
+			uint64_t d = i * 1000000;
+			cr_assert(lin_cm_add(&m, slewed(d, t, 1.001), d, slewed(d, t, 1.001) + 50));
+		}
+		lin_cm_finish(&m);
+		cr_assert_geq(m.bends, 1, "change at %llu: a bend", (unsigned long long)t);
+		uint64_t worst = 0;
+		for (uint64_t d = 0; d <= 4000000; d += 1000) {
+			uint64_t h, err, truth = slewed(d, t, 1.001);
+			cr_assert(lin_cm_map(&m, d, &h, &err));
+			uint64_t off = h > truth ? h - truth : truth - h;
+			worst = off > worst ? off : worst;
+			cr_assert_leq(off, err, "change at %llu, device %llu: off %llu, bound %llu",
+				      (unsigned long long)t, (unsigned long long)d,
+				      (unsigned long long)off, (unsigned long long)err);
+		}
+		if (t % 1000000 >= 250000 && t % 1000000 <= 750000)
+			cr_assert_gt(worst, 50, "the interpolation is off by more than the widths");
+		lin_cm_free(&m);
+	}
+}
+
+/* A constant rate (200 ppm apart) read through pairs whose device reading fell anywhere in
+ * their width bends nothing: the bound stays the pairs' width. */
+Test(clockmap, a_constant_rate_read_within_the_widths_bends_nothing)
+{
+	static const uint64_t jitter[] = { 0, 40, 7, 33, 0, 40, 21, 3, 39 };
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	for (uint64_t i = 0; i < 9; i++) {
+		uint64_t d = i * 1000000, h = d + d / 5000;
+		/* The device was read jitter ns after the first host read. */
+		cr_assert(lin_cm_add(&m, h - jitter[i], d, h - jitter[i] + 40));
+	}
+	lin_cm_finish(&m);
+	cr_assert_eq(m.bends, 0);
+	for (size_t i = 0; i < m.n; i++)
+		cr_assert(m.p[i].bend_l == 0 && m.p[i].bend_r == 0);
+	uint64_t h, err;
+	cr_assert(lin_cm_map(&m, 4500000, &h, &err));
+	cr_assert_eq(err, 40);
+	lin_cm_free(&m);
+}
+
+/* Pairs added one at a time, finished after each (the OTLP stream), bend as a whole run
+ * does; trimming forgets the bends of the pairs it drops. */
+Test(clockmap, bends_measured_as_pairs_arrive_are_the_whole_runs)
+{
+	struct lin_clockmap a, s;
+	lin_cm_init(&a);
+	lin_cm_init(&s);
+	for (uint64_t i = 0; i < 12; i++) {
+		uint64_t d = i * 1000000, h = i == 5 || i == 9 ? d + 5000 : d;
+		cr_assert(lin_cm_add(&a, h, d, h + 30));
+		cr_assert(lin_cm_add(&s, h, d, h + 30));
+		lin_cm_finish(&s);
+	}
+	lin_cm_finish(&a);
+	cr_assert_eq(a.bends, 6, "two displaced pairs bend themselves and both neighbours");
+	cr_assert_eq(s.bends, a.bends);
+	for (size_t i = 0; i < a.n; i++) {
+		cr_assert_eq(s.p[i].bend_l, a.p[i].bend_l, "pair %zu", i);
+		cr_assert_eq(s.p[i].bend_r, a.p[i].bend_r, "pair %zu", i);
+	}
+	lin_cm_trim(&s, 4);
+	cr_assert_eq(s.bends, 3, "the kept pairs 8..11 keep the bends at 8, 9 and 10");
+	lin_cm_free(&a);
+	lin_cm_free(&s);
+}
+
 /* The validator places a device time where the map does, with the map's bound. */
 Test(clockmap, the_validator_maps_through_it)
 {
