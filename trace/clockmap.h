@@ -17,17 +17,21 @@
  * width makes the bound unknown.
  *
  * Interpolation is exact while the rate between the clocks is constant from one pair to the
- * next. Where it changed (a clock slewed), the pair between two segments lies off the chord
- * of its neighbours: lin_cm_finish measures that bend at every interior pair and, where it
- * exceeds what the three pairs' widths allow, widens the bound of the two segments beside
- * it by the interpolation error one rate change there could cause (the bend times the span
- * over the other segment's length). Limits: a rate change that reverses within one segment,
- * or two that cancel at a pair, bend nothing; a bend within the widths is not seen; a span
- * of two pairs has no interior pair to check.
+ * next. Where it changed (a clock slewed, or stepped), a pair lies off the chord of pairs on
+ * either side: lin_cm_finish measures that bend at every interior pair (against its
+ * nearest pairs, and against a chord whose short side reaches as far as the long one) and,
+ * where it exceeds what the pairs' widths allow, gives it a widening (what one change
+ * there could put a placement off by) and a zone of device times it holds for. A device
+ * clock that stepped back shows as pairs out of order against the host clock: the pairs
+ * split into runs, and a device time read on both sides of a step, or placed across one,
+ * has no bound (UINT64_MAX / 4). A pair read twice is one pair. Limits: what no pair shows
+ * (a change that reverses within one segment, bends that cancel, a span of two pairs, a
+ * change beside only close pairs at the end of the run) is not seen. docs/validator.md,
+ * "Clocks".
  *
  * Use: lin_cm_add every pair (in any order), lin_cm_finish (sorts by device time), then
  * map. A map that keeps taking pairs while it is used (the OTLP stream) calls
- * lin_cm_finish after each add; in-order pairs cost nothing to keep sorted.
+ * lin_cm_finish after each add; each finish measures all pairs anew (O(n log n)).
  * Context: single-threaded per map. Internal: not part of the public API.
  */
 #ifndef LIN_CLOCKMAP_H
@@ -48,10 +52,22 @@
 struct lin_cm_pair {
 	uint64_t host_ns, device_ns;
 	uint64_t width; /* host_after_ns - host_ns; LIN_CM_NIL: unknown */
-	/* The widening a bend at this pair adds to the segment ending here (bend_l) and to the
-	 * one starting here (bend_r); 0 where no bend was seen (lin_cm_finish). */
-	uint64_t bend_l, bend_r;
+	/* The widening a bend at this pair adds to the placement of device times in its zone
+	 * [zlo, zhi]; 0 where no bend was seen (lin_cm_finish). */
+	uint64_t bend, zlo, zhi;
+	uint32_t run; /* the stretch of one device clock it belongs to (steps back split them) */
 };
+
+/* Device times read both before and after a step back of the device clock. */
+struct lin_cm_span {
+	uint64_t lo, hi;
+};
+
+/* Steps back kept apart; past that, no placement is bounded. */
+#define LIN_CM_MAX_RUNS 32
+/* How far (in pairs) lin_cm_map looks for a bend whose zone holds a device time; a zone
+ * that reaches further leaves its device times without a bound. */
+#define LIN_CM_NEAR 3
 
 struct lin_clockmap {
 	struct lin_cm_pair *p; /* sorted by device time (then host time) once finished */
@@ -61,8 +77,11 @@ struct lin_clockmap {
 	bool width_lost;  /* a pair of unknown width was added: the bound is unknown */
 	bool sorted;      /* p[] is in order (no add since the last lin_cm_finish broke it) */
 	bool oom;         /* a pair could not be kept */
-	size_t bent;      /* pairs whose bend lin_cm_finish has settled (p[0..bent-2]) */
 	size_t bends;     /* interior pairs with a bend beyond their widths */
+	size_t runs;      /* stretches of one device clock: 1 + the steps back seen */
+	struct lin_cm_span *amb; /* device times without a bound, sorted, apart (namb) */
+	size_t namb, camb;
+	bool amb_all; /* too many steps, or no memory to keep them: nothing is bounded */
 };
 
 void lin_cm_init(struct lin_clockmap *m);
@@ -71,14 +90,17 @@ void lin_cm_free(struct lin_clockmap *m);
  * unknown width (a record whose host_ns or device_ns is nil is no pair: not added).
  * Return: false when out of memory (the pair is lost, oom is set). */
 bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns);
-/* Sort the pairs by device time (nothing to do when they came in order) and measure the
- * bend at each interior pair not measured yet (all of them after a sort). */
+/* Sort the pairs by device time (nothing to do when they came in order), drop pairs read
+ * twice, and measure the steps and bends of all of them. */
 void lin_cm_finish(struct lin_clockmap *m);
-/* Keep only the @keep pairs latest in device time (a finished map): a map that lives as
- * long as its process (the OTLP stream) stays bounded. The width bound is left as it was. */
+/* Keep only the @keep pairs latest in device time (a finished map), measured anew: a map
+ * that lives as long as its process (the OTLP stream) stays bounded. The width bound is left
+ * as it was. */
 void lin_cm_trim(struct lin_clockmap *m, size_t keep);
 static inline bool lin_cm_empty(const struct lin_clockmap *m) { return m->n == 0; }
 
+/* Was @dev read both before and after a step back of the device clock (a finished map)? */
+bool lin_cm_ambiguous(const struct lin_clockmap *m, uint64_t dev);
 /* Device time @dev -> host time *@host. *@widen (when not NULL): 0 between two pairs,
  * else the drift allowed for the distance to the nearest pair (LIN_CLOCK_RATE_ERR).
  * Return: false when there is no pair, @dev is LIN_CM_NIL, the map is not finished, or

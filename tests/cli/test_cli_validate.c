@@ -205,6 +205,12 @@ static const struct expect cases[] = {
 	  "\"bracket_checked\":0,\"bracket_unchecked\":1,\"bracket_unchecked_by\":{\"clock_uncertainty\":1}" },
 	{ "bad_clock_steady_cross_wired.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 3, -1,
 	  "\"ext_outside_bracket\"" },
+	/* A step back of the device clock (clock_bend): the call read on both sides of it is
+	 * left undecided; silent without the step. */
+	{ "bad_clock_step_back_undecided.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, -1,
+	  "\"bracket_checked\":0,\"bracket_unchecked\":1,\"bracket_unchecked_by\":{\"clock_uncertainty\":1}" },
+	{ "bad_clock_no_step_cross_wired.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 3, -1,
+	  "\"ext_outside_bracket\"" },
 	{ "err_truncated.lt", 0, 0, 0, 2, 1, 1, 0, 1, 0, 0, 0, -1, "\"truncated\":true" },
 	{ "err_unclosed.lt", 0, 0, 0, 2, 5, 5, 0, 0, 0, 0, 0, -1, "no trace_end record" },
 	{ "err_wrong_version.lt", 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, -1, "unsupported format version" },

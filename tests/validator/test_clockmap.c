@@ -266,7 +266,7 @@ Test(clockmap, a_constant_rate_read_within_the_widths_bends_nothing)
 	lin_cm_finish(&m);
 	cr_assert_eq(m.bends, 0);
 	for (size_t i = 0; i < m.n; i++)
-		cr_assert(m.p[i].bend_l == 0 && m.p[i].bend_r == 0);
+		cr_assert_eq(m.p[i].bend, 0);
 	uint64_t h, err;
 	cr_assert(lin_cm_map(&m, 4500000, &h, &err));
 	cr_assert_eq(err, 40);
@@ -290,13 +290,127 @@ Test(clockmap, bends_measured_as_pairs_arrive_are_the_whole_runs)
 	cr_assert_eq(a.bends, 6, "two displaced pairs bend themselves and both neighbours");
 	cr_assert_eq(s.bends, a.bends);
 	for (size_t i = 0; i < a.n; i++) {
-		cr_assert_eq(s.p[i].bend_l, a.p[i].bend_l, "pair %zu", i);
-		cr_assert_eq(s.p[i].bend_r, a.p[i].bend_r, "pair %zu", i);
+		cr_assert_eq(s.p[i].bend, a.p[i].bend, "pair %zu", i);
+		cr_assert_eq(s.p[i].zlo, a.p[i].zlo, "pair %zu", i);
+		cr_assert_eq(s.p[i].zhi, a.p[i].zhi, "pair %zu", i);
 	}
 	lin_cm_trim(&s, 4);
-	cr_assert_eq(s.bends, 3, "the kept pairs 8..11 keep the bends at 8, 9 and 10");
+	cr_assert_eq(s.bends, 2, "the kept pairs 8..11, measured anew: 9 and 10 bend (8 is the first)");
 	lin_cm_free(&a);
 	lin_cm_free(&s);
+}
+
+/* Device time at host time @x for a device clock equal to the host clock until host time
+ * @t, then @back ns behind it (a step back: CUPTI's clock is CLOCK_REALTIME). */
+static uint64_t stepped(uint64_t x, uint64_t t, uint64_t back)
+{
+	return x < t ? x + 10000000 : x + 10000000 - back;
+}
+
+/* A step back of the device clock, of less than the pairs' spacing (the pairs stay in
+ * order: a bend at the pairs beside it) and of more (the pairs' order turns: runs), at
+ * several places: every placement's bound holds the host time the device time was read at,
+ * including device times read twice (before and after the step). */
+Test(clockmap, a_step_back_of_the_device_clock_is_held_in_the_bound)
+{
+	static const uint64_t back[] = { 300000, 500000, 1500000, 2500000 };
+	/* At 0.3 ms, a device time read after a step of 0.5 ms lies before the first pair's. */
+	static const uint64_t at[] = { 300000, 1300000, 2300000, 2900000, 4600000, 5700000 };
+	for (size_t i = 0; i < 4; i++)
+		for (size_t j = 0; j < 6; j++) {
+			struct lin_clockmap m;
+			lin_cm_init(&m);
+			/* Host times from 5 ms: a device time read after the step may lie
+			 * before the first pair's, and still on the host clock. */
+			for (uint64_t k = 0; k <= 6; k++) {
+				uint64_t h = 5000000 + k * 1000000;
+				cr_assert(lin_cm_add(&m, h, stepped(h, 5000000 + at[j], back[i]), h + 50));
+			}
+			lin_cm_finish(&m);
+			cr_assert(m.bends || m.runs > 1, "back %llu at %llu: seen",
+				  (unsigned long long)back[i], (unsigned long long)at[j]);
+			for (uint64_t x = 5000000; x <= 11000000; x += 1000) {
+				uint64_t h, err, dev = stepped(x, 5000000 + at[j], back[i]);
+				cr_assert(lin_cm_map(&m, dev, &h, &err));
+				uint64_t off = h > x ? h - x : x - h;
+				cr_assert_leq(off, err,
+					      "back %llu at %llu, host %llu: placed %llu, bound %llu",
+					      (unsigned long long)back[i],
+					      (unsigned long long)at[j], (unsigned long long)x,
+					      (unsigned long long)h, (unsigned long long)err);
+			}
+			lin_cm_free(&m);
+		}
+}
+
+/* Pairs out of device order by more than their widths split into runs; a device time read
+ * on both sides of the step has no bound; one read on one side only keeps its own. */
+Test(clockmap, device_times_read_on_both_sides_of_a_step_have_no_bound)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	/* Device = host until host 2.1 ms, then 1.5 ms behind. */
+	static const uint64_t p[][2] = { { 0, 0 },
+					 { 1000000, 1000000 },
+					 { 2000000, 2000000 },
+					 { 3000000, 1500000 },
+					 { 4000000, 2500000 } };
+	for (int i = 0; i < 5; i++)
+		cr_assert(lin_cm_add(&m, p[i][0], p[i][1], p[i][0] + 40));
+	lin_cm_finish(&m);
+	cr_assert_eq(m.runs, 2);
+	uint64_t h, err;
+	cr_assert(lin_cm_ambiguous(&m, 1700000), "read at host 1.7 and 3.2 ms");
+	cr_assert(lin_cm_map(&m, 1700000, &h, &err));
+	cr_assert_eq(err, UINT64_MAX / 4);
+	cr_assert_not(lin_cm_ambiguous(&m, 200000), "before the step only");
+	cr_assert(lin_cm_map(&m, 200000, &h, &err));
+	cr_assert_eq(h, 200000);
+	cr_assert_eq(err, 40);
+	cr_assert_not(lin_cm_ambiguous(&m, 3600000), "after the step only");
+	cr_assert(lin_cm_map(&m, 3600000, &h, &err));
+	cr_assert_eq(h, 5100000);
+	/* Silent: the same pairs on a steady clock. */
+	struct lin_clockmap s;
+	lin_cm_init(&s);
+	for (uint64_t i = 0; i < 5; i++)
+		cr_assert(lin_cm_add(&s, i * 1000000, i * 1000000, i * 1000000 + 40));
+	lin_cm_finish(&s);
+	cr_assert_eq(s.runs, 1);
+	cr_assert_eq(s.namb, 0);
+	cr_assert_not(lin_cm_ambiguous(&s, 1700000));
+	cr_assert(lin_cm_map(&s, 1700000, &h, &err));
+	cr_assert_eq(err, 40);
+	lin_cm_free(&s);
+	lin_cm_free(&m);
+}
+
+/* A pair read twice (the same file given twice) is one pair: it neither hides a bend nor
+ * makes one. */
+Test(clockmap, a_pair_read_twice_is_one_pair)
+{
+	struct lin_clockmap once, twice;
+	lin_cm_init(&once);
+	lin_cm_init(&twice);
+	static const uint64_t p[][2] = { { 1000000, 1000000 }, { 2000000, 2000000 }, { 3000000, 3000400 } };
+	for (int i = 0; i < 3; i++) {
+		cr_assert(lin_cm_add(&once, p[i][0], p[i][1], p[i][0] + 100));
+		for (int k = 0; k < (i == 1 ? 2 : 1); k++)
+			cr_assert(lin_cm_add(&twice, p[i][0], p[i][1], p[i][0] + 100));
+	}
+	lin_cm_finish(&once);
+	lin_cm_finish(&twice);
+	cr_assert_eq(twice.n, 3);
+	cr_assert_eq(once.bends, 1, "pair 2 is 200 ns off the chord, beyond the widths");
+	cr_assert_eq(twice.bends, 1);
+	uint64_t h1, e1, h2, e2;
+	cr_assert(lin_cm_map(&once, 1500000, &h1, &e1));
+	cr_assert(lin_cm_map(&twice, 1500000, &h2, &e2));
+	cr_assert_eq(h1, h2);
+	cr_assert_eq(e1, e2);
+	cr_assert_gt(e1, 100);
+	lin_cm_free(&once);
+	lin_cm_free(&twice);
 }
 
 /* The validator places a device time where the map does, with the map's bound. */
