@@ -75,15 +75,18 @@ static PyObject *token_parse(PyObject *cls, PyObject *text)
 {
 	(void)cls;
 	Py_ssize_t len = 0;
-	const char *s = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &len) : NULL;
-	if (!s) {
-		if (!PyErr_Occurred())
-			PyErr_SetString(PyExc_TypeError, "Token.parse takes a str");
+	if (!PyUnicode_Check(text)) {
+		PyErr_SetString(PyExc_TypeError, "Token.parse takes a str");
 		return NULL;
 	}
+	const char *s = PyUnicode_AsUTF8AndSize(text, &len);
+	if (!s && !PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+		return NULL; /* out of memory */
+	PyErr_Clear();
 	lin_token tok;
-	/* A NUL inside is damaged text (syntax), not the token before it. */
-	int err = strlen(s) != (size_t)len ? -EINVAL : lin_token_parse(s, &tok);
+	/* Text that cannot be encoded (a lone surrogate, as from a header decoded with
+	 * surrogateescape) or with a NUL inside is damaged text (syntax), not a token. */
+	int err = !s || strlen(s) != (size_t)len ? -EINVAL : lin_token_parse(s, &tok);
 	if (err)
 		return lin_py_raise(err, "token_parse");
 	return lin_py_token_new(&tok, NULL);

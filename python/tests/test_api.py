@@ -163,6 +163,9 @@ def test_token_parse_errors():
     # A NUL inside is damaged text, not the token before it.
     with pytest.raises(lineage.InvalidArgument):
         lineage.Token.parse(good + "\0junk")
+    # Text that cannot be encoded (a header decoded with surrogateescape) is damaged too.
+    with pytest.raises(lineage.InvalidArgument):
+        lineage.Token.parse("\udcff" + good)
 
 
 def test_capture_without_context_raises():
