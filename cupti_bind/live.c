@@ -185,8 +185,12 @@ static bool read_clock(lin_runtime *rt, uint64_t *host, uint64_t *dev, uint64_t 
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < LIN_CLOCK_PAIR_READS; i++) {
+		/* Fenced: the first host read completes before CUPTI's starts, the second starts
+		 * after CUPTI's completed, so the gap holds the device reading. */
 		uint64_t h = lin_rt_now_ns(rt), d = 0;
+		lin_clock_order();
 		bool ok = cuptiGetTimestamp(&d) == CUPTI_SUCCESS;
+		lin_clock_order();
 		uint64_t a = lin_rt_now_ns(rt);
 
 		if (!ok)

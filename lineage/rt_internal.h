@@ -39,6 +39,21 @@ uint64_t lin_rt_intern_locked(lin_runtime *rt, const char *s);
 uint64_t lin_rt_now_ns(const lin_runtime *rt);
 
 /*
+ * Keep a clock read where the program put it: no later instruction starts before the reads
+ * above it have completed (rdtsc is not ordered: it may run after instructions that follow
+ * it, or before ones that precede it). Used around a reading that a host read must bracket
+ * (a clock pair, cupti_bind/live.c), not on the launch path.
+ */
+static inline void lin_clock_order(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_lfence();
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/*
  * A copy of the runtime's host clock that outlives it (for a process-wide callback such as
  * CUPTI's timestamp callback, which has no user pointer and no unregistration).
  */
