@@ -17,6 +17,7 @@ void lin_cm_free(struct lin_clockmap *m)
 {
 	free(m->p);
 	free(m->amb);
+	free(m->rix);
 	lin_cm_init(m);
 }
 
@@ -101,43 +102,45 @@ static bool same_pair(const struct lin_cm_pair *x, const struct lin_cm_pair *y)
  * the larger of the two factors times the true offset, and it holds for device times from
  * a - W to b + W (its zone).
  */
-/* The last pair at or before device time @d, of those before @i (@i when none). */
-static size_t last_at_or_before(const struct lin_clockmap *m, size_t i, uint64_t d)
+/* Over the pairs @ix[0..k) of one run, in device order: the last at or before device time
+ * @d among those before @j (@j when none). */
+static size_t last_at_or_before(const struct lin_clockmap *m, const size_t *ix, size_t j, uint64_t d)
 {
-	size_t lo = 0, hi = i; /* first pair with device_ns > d */
+	size_t lo = 0, hi = j; /* first with device_ns > d */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->p[mid].device_ns <= d)
+		if (m->p[ix[mid]].device_ns <= d)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? lo - 1 : i;
+	return lo ? lo - 1 : j;
 }
 
-/* The first pair at or after device time @d, of those after @i (@i when none). */
-static size_t first_at_or_after(const struct lin_clockmap *m, size_t i, uint64_t d)
+/* The first at or after device time @d among those after @j (@j when none). */
+static size_t first_at_or_after(const struct lin_clockmap *m, const size_t *ix, size_t k, size_t j,
+				uint64_t d)
 {
-	size_t lo = i + 1, hi = m->n; /* first pair with device_ns >= d */
+	size_t lo = j + 1, hi = k; /* first with device_ns >= d */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->p[mid].device_ns < d)
+		if (m->p[ix[mid]].device_ns < d)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < m->n ? lo : i;
+	return lo < k ? lo : j;
 }
 
-/* The bend of pair @c off the chord of pairs @ia and @ib, taken into its widening and zone. */
+/* The bend of pair @ic off the chord of pairs @ia and @ib (one run), taken into its
+ * widening and zone. */
 static void bend_on(struct lin_clockmap *m, size_t ic, size_t ia, size_t ib)
 {
 	struct lin_cm_pair *c = &m->p[ic];
 	const struct lin_cm_pair *a = &m->p[ia], *b = &m->p[ib];
 	if (!(a->device_ns < c->device_ns && c->device_ns < b->device_ns &&
 	      a->host_ns <= c->host_ns && c->host_ns <= b->host_ns) ||
-	    a->run != c->run || b->run != c->run || a->width == LIN_CM_NIL ||
-	    b->width == LIN_CM_NIL || c->width == LIN_CM_NIL)
+	    a->width == LIN_CM_NIL || b->width == LIN_CM_NIL || c->width == LIN_CM_NIL)
 		return; /* no segments to interpolate in, or no bound to widen */
 	long double l1 = (long double)(c->device_ns - a->device_ns);
 	long double l2 = (long double)(b->device_ns - c->device_ns);
@@ -164,36 +167,36 @@ static void bend_on(struct lin_clockmap *m, size_t ic, size_t ia, size_t ib)
 }
 
 /*
- * The bend at pair @i: against the chord of its nearest pairs of other device times, and,
- * where one side is much shorter than the other, against a chord whose short side reaches
- * as far as the long one (or to the end of the pairs): a rate change inside a long segment
- * beside a short one barely moves the pair off the short chord (the live binding writes a
- * pair per buffer, so an idle stretch and a burst sit side by side). Across a step back
- * (more than one run) only the nearest chord is taken.
+ * The bends of one run's pairs @ix[0..k), in device order (a run is one stretch of the
+ * device clock: its device order is its host order). Each pair against the chord of its
+ * nearest pairs of other device times and, where one side is much shorter than the other,
+ * against a chord whose short side reaches as far as the long one (or to the run's end): a
+ * rate change inside a long segment beside a short one barely moves the pair off the short
+ * chord (the live binding writes a pair per buffer, so an idle stretch and a burst sit side
+ * by side). Pairs of one device time are walked as a group, once.
  */
-static void measure_bend(struct lin_clockmap *m, size_t i)
+static void measure_run(struct lin_clockmap *m, const size_t *ix, size_t k)
 {
-	size_t ia = i, ib = i;
-	while (ia > 0 && m->p[ia - 1].device_ns == m->p[i].device_ns)
-		ia--;
-	while (ib + 1 < m->n && m->p[ib + 1].device_ns == m->p[i].device_ns)
-		ib++;
-	if (ia == 0 || ib + 1 >= m->n)
-		return;
-	size_t a = ia - 1, b = ib + 1;
-	bend_on(m, i, a, b);
-	if (m->runs > 1)
-		return;
-	uint64_t d = m->p[i].device_ns, l1 = d - m->p[a].device_ns, l2 = m->p[b].device_ns - d;
-	if (l2 > l1) {
-		size_t far = d - m->p[0].device_ns >= l2 ? last_at_or_before(m, a, d - l2) : 0;
-		if (far < a)
-			bend_on(m, i, far, b);
-	} else if (l1 > l2) {
-		size_t far = m->p[m->n - 1].device_ns - d >= l1 ? first_at_or_after(m, b, d + l1)
-								: m->n - 1;
-		if (far > b)
-			bend_on(m, i, a, far);
+	for (size_t g = 0, ge; g < k; g = ge) {
+		uint64_t d = m->p[ix[g]].device_ns;
+		for (ge = g + 1; ge < k && m->p[ix[ge]].device_ns == d;)
+			ge++;
+		if (!g || ge >= k)
+			continue; /* the first or last device time: no chord around it */
+		size_t a = g - 1, b = ge;
+		uint64_t l1 = d - m->p[ix[a]].device_ns, l2 = m->p[ix[b]].device_ns - d;
+		size_t fa = a, fb = b;
+		if (l2 > l1)
+			fa = d - m->p[ix[0]].device_ns >= l2 ? last_at_or_before(m, ix, a, d - l2) : 0;
+		else if (l1 > l2)
+			fb = m->p[ix[k - 1]].device_ns - d >= l1
+				     ? first_at_or_after(m, ix, k, b, d + l1)
+				     : k - 1;
+		for (size_t i = g; i < ge; i++) {
+			bend_on(m, ix[i], ix[a], ix[b]);
+			if (fa < a || fb > b)
+				bend_on(m, ix[i], ix[fa], ix[fb]);
+		}
 	}
 }
 
@@ -313,6 +316,7 @@ static void find_steps(struct lin_clockmap *m)
 		if (j && o[j].dev <= o[j - 1].dev && o[j].host > sat_add(o[j - 1].host, o[j - 1].width)) {
 			if (++r == LIN_CM_MAX_RUNS) {
 				m->amb_all = true; /* too many steps to keep apart */
+				m->runs = LIN_CM_MAX_RUNS + 1;
 				free(o);
 				return;
 			}
@@ -343,6 +347,8 @@ static void find_steps(struct lin_clockmap *m)
 					  : UINT64_MAX;
 		lo[k] = run[k].lo > back ? run[k].lo - back : 0;
 		hi[k] = run[k].hi > UINT64_MAX - fwd ? UINT64_MAX : run[k].hi + fwd;
+		m->rlo[k] = lo[k];
+		m->rhi[k] = hi[k];
 	}
 	for (size_t a = 0; a < nr; a++)
 		for (size_t b = a + 1; b < nr; b++) {
@@ -360,8 +366,27 @@ static void remeasure(struct lin_clockmap *m)
 	for (size_t i = 0; i < m->n; i++)
 		m->p[i].bend = m->p[i].zlo = m->p[i].zhi = 0;
 	m->bends = 0;
-	for (size_t i = 1; i + 1 < m->n; i++)
-		measure_bend(m, i);
+	m->rix_ok = false;
+	if (m->amb_all || !m->n)
+		return; /* nothing is bounded, or no pair */
+	size_t *ix = realloc(m->rix, m->n * sizeof(*ix));
+	if (!ix) {
+		m->amb_all = true; /* the bends cannot be measured: nothing is bounded */
+		return;
+	}
+	m->rix = ix;
+	/* Each run's pairs in device order, one run after the other (lin_cm_to_host places a
+	 * time by the pairs of its own run). */
+	size_t k = 0;
+	for (uint32_t r = 0; r < m->runs; r++) {
+		m->roff[r] = k;
+		for (size_t i = 0; i < m->n; i++)
+			if (m->p[i].run == r)
+				ix[k++] = i;
+		measure_run(m, ix + m->roff[r], k - m->roff[r]);
+	}
+	m->roff[m->runs] = k;
+	m->rix_ok = true;
 	for (size_t c = 0; c < m->n && m->bends; c++)
 		if (m->p[c].bend && !bend_near(m, c))
 			amb_add(m, m->p[c].zlo, m->p[c].zhi);
@@ -410,6 +435,43 @@ static bool around(const struct lin_clockmap *m, uint64_t dev, size_t *ia, size_
 	return true;
 }
 
+/* The one run whose records may reach device time @dev; -1 when none or more than one. */
+static int run_of(const struct lin_clockmap *m, uint64_t dev)
+{
+	int r = -1;
+	for (size_t k = 0; k < m->runs && k < LIN_CM_MAX_RUNS; k++)
+		if (m->rlo[k] <= dev && dev <= m->rhi[k]) {
+			if (r >= 0)
+				return -1;
+			r = (int)k;
+		}
+	return r;
+}
+
+/* The pairs that place @dev: *@a, and *@b when it lies between two (else NULL). The pairs
+ * around it in device order (@ia, @ib), unless the device clock stepped back and they are
+ * of another run than the one @dev was read in: then the pairs of that run around it. */
+static void placers(const struct lin_clockmap *m, uint64_t dev, size_t ia, size_t ib,
+		    const struct lin_cm_pair **a, const struct lin_cm_pair **b)
+{
+	*a = &m->p[ia];
+	*b = ib && ib < m->n ? &m->p[ib] : NULL;
+	int r = m->runs > 1 && !m->amb_all && m->rix_ok ? run_of(m, dev) : -1;
+	if (r < 0 || ((*a)->run == (uint32_t)r && (!*b || (*b)->run == (uint32_t)r)))
+		return;
+	const size_t *rx = m->rix + m->roff[r];
+	size_t k = m->roff[r + 1] - m->roff[r], lo = 0, hi = k; /* first with device > dev */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->p[rx[mid]].device_ns <= dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*a = &m->p[rx[lo ? lo - 1 : 0]];
+	*b = lo && lo < k ? &m->p[rx[lo]] : NULL;
+}
+
 bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *widen)
 {
 	if (widen)
@@ -420,8 +482,8 @@ bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, 
 	/* Between two pairs: interpolate (the clocks may run at slightly different rates);
 	 * before the first or after the last: the nearest pair's offset, and the clocks may
 	 * have drifted apart by up to LIN_CLOCK_RATE_ERR of the distance to it since. */
-	const struct lin_cm_pair *a = &m->p[ia];
-	const struct lin_cm_pair *b = ib && ib < m->n ? &m->p[ib] : NULL;
+	const struct lin_cm_pair *a, *b;
+	placers(m, dev, ia, ib, &a, &b);
 	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
 		long double f = (long double)(dev - a->device_ns) /
 				(long double)(b->device_ns - a->device_ns);
@@ -467,8 +529,8 @@ bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint
 	size_t ia, ib;
 	if (!lin_cm_to_host(m, dev, host, &w) || !around(m, dev, &ia, &ib))
 		return false;
-	const struct lin_cm_pair *a = &m->p[ia];
-	const struct lin_cm_pair *b = ib && ib < m->n ? &m->p[ib] : NULL;
+	const struct lin_cm_pair *a, *b;
+	placers(m, dev, ia, ib, &a, &b);
 	uint64_t width = a->width;
 	if (b && (b->width == LIN_CM_NIL || (width != LIN_CM_NIL && b->width > width)))
 		width = b->width;
@@ -484,16 +546,17 @@ bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint
 	}
 	if (b)
 		w = 0; /* between two pairs: no rate error but a bend's */
-	/* The widest bend whose zone holds @dev, of the pairs near it (a zone that reaches
-	 * further is in the spans above). */
+	/* Plus the widest bend whose zone holds @dev, of the pairs near it (a zone that
+	 * reaches further is in the spans above). */
+	uint64_t bw = 0;
 	size_t lo = ia >= LIN_CM_NEAR ? ia - LIN_CM_NEAR : 0;
 	size_t hi = ia + LIN_CM_NEAR + 2 < m->n ? ia + LIN_CM_NEAR + 2 : m->n;
 	for (size_t c = lo; c < hi && m->bends; c++) {
 		const struct lin_cm_pair *p = &m->p[c];
-		if (p->bend > w && p->zlo <= dev && dev <= p->zhi)
-			w = p->bend;
+		if (p->bend > bw && p->zlo <= dev && dev <= p->zhi)
+			bw = p->bend;
 	}
-	*err = sat_add(width, w);
+	*err = sat_add(width, sat_add(w, bw));
 	return true;
 }
 

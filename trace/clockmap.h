@@ -82,6 +82,12 @@ struct lin_clockmap {
 	struct lin_cm_span *amb; /* device times without a bound, sorted, apart (namb) */
 	size_t namb, camb;
 	bool amb_all; /* too many steps, or no memory to keep them: nothing is bounded */
+	/* With steps (runs > 1): each run's pairs in device order, run r at rix[roff[r]] up to
+	 * rix[roff[r + 1]], and the device times its records may reach, rlo[r]..rhi[r]. */
+	size_t *rix;
+	bool rix_ok; /* rix and roff are those of the pairs as last finished */
+	size_t roff[LIN_CM_MAX_RUNS + 1];
+	uint64_t rlo[LIN_CM_MAX_RUNS], rhi[LIN_CM_MAX_RUNS];
 };
 
 void lin_cm_init(struct lin_clockmap *m);

@@ -385,6 +385,56 @@ Test(clockmap, device_times_read_on_both_sides_of_a_step_have_no_bound)
 	lin_cm_free(&m);
 }
 
+/* Device time at host time @h: the host clock until 1.25 s, then 499 ms behind it, and
+ * from 2.25 s 999.5 ms behind (two steps back; review 27, round 2). */
+static uint64_t two_steps(uint64_t h)
+{
+	return h < 1250000000u ? h : h < 2250000000u ? h - 499000000u : h - 999500000u;
+}
+
+/* The second step splits the pairs into runs; the first, within run 0, still bends its
+ * pairs (the bends are measured run by run, not across the runs' interleaved pairs), and
+ * every placement inside the pairs' span keeps the host time it was read at in its bound
+ * (or has none). A time read once places by its own run's pairs, not by another run's that
+ * happen to lie nearer in device time. */
+Test(clockmap, two_steps_back_each_held_in_the_bound)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	for (uint64_t h = 1000000000u; h <= 3500000000u; h += 500000000u)
+		cr_assert(lin_cm_add(&m, h, two_steps(h), h + 1000));
+	lin_cm_finish(&m);
+	cr_assert_eq(m.runs, 2);
+	cr_assert_geq(m.bends, 1, "the first step bends run 0");
+	for (uint64_t x = 1000000000u; x <= 3500000000u; x += 1000000) {
+		uint64_t h, err;
+		cr_assert(lin_cm_map(&m, two_steps(x), &h, &err));
+		uint64_t off = h > x ? h - x : x - h;
+		cr_assert_leq(off, err, "host %llu: placed %llu, bound %llu", (unsigned long long)x,
+			      (unsigned long long)h, (unsigned long long)err);
+	}
+	lin_cm_free(&m);
+}
+
+/* Before the first pair, a bend whose zone holds the time adds to the drift widening (it
+ * replaced it). */
+Test(clockmap, outside_the_span_a_bend_adds_to_the_drift)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	cr_assert(lin_cm_add(&m, 10000000, 10000000, 10000050));
+	cr_assert(lin_cm_add(&m, 11000000, 11000000, 11000050));
+	cr_assert(lin_cm_add(&m, 12000000, 12500000, 12000050)); /* 0.5 ms jump: a bend at 2 */
+	lin_cm_finish(&m);
+	cr_assert_eq(m.bends, 1);
+	uint64_t h, err, w;
+	cr_assert(lin_cm_to_host(&m, 9800000, &h, &w));
+	cr_assert_eq(w, 100, "0.2 ms before the first pair: 500 ppm of it");
+	cr_assert(lin_cm_map(&m, 9800000, &h, &err));
+	cr_assert_eq(err, 50 + 100 + m.p[1].bend);
+	lin_cm_free(&m);
+}
+
 /* A pair read twice (the same file given twice) is one pair: it neither hides a bend nor
  * makes one. */
 Test(clockmap, a_pair_read_twice_is_one_pair)
