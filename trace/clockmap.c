@@ -87,12 +87,44 @@ static bool same_pair(const struct lin_cm_pair *x, const struct lin_cm_pair *y)
 	return x->host_ns == y->host_ns && x->device_ns == y->device_ns && x->width == y->width;
 }
 
+/* The first of the pairs @ix[lo..hi) (@ix NULL: p[lo..hi)), in device order, whose device
+ * time is after @d (at or after it, with @at): hi when none. */
+static size_t search(const struct lin_clockmap *m, const size_t *ix, size_t lo, size_t hi,
+		     uint64_t d, bool at)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v = m->p[ix ? ix[mid] : mid].device_ns;
+		if (at ? v < d : v <= d)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Over the pairs @ix[0..k) of one run, in device order: the last at or before device time
+ * @d among those before @j (@j when none). */
+static size_t last_at_or_before(const struct lin_clockmap *m, const size_t *ix, size_t j, uint64_t d)
+{
+	size_t lo = search(m, ix, 0, j, d, false);
+	return lo ? lo - 1 : j;
+}
+
+/* The first at or after device time @d among those after @j (@j when none). */
+static size_t first_at_or_after(const struct lin_clockmap *m, const size_t *ix, size_t k, size_t j,
+				uint64_t d)
+{
+	size_t lo = search(m, ix, j + 1, k, d, true);
+	return lo < k ? lo : j;
+}
+
 /*
- * The bend at pair c between its nearest pairs a and b of other device times (same run):
- * how far c lies off the chord a-b. With a constant rate, c lies within the widest of the
- * three widths of the chord (each device reading was taken somewhere within its pair's
- * width after host_ns; 2 ns more for rounding): that is the noise, and only a larger offset
- * is a bend. The true offset is at most the measured one plus the noise. One rate change at
+ * The bend of pair @ic off the chord of pairs @ia and @ib of its run (c, a, b below),
+ * taken into its widening and zone: how far c lies off the chord a-b. With a constant rate,
+ * c lies within the widest of the three widths of the chord (each device reading was taken
+ * somewhere within its pair's width after host_ns; 2 ns more for rounding): that is the
+ * noise, and only a larger offset is a bend. The true offset is at most the measured one plus the noise. One rate change at
  * device time t inside a-c (lengths L1 = c-a, L2 = b-c) puts c off the chord by
  * t L2 (r1-r2) / (L1+L2) and the interpolation inside a-c off by at most
  * t (L1-t) (r1-r2) / L1, at most the true offset times (L1+L2) / L2; inside c-b, times
@@ -102,38 +134,6 @@ static bool same_pair(const struct lin_cm_pair *x, const struct lin_cm_pair *y)
  * the larger of the two factors times the true offset, and it holds for device times from
  * a - W to b + W (its zone).
  */
-/* Over the pairs @ix[0..k) of one run, in device order: the last at or before device time
- * @d among those before @j (@j when none). */
-static size_t last_at_or_before(const struct lin_clockmap *m, const size_t *ix, size_t j, uint64_t d)
-{
-	size_t lo = 0, hi = j; /* first with device_ns > d */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->p[ix[mid]].device_ns <= d)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? lo - 1 : j;
-}
-
-/* The first at or after device time @d among those after @j (@j when none). */
-static size_t first_at_or_after(const struct lin_clockmap *m, const size_t *ix, size_t k, size_t j,
-				uint64_t d)
-{
-	size_t lo = j + 1, hi = k; /* first with device_ns >= d */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->p[ix[mid]].device_ns < d)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < k ? lo : j;
-}
-
-/* The bend of pair @ic off the chord of pairs @ia and @ib (one run), taken into its
- * widening and zone. */
 static void bend_on(struct lin_clockmap *m, size_t ic, size_t ia, size_t ib)
 {
 	struct lin_cm_pair *c = &m->p[ic];
@@ -337,7 +337,7 @@ static void find_steps(struct lin_clockmap *m)
 	m->runs = nr;
 	if (nr == 1)
 		return;
-	uint64_t lo[LIN_CM_MAX_RUNS], hi[LIN_CM_MAX_RUNS];
+	uint64_t *lo = m->rlo, *hi = m->rhi;
 	for (size_t k = 0; k < nr; k++) {
 		uint64_t back = k ? reach(run[k].first_host - run[k - 1].last_host, run[k].first_w,
 					  run[k - 1].last_w)
@@ -347,8 +347,6 @@ static void find_steps(struct lin_clockmap *m)
 					  : UINT64_MAX;
 		lo[k] = run[k].lo > back ? run[k].lo - back : 0;
 		hi[k] = run[k].hi > UINT64_MAX - fwd ? UINT64_MAX : run[k].hi + fwd;
-		m->rlo[k] = lo[k];
-		m->rhi[k] = hi[k];
 	}
 	for (size_t a = 0; a < nr; a++)
 		for (size_t b = a + 1; b < nr; b++) {
@@ -422,14 +420,7 @@ static bool around(const struct lin_clockmap *m, uint64_t dev, size_t *ia, size_
 {
 	if (dev == LIN_CM_NIL || !m->n || !m->sorted)
 		return false;
-	size_t lo = 0, hi = m->n; /* first pair with device_ns > dev */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->p[mid].device_ns <= dev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = search(m, NULL, 0, m->n, dev, false);
 	*ia = lo ? lo - 1 : 0;
 	*ib = lo;
 	return true;
@@ -460,45 +451,49 @@ static void placers(const struct lin_clockmap *m, uint64_t dev, size_t ia, size_
 	if (r < 0 || ((*a)->run == (uint32_t)r && (!*b || (*b)->run == (uint32_t)r)))
 		return;
 	const size_t *rx = m->rix + m->roff[r];
-	size_t k = m->roff[r + 1] - m->roff[r], lo = 0, hi = k; /* first with device > dev */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->p[rx[mid]].device_ns <= dev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t k = m->roff[r + 1] - m->roff[r], lo = search(m, rx, 0, k, dev, false);
 	*a = &m->p[rx[lo ? lo - 1 : 0]];
 	*b = lo && lo < k ? &m->p[rx[lo]] : NULL;
 }
 
-bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *widen)
+/* Place @dev: the pairs that place it (*@a, and *@b when between two), the last pair at or
+ * before it in device order (*@ia), its host time and the drift widening (lin_cm_to_host). */
+static bool place(const struct lin_clockmap *m, uint64_t dev, size_t *ia, const struct lin_cm_pair **a,
+		  const struct lin_cm_pair **b, uint64_t *host, uint64_t *widen)
 {
-	if (widen)
-		*widen = 0;
-	size_t ia, ib;
-	if (!around(m, dev, &ia, &ib))
+	*widen = 0;
+	size_t ib;
+	if (!around(m, dev, ia, &ib))
 		return false;
 	/* Between two pairs: interpolate (the clocks may run at slightly different rates);
 	 * before the first or after the last: the nearest pair's offset, and the clocks may
 	 * have drifted apart by up to LIN_CLOCK_RATE_ERR of the distance to it since. */
-	const struct lin_cm_pair *a, *b;
-	placers(m, dev, ia, ib, &a, &b);
-	if (b && b->device_ns > a->device_ns && b->host_ns >= a->host_ns) {
-		long double f = (long double)(dev - a->device_ns) /
-				(long double)(b->device_ns - a->device_ns);
-		*host = a->host_ns + (uint64_t)(f * (long double)(b->host_ns - a->host_ns) + 0.5L);
+	placers(m, dev, *ia, ib, a, b);
+	const struct lin_cm_pair *x = *a, *y = *b;
+	if (y && y->device_ns > x->device_ns && y->host_ns >= x->host_ns) {
+		long double f = (long double)(dev - x->device_ns) /
+				(long double)(y->device_ns - x->device_ns);
+		*host = x->host_ns + (uint64_t)(f * (long double)(y->host_ns - x->host_ns) + 0.5L);
 		return true;
 	}
-	if (widen) {
-		uint64_t dist = dev >= a->device_ns ? dev - a->device_ns : a->device_ns - dev;
-		*widen = dist / LIN_CLOCK_RATE_ERR_DIV + (dist % LIN_CLOCK_RATE_ERR_DIV != 0);
-	}
-	if ((dev < a->device_ns && a->device_ns - dev > a->host_ns) ||
-	    (dev >= a->device_ns && dev - a->device_ns > UINT64_MAX - a->host_ns))
+	uint64_t dist = dev >= x->device_ns ? dev - x->device_ns : x->device_ns - dev;
+	*widen = dist / LIN_CLOCK_RATE_ERR_DIV + (dist % LIN_CLOCK_RATE_ERR_DIV != 0);
+	if ((dev < x->device_ns && x->device_ns - dev > x->host_ns) ||
+	    (dev >= x->device_ns && dev - x->device_ns > UINT64_MAX - x->host_ns))
 		return false; /* outside the host clock's range: no mapping, not a wrapped time */
-	*host = dev - a->device_ns + a->host_ns;
+	*host = dev - x->device_ns + x->host_ns;
 	return true;
+}
+
+bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *widen)
+{
+	size_t ia;
+	const struct lin_cm_pair *a, *b;
+	uint64_t w;
+	bool ok = place(m, dev, &ia, &a, &b, host, &w);
+	if (widen)
+		*widen = ok ? w : 0;
+	return ok;
 }
 
 uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen)
@@ -526,11 +521,10 @@ bool lin_cm_ambiguous(const struct lin_clockmap *m, uint64_t dev)
 bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *err)
 {
 	uint64_t w;
-	size_t ia, ib;
-	if (!lin_cm_to_host(m, dev, host, &w) || !around(m, dev, &ia, &ib))
-		return false;
+	size_t ia;
 	const struct lin_cm_pair *a, *b;
-	placers(m, dev, ia, ib, &a, &b);
+	if (!place(m, dev, &ia, &a, &b, host, &w))
+		return false;
 	uint64_t width = a->width;
 	if (b && (b->width == LIN_CM_NIL || (width != LIN_CM_NIL && b->width > width)))
 		width = b->width;

@@ -71,22 +71,29 @@ static PyObject *token_repr(LinToken *self)
 				    (unsigned long long)self->tok.id, self->tok.version);
 }
 
+int lin_py_token_parse_text(PyObject *text, lin_token *tok)
+{
+	Py_ssize_t len = 0;
+	const char *s = PyUnicode_AsUTF8AndSize(text, &len);
+	if (!s && !PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+		return -ENOMEM; /* out of memory: the exception stays set */
+	PyErr_Clear();
+	/* Text that cannot be encoded (a lone surrogate, as from a header decoded with
+	 * surrogateescape) or with a NUL inside is damaged text (syntax), not a token. */
+	return !s || strlen(s) != (size_t)len ? -EINVAL : lin_token_parse(s, tok);
+}
+
 static PyObject *token_parse(PyObject *cls, PyObject *text)
 {
 	(void)cls;
-	Py_ssize_t len = 0;
 	if (!PyUnicode_Check(text)) {
 		PyErr_SetString(PyExc_TypeError, "Token.parse takes a str");
 		return NULL;
 	}
-	const char *s = PyUnicode_AsUTF8AndSize(text, &len);
-	if (!s && !PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
-		return NULL; /* out of memory */
-	PyErr_Clear();
 	lin_token tok;
-	/* Text that cannot be encoded (a lone surrogate, as from a header decoded with
-	 * surrogateescape) or with a NUL inside is damaged text (syntax), not a token. */
-	int err = !s || strlen(s) != (size_t)len ? -EINVAL : lin_token_parse(s, &tok);
+	int err = lin_py_token_parse_text(text, &tok);
+	if (err == -ENOMEM && PyErr_Occurred())
+		return NULL;
 	if (err)
 		return lin_py_raise(err, "token_parse");
 	return lin_py_token_new(&tok, NULL);

@@ -85,6 +85,10 @@ LinRuntime *lin_py_as_runtime(PyObject *o);
 
 /* ctx.c */
 PyObject *lin_py_token_new(const lin_token *tok, PyObject *runtime);
+/* Parse the token text of str @text into *@tok. Return 0, or a negative lineage error:
+ * -EINVAL for text that cannot be encoded or has a NUL inside (damaged, no exception set),
+ * lin_token_parse's error, or -ENOMEM with the Python exception set. */
+int lin_py_token_parse_text(PyObject *text, lin_token *tok);
 /* Make the thread's C context the current Python context for a call that needs it (a
  * launch, a graph capture). *@opened tells lin_py_thread_leave whether a scope was
  * adopted. Return 0 or a negative lineage error (no exception set); -LIN_ENOCONTEXT when

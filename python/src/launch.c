@@ -255,14 +255,11 @@ static PyObject *adopt_enter_impl(LinAdopt *self)
 		 * adopt that failed (absorbed: the block runs with no context), not an exception
 		 * before the user's work. An unparsable text is adopted as the empty token: the
 		 * library refuses it and records bad_token. */
-		Py_ssize_t len = 0;
-		const char *s = PyUnicode_AsUTF8AndSize(self->token, &len);
-		if (!s)
-			PyErr_Clear(); /* not encodable (a lone surrogate): damaged text too */
 		lin_token tok = { 0 };
-		/* Text with a NUL inside is damaged, not the token before the NUL. */
-		if (!s || strlen(s) != (size_t)len || lin_token_parse(s, &tok))
+		if (lin_py_token_parse_text(self->token, &tok)) {
+			PyErr_Clear(); /* even out of memory: the block runs with no context */
 			memset(&tok, 0, sizeof(tok));
+		}
 		PyObject *t = lin_py_token_new(&tok, NULL);
 		if (!t)
 			return NULL;

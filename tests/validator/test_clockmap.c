@@ -6,6 +6,7 @@
  * unknown width is read), pairs in any order, the inverse, trimming; and the validator's
  * placement is the map's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <msgpack.h>
@@ -23,6 +24,19 @@ static uint64_t to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *wi
 	uint64_t h = 0;
 	cr_assert(lin_cm_to_host(m, dev, &h, widen), "no mapping for %llu", (unsigned long long)dev);
 	return h;
+}
+
+/* Place device time @dev, read at host time @truth: its bound holds the truth. Return how
+ * far off it was placed. */
+static uint64_t held(const struct lin_clockmap *m, uint64_t dev, uint64_t truth, const char *what)
+{
+	uint64_t h, err;
+	cr_assert(lin_cm_map(m, dev, &h, &err), "%s: no mapping", what);
+	uint64_t off = h > truth ? h - truth : truth - h;
+	cr_assert_leq(off, err, "%s, read at host %llu (device %llu): placed %llu, bound %llu",
+		      what, (unsigned long long)truth, (unsigned long long)dev,
+		      (unsigned long long)h, (unsigned long long)err);
+	return off;
 }
 
 Test(clockmap, between_two_pairs_the_time_is_interpolated)
@@ -236,14 +250,11 @@ Test(clockmap, a_rate_change_between_pairs_widens_the_segments_beside_its_bend)
 		lin_cm_finish(&m);
 		cr_assert_geq(m.bends, 1, "change at %llu: a bend", (unsigned long long)t);
 		uint64_t worst = 0;
+		char what[64];
+		snprintf(what, sizeof(what), "change at %llu", (unsigned long long)t);
 		for (uint64_t d = 0; d <= 4000000; d += 1000) {
-			uint64_t h, err, truth = slewed(d, t, 1.001);
-			cr_assert(lin_cm_map(&m, d, &h, &err));
-			uint64_t off = h > truth ? h - truth : truth - h;
+			uint64_t off = held(&m, d, slewed(d, t, 1.001), what);
 			worst = off > worst ? off : worst;
-			cr_assert_leq(off, err, "change at %llu, device %llu: off %llu, bound %llu",
-				      (unsigned long long)t, (unsigned long long)d,
-				      (unsigned long long)off, (unsigned long long)err);
 		}
 		if (t % 1000000 >= 250000 && t % 1000000 <= 750000)
 			cr_assert_gt(worst, 50, "the interpolation is off by more than the widths");
@@ -329,16 +340,11 @@ Test(clockmap, a_step_back_of_the_device_clock_is_held_in_the_bound)
 			lin_cm_finish(&m);
 			cr_assert(m.bends || m.runs > 1, "back %llu at %llu: seen",
 				  (unsigned long long)back[i], (unsigned long long)at[j]);
-			for (uint64_t x = 5000000; x <= 11000000; x += 1000) {
-				uint64_t h, err, dev = stepped(x, 5000000 + at[j], back[i]);
-				cr_assert(lin_cm_map(&m, dev, &h, &err));
-				uint64_t off = h > x ? h - x : x - h;
-				cr_assert_leq(off, err,
-					      "back %llu at %llu, host %llu: placed %llu, bound %llu",
-					      (unsigned long long)back[i],
-					      (unsigned long long)at[j], (unsigned long long)x,
-					      (unsigned long long)h, (unsigned long long)err);
-			}
+			char what[64];
+			snprintf(what, sizeof(what), "back %llu at %llu",
+				 (unsigned long long)back[i], (unsigned long long)at[j]);
+			for (uint64_t x = 5000000; x <= 11000000; x += 1000)
+				held(&m, stepped(x, 5000000 + at[j], back[i]), x, what);
 			lin_cm_free(&m);
 		}
 }
@@ -406,13 +412,8 @@ Test(clockmap, two_steps_back_each_held_in_the_bound)
 	lin_cm_finish(&m);
 	cr_assert_eq(m.runs, 2);
 	cr_assert_geq(m.bends, 1, "the first step bends run 0");
-	for (uint64_t x = 1000000000u; x <= 3500000000u; x += 1000000) {
-		uint64_t h, err;
-		cr_assert(lin_cm_map(&m, two_steps(x), &h, &err));
-		uint64_t off = h > x ? h - x : x - h;
-		cr_assert_leq(off, err, "host %llu: placed %llu, bound %llu", (unsigned long long)x,
-			      (unsigned long long)h, (unsigned long long)err);
-	}
+	for (uint64_t x = 1000000000u; x <= 3500000000u; x += 1000000)
+		held(&m, two_steps(x), x, "two steps");
 	lin_cm_free(&m);
 }
 
