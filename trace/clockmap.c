@@ -538,8 +538,8 @@ bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint
 		*err = CM_SAT;
 		return true;
 	}
-	if (b)
-		w = 0; /* between two pairs: no rate error but a bend's */
+	/* w: the drift widening where the time was not interpolated (outside the span, or
+	 * beside a pair whose host time runs back within its width), 0 where it was. */
 	/* Plus the widest bend whose zone holds @dev, of the pairs near it (a zone that
 	 * reaches further is in the spans above). */
 	uint64_t bw = 0;

@@ -417,6 +417,25 @@ Test(clockmap, two_steps_back_each_held_in_the_bound)
 	lin_cm_free(&m);
 }
 
+/* Between two pairs whose host times run back (within their widths: no step), the time is
+ * placed from the first by its offset, and keeps the drift widening of that placement. */
+Test(clockmap, between_pairs_out_of_host_order_the_drift_widening_stays)
+{
+	struct lin_clockmap m;
+	lin_cm_init(&m);
+	cr_assert(lin_cm_add(&m, 1000000, 0, 1000050));
+	cr_assert(lin_cm_add(&m, 999990, 1000000, 1000040));
+	lin_cm_finish(&m);
+	cr_assert_eq(m.runs, 1);
+	uint64_t h, err, w;
+	cr_assert(lin_cm_to_host(&m, 400000, &h, &w));
+	cr_assert_eq(h, 1400000, "the first pair's offset");
+	cr_assert_eq(w, 200);
+	cr_assert(lin_cm_map(&m, 400000, &h, &err));
+	cr_assert_eq(err, 50 + 200);
+	lin_cm_free(&m);
+}
+
 /* Before the first pair, a bend whose zone holds the time adds to the drift widening (it
  * replaced it). */
 Test(clockmap, outside_the_span_a_bend_adds_to_the_drift)
