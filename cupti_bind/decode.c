@@ -146,7 +146,7 @@ static void decode_api(const struct lin_cupti_decoder *d, const CUpti_Activity *
 		break;
 	default: /* INTERNAL_LAUNCH_API: "cbid field is not used" */
 		out.domain = LIN_API_INTERNAL_LAUNCH;
-		out.cbid = LIN_TF_NIL;
+		out.cbid = LIN_NIL;
 		break;
 	}
 	/* API timestamps: 0 is "not collected"; a lone end without start is kept as CUPTI gave it. */
@@ -258,7 +258,7 @@ static void decode_graph_trace(const struct lin_cupti_decoder *d, const CUpti_Ac
  */
 static uint64_t sync_id_of(uint64_t v)
 {
-	return v == 0 || v == CUPTI_SYNCHRONIZATION_INVALID_VALUE || v == UINT64_MAX ? LIN_TF_NIL : v;
+	return v == 0 || v == CUPTI_SYNCHRONIZATION_INVALID_VALUE || v == UINT64_MAX ? LIN_NIL : v;
 }
 
 static void decode_cuda_event(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
@@ -276,7 +276,7 @@ static void decode_cuda_event(const struct lin_cupti_decoder *d, const CUpti_Act
  * value of CUPTI_INVALID_STREAM_ID too) when it does not apply. */
 static uint64_t sync_field(uint32_t v, bool applies)
 {
-	return applies && v != CUPTI_SYNCHRONIZATION_INVALID_VALUE ? v : LIN_TF_NIL;
+	return applies && v != CUPTI_SYNCHRONIZATION_INVALID_VALUE ? v : LIN_NIL;
 }
 
 static void decode_sync(const struct lin_cupti_decoder *d, const CUpti_Activity *r,
@@ -296,10 +296,10 @@ static void decode_sync(const struct lin_cupti_decoder *d, const CUpti_Activity 
 			 type == LIN_SYNC_EVENT_SYNCHRONIZE;
 
 	/* 0 for both times: "timestamp information could not be collected". */
-	lin_tf_sync(d->pk, s->correlationId, type, s->start ? s->start : LIN_TF_NIL,
-		    s->end ? s->end : LIN_TF_NIL, s->contextId, sync_field(s->streamId, has_stream),
+	lin_tf_sync(d->pk, s->correlationId, type, s->start ? s->start : LIN_NIL,
+		    s->end ? s->end : LIN_NIL, s->contextId, sync_field(s->streamId, has_stream),
 		    sync_field(s->cudaEventId, has_event),
-		    has_event ? sync_id_of(s->cudaEventSyncId) : LIN_TF_NIL);
+		    has_event ? sync_id_of(s->cudaEventSyncId) : LIN_NIL);
 	st->sync++;
 }
 
@@ -500,10 +500,10 @@ static void report_loss(const struct lin_cupti_decoder *d, const struct lin_cupt
 		snprintf(why, sizeof(why),
 			 "layout_unsupported: kind %u, %u bytes in libcupti %u, built for %u", k,
 			 (unsigned)l->stride[k], l->version, l->built_for);
-		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_LAYOUT, loss->refused[k], LIN_TF_NIL, why);
+		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_LAYOUT, loss->refused[k], LIN_NIL, why);
 	}
 	if (loss->stepped)
-		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_UNDECODABLE, loss->stepped, LIN_TF_NIL,
+		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_UNDECODABLE, loss->stepped, LIN_NIL,
 			       loss->stepped_why);
 	if (loss->rest) {
 		size_t most = l->min_stride ? loss->rest_bytes / l->min_stride : 0;
@@ -511,7 +511,7 @@ static void report_loss(const struct lin_cupti_decoder *d, const struct lin_cupt
 		snprintf(why, sizeof(why),
 			 "rest_of_buffer: kind %u at byte %zu, %zu bytes, up to %zu records",
 			 loss->rest_kind, loss->rest_at, loss->rest_bytes, most ? most : 1);
-		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_REST, 1, LIN_TF_NIL, why);
+		lin_tf_dropped(d->pk, LIN_DROP_CUPTI_REST, 1, LIN_NIL, why);
 	}
 }
 

@@ -251,7 +251,7 @@ static void report_early(lin_runtime *rt)
 		 "completed_before_trace_open: %u activity buffers completed "
 		 "before the trace was open",
 		 n);
-	lin_tf_dropped(pk, LIN_DROP_CUPTI_UNDELIVERED, n, LIN_TF_NIL, why);
+	lin_tf_dropped(pk, LIN_DROP_CUPTI_UNDELIVERED, n, LIN_NIL, why);
 	lin_rt_out_unlock(rt);
 }
 
@@ -764,7 +764,7 @@ static void report_undelivered(lin_runtime *rt, bool beside)
 	pk = lin_rt_out_lock(rt);
 	if (!pk)
 		return;
-	lin_tf_dropped(pk, LIN_DROP_CUPTI_UNDELIVERED, lent, LIN_TF_NIL, why);
+	lin_tf_dropped(pk, LIN_DROP_CUPTI_UNDELIVERED, lent, LIN_NIL, why);
 	lin_rt_out_unlock(rt);
 }
 

@@ -15,7 +15,7 @@
 #include "xstate.h"
 
 #define NIL(r, i) (((r)->nil >> (i)) & 1u)
-#define OPT(r, i) (NIL(r, i) ? LIN_XNIL : (r)->f[i])
+#define OPT(r, i) (NIL(r, i) ? LIN_NIL : (r)->f[i])
 
 static uint64_t pk1(uint16_t proc, uint64_t aux)
 {
@@ -154,8 +154,8 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 	g->dev = (uint32_t)r->f[3];
 	g->ctx = (uint32_t)r->f[4];
 	g->stream = r->f[5];
-	g->queued = g->submitted = g->graph_id = g->name_sid = g->key = g->node = LIN_XNIL;
-	g->api_s = g->api_e = g->api_tid = g->group = g->iproc = LIN_XNIL;
+	g->queued = g->submitted = g->graph_id = g->name_sid = g->key = g->node = LIN_NIL;
+	g->api_s = g->api_e = g->api_tid = g->group = g->iproc = LIN_NIL;
 	if (r->type == LIN_REC_KERNEL) {
 		g->key = OPT(r, 6); /* grid_id */
 		g->graph_id = OPT(r, 7);
@@ -172,7 +172,7 @@ static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, cons
 		g->node = OPT(r, 9);
 	}
 	/* A node of a replay: its dependencies are graph edges (graph_edge records, if any). */
-	if (g->graph_id != LIN_XNIL && g->graph_id)
+	if (g->graph_id != LIN_NIL && g->graph_id)
 		g->flags |= LIN_XG_GRAPH;
 }
 
@@ -229,8 +229,8 @@ static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec
 				      .domain = (uint8_t)r->f[0] };
 		if (fresh) {
 			*a = n;
-		} else if (a->tid == n.tid && a->start != LIN_XNIL && n.start != LIN_XNIL &&
-			   a->end != LIN_XNIL && n.end != LIN_XNIL &&
+		} else if (a->tid == n.tid && a->start != LIN_NIL && n.start != LIN_NIL &&
+			   a->end != LIN_NIL && n.end != LIN_NIL &&
 			   ((n.start >= a->start && n.end <= a->end) ||
 			    (a->start >= n.start && a->end <= n.end))) {
 			/* A runtime call and the driver call nested in it under one correlation
@@ -398,13 +398,13 @@ static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
 		g->stream = ev->tid;
 		if (ev->flags & LIN_IMP_NO_STREAM)
 			g->flags |= LIN_XG_NOSTREAM;
-		g->corr = (ev->flags & LIN_IMP_HAS_CORR) ? ev->corr : LIN_XNIL;
-		g->start = ev->ts >= 0 ? (uint64_t)ev->ts : LIN_XNIL;
-		g->end = ev->end >= ev->ts && ev->ts >= 0 ? (uint64_t)ev->end : LIN_XNIL;
+		g->corr = (ev->flags & LIN_IMP_HAS_CORR) ? ev->corr : LIN_NIL;
+		g->start = ev->ts >= 0 ? (uint64_t)ev->ts : LIN_NIL;
+		g->end = ev->end >= ev->ts && ev->ts >= 0 ? (uint64_t)ev->end : LIN_NIL;
 		/* No truth key: the importers' files have no grid id, and their times are not
 		 * the device clock as written. */
-		g->queued = g->submitted = g->graph_id = g->name_sid = g->key = LIN_XNIL;
-		g->api_s = g->api_e = g->api_tid = g->group = LIN_XNIL;
+		g->queued = g->submitted = g->graph_id = g->name_sid = g->key = LIN_NIL;
+		g->api_s = g->api_e = g->api_tid = g->group = LIN_NIL;
 		const char *nm = lin_imp_str(m, ev->name);
 		g->name = nm ? lin_x_intern(x, nm, strlen(nm)) : 0;
 		if (!ev->link)
@@ -413,8 +413,8 @@ static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
 		g->flags |= LIN_XG_LAUNCH;
 		if (l->flags & LIN_IMP_GRAPH)
 			g->flags |= LIN_XG_GRAPH;
-		g->api_s = l->ts >= 0 ? (uint64_t)l->ts : LIN_XNIL;
-		g->api_e = l->end >= l->ts && l->ts >= 0 ? (uint64_t)l->end : LIN_XNIL;
+		g->api_s = l->ts >= 0 ? (uint64_t)l->ts : LIN_NIL;
+		g->api_e = l->end >= l->ts && l->ts >= 0 ? (uint64_t)l->end : LIN_NIL;
 		g->api_tid = l->tid;
 		if (l->kind == LIN_IMP_LAUNCH && l->link) {
 			const struct lin_imp_ev *op = &m->ev[l->link - 1];

@@ -73,7 +73,7 @@ static void text_name(FILE *out, const char *s)
 
 static uint64_t origin(const struct lin_xgroup *g, const struct lin_xlaunch *l)
 {
-	if (g->ready != LIN_XNIL)
+	if (g->ready != LIN_NIL)
 		return g->ready;
 	for (int m = 0; m < LIN_M_N; m++)
 		if (is_known(&l->m[m]))
@@ -88,7 +88,7 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	fprintf(out, "    %s ", kind_name(l->kind));
 	text_name(out, nm);
 	fprintf(out, " correlation %" PRId64 " stream %" PRIu64 " (file %u, %s %" PRIu64 ")\n",
-		l->corr == LIN_XNIL ? (int64_t)-1 : (int64_t)l->corr, l->stream, l->file,
+		l->corr == LIN_NIL ? (int64_t)-1 : (int64_t)l->corr, l->stream, l->file,
 		l->imported ? "at" : "byte", l->offset);
 	if (l->join == LIN_JOIN_INFERRED)
 		fprintf(out, "      joined by inference (%s): its host marks are as good as that join\n",
@@ -197,12 +197,12 @@ void lin_explain_report_text(const struct lin_explain *x, FILE *out)
 		} else {
 			fprintf(out, "\nrequest %" PRIu64 " (file %u): %u launches, ready to the last end %s\n",
 				g->id, g->file, g->nlaunch,
-				g->ready == LIN_XNIL || g->last_end < t0
+				g->ready == LIN_NIL || g->last_end < t0
 					? "unknown"
 					: fmt_ns(b1, sizeof(b1), g->last_end - t0));
 		}
 		fprintf(out, "  critical launch (times from %s):\n",
-			g->ready != LIN_XNIL && t0 == g->ready ? "request_ready" : "the first known mark");
+			g->ready != LIN_NIL && t0 == g->ready ? "request_ready" : "the first known mark");
 		text_launch(x, cl, t0, out);
 		if (x->o.have_request) {
 			for (size_t li = 0; li < x->launches.n; li++) {
@@ -248,14 +248,14 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	fprintf(out, "{\"file\":%u,\"offset\":%" PRIu64 ",\"kind\":\"%s\",\"name\":", l->file,
 		l->offset, kind_name(l->kind));
 	json_str(out, lin_explain_name(x, l));
-	if (l->corr != LIN_XNIL)
+	if (l->corr != LIN_NIL)
 		fprintf(out, ",\"correlation\":%" PRIu64, l->corr);
 	fprintf(out, ",\"device\":%u,\"context\":%u,\"stream\":%" PRIu64, l->dev, l->ctx, l->stream);
-	if (l->graph_id != LIN_XNIL)
+	if (l->graph_id != LIN_NIL)
 		fprintf(out, ",\"graph_id\":%" PRIu64, l->graph_id);
-	if (l->key != LIN_XNIL)
+	if (l->key != LIN_NIL)
 		fprintf(out, ",\"key\":%" PRIu64, l->key);
-	if (l->epoch != LIN_XNIL)
+	if (l->epoch != LIN_NIL)
 		fprintf(out, ",\"epoch\":%" PRIu64, l->epoch);
 	fprintf(out, ",\"requests\":[");
 	const uint64_t *r = lin_explain_reqs(x, l);
@@ -354,7 +354,7 @@ void lin_explain_report_json(const struct lin_explain *x, FILE *out)
 			fprintf(out, ",\"name\":");
 			json_str(out, g->name ? x->pool + g->name - 1 : NULL);
 		}
-		if (g->ready != LIN_XNIL)
+		if (g->ready != LIN_NIL)
 			fprintf(out, ",\"ready\":%" PRIu64, g->ready);
 		fprintf(out, ",\"last_end\":%" PRIu64 ",\"launches\":%u,\"critical\":", g->last_end,
 			g->nlaunch);

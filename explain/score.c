@@ -26,9 +26,8 @@
 
 #include "lineage/trace_format.h"
 #include "reader.h"
+#include "records.h"
 #include "score.h"
-
-#define NIL UINT64_MAX
 
 static const char *const label_names[] = {
 #define LIN_SLABEL_NAME(e, s) s,
@@ -46,7 +45,7 @@ const char *lin_slabel_name(enum lin_slabel l) { return l < LIN_SL_N ? label_nam
 const char *lin_smethod_name(enum lin_smethod m) { return m < LIN_SM_N ? method_names[m] : "?"; }
 
 struct tlabel {
-	uint64_t key, corr, start, end, mag; /* corr: the launch's correlation, or NIL (any) */
+	uint64_t key, corr, start, end, mag; /* corr: the launch's correlation, or LIN_NIL (any) */
 	uint32_t kind, cause, alt;
 	bool conflict, matched, twice; /* twice: two ledgers carry its key */
 	uint8_t label[LIN_SM_N];
@@ -142,10 +141,10 @@ static int take(struct lin_score *s, const struct lin_rec *r, const char *path, 
 		.key = r->f[1],
 		.cause = (uint32_t)cause,
 		.alt = (uint32_t)alt,
-		.start = nil_s ? NIL : r->f[4],
-		.end = nil_e ? NIL : r->f[5],
-		.mag = r->nil & 1u << 6 ? NIL : r->f[6],
-		.corr = r->nil & 1u << 7 ? NIL : r->f[7],
+		.start = nil_s ? LIN_NIL : r->f[4],
+		.end = nil_e ? LIN_NIL : r->f[5],
+		.mag = r->nil & 1u << 6 ? LIN_NIL : r->f[6],
+		.corr = r->nil & 1u << 7 ? LIN_NIL : r->f[7],
 	};
 	return 0;
 }
@@ -300,14 +299,14 @@ static enum lin_slabel hta_label(const struct lin_xlaunch *l, uint64_t *s, uint6
 		if (st - l->pred_end < LIN_HTA_KERNEL_WAIT_NS)
 			return LIN_SL_KERNEL_WAIT;
 	}
-	*s = *e = NIL;
+	*s = *e = LIN_NIL;
 	return LIN_SL_UNKNOWN; /* other, or no gap and no outlier: HTA says nothing */
 }
 
 enum lin_slabel lin_score_label(enum lin_smethod m, const struct lin_xlaunch *l, uint64_t *start,
 				uint64_t *end)
 {
-	*start = *end = NIL;
+	*start = *end = LIN_NIL;
 	switch (m) {
 	case LIN_SM_LINEAGE: return lineage_label(l, start, end);
 	case LIN_SM_NSYS: return nsys_label(l, start, end);
@@ -333,10 +332,11 @@ int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct
 		/* A label naming this launch's correlation first (a graph node's kernel has the
 		 * same grid id in every replay), then one for the key alone. */
 		struct tlabel probe = { .kind = l->kind, .key = l->key, .corr = l->corr };
-		struct tlabel *t =
-			l->corr != NIL ? bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label) : NULL;
+		struct tlabel *t = l->corr != LIN_NIL
+					   ? bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label)
+					   : NULL;
 		if (!t) {
-			probe.corr = NIL;
+			probe.corr = LIN_NIL;
 			t = bsearch(&probe, s->v, s->n, sizeof(*s->v), cmp_label);
 		}
 		if (!t)
@@ -463,7 +463,8 @@ static void tally(const struct lin_score *s, enum lin_smethod m, struct row *row
 		if (!names(t->cause, l))
 			continue;
 		r->correct++;
-		if (t->start != NIL && t->end != NIL && t->ls[m] != NIL && t->le[m] != NIL) {
+		if (t->start != LIN_NIL && t->end != LIN_NIL && t->ls[m] != LIN_NIL &&
+		    t->le[m] != LIN_NIL) {
 			double e = (double)absdiff(t->ls[m], t->start) +
 				   (double)absdiff(t->le[m], t->end);
 			r->nerr++;

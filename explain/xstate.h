@@ -4,21 +4,24 @@
 #define LIN_EXPLAIN_XSTATE_H
 
 #include "explain.h"
+#include "records.h"
 #include "vtab.h"
 
-#define LIN_XNIL UINT64_MAX
+/* Until the ledger reads LIN_NIL itself. */
+#define LIN_XNIL LIN_NIL
+
 #define LIN_XPROC_IMPORTED 0xffffu
 
 /* A GPU record as read (device clock), or an imported one (host clock, joined already). */
 struct lin_xgpu {
 	uint64_t offset, corr, start, end, queued, submitted, stream, graph_id;
-	uint64_t api_s, api_e;         /* imported: its launch's times; else LIN_XNIL */
-	uint64_t api_tid;              /* imported: the launching thread; else LIN_XNIL */
-	uint64_t group;                /* imported: the op's event index; else LIN_XNIL */
+	uint64_t api_s, api_e;         /* imported: its launch's times; else LIN_NIL */
+	uint64_t api_tid;              /* imported: the launching thread; else LIN_NIL */
+	uint64_t group;                /* imported: the op's event index; else LIN_NIL */
 	uint64_t iproc;                /* imported: its process (or device) id */
-	uint64_t name_sid;             /* lineage: the name's string id (LIN_XNIL: none) */
-	uint64_t node;                 /* graph_node_id (the clone), LIN_XNIL: none */
-	uint64_t key;                  /* truth key: grid_id, or start_dev (LIN_XNIL: none) */
+	uint64_t name_sid;             /* lineage: the name's string id (LIN_NIL: none) */
+	uint64_t node;                 /* graph_node_id (the clone), LIN_NIL: none */
+	uint64_t key;                  /* truth key: grid_id, or start_dev (LIN_NIL: none) */
 	uint64_t vkey;                 /* the validator's verdict key: offset, imported: index */
 	uint32_t file, dev, ctx, name; /* name: pool offset + 1 (0: none, or by sid) */
 	uint32_t gname;                /* imported: the op's name (pool offset + 1) */
@@ -112,7 +115,7 @@ struct lin_xsched {
 
 struct lin_xgroup {
 	uint64_t id;       /* the request id, or the op's event index */
-	uint64_t ready;    /* request_ready (LIN_XNIL: unknown) */
+	uint64_t ready;    /* request_ready (LIN_NIL: unknown) */
 	uint64_t last_end; /* the latest kernel_end of its launches */
 	uint64_t first;    /* the critical launch's first known mark */
 	size_t critical;   /* the GPU record with that end (index in gpus), or SIZE_MAX */

@@ -230,7 +230,7 @@ static int remember_node(struct lin_graph_tracker *gt, struct htab *owners, uint
 	return 0;
 }
 
-static uint64_t opt(uint64_t v) { return v ? v : LIN_TF_NIL; }
+static uint64_t opt(uint64_t v) { return v ? v : LIN_NIL; }
 
 LIN_API int lin_graph_capture_begin(lin_graph_tracker *gt, lin_graph_capture *cap)
 {
@@ -266,7 +266,7 @@ LIN_API int lin_graph_capture_end(lin_graph_tracker *gt, const lin_graph_capture
 		return -LIN_ETRACE;
 	for (size_t i = 0; i < n; i++)
 		lin_tf_graph_node(pk, cap->host_ns, cap->tid, graph_id, nodes[i], opt(cap->epoch),
-				  cap->epoch ? cap->version : LIN_TF_NIL, LIN_NODE_ORIGIN_CAPTURE);
+				  cap->epoch ? cap->version : LIN_NIL, LIN_NODE_ORIGIN_CAPTURE);
 	lin_rt_out_unlock(gt->rt);
 	return err;
 }
@@ -288,7 +288,7 @@ LIN_API int lin_graph_node_created(lin_graph_tracker *gt, uint64_t graph_id, uin
 	if (!pk)
 		return -LIN_ETRACE;
 	lin_tf_graph_node(pk, lin_rt_now_ns(gt->rt), lin_rt_gettid(), graph_id, node_id, opt(epoch),
-			  epoch ? version : LIN_TF_NIL, LIN_NODE_ORIGIN_EXPLICIT);
+			  epoch ? version : LIN_NIL, LIN_NODE_ORIGIN_EXPLICIT);
 	lin_rt_out_unlock(gt->rt);
 	return err;
 }
@@ -305,7 +305,7 @@ LIN_API int lin_graph_edges(lin_graph_tracker *gt, uint64_t graph_id, const uint
 	if (!pk)
 		return -LIN_ETRACE;
 	if (!n)
-		lin_tf_graph_edge(pk, graph_id, LIN_TF_NIL, LIN_TF_NIL);
+		lin_tf_graph_edge(pk, graph_id, LIN_NIL, LIN_NIL);
 	for (size_t i = 0; i < n; i++)
 		lin_tf_graph_edge(pk, graph_id, from[i], to[i]);
 	lin_rt_out_unlock(gt->rt);
@@ -377,7 +377,7 @@ LIN_API int lin_graph_node_updated(lin_graph_tracker *gt, uint64_t node_id)
 	if (!pk)
 		return -LIN_ETRACE;
 	lin_tf_graph_node_update(pk, lin_rt_now_ns(gt->rt), lin_rt_gettid(), node_id, opt(epoch),
-				 epoch ? version : LIN_TF_NIL);
+				 epoch ? version : LIN_NIL);
 	lin_rt_out_unlock(gt->rt);
 	return 0;
 }
@@ -469,7 +469,7 @@ LIN_API int lin_graph_launch_begin(lin_graph_tracker *gt, uint64_t exec_id, cons
 	pk = lin_rt_out_lock(gt->rt);
 	if (pk) {
 		lin_tf_graph_launch(pk, t0, lin_rt_gettid(), exec_id, gl->replay_epoch, ordinal,
-				    opt(epoch), epoch ? version : LIN_TF_NIL, LIN_TF_NIL);
+				    opt(epoch), epoch ? version : LIN_NIL, LIN_NIL);
 		lin_rt_out_unlock(gt->rt);
 	}
 	return lin_launch_begin(gt->rt, name, &gl->launch);

@@ -15,13 +15,13 @@
 #include "lineage/tap.h"
 #include "lineage/trace_format.h"
 #include "log.h"
+#include "records.h"
 #include "misuse.h"
 #include "rt_internal.h"
 
 #define LIN_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LIN_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define LIN_CACHELINE 64
-#define LIN_NIL UINT64_MAX
 
 /*
  * ThreadSanitizer does not model liburcu's publication (rcu_assign_pointer inside

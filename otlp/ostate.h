@@ -17,8 +17,6 @@
 #include "otlp_stream.h"
 #include "vtab.h"
 
-#define NIL LIN_OJ_NIL
-
 struct sreq {
 	uint64_t begin, parent, user_id, name_sid, rparent;
 	uint8_t trace[16];
@@ -45,7 +43,7 @@ struct sadopt {
 };
 
 struct scorr {                /* external correlation -> epoch */
-	uint64_t epoch, seen; /* epoch NIL: several epochs (ambiguous) */
+	uint64_t epoch, seen; /* epoch LIN_NIL: several epochs (ambiguous) */
 };
 
 struct sdone { /* a retired epoch or ended request, for GPU records that come later */
@@ -57,7 +55,7 @@ struct sdone { /* a retired epoch or ended request, for GPU records that come la
  * (the writer drains thread by thread, so the byte stream is ordered per thread only). */
 struct srec {
 	uint64_t t, seq; /* ordering key: host time, then decode order */
-	uint64_t f[8];   /* fields 1..8; NIL when nil or absent */
+	uint64_t f[8];   /* fields 1..8; LIN_NIL when nil or absent */
 	uint64_t *reqs;  /* epoch_declare: its requests, owned */
 	uint32_t nreq;
 	uint8_t type;

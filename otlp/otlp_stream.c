@@ -26,7 +26,7 @@
 
 /* ---------------------------------------------------------------- decoding */
 
-/* Field @i of @r, counting the type as field 0 (the format's numbering): NIL when nil or
+/* Field @i of @r, counting the type as field 0 (the format's numbering): LIN_NIL when nil or
  * absent. Str and array fields are read with fstr and r->reqs (here they hold a length or
  * 0, and nothing reads them through fu). */
 static uint64_t fu(const struct lin_rec *r, uint32_t i)
@@ -34,7 +34,7 @@ static uint64_t fu(const struct lin_rec *r, uint32_t i)
 	if (i == 0)
 		return r->type;
 	i--;
-	return i >= r->nfields || (r->nil >> i & 1) ? NIL : r->f[i];
+	return i >= r->nfields || (r->nil >> i & 1) ? LIN_NIL : r->f[i];
 }
 
 /* The record's str field (a record type has at most one), or NULL (*len 0). */
@@ -49,7 +49,7 @@ static void on_string(struct lin_ostream *s, const struct lin_rec *r)
 	uint64_t sid = fu(r, 1);
 	size_t len;
 	const char *t = fstr(r, &len);
-	if (sid == NIL || !t || lin_vtab_find(&s->strs, sid, 0))
+	if (sid == LIN_NIL || !t || lin_vtab_find(&s->strs, sid, 0))
 		return;
 	char *c = malloc(len + 1);
 	char **p = c ? lin_os_get(s, &s->strs, sid, 0) : NULL;
@@ -67,9 +67,9 @@ static void on_ext(struct lin_ostream *s, const struct lin_rec *r)
 {
 	/* A late launch's pushed id carries a late bit (docs/trace-format.md, "Late work"). */
 	uint64_t epoch = fu(r, 2), corr = fu(r, 3);
-	if (fu(r, 1) != s->ext_kind || corr == NIL)
+	if (fu(r, 1) != s->ext_kind || corr == LIN_NIL)
 		return;
-	if (epoch != NIL)
+	if (epoch != LIN_NIL)
 		epoch &= LIN_EXT_ID_MASK;
 	bool fresh;
 	struct scorr *c = lin_vtab_get(&s->corrs, corr, 0, &fresh);
@@ -81,7 +81,7 @@ static void on_ext(struct lin_ostream *s, const struct lin_rec *r)
 	if (fresh)
 		c->epoch = epoch;
 	else if (c->epoch != epoch)
-		c->epoch = NIL; /* several epochs: ambiguous, joined to none */
+		c->epoch = LIN_NIL; /* several epochs: ambiguous, joined to none */
 }
 
 /* The trace of epoch @id — or of request @id: an external correlation may name a request
@@ -102,9 +102,9 @@ static const uint8_t *epoch_trace(const struct lin_ostream *s, uint64_t id)
 /* Try to join @g now; @last: write it even unjoined. Return: true when written. */
 static bool gpu_try(struct lin_ostream *s, const struct sgpu *g, bool last)
 {
-	const struct scorr *c = g->corr == NIL ? NULL : lin_vtab_find(&s->corrs, g->corr, 0);
-	if (c && c->epoch == NIL) {
-		lin_os_write_gpu(s, g, NULL, NIL, "ambiguous");
+	const struct scorr *c = g->corr == LIN_NIL ? NULL : lin_vtab_find(&s->corrs, g->corr, 0);
+	if (c && c->epoch == LIN_NIL) {
+		lin_os_write_gpu(s, g, NULL, LIN_NIL, "ambiguous");
 		return true;
 	}
 	const uint8_t *trace = c ? epoch_trace(s, c->epoch) : NULL;
@@ -112,7 +112,7 @@ static bool gpu_try(struct lin_ostream *s, const struct sgpu *g, bool last)
 		lin_os_write_gpu(s, g, trace, c->epoch, "observed");
 		return true;
 	}
-	if (!c && g->node != NIL && !g->devl && (g->corr == NIL || last)) {
+	if (!c && g->node != LIN_NIL && !g->devl && (g->corr == LIN_NIL || last)) {
 		const uint64_t *orig = lin_vtab_find(&s->clones, g->node, 0);
 		const struct snode *n = lin_vtab_find(&s->nodes, orig ? *orig : g->node, 0);
 		if (n) {
@@ -122,7 +122,7 @@ static bool gpu_try(struct lin_ostream *s, const struct sgpu *g, bool last)
 	}
 	if (!last)
 		return false;
-	lin_os_write_gpu(s, g, NULL, NIL, "lost");
+	lin_os_write_gpu(s, g, NULL, LIN_NIL, "lost");
 	return true;
 }
 
@@ -138,8 +138,8 @@ static void on_gpu(struct lin_ostream *s, const struct lin_rec *r, uint64_t type
 			  .stream = (uint32_t)fu(r, 6),
 			  .graph = fu(r, k ? 8 : 9),
 			  .node = fu(r, k ? 9 : 10),
-			  .name_sid = k ? fu(r, 10) : NIL,
-			  .bytes = k ? NIL : fu(r, 7),
+			  .name_sid = k ? fu(r, 10) : LIN_NIL,
+			  .bytes = k ? LIN_NIL : fu(r, 7),
 			  .kind = (uint8_t)type,
 			  .devl = k && fu(r, 13) == 1,
 			  .arrived = 0 /* set by the next tick */ };
@@ -177,9 +177,9 @@ static void queue_host(struct lin_ostream *s, const struct lin_rec *r, uint64_t 
 	for (uint32_t i = 0; i < 8; i++)
 		q.f[i] = fu(r, i + 1);
 	uint64_t tid = q.f[1];
-	uint64_t *last = tid == NIL ? NULL : lin_os_get(s, &s->lastt, tid, 0);
-	q.t = q.f[0] != NIL ? q.f[0] : last && *last ? *last : s->tmax;
-	if (q.t == NIL)
+	uint64_t *last = tid == LIN_NIL ? NULL : lin_os_get(s, &s->lastt, tid, 0);
+	q.t = q.f[0] != LIN_NIL ? q.f[0] : last && *last ? *last : s->tmax;
+	if (q.t == LIN_NIL)
 		q.t = 0;
 	if (last)
 		*last = q.t;
@@ -232,7 +232,7 @@ static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t o
 	case LIN_REC_DROPPED: {
 		size_t wlen;
 		const char *why = fstr(r, &wlen);
-		if (fu(r, 2) && fu(r, 2) != NIL)
+		if (fu(r, 2) && fu(r, 2) != LIN_NIL)
 			lin_os_add_event(s, EV_LOSS, s->tmax, why ? why : "", wlen, fu(r, 1),
 					 fu(r, 2), fu(r, 3));
 		break;
@@ -241,7 +241,7 @@ static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t o
 		/* Every pair goes into the clock map, as in the export and the validator; a GPU
 		 * span is placed through the pairs read before it is written (docs/fleet.md,
 		 * "Time"). A pair the map cannot keep is lost: the others still map. */
-		if (fu(r, 1) != NIL && fu(r, 2) != NIL &&
+		if (fu(r, 1) != LIN_NIL && fu(r, 2) != LIN_NIL &&
 		    lin_cm_add(&s->clk.map, fu(r, 1), fu(r, 2), fu(r, 3))) {
 			lin_cm_finish(&s->clk.map);
 			if (s->clk.map.n > LIN_OSTREAM_MAX_CLOCKS)
@@ -341,7 +341,7 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 	s->clk.unix_off = o->unix_offset_ns;
 	s->clk.have_unix = true;
 	s->ext_kind = 5;
-	s->tmin = NIL;
+	s->tmin = LIN_NIL;
 	const char *svc = o->service ? o->service : getenv("OTEL_SERVICE_NAME");
 	snprintf(s->service, sizeof(s->service), "%s", svc && *svc ? svc : "lineage");
 	lin_vtab_init(&s->reqs, sizeof(struct sreq));

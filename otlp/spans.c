@@ -58,7 +58,7 @@ static uint64_t proc_span(const struct lin_ostream *s) { return lin_w3c_span_id(
 
 void lin_os_seen(struct lin_ostream *s, uint64_t t)
 {
-	if (t == NIL)
+	if (t == LIN_NIL)
 		return;
 	if (t < s->tmin)
 		s->tmin = t;
@@ -68,7 +68,7 @@ void lin_os_seen(struct lin_ostream *s, uint64_t t)
 
 static const char *name_or(const struct lin_ostream *s, uint64_t sid, const char *dflt, size_t *len)
 {
-	char *const *p = sid == NIL ? NULL : lin_vtab_find(&s->strs, sid, 0);
+	char *const *p = sid == LIN_NIL ? NULL : lin_vtab_find(&s->strs, sid, 0);
 	if (!p || !*p || !**p) {
 		*len = strlen(dflt);
 		return dflt;
@@ -104,9 +104,9 @@ void lin_os_write_request(struct lin_ostream *s, uint64_t id, const struct sreq 
 	if (!doc_begin(s))
 		return;
 	struct lin_oj *w = &s->w;
-	uint64_t parent = q->remote          ? q->rparent
-			  : q->parent != NIL ? lin_w3c_span_id(s->key, q->parent)
-					     : 0;
+	uint64_t parent = q->remote              ? q->rparent
+			  : q->parent != LIN_NIL ? lin_w3c_span_id(s->key, q->parent)
+						 : 0;
 	size_t nlen;
 	const char *name = name_or(s, q->name_sid, "request", &nlen);
 	lin_oj_span_open(w, 0, q->trace, lin_w3c_span_id(s->key, id), parent, name, nlen,
@@ -130,7 +130,7 @@ void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch 
 	if (!doc_begin(s))
 		return;
 	struct lin_oj *w = &s->w;
-	bool replay = e->exec != NIL;
+	bool replay = e->exec != LIN_NIL;
 	size_t nlen;
 	const char *name = name_or(s, e->name_sid, replay ? "graph replay" : "epoch", &nlen);
 	lin_oj_span_open(w, 0, e->trace, lin_w3c_span_id(s->key, id), e->parent_span, name, nlen,
@@ -163,7 +163,7 @@ void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth, con
 		return;
 	struct lin_oj *w = &s->w;
 	uint64_t span = lin_w3c_mix64(s->key ^ lin_w3c_mix64(a->begin ^ tid << 40));
-	const char *what = a->capture_tid != NIL ? "handoff" : "scope";
+	const char *what = a->capture_tid != LIN_NIL ? "handoff" : "scope";
 	lin_oj_span_open(w, 0, a->trace, span ? span : 1, a->parent, what, strlen(what),
 			 LIN_OJ_KIND_INTERNAL, unix_ns(s, a->begin), unix_ns(s, end));
 	lin_oj_acstr(w, "lineage.span", what);
@@ -192,17 +192,17 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 		return;
 	struct lin_oj *w = &s->w;
 	uint8_t own[16];
-	uint64_t parent = epoch != NIL ? lin_w3c_span_id(s->key, epoch) : proc_span(s);
+	uint64_t parent = epoch != LIN_NIL ? lin_w3c_span_id(s->key, epoch) : proc_span(s);
 	if (!trace) {
 		lin_w3c_trace_id(s->key, 0, own);
 		trace = own;
 	}
 	uint64_t start = lin_oj_dev_unix(&s->clk, g->start), end = lin_oj_dev_unix(&s->clk, g->end);
-	uint64_t t0 = start != NIL ? start : end;
-	uint64_t t1 = end != NIL ? end : t0;
-	bool unknown = t0 == NIL;
+	uint64_t t0 = start != LIN_NIL ? start : end;
+	uint64_t t1 = end != LIN_NIL ? end : t0;
+	bool unknown = t0 == LIN_NIL;
 	if (unknown)
-		t0 = t1 = unix_ns(s, s->tmin == NIL ? 0 : s->tmin);
+		t0 = t1 = unix_ns(s, s->tmin == LIN_NIL ? 0 : s->tmin);
 	size_t nlen;
 	const char *name = name_or(s, g->name_sid, gpu_kind(g->kind), &nlen);
 	uint64_t span = lin_w3c_mix64(s->key ^ lin_w3c_mix64(g->offset));
@@ -217,7 +217,7 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 		lin_oj_abool(w, "lineage.time.unknown", true);
 	lin_oj_events(w);
 	lin_oj_links(w);
-	bool ok = epoch != NIL;
+	bool ok = epoch != LIN_NIL;
 	lin_oj_span_close(w, !ok ? (strcmp(join, "lost") ? join : "not_joined_in_stream") : NULL);
 	if (ok)
 		s->st.gpu_joined++;
@@ -237,7 +237,7 @@ static void own_trace(const struct lin_ostream *s, uint64_t req, uint8_t out[16]
 static void on_request_begin(struct lin_ostream *s, const struct srec *r)
 {
 	uint64_t id = F(r, 3);
-	if (id == NIL || lin_vtab_find(&s->reqs, id, 0))
+	if (id == LIN_NIL || lin_vtab_find(&s->reqs, id, 0))
 		return;
 	struct sreq *q = lin_os_get(s, &s->reqs, id, 0);
 	if (!q)
@@ -247,13 +247,13 @@ static void on_request_begin(struct lin_ostream *s, const struct srec *r)
 			    .user_id = F(r, 4),
 			    .name_sid = F(r, 5),
 			    .parent = F(r, 6),
-			    .rparent = NIL };
-	const struct sreq *p = q->parent == NIL ? NULL : lin_vtab_find(&s->reqs, q->parent, 0);
+			    .rparent = LIN_NIL };
+	const struct sreq *p = q->parent == LIN_NIL ? NULL : lin_vtab_find(&s->reqs, q->parent, 0);
 	if (p) {
 		memcpy(q->trace, p->trace, 16);
 	} else {
 		own_trace(s, id, q->trace);
-		q->parent = NIL; /* not a span of this stream */
+		q->parent = LIN_NIL; /* not a span of this stream */
 	}
 }
 
@@ -261,7 +261,7 @@ static void on_request_link(struct lin_ostream *s, const struct srec *r)
 {
 	struct sreq *q = lin_vtab_find(&s->reqs, F(r, 3), 0);
 	uint64_t hi = F(r, 4), lo = F(r, 5), ps = F(r, 6), fl = F(r, 7);
-	if (!q || hi == NIL || lo == NIL || !(hi | lo) || !ps || ps == NIL || fl > 255)
+	if (!q || hi == LIN_NIL || lo == LIN_NIL || !(hi | lo) || !ps || ps == LIN_NIL || fl > 255)
 		return;
 	lin_w3c_put64(q->trace, hi);
 	lin_w3c_put64(q->trace + 8, lo);
@@ -287,7 +287,7 @@ static void on_request_end(struct lin_ostream *s, const struct srec *r)
 static void on_epoch_declare(struct lin_ostream *s, struct srec *r)
 {
 	uint64_t id = F(r, 3);
-	if (id == NIL || lin_vtab_find(&s->epochs, id, 0))
+	if (id == LIN_NIL || lin_vtab_find(&s->epochs, id, 0))
 		return;
 	uint32_t n = r->nreq;
 	struct sreqref *refs = n ? calloc(n, sizeof(*refs)) : NULL;
@@ -314,10 +314,10 @@ static void on_epoch_declare(struct lin_ostream *s, struct srec *r)
 			      .name_sid = F(r, 7),
 			      .reqs = refs,
 			      .nreq = n,
-			      .exec = NIL,
-			      .ordinal = NIL };
+			      .exec = LIN_NIL,
+			      .ordinal = LIN_NIL };
 	uint64_t pid = F(r, 6);
-	const struct sepoch *pe = pid == NIL ? NULL : lin_vtab_find(&s->epochs, pid, 0);
+	const struct sepoch *pe = pid == LIN_NIL ? NULL : lin_vtab_find(&s->epochs, pid, 0);
 	const struct sreq *q0 = n ? lin_vtab_find(&s->reqs, refs[0].id, 0) : NULL;
 	if (pe) {
 		memcpy(e->trace, pe->trace, 16);
@@ -337,7 +337,7 @@ static void on_epoch_declare(struct lin_ostream *s, struct srec *r)
  * span takes it when it is written. */
 static void replay_info(struct lin_ostream *s, uint64_t id, struct sepoch *e)
 {
-	uint64_t *rp = e->exec == NIL ? lin_vtab_find(&s->replays, id, 0) : NULL;
+	uint64_t *rp = e->exec == LIN_NIL ? lin_vtab_find(&s->replays, id, 0) : NULL;
 	if (!rp)
 		return;
 	e->exec = rp[0];
@@ -412,7 +412,7 @@ static void on_scope_close(struct lin_ostream *s, const struct srec *r)
 	if (!a || a->target != F(r, 4))
 		return;
 	uint64_t t = F(r, 1);
-	lin_os_write_adopt(s, tid, depth, a, t == NIL ? a->begin : t, true); /* untimed: ends at adopt */
+	lin_os_write_adopt(s, tid, depth, a, t == LIN_NIL ? a->begin : t, true); /* untimed: ends at adopt */
 	lin_vtab_del(&s->adopts, a);
 }
 
@@ -421,7 +421,7 @@ static void on_graph(struct lin_ostream *s, const struct srec *r)
 	/* graph_node (node 4, epoch 5) or graph_node_update (node 3, epoch 4) */
 	bool node_rec = r->type == LIN_REC_GRAPH_NODE;
 	uint64_t node = F(r, node_rec ? 4 : 3), epoch = F(r, node_rec ? 5 : 4);
-	const struct sepoch *e = epoch == NIL ? NULL : lin_vtab_find(&s->epochs, epoch, 0);
+	const struct sepoch *e = epoch == LIN_NIL ? NULL : lin_vtab_find(&s->epochs, epoch, 0);
 	if (!e)
 		return;
 	uint8_t trace[16];
@@ -550,7 +550,7 @@ void lin_os_write_process(struct lin_ostream *s)
 	own_trace(s, 0, trace);
 	char name[300];
 	int n = snprintf(name, sizeof(name), "process %s:%llu", s->host, (unsigned long long)s->pid);
-	uint64_t t0 = unix_ns(s, s->tmin == NIL ? 0 : s->tmin), t1 = unix_ns(s, s->tmax);
+	uint64_t t0 = unix_ns(s, s->tmin == LIN_NIL ? 0 : s->tmin), t1 = unix_ns(s, s->tmax);
 	lin_oj_span_open(w, 0, trace, proc_span(s), 0, name, (size_t)n, LIN_OJ_KIND_INTERNAL, t0, t1);
 	lin_oj_acstr(w, "lineage.span", "process");
 	if (s->events_over)

@@ -44,8 +44,8 @@ bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, ui
 	}
 	struct lin_cm_pair c = { host_ns,
 				 device_ns,
-				 host_after_ns == LIN_CM_NIL || host_after_ns < host_ns
-					 ? LIN_CM_NIL
+				 host_after_ns == LIN_NIL || host_after_ns < host_ns
+					 ? LIN_NIL
 					 : host_after_ns - host_ns,
 				 0,
 				 0,
@@ -55,8 +55,8 @@ bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, ui
 		m->sorted = false;
 	m->p[m->n++] = c;
 	/* The pair's width bounds how far off the device reading can be placed. */
-	if (host_after_ns == LIN_CM_NIL || host_after_ns < host_ns) {
-		m->width = LIN_CM_NIL;
+	if (host_after_ns == LIN_NIL || host_after_ns < host_ns) {
+		m->width = LIN_NIL;
 		m->width_known = false;
 		m->width_lost = true;
 	} else if (!m->width_lost && (!m->width_known || host_after_ns - host_ns > m->width)) {
@@ -80,7 +80,7 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 }
 
 /* A pair's width as a tolerance (0 where unknown: such a map has no bound anyway). */
-static uint64_t wid(const struct lin_cm_pair *p) { return p->width == LIN_CM_NIL ? 0 : p->width; }
+static uint64_t wid(const struct lin_cm_pair *p) { return p->width == LIN_NIL ? 0 : p->width; }
 
 static bool same_pair(const struct lin_cm_pair *x, const struct lin_cm_pair *y)
 {
@@ -140,7 +140,7 @@ static void bend_on(struct lin_clockmap *m, size_t ic, size_t ia, size_t ib)
 	const struct lin_cm_pair *a = &m->p[ia], *b = &m->p[ib];
 	if (!(a->device_ns < c->device_ns && c->device_ns < b->device_ns &&
 	      a->host_ns <= c->host_ns && c->host_ns <= b->host_ns) ||
-	    a->width == LIN_CM_NIL || b->width == LIN_CM_NIL || c->width == LIN_CM_NIL)
+	    a->width == LIN_NIL || b->width == LIN_NIL || c->width == LIN_NIL)
 		return; /* no segments to interpolate in, or no bound to widen */
 	long double l1 = (long double)(c->device_ns - a->device_ns);
 	long double l2 = (long double)(b->device_ns - c->device_ns);
@@ -418,7 +418,7 @@ void lin_cm_trim(struct lin_clockmap *m, size_t keep)
  * after it (m->n: none). */
 static bool around(const struct lin_clockmap *m, uint64_t dev, size_t *ia, size_t *ib)
 {
-	if (dev == LIN_CM_NIL || !m->n || !m->sorted)
+	if (dev == LIN_NIL || !m->n || !m->sorted)
 		return false;
 	size_t lo = search(m, NULL, 0, m->n, dev, false);
 	*ia = lo ? lo - 1 : 0;
@@ -499,7 +499,7 @@ bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, 
 uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen)
 {
 	if (!m->width_known)
-		return LIN_CM_NIL;
+		return LIN_NIL;
 	return sat_add(m->width, widen);
 }
 
@@ -526,10 +526,10 @@ bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint
 	if (!place(m, dev, &ia, &a, &b, host, &w))
 		return false;
 	uint64_t width = a->width;
-	if (b && (b->width == LIN_CM_NIL || (width != LIN_CM_NIL && b->width > width)))
+	if (b && (b->width == LIN_NIL || (width != LIN_NIL && b->width > width)))
 		width = b->width;
-	if (width == LIN_CM_NIL) {
-		*err = LIN_CM_NIL;
+	if (width == LIN_NIL) {
+		*err = LIN_NIL;
 		return true;
 	}
 	/* Read before and after a step back, placed across one, or in a bend's zone too wide
@@ -556,7 +556,7 @@ bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint
 
 bool lin_cm_to_device(const struct lin_clockmap *m, uint64_t host, uint64_t *dev)
 {
-	if (host == LIN_CM_NIL || !m->n || !m->sorted)
+	if (host == LIN_NIL || !m->n || !m->sorted)
 		return false;
 	/* First pair with host_ns > host: the pairs are in host order too while both clocks
 	 * run forward; where they are not, the pair found is still one of them. */

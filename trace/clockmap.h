@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LIN_CM_NIL UINT64_MAX
+#include "records.h"
 
 /* The largest relative rate error assumed between the host clock and CUPTI's clock outside
  * the span of the clock pairs: 500 ppm, the most Linux's NTP discipline slews a clock
@@ -51,7 +51,7 @@
 
 struct lin_cm_pair {
 	uint64_t host_ns, device_ns;
-	uint64_t width; /* host_after_ns - host_ns; LIN_CM_NIL: unknown */
+	uint64_t width; /* host_after_ns - host_ns; LIN_NIL: unknown */
 	/* The widening a bend at this pair adds to the placement of device times in its zone
 	 * [zlo, zhi]; 0 where no bend was seen (lin_cm_finish). */
 	uint64_t bend, zlo, zhi;
@@ -92,7 +92,7 @@ struct lin_clockmap {
 
 void lin_cm_init(struct lin_clockmap *m);
 void lin_cm_free(struct lin_clockmap *m);
-/* Add the pair of a clock record; @host_after_ns LIN_CM_NIL (or before @host_ns): of
+/* Add the pair of a clock record; @host_after_ns LIN_NIL (or before @host_ns): of
  * unknown width (a record whose host_ns or device_ns is nil is no pair: not added).
  * Return: false when out of memory (the pair is lost, oom is set). */
 bool lin_cm_add(struct lin_clockmap *m, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns);
@@ -109,15 +109,15 @@ static inline bool lin_cm_empty(const struct lin_clockmap *m) { return m->n == 0
 bool lin_cm_ambiguous(const struct lin_clockmap *m, uint64_t dev);
 /* Device time @dev -> host time *@host. *@widen (when not NULL): 0 between two pairs,
  * else the drift allowed for the distance to the nearest pair (LIN_CLOCK_RATE_ERR).
- * Return: false when there is no pair, @dev is LIN_CM_NIL, the map is not finished, or
+ * Return: false when there is no pair, @dev is LIN_NIL, the map is not finished, or
  * the time falls outside the host clock's range. */
 bool lin_cm_to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *widen);
 /* The error bound of a placement widened by @widen: the widest pair's width plus @widen
- * (saturating at UINT64_MAX / 4); LIN_CM_NIL when the width is not known. */
+ * (saturating at UINT64_MAX / 4); LIN_NIL when the width is not known. */
 uint64_t lin_cm_err(const struct lin_clockmap *m, uint64_t widen);
 /* lin_cm_to_host and the error bound of that placement: the width of the pairs it is placed
  * by (between two: the wider of them, plus the widening of a bend beside the segment;
- * outside the span: the nearest's, plus the widening), LIN_CM_NIL when one of them has no
+ * outside the span: the nearest's, plus the widening), LIN_NIL when one of them has no
  * known width. A pair preempted between its reads so widens only the times placed by it,
  * not the whole run's. */
 bool lin_cm_map(const struct lin_clockmap *m, uint64_t dev, uint64_t *host, uint64_t *err);

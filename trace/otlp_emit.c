@@ -223,7 +223,7 @@ void lin_oj_acstr(struct lin_oj *w, const char *key, const char *s)
 
 void lin_oj_aint(struct lin_oj *w, const char *key, uint64_t v)
 {
-	if (v == LIN_OJ_NIL)
+	if (v == LIN_NIL)
 		return; /* unknown is left out, never written as a number */
 	akey(w, key);
 	PUTS(w, "{\"intValue\":\"");
@@ -412,7 +412,7 @@ void lin_oj_clock_free(struct lin_oj_clock *c) { lin_cm_free(&c->map); }
 
 uint64_t lin_oj_host_unix(const struct lin_oj_clock *c, uint64_t host_ns)
 {
-	if (host_ns == LIN_OJ_NIL)
+	if (host_ns == LIN_NIL)
 		return 0;
 	if (c->have_unix)
 		return host_ns + (uint64_t)c->unix_off;
@@ -422,8 +422,8 @@ uint64_t lin_oj_host_unix(const struct lin_oj_clock *c, uint64_t host_ns)
 
 uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns)
 {
-	if (dev_ns == LIN_OJ_NIL)
-		return LIN_OJ_NIL;
+	if (dev_ns == LIN_NIL)
+		return LIN_NIL;
 	if (c->dev_host)
 		return lin_oj_host_unix(c, dev_ns);
 	uint64_t host;

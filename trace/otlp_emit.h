@@ -21,7 +21,6 @@
 
 #include "clockmap.h"
 
-#define LIN_OJ_NIL UINT64_MAX     /* an unknown integer: the attribute is left out */
 #define LIN_OJ_SPANS_PER_DOC 4096 /* spans per document: larger batches are split */
 
 enum { LIN_OJ_KIND_INTERNAL = 1, LIN_OJ_KIND_SERVER = 2 };
@@ -77,7 +76,7 @@ int lin_oj_doc_close(struct lin_oj *w);
 /* Attributes, inside a resource's, span's, event's or link's attribute list. */
 void lin_oj_astr(struct lin_oj *w, const char *key, const char *s, size_t n);
 void lin_oj_acstr(struct lin_oj *w, const char *key, const char *s);
-void lin_oj_aint(struct lin_oj *w, const char *key, uint64_t v); /* LIN_OJ_NIL: left out */
+void lin_oj_aint(struct lin_oj *w, const char *key, uint64_t v); /* LIN_NIL: left out */
 void lin_oj_abool(struct lin_oj *w, const char *key, bool v);
 void lin_oj_aints(struct lin_oj *w, const char *key, const uint64_t *v, size_t n);
 void lin_oj_ahex(struct lin_oj *w, const char *key, uint64_t v);

@@ -4,7 +4,7 @@
  *
  * Internal to the library and to the project's own generators (fixtures, synthetic
  * workloads); never installed. Each encoder packs exactly one object into @pk. Optional
- * fields take LIN_TF_NIL (or NULL for strings) to mean "unknown" and are written as nil.
+ * fields take LIN_NIL (or NULL for strings) to mean "unknown" and are written as nil.
  * Context: any thread; no allocation beyond what @pk's write callback does.
  */
 #ifndef LINEAGE_TRACEFMT_H
@@ -15,8 +15,23 @@
 #include <msgpack.h>
 
 #include "lineage/trace_format.h"
+#include "records.h"
 
-#define LIN_TF_NIL UINT64_MAX
+/* One encoder a record, expanded from records.def: v[LIN_F_<RECORD>_<FIELD>] holds each
+ * field's value (as the field's encoding says: a LIN_NIL or 0 that means nil), @x the
+ * record's str or array field (NULL when it has none). */
+#define LIN_RECORD(R, name) \
+	void lin_tf_rec_##name(msgpack_packer *pk, const uint64_t *v, const struct lin_tf_var *x);
+#define LIN_FIELD(R, F, name, type, enc)
+#define LIN_SINCE(R)
+#define LIN_END(R)
+#include "records.def"
+#undef LIN_RECORD
+#undef LIN_FIELD
+#undef LIN_SINCE
+#undef LIN_END
+
+/* The named encoders below take each field as an argument. */
 
 struct lin_tf_header {
 	const char *format; /* LIN_TRACE_FORMAT_NAME or LIN_TRUTH_FORMAT_NAME */
@@ -52,14 +67,14 @@ struct lin_tf_memop {                             /* memcpy and memset */
 
 struct lin_tf_api {
 	uint32_t domain;             /* enum lin_api_domain */
-	uint64_t cbid;               /* LIN_TF_NIL for internal launches */
+	uint64_t cbid;               /* LIN_NIL for internal launches */
 	uint64_t correlation;        /* 0: nil */
 	uint64_t start_dev, end_dev; /* 0: nil */
 	uint32_t pid, tid;
 	int64_t return_value;
 };
 
-void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v);    /* LIN_TF_NIL -> nil */
+void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v);    /* LIN_NIL -> nil */
 void lin_tf_pack_nz(msgpack_packer *pk, uint64_t v);     /* 0 -> nil */
 void lin_tf_pack_str(msgpack_packer *pk, const char *s); /* NULL -> nil */
 
@@ -73,7 +88,7 @@ void lin_tf_memcpy(msgpack_packer *pk, const struct lin_tf_memop *m);
 void lin_tf_memset(msgpack_packer *pk, const struct lin_tf_memop *m);
 void lin_tf_graph_trace(msgpack_packer *pk, uint64_t correlation, uint64_t start_dev, uint64_t end_dev,
 			uint32_t device, uint32_t context, uint32_t stream, uint64_t graph_id);
-/* host_ns, tid, epoch, version: LIN_TF_NIL when unknown. */
+/* host_ns, tid, epoch, version: LIN_NIL when unknown. */
 void lin_tf_graph_node(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t graph_id,
 		       uint64_t node_id, uint64_t epoch, uint64_t version, uint32_t origin);
 void lin_tf_graph_node_clone(msgpack_packer *pk, uint64_t original, uint64_t clone,
@@ -86,13 +101,13 @@ void lin_tf_graph_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uin
 void lin_tf_graph_node_update(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t node_id,
 			      uint64_t epoch, uint64_t version);
 void lin_tf_dropped(msgpack_packer *pk, uint32_t source, uint64_t count, uint64_t tid, const char *reason);
-/* A clock pair: host time read before the device time, and after it (LIN_TF_NIL: not
+/* A clock pair: host time read before the device time, and after it (LIN_NIL: not
  * read); host_after_ns - host_ns bounds the pair's error. */
 void lin_tf_clock(msgpack_packer *pk, uint64_t host_ns, uint64_t device_ns, uint64_t host_after_ns);
-/* A cudaEventRecord (since 1.3); sync_id LIN_TF_NIL: nil. */
+/* A cudaEventRecord (since 1.3); sync_id LIN_NIL: nil. */
 void lin_tf_cuda_event(msgpack_packer *pk, uint64_t correlation, uint32_t device, uint32_t context,
 		       uint32_t stream, uint64_t event, uint64_t sync_id);
-/* A synchronization (since 1.3): start/end, stream, event, sync_id LIN_TF_NIL: nil;
+/* A synchronization (since 1.3): start/end, stream, event, sync_id LIN_NIL: nil;
  * correlation 0: nil. */
 void lin_tf_sync(msgpack_packer *pk, uint64_t correlation, uint32_t sync_type, uint64_t start_dev,
 		 uint64_t end_dev, uint32_t context, uint64_t stream, uint64_t event, uint64_t sync_id);
@@ -100,27 +115,27 @@ void lin_tf_sync(msgpack_packer *pk, uint64_t correlation, uint32_t sync_type, u
 void lin_tf_host_sched(msgpack_packer *pk, uint64_t tid, uint64_t start_ns, uint64_t end_ns,
 		       uint32_t state, uint64_t source_sid);
 /* A dependency of graph @graph_id: node @to runs after node @from (since 1.3). Both
- * LIN_TF_NIL: the graph has no edge at all (its topology is known, every node a root). */
+ * LIN_NIL: the graph has no edge at all (its topology is known, every node a root). */
 void lin_tf_graph_edge(msgpack_packer *pk, uint64_t graph_id, uint64_t from, uint64_t to);
 /* The last record of a trace that was closed (lin_runtime_free). */
 void lin_tf_trace_end(msgpack_packer *pk, uint64_t host_ns, uint64_t events_dropped);
-/* Truth label: requests[n]; epoch LIN_TF_NIL when not known. */
+/* Truth label: requests[n]; epoch LIN_NIL when not known. */
 void lin_tf_truth(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, const uint64_t *requests,
 		  size_t n, uint64_t epoch);
 /* The same with the CUPTI correlation id of the API call that launched the record
- * (LIN_TF_NIL: not known), which lets a reader tie the label to its launch. */
+ * (LIN_NIL: not known), which lets a reader tie the label to its launch. */
 void lin_tf_truth_corr(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key,
 		       const uint64_t *requests, size_t n, uint64_t epoch, uint64_t correlation);
 /* A cause-truth label: launch (@gpu_kind, @key) was delayed by @cause (enum
  * lin_truth_cause); @alt: for LIN_TC_AMBIGUOUS, the causes it cannot be told apart from, a
  * bit (1 << cause) each; [@start_ns, @end_ns] the delay on the host clock and @magnitude_ns
- * its injected size (LIN_TF_NIL: unknown); @correlation the launch's CUPTI correlation when
- * the workload knows it (a graph kernel's grid id repeats in every replay), else LIN_TF_NIL. */
+ * its injected size (LIN_NIL: unknown); @correlation the launch's CUPTI correlation when
+ * the workload knows it (a graph kernel's grid id repeats in every replay), else LIN_NIL. */
 void lin_tf_launch_cause(msgpack_packer *pk, uint32_t gpu_kind, uint64_t key, uint32_t cause,
 			 uint32_t alt, uint64_t start_ns, uint64_t end_ns, uint64_t magnitude_ns,
 			 uint64_t correlation);
 
-/* Runtime records. Optional ids take LIN_TF_NIL; string ids take 0 for nil. */
+/* Runtime records. Optional ids take LIN_NIL; string ids take 0 for nil. */
 void lin_tf_request_begin(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t request,
 			  uint64_t user_id, uint64_t name_sid, uint64_t parent_request);
 /* The context a request arrived with: trace id as two big-endian halves, parent span, flags
@@ -151,7 +166,7 @@ void lin_tf_scope_close(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint
 /* kind 0: nil. */
 void lin_tf_misuse(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, const char *cause,
 		   uint32_t kind, uint64_t target, uint64_t version, uint64_t detail);
-/* depth: the bracket's nesting depth on its thread (1 = outermost), LIN_TF_NIL: nil. */
+/* depth: the bracket's nesting depth on its thread (1 = outermost), LIN_NIL: nil. */
 void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 		   uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
 		   uint64_t correlation, uint64_t depth);
@@ -160,7 +175,7 @@ void lin_tf_launch(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t 
 void lin_tf_launch_late(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 			uint64_t version, uint64_t ext_id, uint64_t name_sid, uint64_t api_sid,
 			uint64_t correlation, uint64_t depth, uint32_t late);
-/* The end of the launch bracket at @depth on @tid (format 1.2); host_ns LIN_TF_NIL: untimed. */
+/* The end of the launch bracket at @depth on @tid (format 1.2); host_ns LIN_NIL: untimed. */
 void lin_tf_launch_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t depth);
 
 #endif

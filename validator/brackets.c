@@ -283,8 +283,7 @@ void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct l
 void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
 	/* The pair's width bounds how far off the device reading can be placed. */
-	if (!lin_cm_add(&v->procs[proc].clocks, r->f[0], r->f[1],
-			LIN_REC_NIL(r, 2) ? LIN_CM_NIL : r->f[2]))
+	if (!lin_cm_add(&v->procs[proc].clocks, r->f[0], r->f[1], LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]))
 		v->oom = true;
 }
 
@@ -319,7 +318,7 @@ bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t d
 	/* The bound of this call's placement: the pairs around it, not the run's widest. */
 	uint64_t hs, he, us, ue;
 	if (!lin_cm_map(&p->clocks, ds, &hs, &us) || !lin_cm_map(&p->clocks, de, &he, &ue) ||
-	    us == LIN_CM_NIL || ue == LIN_CM_NIL) {
+	    us == LIN_NIL || ue == LIN_NIL) {
 		*u = lin_cm_err(&p->clocks, ws > we ? ws : we);
 		return true;
 	}

@@ -12,7 +12,6 @@
 #define LIN_MAX_IDS 6
 #define LIN_MAX_CAND 8
 #define LIN_MAX_CANDS 4096 /* extra ambiguous candidates remembered in all */
-#define LIN_NIL UINT64_MAX
 
 struct lin_vfile {
 	char *name;

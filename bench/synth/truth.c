@@ -60,7 +60,7 @@ int synth_truth_write(const struct synth_truth *t, const char *path)
 	};
 	lin_tf_header(&pk, &h);
 	for (size_t i = 0; i < t->n; i++)
-		lin_tf_truth(&pk, t->v[i].gpu_kind, t->v[i].key, t->v[i].req, t->v[i].n, LIN_TF_NIL);
+		lin_tf_truth(&pk, t->v[i].gpu_kind, t->v[i].key, t->v[i].req, t->v[i].n, LIN_NIL);
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad)
 		return -EIO;
@@ -110,7 +110,7 @@ int synth_causes_write(const struct synth_causes *c, const char *path)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct synth_cause *x = &c->v[i];
 		lin_tf_launch_cause(&pk, x->kind, x->key, x->cause, x->alt, x->start, x->end,
-				    x->mag, LIN_TF_NIL);
+				    x->mag, LIN_NIL);
 	}
 	return close_described(f);
 }
@@ -127,7 +127,7 @@ int synth_offs_write(const struct synth_offs *o, const char *path)
 	/* No source string: string ids are the process's, and the runtime's trace holds them. */
 	for (size_t i = 0; i < o->n; i++) {
 		lin_tf_host_sched(&pk, o->v[i].tid, o->v[i].start, o->v[i].end, LIN_SCHED_BLOCKED,
-				  LIN_TF_NIL);
+				  LIN_NIL);
 		last = o->v[i].end > last ? o->v[i].end : last;
 	}
 	lin_tf_trace_end(&pk, last, 0);

@@ -16,7 +16,6 @@
 
 #include "tracefmt.h"
 
-#define NIL LIN_TF_NIL
 #define BUFSZ (1u << 20)
 
 static char wbuf[BUFSZ];
@@ -69,8 +68,8 @@ int main(int argc, char **argv)
 	while (n < want) {
 		uint64_t req = id++, ep = id++;
 		uint32_t worker = 2000 + (uint32_t)(req % 8);
-		lin_tf_request_begin(&pk, t++, 1000, req, NIL, 0, NIL);
-		lin_tf_epoch_declare(&pk, t++, 1000, ep, 1, &req, 1, NIL, 0);
+		lin_tf_request_begin(&pk, t++, 1000, req, LIN_NIL, 0, LIN_NIL);
+		lin_tf_epoch_declare(&pk, t++, 1000, ep, 1, &req, 1, LIN_NIL, 0);
 		lin_tf_token_capture(&pk, t++, 1000, LIN_TARGET_EPOCH, ep, 1, ++seq);
 		lin_tf_token_adopt(&pk, t++, worker, LIN_TARGET_EPOCH, ep, 1, 1000, seq, 1);
 		n += 4;
@@ -96,7 +95,7 @@ int main(int argc, char **argv)
 		}
 		nprev = 0;
 		for (int i = 0; i < 8; i++) {
-			lin_tf_launch(&pk, t++, worker, ep, 1, ep, 1, 2, NIL, 1);
+			lin_tf_launch(&pk, t++, worker, ep, 1, ep, 1, 2, LIN_NIL, 1);
 			lin_tf_launch_end(&pk, t++, worker, 1);
 			prev[nprev++] =
 				(struct pending_gpu){ ep, corr++, 1000000 + t * 3, worker, i == 7 };

@@ -335,7 +335,7 @@ int sim_finish(struct sim *s, const char *validator, const char *name, size_t la
 	lin_tf_header(&pk, &h);
 	for (size_t i = 0; i < s->n_truth; i++)
 		lin_tf_truth(&pk, LIN_REC_KERNEL, s->truth[i].corr, s->truth[i].reqs, s->truth[i].n,
-			     LIN_TF_NIL);
+			     LIN_NIL);
 
 	char trace_path[512], truth_path[512];
 	snprintf(trace_path, sizeof(trace_path), "%s.lintrace", name);

@@ -49,16 +49,16 @@ static int stress(const char *dir, uint64_t n)
 	begin();
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t t = 100000 * (i + 1), req = i + 1, ep = 1000000 + i, c = 4 * i + 1;
-		lin_tf_request_begin(&pk, t, SUBMITTER, req, NIL, NIL, NIL);
-		lin_tf_epoch_declare(&pk, t + 100, SUBMITTER, ep, 1, &req, 1, NIL, 0);
+		lin_tf_request_begin(&pk, t, SUBMITTER, req, LIN_NIL, LIN_NIL, LIN_NIL);
+		lin_tf_epoch_declare(&pk, t + 100, SUBMITTER, ep, 1, &req, 1, LIN_NIL, 0);
 		handoff(ep, t + 200, t + 5000, i + 1);
-		lin_tf_host_sched(&pk, WORKER, t + 5100, t + 5200, LIN_SCHED_PREEMPTED, NIL);
+		lin_tf_host_sched(&pk, WORKER, t + 5100, t + 5200, LIN_SCHED_PREEMPTED, LIN_NIL);
 		call(ep, c, WORKER, t + 6000, t + 6100);
-		kern(c, 1, t + 7000, t + 60000, NIL, NIL, 0, 0);
+		kern(c, 1, t + 7000, t + 60000, LIN_NIL, LIN_NIL, 0, 0);
 		lin_tf_cuda_event(&pk, c + 1, 0, 1, 1, 3, i + 1);
 		lin_tf_sync(&pk, c + 2, LIN_SYNC_STREAM_WAIT_EVENT, t + 6300, t + 6400, 1, 2, 3, i + 1);
 		call(ep, c + 3, WORKER, t + 6500, t + 6600);
-		kern(c + 3, 2, t + 60100, t + 61000, NIL, NIL, 0, 0);
+		kern(c + 3, 2, t + 60100, t + 61000, LIN_NIL, LIN_NIL, 0, 0);
 	}
 	return save(dir, "stress.lt");
 }
@@ -77,16 +77,16 @@ static int cause_truth(const char *kind, const char *path)
 				   .ext_kind = 5,
 				   .backend = "none" };
 	lin_tf_header(&pk, &h);
-	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 1, LIN_TC_API_CALL, 0, 10, 20, 10, LIN_TF_NIL);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 1, LIN_TC_API_CALL, 0, 10, 20, 10, LIN_NIL);
 	if (!strcmp(kind, "foreign-record"))
-		lin_tf_truth(&pk, LIN_REC_KERNEL, 2, (const uint64_t[]){ 7 }, 1, NIL);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, 2, (const uint64_t[]){ 7 }, 1, LIN_NIL);
 	else if (!strcmp(kind, "bad-cause"))
-		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_N, 0, 10, 20, 10, LIN_TF_NIL);
+		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_N, 0, 10, 20, 10, LIN_NIL);
 	else if (!strcmp(kind, "one-candidate"))
 		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_AMBIGUOUS, 1u << LIN_TC_API_CALL,
-				    10, 20, 10, LIN_TF_NIL);
+				    10, 20, 10, LIN_NIL);
 	else if (!strcmp(kind, "bad-interval"))
-		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_API_CALL, 0, 20, 10, 10, LIN_TF_NIL);
+		lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 2, LIN_TC_API_CALL, 0, 20, 10, 10, LIN_NIL);
 	else if (!strcmp(kind, "empty")) {
 		msgpack_sbuffer_destroy(&sb);
 		msgpack_sbuffer_init(&sb);
@@ -122,8 +122,10 @@ static int cause_truth_for(const char *trace, uint64_t grid, const char *path)
 				   .ext_kind = 5,
 				   .backend = "none" };
 	lin_tf_header(&pk, &h);
-	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, grid, LIN_TC_API_CALL, 0, NIL, NIL, NIL, LIN_TF_NIL);
-	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 999998, LIN_TC_API_CALL, 0, NIL, NIL, NIL, LIN_TF_NIL);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, grid, LIN_TC_API_CALL, 0, LIN_NIL, LIN_NIL,
+			    LIN_NIL, LIN_NIL);
+	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 999998, LIN_TC_API_CALL, 0, LIN_NIL, LIN_NIL,
+			    LIN_NIL, LIN_NIL);
 	return write_buf(path);
 }
 
@@ -149,14 +151,14 @@ int main(int argc, char **argv)
 	kern(10, 1, 20000, 40000, 12200, 13000, 0, 0);
 	work(8, 80);
 	call(80, 11, SUBMITTER, 14000, 14500);
-	kern(11, 1, 40100, 41000, NIL, NIL, 0, 0);
+	kern(11, 1, 40100, 41000, LIN_NIL, LIN_NIL, 0, 0);
 	work(9, 90);
 	lin_tf_cuda_event(&pk, 12, 0, 1, 1, 3, 77);
 	lin_tf_sync(&pk, 13, LIN_SYNC_STREAM_WAIT_EVENT, 15000, 15100, 1, 2, 3, 77);
 	handoff(90, 3500, 15200, 2);
-	lin_tf_host_sched(&pk, WORKER, 15300, 15800, LIN_SCHED_PREEMPTED, NIL);
+	lin_tf_host_sched(&pk, WORKER, 15300, 15800, LIN_SCHED_PREEMPTED, LIN_NIL);
 	call(90, 14, WORKER, 16000, 16400);
-	kern(14, 2, 41050, 42000, NIL, NIL, 0, 0);
+	kern(14, 2, 41050, 42000, LIN_NIL, LIN_NIL, 0, 0);
 	rc |= save(dir, "ledger.lt");
 
 	begin();
@@ -165,19 +167,19 @@ int main(int argc, char **argv)
 
 	begin();
 	work(7, 70);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	rc |= save(dir, "unjoined.lt");
 
 	begin_clock(NULL);
 	work(7, 70);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	rc |= save(dir, "noclock.lt");
 
 	begin();
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, NULL, 0, NIL, 0);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, NULL, 0, LIN_NIL, 0);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	rc |= save(dir, "epochonly.lt");
 
 	begin();
@@ -185,15 +187,15 @@ int main(int argc, char **argv)
 	static const char nm[] = "k\n\nrequest 999 (file 0): 1 launches\x1b[2J\r\"q\"\\";
 	lin_tf_string(&pk, 1, nm, sizeof(nm) - 1);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 1);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 1);
 	rc |= save(dir, "names.lt");
 
 	begin();
-	lin_tf_request_begin(&pk, 15000, SUBMITTER, 7, NIL, NIL, NIL);
+	lin_tf_request_begin(&pk, 15000, SUBMITTER, 7, LIN_NIL, LIN_NIL, LIN_NIL);
 	uint64_t req = 7;
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, NIL, 0);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, LIN_NIL, 0);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	rc |= save(dir, "order.lt");
 	return rc;
 }

@@ -150,7 +150,7 @@ static struct run stream_case(uint32_t pstream, uint64_t pstart, uint64_t pend, 
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, pstream, pstart, pend, NIL, NIL, 0, 0);
+	kern(9, pstream, pstart, pend, LIN_NIL, LIN_NIL, 0, 0);
 	call_api(70, 10, SUBMITTER, 12000, 12500, graph != 0);
 	kern(10, 1, 30100, 31000, 12200, 13000, graph, 0);
 	return finish_run();
@@ -258,7 +258,7 @@ enum {
 static void graph_edges(unsigned how)
 {
 	if (how & (G_NO_EDGES | G_TWICE | G_OTHER_GRAPH))
-		lin_tf_graph_edge(&pk, 5, NIL, NIL);
+		lin_tf_graph_edge(&pk, 5, LIN_NIL, LIN_NIL);
 	if (how & G_OTHER_GRAPH)
 		lin_tf_graph_edge(&pk, 6, 501, 502);
 	else if (!(how & (G_NO_EDGES | G_NO_TOPOLOGY)))
@@ -319,7 +319,7 @@ static struct run two_replays_case(void)
 	return finish_run();
 }
 
-/* Cause labels for grid 2 naming correlations @c1 and @c2 (NIL: none). */
+/* Cause labels for grid 2 naming correlations @c1 and @c2 (LIN_NIL: none). */
 static size_t score_two(const struct run *r, uint64_t c1, uint64_t c2)
 {
 	msgpack_sbuffer tsb;
@@ -336,8 +336,10 @@ static size_t score_two(const struct run *r, uint64_t c1, uint64_t c2)
 				   .ext_kind = 5,
 				   .backend = "none" };
 	lin_tf_header(&tpk, &h);
-	lin_tf_launch_cause(&tpk, LIN_REC_KERNEL, 2, LIN_TC_GRAPH_DEPENDENCY, 0, NIL, NIL, NIL, c1);
-	lin_tf_launch_cause(&tpk, LIN_REC_KERNEL, 2, LIN_TC_GRAPH_DEPENDENCY, 0, NIL, NIL, NIL, c2);
+	lin_tf_launch_cause(&tpk, LIN_REC_KERNEL, 2, LIN_TC_GRAPH_DEPENDENCY, 0, LIN_NIL, LIN_NIL,
+			    LIN_NIL, c1);
+	lin_tf_launch_cause(&tpk, LIN_REC_KERNEL, 2, LIN_TC_GRAPH_DEPENDENCY, 0, LIN_NIL, LIN_NIL,
+			    LIN_NIL, c2);
 	struct lin_score *sc = lin_score_create();
 	cr_assert_not_null(sc);
 	cr_assert_eq(lin_score_load_mem(sc, "causes", tsb.data, tsb.size, err, sizeof(err)), 0,
@@ -355,7 +357,7 @@ Test(ledger, cause_labels_naming_a_correlation_tell_replays_apart)
 {
 	struct run r = two_replays_case();
 	cr_assert_eq(score_two(&r, 10, 11), 2);
-	cr_assert_eq(score_two(&r, NIL, NIL), 0, "one key twice: a conflict");
+	cr_assert_eq(score_two(&r, LIN_NIL, LIN_NIL), 0, "one key twice: a conflict");
 	cr_assert_eq(score_two(&r, 10, 99), 1, "a correlation no launch has matches nothing");
 	done(&r);
 }
@@ -482,11 +484,11 @@ static struct run event_case(uint64_t wait_corr, uint64_t sync_id)
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 1, 2900, 40000, NIL, NIL, 0, 0);
+	kern(9, 1, 2900, 40000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
 	lin_tf_sync(&pk, wait_corr, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, sync_id);
 	call(70, 13, SUBMITTER, 12000, 12500);
-	kern(13, 2, 40100, 41000, NIL, NIL, 0, 0);
+	kern(13, 2, 40100, 41000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -516,13 +518,13 @@ Test(ledger, event_wait_withdrawn_by_another_occupant)
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 1, 2900, 40000, NIL, NIL, 0, 0);
+	kern(9, 1, 2900, 40000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
 	lin_tf_sync(&pk, 12, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
 	call(80, 14, SUBMITTER, 2900, 3000);
-	kern(14, 3, 12000, 40050, NIL, NIL, 0, 0);
+	kern(14, 3, 12000, 40050, LIN_NIL, LIN_NIL, 0, 0);
 	call(70, 13, SUBMITTER, 12000, 12500);
-	kern(13, 2, 40100, 41000, NIL, NIL, 0, 0);
+	kern(13, 2, 40100, 41000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 13);
 	mark_is(l, LIN_M_DEP_READY, LIN_EV_INFERRED, LIN_HOW_EVENT_WAIT, 40000);
@@ -554,9 +556,9 @@ Test(ledger, untimed_capture_is_unknown_and_the_handoff_spans_it)
 {
 	begin();
 	work(7, 70);
-	handoff(70, NIL, 11000, 1);
+	handoff(70, LIN_NIL, 11000, 1);
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_CAPTURED, LIN_EV_UNKNOWN, LIN_HOW_LEAN_TIMESTAMPS, 0);
@@ -571,7 +573,7 @@ Test(ledger, lost_host_events_make_the_handoff_unknown_not_absent)
 	work(7, 70);
 	lin_tf_dropped(&pk, 1, 5, WORKER, NULL);
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_CAPTURED, LIN_EV_UNKNOWN, LIN_HOW_DROPPED_RECORDS, 0);
@@ -588,7 +590,7 @@ Test(ledger, no_api_record_leaves_the_launch_and_thread_unknown)
 	begin();
 	work(7, 70);
 	lin_tf_ext_correlation(&pk, 5, 70, 10);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_API_ENTER, LIN_EV_UNKNOWN, LIN_HOW_NO_API_RECORD, 0);
@@ -604,7 +606,7 @@ Test(ledger, no_clock_mapping_leaves_device_marks_unknown)
 	begin_clock(NULL); /* CUPTI's own clock, and no clock record */
 	work(7, 70);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_KERNEL_START, LIN_EV_UNKNOWN, LIN_HOW_NO_CLOCK, 0);
@@ -621,7 +623,7 @@ Test(ledger, a_clock_record_maps_device_times)
 	lin_tf_clock(&pk, 0, 1000000, 10); /* device = host + 1000000, error 10 ns */
 	work(7, 70);
 	call(70, 10, SUBMITTER, 1012000, 1012500);
-	kern(10, 1, 1020000, 1021000, NIL, NIL, 0, 0);
+	kern(10, 1, 1020000, 1021000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_KERNEL_START, LIN_EV_OBSERVED, LIN_HOW_CUPTI_ACTIVITY, 20000);
@@ -640,9 +642,9 @@ static struct run clock_dep_case(uint64_t err)
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 1002500, 1002600);
-	kern(9, 1, 1003000, 1013500, NIL, NIL, 0, 0);
+	kern(9, 1, 1003000, 1013500, LIN_NIL, LIN_NIL, 0, 0);
 	call(70, 10, SUBMITTER, 1012000, 1012500);
-	kern(10, 1, 1013600, 1014000, NIL, NIL, 0, 0);
+	kern(10, 1, 1013600, 1014000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -667,9 +669,9 @@ static struct run sched_case(uint64_t tid)
 	begin();
 	work(7, 70);
 	handoff(70, 3000, 11000, 1);
-	lin_tf_host_sched(&pk, tid, 11500, 11800, LIN_SCHED_PREEMPTED, NIL);
+	lin_tf_host_sched(&pk, tid, 11500, 11800, LIN_SCHED_PREEMPTED, LIN_NIL);
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -694,11 +696,11 @@ Test(ledger, overlapping_off_cpu_records_count_once_and_are_clipped)
 	begin();
 	work(7, 70);
 	handoff(70, 3000, 11000, 1);
-	lin_tf_host_sched(&pk, WORKER, 11500, 11700, LIN_SCHED_PREEMPTED, NIL);
-	lin_tf_host_sched(&pk, WORKER, 11600, 11800, LIN_SCHED_BLOCKED, NIL); /* overlaps */
-	lin_tf_host_sched(&pk, WORKER, 10000, 11100, LIN_SCHED_BLOCKED, NIL); /* before adopt */
+	lin_tf_host_sched(&pk, WORKER, 11500, 11700, LIN_SCHED_PREEMPTED, LIN_NIL);
+	lin_tf_host_sched(&pk, WORKER, 11600, 11800, LIN_SCHED_BLOCKED, LIN_NIL); /* overlaps */
+	lin_tf_host_sched(&pk, WORKER, 10000, 11100, LIN_SCHED_BLOCKED, LIN_NIL); /* before adopt */
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
@@ -727,8 +729,8 @@ static struct run slow_case(int n)
 	for (int i = 0; i < n; i++) {
 		uint64_t t = 100000 * (uint64_t)(i + 1);
 		call(70, 10 + (uint64_t)i, SUBMITTER, t, t + 100);
-		kern(10 + (uint64_t)i, 1, t + 1000, t + 1000 + (i == n - 1 ? 5000 : 1000), NIL, NIL,
-		     0, 1);
+		kern(10 + (uint64_t)i, 1, t + 1000, t + 1000 + (i == n - 1 ? 5000 : 1000), LIN_NIL,
+		     LIN_NIL, 0, 1);
 	}
 	return finish_run();
 }
@@ -763,8 +765,8 @@ Test(ledger, a_lost_gpu_record_gets_no_ledger)
 	begin();
 	work(7, 70);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
-	kern(99, 1, 22000, 23000, NIL, NIL, 0, 0); /* no API record, no ext: lost */
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
+	kern(99, 1, 22000, 23000, LIN_NIL, LIN_NIL, 0, 0); /* no API record, no ext: lost */
 	struct run r = finish_run();
 	const struct lin_xsummary *s = lin_explain_summary(r.x);
 	cr_assert_eq(s->gpu_records, 2);
@@ -778,11 +780,11 @@ Test(ledger, a_batched_launch_serves_every_request)
 {
 	begin();
 	uint64_t reqs[] = { 7, 8 };
-	lin_tf_request_begin(&pk, 1000, SUBMITTER, 7, NIL, NIL, NIL);
-	lin_tf_request_begin(&pk, 1500, SUBMITTER, 8, NIL, NIL, NIL);
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, reqs, 2, NIL, 0);
+	lin_tf_request_begin(&pk, 1000, SUBMITTER, 7, LIN_NIL, LIN_NIL, LIN_NIL);
+	lin_tf_request_begin(&pk, 1500, SUBMITTER, 8, LIN_NIL, LIN_NIL, LIN_NIL);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, reqs, 2, LIN_NIL, 0);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	cr_assert_eq(l->nreq, 2);
@@ -800,10 +802,10 @@ Test(ledger, a_reissued_epoch_keeps_its_declaration_and_adopt)
 	work(7, 70);
 	handoff(70, 3000, 5000, 1);
 	call(70, 9, WORKER, 6000, 6500);
-	kern(9, 1, 7000, 7500, NIL, NIL, 0, 0);
+	kern(9, 1, 7000, 7500, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_epoch_reissue(&pk, 8000, SUBMITTER, 70, 2, LIN_REISSUE_RETRY);
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_DECLARED, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK, 2000);
@@ -817,7 +819,7 @@ Test(ledger, marks_out_of_order_never_make_a_negative_statement)
 	begin();
 	work(7, 70);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 12400, 13000, NIL, NIL, 0, 0); /* starts before the call returned */
+	kern(10, 1, 12400, 13000, LIN_NIL, LIN_NIL, 0, 0); /* starts before the call returned */
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	for (int i = 0; i < l->nseg; i++)
@@ -835,9 +837,9 @@ Test(ledger, many_off_cpu_records_lose_no_statement)
 	handoff(70, 3000, 11000, 1);
 	for (uint64_t k = 0; k < 8; k++) /* 8 x 50 ns off-CPU before the call */
 		lin_tf_host_sched(&pk, WORKER, 11100 + 100 * k, 11150 + 100 * k,
-				  LIN_SCHED_PREEMPTED, NIL);
+				  LIN_SCHED_PREEMPTED, LIN_NIL);
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 100000, 101000, NIL, NIL, 0, 0);
+	kern(10, 1, 100000, 101000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	cr_assert(has_cause(l, LIN_X_API_CALL));
@@ -857,7 +859,7 @@ static struct run nested_case(uint64_t driver_tid)
 	lin_tf_ext_correlation(&pk, 5, 70, 10);
 	api_rec(2, 307, 10, driver_tid, 19000, 19500); /* cuLaunchKernel, written first */
 	api_rec(1, 211, 10, SUBMITTER, 11500, 20000);
-	kern(10, 1, 20500, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20500, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -913,9 +915,9 @@ Test(ledger, event_wait_ignores_the_same_context_on_another_device)
 Test(ledger, an_epoch_without_requests_is_counted_not_explained)
 {
 	begin();
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, NULL, 0, NIL, 0);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, NULL, 0, LIN_NIL, 0);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xsummary *s = lin_explain_summary(r.x);
 	cr_assert_eq(s->epoch_only, 1);
@@ -929,10 +931,10 @@ Test(ledger, an_inferred_join_makes_its_host_marks_inferred)
 	begin();
 	work(7, 70);
 	handoff(70, 3000, 11000, 1);
-	lin_tf_launch(&pk, 11900, WORKER, 70, 1, NIL, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 11900, WORKER, 70, 1, LIN_NIL, 0, 0, LIN_NIL, 1);
 	api_rec(1, 211, 10, WORKER, 12000, 12500);
 	lin_tf_launch_end(&pk, 12600, WORKER, 1);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	cr_assert_eq(l->join, LIN_JOIN_INFERRED);
@@ -952,11 +954,11 @@ Test(ledger, an_inferred_join_makes_its_host_marks_inferred)
 Test(ledger, a_request_begun_after_its_kernel_is_out_of_order)
 {
 	begin();
-	lin_tf_request_begin(&pk, 50000, SUBMITTER, 7, NIL, NIL, NIL);
+	lin_tf_request_begin(&pk, 50000, SUBMITTER, 7, LIN_NIL, LIN_NIL, LIN_NIL);
 	uint64_t req = 7;
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, NIL, 0);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, LIN_NIL, 0);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_UNKNOWN, LIN_HOW_OUT_OF_ORDER, 0);
@@ -974,7 +976,7 @@ Test(ledger, a_graph_trace_record_counts_and_orders_its_stream)
 	call_api(80, 9, SUBMITTER, 2500, 2600, true);
 	lin_tf_graph_trace(&pk, 9, 13000, 30000, 0, 1, 1, 4);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 30100, 31000, NIL, NIL, 0, 0);
+	kern(10, 1, 30100, 31000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	cr_assert_eq(lin_explain_summary(r.x)->gpu_records, 2);
 	cr_assert_eq(lin_explain_summary(r.x)->explained, 2);
@@ -988,7 +990,7 @@ Test(ledger, a_launch_on_another_thread_without_an_adopt_is_an_unrecorded_handof
 	begin();
 	work(7, 70);
 	call(70, 10, WORKER, 12000, 12500); /* declared on the submitter, launched by the worker */
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_UNRECORDED_HANDOFF, 0);
@@ -1006,7 +1008,7 @@ static struct run adopt_clock_case(uint64_t adopt, uint64_t err)
 	work(7, 70);
 	handoff(70, 3000, adopt, 1);
 	call(70, 10, WORKER, 1012000, 1012500);
-	kern(10, 1, 1020000, 1021000, NIL, NIL, 0, 0);
+	kern(10, 1, 1020000, 1021000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -1038,7 +1040,8 @@ Test(ledger, names_that_differ_past_4_kib_have_medians_of_their_own)
 	for (uint64_t i = 0; i < 6; i++) {
 		uint64_t t = 100000 * (i + 1);
 		call(70, 10 + i, SUBMITTER, t, t + 100);
-		kern(10 + i, 1, t + 1000, t + (i == 5 ? 6000 : 2000), NIL, NIL, 0, i == 5 ? 2 : 1);
+		kern(10 + i, 1, t + 1000, t + (i == 5 ? 6000 : 2000), LIN_NIL, LIN_NIL, 0,
+		     i == 5 ? 2 : 1);
 	}
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 15);
@@ -1057,10 +1060,10 @@ Test(ledger, huge_times_saturate_the_sums_and_the_median)
 	for (uint64_t i = 0; i < 6; i++) {
 		uint64_t t = 100000 * (i + 1);
 		call(70, 10 + i, SUBMITTER, t, t + 100);
-		kern(10 + i, 1 + (uint32_t)i, t + 1000, t + 1000 + big + i, NIL, NIL, 0, 1);
+		kern(10 + i, 1 + (uint32_t)i, t + 1000, t + 1000 + big + i, LIN_NIL, LIN_NIL, 0, 1);
 	}
 	call(70, 20, SUBMITTER, 12000, 12500);
-	kern(20, 9, UINT64_MAX - 10, UINT64_MAX - 1, NIL, NIL, 0, 0);
+	kern(20, 9, UINT64_MAX - 10, UINT64_MAX - 1, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 12);
 	cr_assert_geq(l->median, big); /* not wrapped to a small number */
@@ -1082,7 +1085,7 @@ Test(ledger, duplicates_are_counted_as_such)
 	begin();
 	work(7, 70);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_trace_end(&pk, 1000000, 0);
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	struct run r;
@@ -1110,10 +1113,10 @@ Test(ledger, an_inferred_join_without_an_adopt_is_unknown_not_absent)
 {
 	begin();
 	work(7, 70);
-	lin_tf_launch(&pk, 11900, SUBMITTER, 70, 1, NIL, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 11900, SUBMITTER, 70, 1, LIN_NIL, 0, 0, LIN_NIL, 1);
 	api_rec(1, 211, 10, SUBMITTER, 12000, 12500);
 	lin_tf_launch_end(&pk, 12600, SUBMITTER, 1);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	mark_is(launch(&r, 10), LIN_M_ADOPTED, LIN_EV_UNKNOWN, LIN_HOW_INFERRED_JOIN, 0);
 	done(&r);
@@ -1122,12 +1125,12 @@ Test(ledger, an_inferred_join_without_an_adopt_is_unknown_not_absent)
 Test(ledger, a_mark_after_one_that_must_follow_it_is_out_of_order)
 {
 	begin();
-	lin_tf_request_begin(&pk, 15000, SUBMITTER, 7, NIL, NIL, NIL); /* after the declaration */
+	lin_tf_request_begin(&pk, 15000, SUBMITTER, 7, LIN_NIL, LIN_NIL, LIN_NIL); /* after the declaration */
 	uint64_t req = 7;
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, NIL, 0);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &req, 1, LIN_NIL, 0);
 	handoff(70, 11500, 11000, 1); /* captured after its adopt */
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_REQUEST_READY, LIN_EV_UNKNOWN, LIN_HOW_OUT_OF_ORDER, 0);
@@ -1145,7 +1148,7 @@ Test(ledger, marks_in_order_are_kept)
 	work(7, 70);
 	handoff(70, 3000, 11000, 1);
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	for (enum lin_mark m = LIN_M_REQUEST_READY; m <= LIN_M_ADOPTED; m++)
@@ -1159,12 +1162,12 @@ Test(ledger, a_batch_epoch_keeps_its_request_list_once)
 	uint64_t reqs[64];
 	for (int i = 0; i < 64; i++) {
 		reqs[i] = 100 + (uint64_t)i;
-		lin_tf_request_begin(&pk, 1000, SUBMITTER, reqs[i], NIL, NIL, NIL);
+		lin_tf_request_begin(&pk, 1000, SUBMITTER, reqs[i], LIN_NIL, LIN_NIL, LIN_NIL);
 	}
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, reqs, 64, NIL, 0);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, reqs, 64, LIN_NIL, 0);
 	for (uint64_t c = 10; c < 20; c++) {
 		call(70, c, SUBMITTER, 1000 * c, 1000 * c + 100);
-		kern(c, 1, 1000 * c + 500, 1000 * c + 600, NIL, NIL, 0, 0);
+		kern(c, 1, 1000 * c + 500, 1000 * c + 600, LIN_NIL, LIN_NIL, 0, 0);
 	}
 	struct run r = finish_run();
 	cr_assert_eq(launch(&r, 10)->nreq, 64);
@@ -1179,7 +1182,7 @@ Test(ledger, a_device_time_before_the_host_clock_zero_has_no_mapping)
 	lin_tf_clock(&pk, 5000, 1000000, 5010); /* device = host + 995000 */
 	work(7, 70);
 	call(70, 10, SUBMITTER, 10000, 10500); /* maps below host 0 */
-	kern(10, 1, 1020000, 1021000, NIL, NIL, 0, 0);
+	kern(10, 1, 1020000, 1021000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_API_ENTER, LIN_EV_UNKNOWN, LIN_HOW_NO_CLOCK, 0);
@@ -1195,7 +1198,7 @@ Test(ledger, api_records_that_do_not_nest_are_not_joined_into_one_call)
 	lin_tf_ext_correlation(&pk, 5, 70, 10);
 	api_rec(1, 211, 10, SUBMITTER, 12000, 12500);
 	api_rec(2, 307, 10, SUBMITTER, 19000, 19100); /* same correlation, not inside it */
-	kern(10, 1, 20500, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20500, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	mark_is(l, LIN_M_API_ENTER, LIN_EV_OBSERVED, LIN_HOW_CUPTI_API, 12000);
@@ -1420,10 +1423,10 @@ static struct run busy_case(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, 
 	work(7, 70);
 	work(8, 80);
 	call(80, 8, SUBMITTER, 2400, 2450);
-	kern(8, 2, a0, a1, NIL, NIL, 0, 0);
+	kern(8, 2, a0, a1, LIN_NIL, LIN_NIL, 0, 0);
 	if (b1) {
 		call(80, 9, SUBMITTER, 2500, 2600);
-		kern(9, 2, b0, b1, NIL, NIL, 0, 0);
+		kern(9, 2, b0, b1, LIN_NIL, LIN_NIL, 0, 0);
 	}
 	if (sync)
 		lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
@@ -1440,10 +1443,10 @@ Test(ledger, device_occupied_silent_without_the_submission_time)
 	work(7, 70);
 	work(8, 80);
 	call(80, 8, SUBMITTER, 2400, 2450);
-	kern(8, 2, 3400, 19000, NIL, NIL, 0, 0);
+	kern(8, 2, 3400, 19000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
 	call(70, 10, SUBMITTER, 3000, 3500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	cr_assert(!has_cause(l, LIN_X_DEVICE_BUSY));
@@ -1486,19 +1489,19 @@ static struct run two_waits(bool other)
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 3, 2900, 39500, NIL, NIL, 0, 0);
+	kern(9, 3, 2900, 39500, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 11, 0, 1, 3, 3, 77);
 	call(80, 12, SUBMITTER, 2610, 2620);
-	kern(12, 4, 2950, 40000, NIL, NIL, 0, 0);
+	kern(12, 4, 2950, 40000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 14, 0, 1, 4, 4, 78);
 	lin_tf_sync(&pk, 15, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
 	lin_tf_sync(&pk, 16, LIN_SYNC_STREAM_WAIT_EVENT, 2800, 2900, 1, 2, 4, 78);
 	if (other) {
 		call(80, 17, SUBMITTER, 2900, 3000);
-		kern(17, 5, 2960, 40050, NIL, NIL, 0, 0);
+		kern(17, 5, 2960, 40050, LIN_NIL, LIN_NIL, 0, 0);
 	}
 	call(70, 20, SUBMITTER, 12000, 12500);
-	kern(20, 2, 40100, 41000, NIL, NIL, 0, 0);
+	kern(20, 2, 40100, 41000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -1530,7 +1533,7 @@ Test(ledger, device_occupied_silent_after_a_wait_on_an_unknown_event)
 	work(7, 70);
 	work(8, 80);
 	call(80, 8, SUBMITTER, 2400, 2450);
-	kern(8, 2, 3800, 19000, NIL, NIL, 0, 0);
+	kern(8, 2, 3800, 19000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 9, 0, 1, 3, 3, 77);
 	lin_tf_sync(&pk, 6, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 1, 4, 78);
 	call(70, 10, SUBMITTER, 3000, 3500);
@@ -1548,12 +1551,12 @@ Test(ledger, competing_causes_leave_out_the_bounding_producer_past_sixteen_waits
 	work(7, 70);
 	work(8, 80);
 	call(80, 8, SUBMITTER, 2400, 2450);
-	kern(8, 2, 3800, 19000, NIL, NIL, 0, 0);
+	kern(8, 2, 3800, 19000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 9, 0, 1, 2, 3, 77);
 	lin_tf_sync(&pk, 11, LIN_SYNC_STREAM_WAIT_EVENT, 2460, 2470, 1, 1, 3, 77);
 	for (uint64_t i = 0; i < 16; i++) {
 		call(80, 100 + 3 * i, SUBMITTER, 2500 + 10 * i, 2505 + 10 * i);
-		kern(100 + 3 * i, 3, 2600 + 20 * i, 2610 + 20 * i, NIL, NIL, 0, 0);
+		kern(100 + 3 * i, 3, 2600 + 20 * i, 2610 + 20 * i, LIN_NIL, LIN_NIL, 0, 0);
 		lin_tf_cuda_event(&pk, 101 + 3 * i, 0, 1, 3, 10 + i, 200 + i);
 		lin_tf_sync(&pk, 102 + 3 * i, LIN_SYNC_STREAM_WAIT_EVENT, 2900, 2901, 1, 1, 10 + i,
 			    200 + i);
@@ -1575,7 +1578,7 @@ Test(ledger, competing_causes_silent_when_an_awaited_copy_started_after_the_occu
 	work(7, 70);
 	work(8, 80);
 	call(80, 8, SUBMITTER, 2400, 2450);
-	kern(8, 3, 3800, 19000, NIL, NIL, 0, 0);
+	kern(8, 3, 3800, 19000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 9, 0, 1, 3, 3, 77);
 	lin_tf_sync(&pk, 11, LIN_SYNC_STREAM_WAIT_EVENT, 2460, 2470, 1, 2, 3, 77);
 	call(80, 12, SUBMITTER, 2480, 2490);
@@ -1671,7 +1674,7 @@ Test(ledger, the_tie_window_is_an_option)
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 2, 11000, 17000, NIL, NIL, 0, 0);
+	kern(9, 2, 11000, 17000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
 	call(70, 10, SUBMITTER, 12000, 12500);
 	kern(10, 1, 20000, 21000, 12200, 13000, 0, 0);
@@ -1702,7 +1705,7 @@ static struct run submit_case(uint64_t other_end)
 	work(8, 80);
 	if (other_end) {
 		call(80, 9, SUBMITTER, 2500, 2600);
-		kern(9, 2, 2800, other_end, NIL, NIL, 0, 0);
+		kern(9, 2, 2800, other_end, LIN_NIL, LIN_NIL, 0, 0);
 	}
 	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
 	call(70, 10, SUBMITTER, 3000, 3500);
@@ -1753,11 +1756,11 @@ static struct run handoff_busy_case(uint64_t other_end)
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 2, 2800, other_end, NIL, NIL, 0, 0);
+	kern(9, 2, 2800, other_end, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
 	handoff(70, 3000, 11000, 1);
 	call(70, 10, WORKER, 11500, 12000);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -1777,11 +1780,11 @@ Test(ledger, competing_causes_silent_when_the_other_work_began_after_the_stretch
 	work(7, 70);
 	work(8, 80);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 2, 4000, 19500, NIL, NIL, 0, 0); /* starts inside the handoff wait */
+	kern(9, 2, 4000, 19500, LIN_NIL, LIN_NIL, 0, 0); /* starts inside the handoff wait */
 	lin_tf_cuda_event(&pk, 20, 0, 1, 2, 3, 77);
 	handoff(70, 3000, 11000, 1);
 	call(70, 10, WORKER, 11500, 12000);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
 	cr_assert_eq(l->dominant, LIN_X_HANDOFF_WAIT);
@@ -1800,13 +1803,13 @@ static struct run tied_case(uint64_t pend)
 	work(7, 70);
 	work(8, 80);
 	call(80, 5, SUBMITTER, 2300, 2400);
-	kern(5, 2, 14000, pend, NIL, NIL, 0, 0);
+	kern(5, 2, 14000, pend, LIN_NIL, LIN_NIL, 0, 0);
 	call(80, 9, SUBMITTER, 2500, 2600);
-	kern(9, 1, 13000, 40000, NIL, NIL, 0, 0);
+	kern(9, 1, 13000, 40000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 11, 0, 1, 1, 3, 77);
 	lin_tf_sync(&pk, 12, LIN_SYNC_STREAM_WAIT_EVENT, 2700, 2800, 1, 2, 3, 77);
 	call(70, 13, SUBMITTER, 12000, 12500);
-	kern(13, 2, 40100, 41000, NIL, NIL, 0, 0);
+	kern(13, 2, 40100, 41000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -1882,7 +1885,7 @@ static struct run no_latency_trace(void)
 	begin();
 	work(7, 70);
 	call(70, 10, SUBMITTER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -1902,7 +1905,7 @@ static struct run handoff_trace(void)
 	work(7, 70);
 	handoff(70, 3000, 11000, 1);
 	call(70, 10, WORKER, 12000, 12500);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -1911,7 +1914,7 @@ static struct run no_api_trace(void)
 	begin();
 	work(7, 70);
 	lin_tf_ext_correlation(&pk, 5, 70, 10);
-	kern(10, 1, 20000, 21000, NIL, NIL, 0, 0);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	return finish_run();
 }
 
@@ -2039,11 +2042,11 @@ Test(ledger, review_competing_causes_silent_when_other_work_never_freed_the_devi
 	for (uint64_t i = 0; i < 56; i++) {
 		lin_tf_ext_correlation(&pk, 5, 80, 1000 + i);
 		api_rec(1, 211, 1000 + i, SUBMITTER, 2000 + i, 2001 + i);
-		kern(1000 + i, 3, 4000 + 1000 * i, 5000 + 1000 * i, NIL, NIL, 0, 0);
+		kern(1000 + i, 3, 4000 + 1000 * i, 5000 + 1000 * i, LIN_NIL, LIN_NIL, 0, 0);
 	}
 	lin_tf_cuda_event(&pk, 79, 0, 1, 3, 3, 77);
 	call(70, 81, SUBMITTER, 12000, 30000);
-	kern(81, 2, 30500, 31000, NIL, NIL, 0, 0);
+	kern(81, 2, 30500, 31000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 81);
 	cr_assert_eq(l->dominant, LIN_X_API_CALL, "dominant %u how %u alt %u", l->dominant,
@@ -2061,13 +2064,13 @@ Test(ledger, review_the_producers_stream_predecessor_is_no_competing_occupant)
 	work(7, 70);
 	work(8, 80);
 	call(80, 20, SUBMITTER, 2300, 2400);
-	kern(20, 1, 4000, 48500, NIL, NIL, 0, 0);
+	kern(20, 1, 4000, 48500, LIN_NIL, LIN_NIL, 0, 0);
 	call(80, 21, SUBMITTER, 2500, 2600);
-	kern(21, 1, 48600, 50000, NIL, NIL, 0, 0);
+	kern(21, 1, 48600, 50000, LIN_NIL, LIN_NIL, 0, 0);
 	lin_tf_cuda_event(&pk, 22, 0, 1, 1, 3, 77);
 	lin_tf_sync(&pk, 23, LIN_SYNC_STREAM_WAIT_EVENT, 9000, 9100, 1, 2, 3, 77);
 	call(70, 24, SUBMITTER, 10000, 10500);
-	kern(24, 2, 50200, 51000, NIL, NIL, 0, 0);
+	kern(24, 2, 50200, 51000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 24);
 	cr_assert_eq(l->dominant, LIN_X_DEPENDENCY, "dominant %u how %u alt %u", l->dominant,

@@ -14,7 +14,6 @@
 
 #include "tracefmt.h"
 
-#define NIL LIN_TF_NIL
 #define SUBMITTER 100
 #define WORKER 200
 
@@ -36,11 +35,11 @@ static inline void begin(void) { begin_clock("host"); }
 /* Request @req begins at 1000, its epoch @ep is declared at 2000 on the submitter. */
 static inline void work(uint64_t req, uint64_t ep)
 {
-	lin_tf_request_begin(&pk, 1000, SUBMITTER, req, NIL, NIL, NIL);
-	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, ep, 1, &req, 1, NIL, 0);
+	lin_tf_request_begin(&pk, 1000, SUBMITTER, req, LIN_NIL, LIN_NIL, LIN_NIL);
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, ep, 1, &req, 1, LIN_NIL, 0);
 }
 
-/* The token captured at @cap (NIL: untimed) on the submitter, adopted at @adopt by the worker. */
+/* The token captured at @cap (LIN_NIL: untimed) on the submitter, adopted at @adopt by the worker. */
 static inline void handoff(uint64_t ep, uint64_t cap, uint64_t adopt, uint64_t seq)
 {
 	lin_tf_token_capture(&pk, cap, SUBMITTER, LIN_TARGET_EPOCH, ep, 1, seq);
@@ -74,8 +73,8 @@ static inline void kern(uint64_t corr, uint32_t stream, uint64_t s, uint64_t e, 
 				   graph,
 				   0,
 				   name,
-				   q == NIL ? 0 : q,
-				   sub == NIL ? 0 : sub,
+				   q == LIN_NIL ? 0 : q,
+				   sub == LIN_NIL ? 0 : sub,
 				   false };
 	lin_tf_kernel(&pk, &k);
 }

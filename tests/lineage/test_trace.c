@@ -95,18 +95,18 @@ Test(trace, encoders_write_documented_field_counts)
 	lin_tf_memcpy(&pk, &m);
 	lin_tf_memset(&pk, &m);
 	lin_tf_graph_trace(&pk, 7, 1, 2, 0, 1, 2, 3);
-	lin_tf_graph_node(&pk, LIN_TF_NIL, LIN_TF_NIL, 1, 2, 99, 1, LIN_NODE_ORIGIN_CAPTURE);
+	lin_tf_graph_node(&pk, LIN_NIL, LIN_NIL, 1, 2, 99, 1, LIN_NODE_ORIGIN_CAPTURE);
 	lin_tf_graph_node_clone(&pk, 2, 3, 1, 4);
 	lin_tf_graph_exec(&pk, 5, 6, 1, 4);
 	lin_tf_graph_launch(&pk, 5, 6, 4, 100, 1, 99, 1, 7);
-	lin_tf_dropped(&pk, LIN_DROP_CUPTI_RECORDS, 12, LIN_TF_NIL, "x");
+	lin_tf_dropped(&pk, LIN_DROP_CUPTI_RECORDS, 12, LIN_NIL, "x");
 	lin_tf_clock(&pk, 1, 2, 1);
 	lin_tf_graph_node_update(&pk, 5, 6, 2, 99, 2);
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, reqs, 2, LIN_TF_NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, reqs, 2, LIN_NIL);
 	lin_tf_graph_edge(&pk, 5, 501, 502);
 	lin_tf_launch_cause(&pk, LIN_REC_KERNEL, 3, LIN_TC_AMBIGUOUS,
-			    1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY, 10, LIN_TF_NIL, 5,
-			    LIN_TF_NIL);
+			    1u << LIN_TC_SUBMIT_DELAY | 1u << LIN_TC_DEVICE_BUSY, 10, LIN_NIL, 5,
+			    LIN_NIL);
 	struct trace t;
 	cr_assert_eq(trace_load_mem(&t, sb.data, sb.size), 0);
 	static const size_t want[][2] = {
@@ -262,18 +262,9 @@ Test(trace, lean_timestamps_leave_capture_and_close_untimed)
 /* Values at every msgpack width edge, nil and zero included. */
 static uint64_t edge(uint64_t *x)
 {
-	static const uint64_t v[] = { 0,
-				      1,
-				      127,
-				      128,
-				      255,
-				      256,
-				      65535,
-				      65536,
-				      0xffffffffull,
-				      0x100000000ull,
-				      LIN_TF_NIL - 1,
-				      LIN_TF_NIL };
+	static const uint64_t v[] = { 0,           1,      127,   128,           255,
+				      256,         65535,  65536, 0xffffffffull, 0x100000000ull,
+				      LIN_NIL - 1, LIN_NIL };
 	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
 	uint64_t r = *x >> 33;
 	return (r & 1) ? v[(r >> 1) % (sizeof(v) / sizeof(v[0]))] : *x;

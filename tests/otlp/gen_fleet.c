@@ -23,7 +23,6 @@
 #include "lineage/w3c.h"
 #include "tracefmt.h"
 
-#define NIL LIN_TF_NIL
 #define EXT 5u
 #define DEV0 1700000000000000000ull /* device (CLOCK_REALTIME) ns */
 
@@ -51,8 +50,8 @@ static void start(const char *host, uint64_t pid)
 				   "cupti",
 				   "ok" };
 	lin_tf_header(&pk, &h);
-	lin_tf_clock(&pk, 1000, DEV0 + 1000, NIL); /* error unknown: no time checks */
-	want.spans++;                              /* the process span */
+	lin_tf_clock(&pk, 1000, DEV0 + 1000, LIN_NIL); /* error unknown: no time checks */
+	want.spans++;                                  /* the process span */
 }
 
 static void save(const char *dir, const char *name)
@@ -70,7 +69,7 @@ static void save(const char *dir, const char *name)
 
 static void request(uint64_t id, uint64_t t, uint64_t sid)
 {
-	lin_tf_request_begin(&pk, t, 10, id, NIL, sid, NIL);
+	lin_tf_request_begin(&pk, t, 10, id, LIN_NIL, sid, LIN_NIL);
 	want.spans++;
 }
 
@@ -122,7 +121,7 @@ static void kernel(uint64_t corr, uint64_t node, bool cross)
 /* launch on @tid in @ep: launch record, ext correlation, API record, kernel */
 static void launch(uint32_t tid, uint64_t ep, uint64_t corr, bool cross)
 {
-	lin_tf_launch(&pk, 2000 + corr, tid, ep, 1, ep, 2, 3, NIL, 1);
+	lin_tf_launch(&pk, 2000 + corr, tid, ep, 1, ep, 2, 3, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 2000 + corr, tid, 1);
 	lin_tf_ext_correlation(&pk, EXT, ep, corr);
 	api(corr, tid);
@@ -142,12 +141,12 @@ int main(int argc, char **argv)
 	lin_tf_string(&pk, 3, "cudaLaunchKernel", 16);
 	uint64_t r1 = 1, r34[2] = { 3, 4 };
 	request(1, 1500, 2);
-	epoch(2, 1600, &r1, 1, NIL);
+	epoch(2, 1600, &r1, 1, LIN_NIL);
 	handoff(10, 11, 2, 1, 1700);
 	launch(11, 2, 1, false);
 	request(3, 1800, 0);
 	request(4, 1810, 0);
-	epoch(5, 1900, r34, 2, NIL);
+	epoch(5, 1900, r34, 2, LIN_NIL);
 	launch(10, 5, 2, false);
 	lin_tf_epoch_retire(&pk, 5000, 10, 2, 1);
 	lin_tf_request_end(&pk, 6000, 10, 1);
@@ -179,22 +178,22 @@ int main(int argc, char **argv)
 				    tp.flags, NULL);
 	want.remote++;
 	want.joined++;
-	epoch(11, 1600, &r10, 1, NIL);
+	epoch(11, 1600, &r10, 1, LIN_NIL);
 	handoff(20, 21, 11, 1, 1700);
 	launch(21, 11, 1, true);
 	/* graph: node 50 created under epoch 11, cloned to 51, replayed as epoch 12 */
 	lin_tf_graph_node(&pk, 1650, 21, 9, 50, 11, 1, LIN_NODE_ORIGIN_CAPTURE);
 	lin_tf_graph_exec(&pk, 1660, 21, 9, 8);
 	lin_tf_graph_node_clone(&pk, 50, 51, 9, 8);
-	lin_tf_graph_launch(&pk, 2100, 21, 8, 12, 1, 11, 1, NIL);
+	lin_tf_graph_launch(&pk, 2100, 21, 8, 12, 1, 11, 1, LIN_NIL);
 	epoch(12, 2100, &r10, 1, 11);
 	lin_tf_ext_correlation(&pk, EXT, 12, 2);
 	api_cbid(311, 2, 21); /* cudaGraphLaunch */
 	kernel(2, 51, true);
 	/* fan-in: epoch 13 serves requests 10 and 14; a memcpy */
 	request(14, 1510, 0);
-	epoch(13, 2200, r10_14, 2, NIL);
-	lin_tf_launch(&pk, 2300, 10, 13, 1, 13, 0, 3, NIL, 1);
+	epoch(13, 2200, r10_14, 2, LIN_NIL);
+	lin_tf_launch(&pk, 2300, 10, 13, 1, 13, 0, 3, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 2300, 10, 1);
 	lin_tf_ext_correlation(&pk, EXT, 13, 4);
 	api_cbid(41, 4, 10); /* cudaMemcpyAsync */
@@ -208,7 +207,7 @@ int main(int argc, char **argv)
 	kernel(3, 0, false);
 	want.events++;
 	/* loss: CUPTI dropped 5 records */
-	lin_tf_dropped(&pk, 2, 5, NIL, NULL);
+	lin_tf_dropped(&pk, 2, 5, LIN_NIL, NULL);
 	want.events++;
 	lin_tf_epoch_retire(&pk, 5000, 10, 11, 1);
 	lin_tf_request_end(&pk, 6000, 10, 10);

@@ -41,7 +41,6 @@
 #include "tracefmt.h"
 #include "validate.h"
 
-#define NIL LIN_TF_NIL
 #define TID 7
 #define SEC 1000000000ull
 #define H0 (5 * SEC)                    /* start_host_ns */
@@ -72,7 +71,7 @@ static void pair(msgpack_packer *pk, int k)
 static void host_side(msgpack_packer *pk, int i)
 {
 	uint64_t t = ks[i].host;
-	lin_tf_launch(pk, t - 10000, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(pk, t - 10000, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(pk, t - 1000, TID, 1);
 }
 
@@ -119,8 +118,8 @@ static void gen(msgpack_sbuffer *sb, bool late_pairs, size_t cut[NPAIRS + 1])
 		ks[i] = (struct kern){ 1 + (uint64_t)i, t, dev_at(t), dev_at(t + 100000) };
 	}
 	uint64_t req = 1;
-	lin_tf_request_begin(pk, H0 + 100, TID, req, NIL, 0, NIL);
-	lin_tf_epoch_declare(pk, H0 + 200, TID, 2, 1, &req, 1, NIL, 0);
+	lin_tf_request_begin(pk, H0 + 100, TID, req, LIN_NIL, 0, LIN_NIL);
+	lin_tf_epoch_declare(pk, H0 + 200, TID, 2, 1, &req, 1, LIN_NIL, 0);
 	pair(pk, 0);
 	cut[0] = sb->size;
 	for (int k = 1; k <= NPAIRS; k++) {

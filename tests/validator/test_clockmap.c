@@ -17,8 +17,6 @@
 #include "validate.h"
 #include "vstate.h"
 
-#define NIL LIN_CM_NIL
-
 static uint64_t to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *widen)
 {
 	uint64_t h = 0;
@@ -91,7 +89,7 @@ Test(clockmap, outside_the_pairs_the_nearest_offset_is_widened_by_the_rate_error
 	cr_assert_eq(err, 0, "an exact pair, read at its own time");
 	/* Times the host clock cannot hold are no mapping, not a wrapped time. */
 	cr_assert_not(lin_cm_to_host(&one, 100, &h, &w), "before host time 0");
-	cr_assert_not(lin_cm_to_host(&one, NIL, &h, &w));
+	cr_assert_not(lin_cm_to_host(&one, LIN_NIL, &h, &w));
 	lin_cm_free(&one);
 	lin_cm_free(&m);
 }
@@ -126,12 +124,12 @@ Test(clockmap, a_pair_of_unknown_width_makes_the_bound_unknown)
 	struct lin_clockmap m;
 	lin_cm_init(&m);
 	cr_assert_not(m.width_known);
-	cr_assert_eq(lin_cm_err(&m, 0), NIL, "no pair: no bound");
+	cr_assert_eq(lin_cm_err(&m, 0), LIN_NIL, "no pair: no bound");
 	cr_assert(lin_cm_add(&m, 0, 0, 30));
 	cr_assert(lin_cm_add(&m, 1000, 1000, 1050));
 	cr_assert(m.width_known);
 	cr_assert_eq(m.width, 50, "the widest pair");
-	cr_assert(lin_cm_add(&m, 2000, 2000, NIL)); /* host_after_ns nil */
+	cr_assert(lin_cm_add(&m, 2000, 2000, LIN_NIL)); /* host_after_ns nil */
 	cr_assert_not(m.width_known);
 	cr_assert(m.width_lost);
 	cr_assert(lin_cm_add(&m, 3000, 3000, 3001)); /* a known width later does not restore it */
@@ -140,7 +138,7 @@ Test(clockmap, a_pair_of_unknown_width_makes_the_bound_unknown)
 	uint64_t h, err;
 	cr_assert(lin_cm_map(&m, 1500, &h, &err), "the pair still maps");
 	cr_assert_eq(h, 1500);
-	cr_assert_eq(err, NIL);
+	cr_assert_eq(err, LIN_NIL);
 	/* host_after_ns before host_ns: unknown too. */
 	struct lin_clockmap b;
 	lin_cm_init(&b);

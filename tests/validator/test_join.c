@@ -10,8 +10,6 @@
 #include "validate.h"
 #include "vstate.h"
 
-#define NIL LIN_TF_NIL
-
 static msgpack_sbuffer sb;
 static msgpack_packer pk;
 
@@ -49,7 +47,7 @@ static void kernel(uint64_t corr, uint64_t grid)
 
 static void declare(uint64_t epoch, const uint64_t *reqs, size_t n)
 {
-	lin_tf_epoch_declare(&pk, 10, 100, epoch, 1, reqs, n, NIL, 0);
+	lin_tf_epoch_declare(&pk, 10, 100, epoch, 1, reqs, n, LIN_NIL, 0);
 }
 
 static void add(struct lin_validator *v, bool truth)
@@ -87,7 +85,7 @@ Test(join, correlation_ids_are_scoped_by_process)
 	for (uint64_t pid = 1; pid <= 2; pid++) { /* truth first, as the CLI does */
 		uint64_t r = pid * 10;
 		begin(pid, LIN_TRUTH_FORMAT_NAME);
-		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
 		add(v, true);
 	}
 	for (uint64_t pid = 1; pid <= 2; pid++) {
@@ -132,9 +130,9 @@ Test(join, fan_in_set_must_match_truth_exactly)
 	struct lin_validator *v = lin_validator_create(NULL);
 	uint64_t reqs[] = { 1, 2, 3 }, part[] = { 1, 2 };
 	begin(1, LIN_TRUTH_FORMAT_NAME);
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, reqs, 3, NIL);
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 2, part, 2, NIL);
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, part, 2, NIL); /* no GPU record */
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, reqs, 3, LIN_NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 2, part, 2, LIN_NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 3, part, 2, LIN_NIL); /* no GPU record */
 	add(v, true);
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(9, reqs, 3);
@@ -162,7 +160,7 @@ Test(join, truth_is_counted_by_join_level)
 	uint64_t r1 = 1, r2 = 2;
 	begin(1, LIN_TRUTH_FORMAT_NAME);
 	for (uint64_t g = 1; g <= 4; g++)
-		lin_tf_truth(&pk, LIN_REC_KERNEL, g, &r1, 1, NIL);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, g, &r1, 1, LIN_NIL);
 	add(v, true);
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(10, &r1, 1);
@@ -236,7 +234,7 @@ Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 	lin_tf_graph_node(&pk, 1, 100, 5, 50, 10, 1, 1);
 	lin_tf_graph_node_clone(&pk, 50, 150, 5, 6);
 	declare(20, &r2, 1);
-	lin_tf_graph_launch(&pk, 2, 100, 6, 30, 1, 20, 1, NIL);
+	lin_tf_graph_launch(&pk, 2, 100, 6, 30, 1, 20, 1, LIN_NIL);
 	lin_tf_epoch_declare(&pk, 2, 100, 30, 1, &r2, 1, 20, 0);
 	ext_api_cbid(30, 11, 311); /* cudaGraphLaunch */
 	struct lin_tf_kernel k = { 11, 11050, 11060, 0, 1, 1, 1, 5, 150, 0, 0, 0, false };
@@ -286,7 +284,7 @@ Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
 		struct lin_validator *v = lin_validator_create(NULL);
 		uint64_t r = 1;
 		begin(1, LIN_TRUTH_FORMAT_NAME);
-		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
 		add(v, true);
 		begin_kind(1, LIN_TRACE_FORMAT_NAME, kind);
 		declare(2, &r, 1);

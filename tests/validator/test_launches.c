@@ -14,7 +14,6 @@
 #include "validate.h"
 #include "vstate.h"
 
-#define NIL LIN_TF_NIL
 #define TID 100
 
 static msgpack_sbuffer sb;
@@ -53,8 +52,8 @@ static void done(void)
 
 static void request(uint64_t req, uint64_t epoch)
 {
-	lin_tf_request_begin(&pk, 10, TID, req, NIL, 0, NIL);
-	lin_tf_epoch_declare(&pk, 10, TID, epoch, 1, &req, 1, NIL, 0);
+	lin_tf_request_begin(&pk, 10, TID, req, LIN_NIL, 0, LIN_NIL);
+	lin_tf_epoch_declare(&pk, 10, TID, epoch, 1, &req, 1, LIN_NIL, 0);
 }
 
 /* An API record on TID at device [start, end]; cbid 211 (cudaLaunchKernel) unless given. */
@@ -72,7 +71,8 @@ static void kernel_at(uint64_t corr, uint64_t grid, uint64_t start)
 
 static void bracket(uint64_t begin_ns, uint64_t end_ns, uint64_t epoch, uint64_t depth)
 {
-	lin_tf_launch(&pk, begin_ns, TID, epoch, epoch == NIL ? NIL : 1, NIL, 0, 0, NIL, depth);
+	lin_tf_launch(&pk, begin_ns, TID, epoch, epoch == LIN_NIL ? LIN_NIL : 1, LIN_NIL, 0, 0,
+		      LIN_NIL, depth);
 	lin_tf_launch_end(&pk, end_ns, TID, depth);
 }
 
@@ -93,7 +93,7 @@ Test(launches, containment_takes_the_innermost_closed_bracket)
 	request(1, 2);
 	request(3, 4);
 	/* outer: epoch 2, around inner: epoch 4, which ends before call 2 */
-	lin_tf_launch(&pk, 100, TID, 2, 1, NIL, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 100, TID, 2, 1, LIN_NIL, 0, 0, LIN_NIL, 1);
 	bracket(200, 300, 4, 2);
 	lin_tf_launch_end(&pk, 900, TID, 1);
 	api_at(1, 211, 1, 210, 290, 0); /* inside the inner one */
@@ -155,7 +155,7 @@ Test(launches, a_pushed_bracket_never_joins_by_time)
 	begin("cupti");
 	lin_tf_clock(&pk, 0, 0, 0);
 	request(1, 2);
-	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1); /* pushed epoch 2 */
+	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, LIN_NIL, 1); /* pushed epoch 2 */
 	lin_tf_launch_end(&pk, 900, TID, 1);
 	api_at(1, 211, 1, 200, 300, 0); /* ... but its ext record never came */
 	kernel_at(1, 1, 1000);
@@ -170,7 +170,7 @@ Test(launches, a_bracket_outside_any_epoch_reaches_the_op_level)
 {
 	begin("none");
 	lin_tf_clock(&pk, 0, 0, 0);
-	bracket(100, 900, NIL, 1);
+	bracket(100, 900, LIN_NIL, 1);
 	api_at(1, 211, 1, 200, 300, 0);
 	kernel_at(1, 1, 1000);
 	api_at(1, 211, 2, 1000, 1100, 0); /* no bracket around it */
@@ -233,8 +233,8 @@ Test(launches, a_truth_label_tied_to_a_missing_launch_is_one_loss)
 	};
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
-	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 7, &r, 1, NIL, 1);
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 8, &r, 1, NIL); /* no correlation known */
+	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 7, &r, 1, LIN_NIL, 1);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 8, &r, 1, LIN_NIL); /* no correlation known */
 	struct lin_validator *tv = lin_validator_create(NULL);
 	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
@@ -256,7 +256,7 @@ Test(launches, a_launch_after_its_epoch_retired_is_stale)
 {
 	begin("cupti");
 	request(1, 2);
-	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1); /* another thread retired it first */
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
@@ -268,7 +268,7 @@ Test(launches, a_launch_after_its_epoch_retired_is_stale)
 	begin("cupti");
 	request(1, 2);
 	lin_tf_epoch_retire(&pk, 600, TID + 1, 2, 1); /* retired after the launch */
-	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
 	api_at(1, 211, 1, 100, 200, 0);
@@ -293,8 +293,9 @@ static void late_launch(uint64_t late, uint64_t ext_bits, uint64_t rec_bits, int
 		lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1);
 	if (end == 2)
 		lin_tf_epoch_reissue(&pk, 400, TID + 1, 2, 2, LIN_REISSUE_RETRY);
-	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_EPOCH, 2, 1, NIL, NIL, 1, (uint32_t)late);
-	lin_tf_launch_late(&pk, 500, TID, 2, 1, 2 | ext_bits, 0, 0, NIL, 1, (uint32_t)late);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_EPOCH, 2, 1, LIN_NIL, LIN_NIL, 1,
+				(uint32_t)late);
+	lin_tf_launch_late(&pk, 500, TID, 2, 1, 2 | ext_bits, 0, 0, LIN_NIL, 1, (uint32_t)late);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2 | rec_bits, 1);
 	api_at(1, 211, 1, 502, 508, 0);
@@ -373,7 +374,8 @@ Test(launches, late_evidence_that_contradicts_itself_is_structural)
 	begin_clock("cupti", "host");
 	request(1, 2);
 	lin_tf_epoch_retire(&pk, 400, TID + 1, 2, 1);
-	lin_tf_launch_late(&pk, 500, TID, 2, NIL, 2 | LIN_EXT_LATE_ENDED, 0, 0, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_launch_late(&pk, 500, TID, 2, LIN_NIL, 2 | LIN_EXT_LATE_ENDED, 0, 0, LIN_NIL, 1,
+			   LIN_LATE_ENDED);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2 | LIN_EXT_LATE_ENDED, 1);
 	api_at(1, 211, 1, 502, 508, 0);
@@ -384,9 +386,10 @@ Test(launches, late_evidence_that_contradicts_itself_is_structural)
 	/* Late adopts whose versions never ended: an epoch's, a request's. */
 	begin_clock("cupti", "host");
 	request(1, 2);
-	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_EPOCH, 2, 1, NIL, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_EPOCH, 2, 1, LIN_NIL, LIN_NIL, 1,
+				LIN_LATE_ENDED);
 	lin_tf_scope_close(&pk, 460, TID, LIN_TARGET_EPOCH, 2, 1);
-	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
 	api_at(1, 211, 1, 502, 508, 0);
@@ -396,9 +399,10 @@ Test(launches, late_evidence_that_contradicts_itself_is_structural)
 	done();
 	begin_clock("cupti", "host");
 	request(1, 2);
-	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_REQUEST, 1, 0, NIL, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_REQUEST, 1, 0, LIN_NIL, LIN_NIL, 1,
+				LIN_LATE_ENDED);
 	lin_tf_scope_close(&pk, 460, TID, LIN_TARGET_REQUEST, 1, 1);
-	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
 	api_at(1, 211, 1, 502, 508, 0);
@@ -414,9 +418,10 @@ Test(launches, a_late_request_adopt_after_its_end_is_consistent)
 	begin_clock("cupti", "host");
 	request(1, 2);
 	lin_tf_request_end(&pk, 440, TID + 1, 1);
-	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_REQUEST, 1, 0, NIL, NIL, 1, LIN_LATE_ENDED);
+	lin_tf_token_adopt_late(&pk, 450, TID, LIN_TARGET_REQUEST, 1, 0, LIN_NIL, LIN_NIL, 1,
+				LIN_LATE_ENDED);
 	lin_tf_scope_close(&pk, 460, TID, LIN_TARGET_REQUEST, 1, 1);
-	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
 	api_at(1, 211, 1, 502, 508, 0);
@@ -511,8 +516,8 @@ static void replay_truth(bool twice, bool swapped)
 	};
 	lin_tf_header(&pk, &th);
 	uint64_t r1 = swapped ? 3 : 1, r3 = swapped ? 1 : 3;
-	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r1, 1, NIL, 1);
-	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r3, 1, NIL, twice ? 1 : 2);
+	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r1, 1, LIN_NIL, 1);
+	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r3, 1, LIN_NIL, twice ? 1 : 2);
 	struct lin_validator *tv = lin_validator_create(NULL);
 	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
@@ -546,8 +551,8 @@ Test(launches, a_request_id_declared_again_as_an_epoch_is_a_finding)
 {
 	begin("cupti");
 	uint64_t r = 1;
-	lin_tf_request_begin(&pk, 10, TID, 1, NIL, 0, NIL);
-	lin_tf_epoch_declare(&pk, 10, TID, 1, 1, &r, 1, NIL, 0); /* ids share one space */
+	lin_tf_request_begin(&pk, 10, TID, 1, LIN_NIL, 0, LIN_NIL);
+	lin_tf_epoch_declare(&pk, 10, TID, 1, 1, &r, 1, LIN_NIL, 0); /* ids share one space */
 	lin_tf_ext_correlation(&pk, 5, 1, 1);
 	api_at(1, 211, 1, 100, 200, 0);
 	kernel_at(1, 1, 300);
@@ -561,7 +566,7 @@ Test(launches, a_request_id_declared_again_as_an_epoch_is_a_finding)
 /* A pushed bracket of epoch @ep on TID around [b, e]. */
 static void pushed(uint64_t b, uint64_t e, uint64_t ep, uint64_t depth)
 {
-	lin_tf_launch(&pk, b, TID, ep, 1, ep, 0, 0, NIL, depth);
+	lin_tf_launch(&pk, b, TID, ep, 1, ep, 0, 0, LIN_NIL, depth);
 	lin_tf_launch_end(&pk, e, TID, depth);
 }
 
@@ -649,8 +654,8 @@ Test(launches, nested_pushed_brackets_tag_the_innermost)
 	begin_clock("custom", "host");
 	request(1, 2);
 	request(3, 4);
-	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
-	lin_tf_launch(&pk, 200, TID, 4, 1, 4, 0, 0, NIL, 2);
+	lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
+	lin_tf_launch(&pk, 200, TID, 4, 1, 4, 0, 0, LIN_NIL, 2);
 	tagged_call(4, 1, 210, 250, 1); /* top of CUPTI's stack: 4 */
 	lin_tf_launch_end(&pk, 300, TID, 2);
 	tagged_call(2, 2, 350, 380, 2); /* back in 2 */
@@ -670,7 +675,7 @@ Test(launches, a_truth_file_read_first_does_not_hide_the_trace_header)
 	};
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
 	struct lin_validator *tv = lin_validator_create(NULL);
 	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
@@ -694,7 +699,7 @@ Test(launches, a_graph_kernel_whose_clone_belongs_to_another_exec_is_not_joined)
 		begin("cupti");
 		request(1, 2);
 		lin_tf_graph_node_clone(&pk, 70, 170, 7, 8); /* clone 170 is exec 8's */
-		lin_tf_graph_launch(&pk, 20, TID, wrong ? 9 : 8, 3, 1, 2, 1, NIL);
+		lin_tf_graph_launch(&pk, 20, TID, wrong ? 9 : 8, 3, 1, 2, 1, LIN_NIL);
 		uint64_t r = 1;
 		lin_tf_epoch_declare(&pk, 20, TID, 3, 1, &r, 1, 2, 0);
 		lin_tf_ext_correlation(&pk, 5, 3, 1);
@@ -753,7 +758,7 @@ Test(launches, a_pushed_bracket_around_pushed_ones_owes_no_call_of_its_own)
 			lin_tf_clock(&pk, 0, 0, 0); /* CUPTI's clock, an exact pair */
 		request(1, 2);
 		request(3, 4);
-		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
+		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 		pushed(200, 300, 4, 2);
 		tagged_call(4, 1, 210, 290, 1);
 		lin_tf_launch_end(&pk, 400, TID, 1);
@@ -876,7 +881,7 @@ Test(launches, a_nested_bracket_without_an_open_parent_is_reported_once_a_thread
 		begin_clock("none", "host");
 		request(1, 2);
 		if (parent)
-			lin_tf_launch(&pk, 50, TID, 2, 1, NIL, 0, 0, NIL, 1);
+			lin_tf_launch(&pk, 50, TID, 2, 1, LIN_NIL, 0, 0, LIN_NIL, 1);
 		for (uint64_t i = 0; i < 3; i++) {
 			bracket(100 + 100 * i, 150 + 100 * i, 2, 2);
 			api_at(1, 211, i + 1, 110 + 100 * i, 120 + 100 * i, 0);
@@ -898,7 +903,7 @@ Test(launches, a_thread_with_one_bracket_holds_little_room)
 	begin_clock("custom", "host");
 	request(1, 2);
 	for (uint32_t i = 0; i < 4; i++) {
-		lin_tf_launch(&pk, 100 + 10 * i, TID + 1 + i, 2, 1, 2, 0, 0, NIL, 1);
+		lin_tf_launch(&pk, 100 + 10 * i, TID + 1 + i, 2, 1, 2, 0, 0, LIN_NIL, 1);
 		lin_tf_launch_end(&pk, 105 + 10 * i, TID + 1 + i, 1);
 	}
 	finish();
@@ -1092,7 +1097,7 @@ Test(launches, a_truth_file_after_a_trace_is_refused_and_recorded)
 	};
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
-	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
 	cr_assert_eq(lin_validator_add_truth_mem(v, "late-truth", sb.data, sb.size), -1);
 	msgpack_sbuffer_destroy(&sb);
 	lin_validator_finish(v);
@@ -1127,7 +1132,7 @@ Test(launches, allow_empty_passes_only_an_empty_run)
 					   "ok" };
 		lin_tf_header(&pk, &h);
 		request(1, 2);
-		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, NIL, 1);
+		lin_tf_launch(&pk, 100, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 		lin_tf_launch_end(&pk, 300, TID, 1);
 		if (!p) {
 			lin_tf_ext_correlation(&pk, 5, 2, 1);
@@ -1159,7 +1164,7 @@ static void own_push(uint64_t tag, bool calls_first)
 		api_at(1, 211, 1, 502, 508, 0);
 		kernel_at(1, 1, 600);
 	}
-	lin_tf_launch(&pk, 500, TID, 2, 1, NIL, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, LIN_NIL, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	if (!calls_first) {
 		lin_tf_ext_correlation(&pk, 5, tag, 1);
@@ -1198,7 +1203,7 @@ static void foreign_tids(const char *status)
 	v = lin_validator_create(NULL);
 	cr_assert_not_null(v);
 	request(1, 2);
-	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, NIL, 1);
+	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
 	lin_tf_launch_end(&pk, 510, TID, 1);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
 	struct lin_tf_api a = { 1, 211, 1, 502, 508, 1, 0x7f00deadbeefull & 0xffffffffu, 0 };

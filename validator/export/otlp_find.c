@@ -59,7 +59,7 @@ void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 		*x = (struct xfind){ .kind = f->kind,
 				     .cause = f->cause,
 				     .offset = f->offset,
-				     .next = XNIL,
+				     .next = LIN_NIL,
 				     .file = f->file };
 		x->ncand = f->ncand < 4 ? (uint32_t)f->ncand : 4;
 		memcpy(x->cand, f->cand, x->ncand * sizeof(uint64_t));
@@ -74,7 +74,7 @@ void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 			continue;
 		}
 		struct xfind *t = lin_vec_at(&m->finds, *head);
-		while (t->next != XNIL)
+		while (t->next != LIN_NIL)
 			t = lin_vec_at(&m->finds, t->next);
 		t->next = m->finds.n - 1;
 	}

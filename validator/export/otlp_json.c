@@ -88,8 +88,8 @@ static void write_process(struct jw *w, int proc)
 	lin_w3c_trace_id(p->key, 0, trace);
 	char name[300];
 	int n = snprintf(name, sizeof(name), "process %s:%" PRIu64, p->host, p->pid);
-	uint64_t t0 = p->tmin == XNIL ? 0 : lin_xmodel_unix(m, (uint16_t)proc, p->tmin);
-	uint64_t t1 = p->tmin == XNIL ? 0 : lin_xmodel_unix(m, (uint16_t)proc, p->tmax);
+	uint64_t t0 = p->tmin == LIN_NIL ? 0 : lin_xmodel_unix(m, (uint16_t)proc, p->tmin);
+	uint64_t t1 = p->tmin == LIN_NIL ? 0 : lin_xmodel_unix(m, (uint16_t)proc, p->tmax);
 	lin_oj_span_open(&w->oj, proc, trace, proc_span(m, proc), 0, name, (size_t)n, KIND_INTERNAL,
 			 t0, t1);
 	lin_oj_acstr(&w->oj, "lineage.span", "process");
@@ -109,7 +109,7 @@ static void write_request(struct jw *w, const struct xreq *q)
 	const struct xproc *p = &m->procs[q->proc];
 	uint8_t trace[16];
 	lin_xmodel_req_trace(m, q, trace);
-	const struct xreq *par = q->parent == XNIL ? NULL : lin_xmodel_req(m, q->proc, q->parent);
+	const struct xreq *par = q->parent == LIN_NIL ? NULL : lin_xmodel_req(m, q->proc, q->parent);
 	uint64_t parent = q->remote ? q->rparent : par ? lin_w3c_span_id(p->key, par->id) : 0;
 	size_t nlen;
 	const char *name = name_or(m, q->proc, q->name_sid, "request", &nlen);
@@ -156,7 +156,7 @@ static void write_epoch(struct jw *w, const struct xepoch *e)
 			  : e->nreq && lin_xmodel_req(m, e->proc, reqs[0])
 				  ? lin_w3c_span_id(p->key, reqs[0])
 				  : proc_span(m, e->proc);
-	bool replay = e->exec != XNIL;
+	bool replay = e->exec != LIN_NIL;
 	size_t nlen;
 	const char *name = name_or(m, e->proc, e->name_sid, replay ? "graph replay" : "epoch", &nlen);
 	uint64_t t1 = e->has_end ? e->end : p->tmax;
@@ -207,7 +207,7 @@ static void write_adopt(struct jw *w, const struct xadopt *a)
 	}
 	uint64_t span = lin_w3c_mix64(p->key ^ lin_w3c_mix64(a->begin ^ (uint64_t)a->tid << 40));
 	/* a token captured on a thread and adopted: a handoff; no capture: a scope entered */
-	const char *what = a->capture_tid != XNIL ? "handoff" : "scope";
+	const char *what = a->capture_tid != LIN_NIL ? "handoff" : "scope";
 	lin_oj_span_open(&w->oj, a->proc, trace, span ? span : 1, parent, what, strlen(what),
 			 KIND_INTERNAL, lin_xmodel_unix(m, a->proc, a->begin),
 			 lin_xmodel_unix(m, a->proc, a->end));
@@ -267,11 +267,11 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 	}
 	uint64_t start = lin_xmodel_dev_unix(m, g->proc, g->start);
 	uint64_t end = lin_xmodel_dev_unix(m, g->proc, g->end);
-	uint64_t t0 = start != XNIL ? start : end;
-	uint64_t t1 = end != XNIL ? end : t0;
-	bool unknown = t0 == XNIL;
+	uint64_t t0 = start != LIN_NIL ? start : end;
+	uint64_t t1 = end != LIN_NIL ? end : t0;
+	bool unknown = t0 == LIN_NIL;
 	if (unknown)
-		t0 = t1 = p->tmin == XNIL ? 0 : lin_xmodel_unix(m, g->proc, p->tmin);
+		t0 = t1 = p->tmin == LIN_NIL ? 0 : lin_xmodel_unix(m, g->proc, p->tmin);
 	size_t nlen;
 	const char *name = name_or(m, g->proc, g->name_sid, gpu_kind(g->kind), &nlen);
 	uint64_t span = lin_w3c_mix64(p->key ^ lin_w3c_mix64(g->offset ^ (uint64_t)g->file << 48));
@@ -290,7 +290,7 @@ static void write_gpu(struct jw *w, const struct xgpu *g)
 		w->st->cross_gpu++;
 	}
 	lin_oj_events(&w->oj);
-	for (uint64_t f = fi; f != XNIL;) {
+	for (uint64_t f = fi; f != LIN_NIL;) {
 		const struct xfind *x = lin_vec_at(&m->finds, f);
 		event(w, x, t0);
 		f = x->next;

@@ -14,7 +14,7 @@
 #include "reader.h"
 
 #define NIL_AT(r, i) ((r)->nil >> (i)&1u)
-#define F(r, i) (NIL_AT(r, i) ? XNIL : (r)->f[i])
+#define F(r, i) (NIL_AT(r, i) ? LIN_NIL : (r)->f[i])
 #define MAX_CHAIN 64
 
 static void *push(struct xmodel *m, struct lin_vec *v)
@@ -41,7 +41,7 @@ static void ix_put(struct xmodel *m, struct lin_vtab *t, uint64_t k0, uint64_t k
 static uint64_t ix_get(const struct lin_vtab *t, uint64_t k0, uint64_t k1)
 {
 	const uint64_t *p = lin_vtab_find(t, k0, k1);
-	return p ? *p : XNIL;
+	return p ? *p : LIN_NIL;
 }
 
 static int proc_of(struct xmodel *m, const struct lin_header *h)
@@ -67,14 +67,14 @@ static int proc_of(struct xmodel *m, const struct lin_header *h)
 	p->clk.dev_host = h->device_clock_host;
 	p->clk.have_unix = h->start_unix_ns != 0;
 	p->clk.unix_off = (int64_t)(h->start_unix_ns - h->start_host_ns);
-	p->tmin = XNIL;
+	p->tmin = LIN_NIL;
 	p->tmax = 0;
 	return (int)m->nprocs++;
 }
 
 static void seen_time(struct xproc *p, uint64_t t)
 {
-	if (t == XNIL)
+	if (t == LIN_NIL)
 		return;
 	if (t < p->tmin)
 		p->tmin = t;
@@ -174,8 +174,8 @@ static void on_epoch(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 			      .parent = F(r, 5),
 			      .name_sid = F(r, 6),
 			      .reqs = m->reqpool.n,
-			      .exec = XNIL,
-			      .ordinal = XNIL,
+			      .exec = LIN_NIL,
+			      .ordinal = LIN_NIL,
 			      .version = (uint32_t)r->f[3],
 			      .nreq = r->nreqs,
 			      .tid = (uint32_t)r->f[1],
@@ -241,11 +241,11 @@ static void on_gpu(struct xmodel *m, uint16_t proc, uint32_t file, const struct 
 			    .end = F(r, 2),
 			    .graph = F(r, k ? 7 : 8),
 			    .node = F(r, k ? 8 : 9),
-			    .name_sid = k ? F(r, 9) : XNIL,
+			    .name_sid = k ? F(r, 9) : LIN_NIL,
 			    .offset = r->offset,
-			    .bytes = k ? XNIL : r->f[6],
+			    .bytes = k ? LIN_NIL : r->f[6],
 			    .device = (uint32_t)r->f[3],
-			    .epoch = XNIL,
+			    .epoch = LIN_NIL,
 			    .context = (uint32_t)r->f[4],
 			    .stream = (uint32_t)r->f[5],
 			    .file = file,
@@ -388,7 +388,7 @@ static void index_spans(struct xmodel *m)
 {
 	for (size_t i = 0; i < m->gpus.n; i++) {
 		const struct xgpu *g = lin_vec_at(&m->gpus, i);
-		for (uint64_t f = ix_get(&m->find_ix, g->file, g->offset); f != XNIL;) {
+		for (uint64_t f = ix_get(&m->find_ix, g->file, g->offset); f != LIN_NIL;) {
 			struct xfind *x = lin_vec_at(&m->finds, f);
 			x->on_gpu = true;
 			f = x->next;
@@ -410,8 +410,8 @@ static void index_spans(struct xmodel *m)
 		struct xreq *q = lin_vec_at(&m->reqs, i);
 		if (!q->remote)
 			remote_name(m, q);
-		uint64_t at = q->remote ? ix_get(&m->span_ix, q->rparent, 0) : XNIL;
-		q->joined = at != XNIL && (at >> 33) != q->proc;
+		uint64_t at = q->remote ? ix_get(&m->span_ix, q->rparent, 0) : LIN_NIL;
+		q->joined = at != LIN_NIL && (at >> 33) != q->proc;
 	}
 }
 
@@ -466,8 +466,8 @@ void lin_xmodel_free(struct xmodel *m)
 
 const char *lin_xmodel_str(const struct xmodel *m, uint16_t proc, uint64_t sid, uint32_t *len)
 {
-	uint64_t v = sid == XNIL ? XNIL : ix_get(&m->str_ix, proc, sid);
-	if (v == XNIL)
+	uint64_t v = sid == LIN_NIL ? LIN_NIL : ix_get(&m->str_ix, proc, sid);
+	if (v == LIN_NIL)
 		return NULL;
 	*len = (uint32_t)(v & 0xffffffu);
 	return (const char *)m->chars.data + (v >> 24);
@@ -476,13 +476,13 @@ const char *lin_xmodel_str(const struct xmodel *m, uint16_t proc, uint64_t sid, 
 struct xreq *lin_xmodel_req(const struct xmodel *m, uint16_t proc, uint64_t id)
 {
 	uint64_t i = ix_get(&m->req_ix, proc, id);
-	return i == XNIL ? NULL : lin_vec_at(&m->reqs, i);
+	return i == LIN_NIL ? NULL : lin_vec_at(&m->reqs, i);
 }
 
 struct xepoch *lin_xmodel_epoch(const struct xmodel *m, uint16_t proc, uint64_t id)
 {
-	uint64_t i = id == XNIL ? XNIL : ix_get(&m->ep_ix, proc, id);
-	return i == XNIL ? NULL : lin_vec_at(&m->epochs, i);
+	uint64_t i = id == LIN_NIL ? LIN_NIL : ix_get(&m->ep_ix, proc, id);
+	return i == LIN_NIL ? NULL : lin_vec_at(&m->epochs, i);
 }
 
 const uint64_t *lin_xmodel_reqs(const struct xmodel *m, const struct xepoch *e)
@@ -499,7 +499,7 @@ struct xepoch *lin_xmodel_gpu_epoch(const struct xmodel *m, const struct xgpu *g
 
 void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t out[16])
 {
-	for (int i = 0; i < MAX_CHAIN && r->parent != XNIL; i++) {
+	for (int i = 0; i < MAX_CHAIN && r->parent != LIN_NIL; i++) {
 		if (r->remote)
 			break;
 		const struct xreq *p = lin_xmodel_req(m, r->proc, r->parent);
@@ -515,7 +515,7 @@ void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t 
 
 struct xreq *lin_xmodel_epoch_root(const struct xmodel *m, const struct xepoch *e)
 {
-	for (int i = 0; i < MAX_CHAIN && e->parent != XNIL; i++) {
+	for (int i = 0; i < MAX_CHAIN && e->parent != LIN_NIL; i++) {
 		const struct xepoch *p = lin_xmodel_epoch(m, e->proc, e->parent);
 		if (!p)
 			break;

@@ -11,8 +11,6 @@
 #include "validate.h"
 #include "vtab.h"
 
-#define XNIL UINT64_MAX
-
 struct xproc {
 	char host[256];
 	char backend[32];
@@ -37,7 +35,7 @@ struct xreq {
 struct xepoch {
 	uint64_t id, begin, end, parent, name_sid;
 	uint64_t reqs;          /* first index in reqpool */
-	uint64_t exec, ordinal; /* graph replay, XNIL when not one */
+	uint64_t exec, ordinal; /* graph replay, LIN_NIL when not one */
 	uint32_t version, reissues, nreq, tid;
 	uint16_t proc;
 	bool has_end;
@@ -52,7 +50,7 @@ struct xadopt {
 
 struct xgpu {
 	uint64_t corr, start, end, node, graph, name_sid, offset, bytes;
-	uint64_t epoch;  /* the validator's verdict: joined epoch, or XNIL */
+	uint64_t epoch;  /* the validator's verdict: joined epoch, or LIN_NIL */
 	const char *why; /* ... rule (inferred) or cause (lost, ambiguous) */
 	uint32_t device, context, stream, file;
 	uint16_t proc;
@@ -62,7 +60,7 @@ struct xgpu {
 
 struct xfind {
 	const char *kind, *cause;
-	uint64_t offset, next; /* next finding of the same record, or XNIL */
+	uint64_t offset, next; /* next finding of the same record, or LIN_NIL */
 	uint32_t file, ncand;
 	bool on_gpu; /* about a GPU record: an event of its span */
 	uint64_t cand[4];
@@ -104,7 +102,7 @@ struct xreq *lin_xmodel_epoch_root(const struct xmodel *m, const struct xepoch *
 /* Unix ns of a host time, and of a GPU record's device time (docs/fleet.md, "Time"). */
 uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns);
 uint64_t lin_xmodel_dev_unix(const struct xmodel *m, uint16_t proc, uint64_t dev_ns);
-/* The first finding about the record at (@file, @offset), or XNIL; then xfind.next. */
+/* The first finding about the record at (@file, @offset), or LIN_NIL; then xfind.next. */
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset);
 
 /* otlp_find.c: every finding but notes, into m->finds and m->find_ix; the validator's

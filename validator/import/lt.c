@@ -119,7 +119,7 @@ static bool on_rec(struct lctx *c, const struct lin_rec *r)
 		c->last_host = (int64_t)f[0]; /* runtime records start with host_ns */
 	switch (r->type) {
 	case LIN_REC_CLOCK: /* pairs may follow the records they map: mapped after the read */
-		return lin_cm_add(&c->clk, f[0], f[1], LIN_REC_NIL(r, 2) ? LIN_CM_NIL : f[2]);
+		return lin_cm_add(&c->clk, f[0], f[1], LIN_REC_NIL(r, 2) ? LIN_NIL : f[2]);
 	case LIN_REC_REQUEST_BEGIN:
 		if (!(e = ev(c, LIN_IMP_REQUEST, f[1], f[0], "request %llu", f[2])))
 			return false;

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * records.h - the records of the trace format, by name (records.def defines them).
+ *
+ * LIN_F_<RECORD>_<FIELD> is a field's index in its record (after the type), and
+ * LIN_F_<RECORD>__N the record's number of fields. A decoded record (struct lin_rec,
+ * reader.h) is read through LIN_GET and LIN_IS_NIL, never by position:
+ *     if (!LIN_IS_NIL(r, LAUNCH, CORRELATION)) corr = LIN_GET(r, LAUNCH, CORRELATION);
+ * LIN_NIL is the one "unknown" of every integer the project's code passes around (an
+ * encoder writes it as nil where the field's encoding is O; a reader maps nil to it
+ * where it keeps an integer).
+ * Internal to the project (library, tools, tests); never installed. Context: any.
+ */
+#ifndef LINEAGE_RECORDS_H
+#define LINEAGE_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lineage/trace_format.h"
+
+#define LIN_NIL UINT64_MAX
+
+#define LIN_RECORD(R, name) enum {
+#define LIN_FIELD(R, F, name, type, enc) LIN_F_##R##_##F,
+#define LIN_SINCE(R)
+#define LIN_END(R) LIN_F_##R##__N };
+#include "records.def"
+#undef LIN_RECORD
+#undef LIN_FIELD
+#undef LIN_SINCE
+#undef LIN_END
+
+/* The value of field F of record R in decoded record @r (a str field: its length). */
+#define LIN_GET(r, R, F) ((r)->f[LIN_F_##R##_##F])
+/* 1 when field F of record R was nil (or absent: written by an older minor version). */
+#define LIN_IS_NIL(r, R, F) ((((r)->nil) >> LIN_F_##R##_##F) & 1u)
+
+/* The field of kind S, N or A of a record being encoded (records.def): a str (NULL: nil,
+ * for kind N) of @len bytes, or an array of @n uints. */
+struct lin_tf_var {
+	const char *str;
+	size_t len;
+	const uint64_t *arr;
+	size_t n;
+};
+
+#endif
