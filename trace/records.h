@@ -24,17 +24,36 @@
 #define LIN_RECORD(R, name) enum {
 #define LIN_FIELD(R, F, name, type, enc) LIN_F_##R##_##F,
 #define LIN_SINCE(R)
-#define LIN_END(R) LIN_F_##R##__N };
+#define LIN_END(R) \
+	LIN_F_##R##__N \
+	} \
+	;
 #include "records.def"
 #undef LIN_RECORD
 #undef LIN_FIELD
 #undef LIN_SINCE
 #undef LIN_END
 
+/*
+ * Views: where one piece of code reads the same field of several record types, it names
+ * the field through a view, whose every record is checked to agree (schema.c).
+ * GPU: kernel, memcpy, memset and graph_trace begin with the same six fields.
+ */
+enum {
+	LIN_F_GPU_CORRELATION = LIN_F_KERNEL_CORRELATION,
+	LIN_F_GPU_START_DEV = LIN_F_KERNEL_START_DEV,
+	LIN_F_GPU_END_DEV = LIN_F_KERNEL_END_DEV,
+	LIN_F_GPU_DEVICE = LIN_F_KERNEL_DEVICE,
+	LIN_F_GPU_CONTEXT = LIN_F_KERNEL_CONTEXT,
+	LIN_F_GPU_STREAM = LIN_F_KERNEL_STREAM,
+};
+
 /* The value of field F of record R in decoded record @r (a str field: its length). */
 #define LIN_GET(r, R, F) ((r)->f[LIN_F_##R##_##F])
 /* 1 when field F of record R was nil (or absent: written by an older minor version). */
 #define LIN_IS_NIL(r, R, F) ((((r)->nil) >> LIN_F_##R##_##F) & 1u)
+/* The value of field F of record R, or LIN_NIL when it was nil. */
+#define LIN_OPT(r, R, F) (LIN_IS_NIL(r, R, F) ? LIN_NIL : LIN_GET(r, R, F))
 
 /* The field of kind S, N or A of a record being encoded (records.def): a str (NULL: nil,
  * for kind N) of @len bytes, or an array of @n uints. */

@@ -52,6 +52,21 @@ static const struct lin_schema schemas[LIN_SCHEMA_MAX] = {
 #undef LIN_SINCE
 #undef LIN_END
 
+/* The views of records.h: each record a view stands for has the view's field there. */
+#define LIN_VIEW_AGREES(V, R, F) \
+	_Static_assert((int)LIN_F_##V##_##F == (int)LIN_F_##R##_##F, #V " view: " #R "." #F);
+#define LIN_GPU_VIEW(R) \
+	LIN_VIEW_AGREES(GPU, R, CORRELATION) \
+	LIN_VIEW_AGREES(GPU, R, START_DEV) \
+	LIN_VIEW_AGREES(GPU, R, END_DEV) \
+	LIN_VIEW_AGREES(GPU, R, DEVICE) \
+	LIN_VIEW_AGREES(GPU, R, CONTEXT) \
+	LIN_VIEW_AGREES(GPU, R, STREAM)
+LIN_GPU_VIEW(KERNEL)
+LIN_GPU_VIEW(MEMCPY)
+LIN_GPU_VIEW(MEMSET)
+LIN_GPU_VIEW(GRAPH_TRACE)
+
 const struct lin_schema *lin_schema_get(uint64_t type)
 {
 	if (type >= LIN_SCHEMA_MAX || !schemas[type].name)
