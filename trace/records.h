@@ -38,6 +38,7 @@
  * Views: where one piece of code reads the same field of several record types, it names
  * the field through a view, whose every record is checked to agree (schema.c).
  * GPU: kernel, memcpy, memset and graph_trace begin with the same six fields.
+ * EPOCH_CHANGE: epoch_reissue and epoch_retire begin host_ns, tid, epoch, version.
  */
 enum {
 	LIN_F_GPU_CORRELATION = LIN_F_KERNEL_CORRELATION,
@@ -46,12 +47,18 @@ enum {
 	LIN_F_GPU_DEVICE = LIN_F_KERNEL_DEVICE,
 	LIN_F_GPU_CONTEXT = LIN_F_KERNEL_CONTEXT,
 	LIN_F_GPU_STREAM = LIN_F_KERNEL_STREAM,
+	LIN_F_EPOCH_CHANGE_HOST_NS = LIN_F_EPOCH_RETIRE_HOST_NS,
+	LIN_F_EPOCH_CHANGE_TID = LIN_F_EPOCH_RETIRE_TID,
+	LIN_F_EPOCH_CHANGE_EPOCH = LIN_F_EPOCH_RETIRE_EPOCH,
+	LIN_F_EPOCH_CHANGE_VERSION = LIN_F_EPOCH_RETIRE_VERSION,
 };
 
 /* The value of field F of record R in decoded record @r (a str field: its length). */
 #define LIN_GET(r, R, F) ((r)->f[LIN_F_##R##_##F])
 /* 1 when field F of record R was nil (or absent: written by an older minor version). */
 #define LIN_IS_NIL(r, R, F) ((((r)->nil) >> LIN_F_##R##_##F) & 1u)
+/* For code handed a field's index (LIN_F_R_F) by its caller: 1 when field @i was nil. */
+#define LIN_IS_NIL_AT(r, i) ((((r)->nil) >> (i)) & 1u)
 /* The value of field F of record R, or LIN_NIL when it was nil. */
 #define LIN_OPT(r, R, F) (LIN_IS_NIL(r, R, F) ? LIN_NIL : LIN_GET(r, R, F))
 

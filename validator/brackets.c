@@ -111,18 +111,18 @@ static uint64_t late_bits(uint64_t late)
 static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file, struct lin_bthread *t,
 			 const struct lin_rec *r, uint64_t parent, uint8_t late)
 {
-	struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[4] & LIN_EXT_ID_MASK);
+	struct lin_epoch_ent *e = epoch_ent(v, proc, LIN_GET(r, LAUNCH, EXT_ID) & LIN_EXT_ID_MASK);
 	if (!e)
 		return;
 	bool first = !(e->flags & LIN_EP_PUSHED);
 	e->flags |= LIN_EP_PUSHED;
 	e->push_late |= (uint8_t)(1u << late);
-	if (LIN_REC_NIL(r, 8) ? first : !e->pushed++) {
+	if (LIN_IS_NIL(r, LAUNCH, DEPTH) ? first : !e->pushed++) {
 		e->where_off = r->offset;
 		e->where_index = r->index;
 		e->where_file = file;
 	}
-	if (LIN_REC_NIL(r, 8))
+	if (LIN_IS_NIL(r, LAUNCH, DEPTH))
 		return;
 	struct lin_br *p = t ? at(t, parent) : NULL;
 	if (p && p->pushed && !p->nonleaf) {
@@ -137,38 +137,50 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 {
 	v->sum.launches++;
 	v->procs[proc].launches++;
-	uint64_t late = LIN_REC_NIL(r, 9) ? LIN_LATE_NONE : r->f[9];
-	if (late > LIN_LATE_REISSUED || (late && (LIN_REC_NIL(r, 2) || LIN_REC_NIL(r, 3) || !r->f[3]))) {
+	uint64_t late = LIN_IS_NIL(r, LAUNCH, LATE) ? LIN_LATE_NONE : LIN_GET(r, LAUNCH, LATE);
+	if (late > LIN_LATE_REISSUED ||
+	    (late && (LIN_IS_NIL(r, LAUNCH, EPOCH) || LIN_IS_NIL(r, LAUNCH, VERSION) ||
+		      !LIN_GET(r, LAUNCH, VERSION)))) {
 		/* A value the runtime never writes, or late with no epoch version to be late for. */
 		static const char *const n[] = { "tid", "late" };
-		uint64_t ids[] = { r->f[1], late };
+		uint64_t ids[] = { LIN_GET(r, LAUNCH, TID), late };
 		structural(v, "late_invalid", file, r->offset, r->index, 2, n, ids);
 		late = LIN_LATE_NONE;
 	}
-	if (!LIN_REC_NIL(r, 4) && (r->f[4] & ~LIN_EXT_ID_MASK) != late_bits(late)) {
+	if (!LIN_IS_NIL(r, LAUNCH, EXT_ID) &&
+	    (LIN_GET(r, LAUNCH, EXT_ID) & ~LIN_EXT_ID_MASK) != late_bits(late)) {
 		/* The id it pushed says otherwise: one of the two was damaged. */
 		static const char *const n[] = { "tid", "epoch", "ext_id", "late" };
-		uint64_t ids[] = { r->f[1], LIN_REC_OPT(r, 2), r->f[4], late };
+		uint64_t ids[] = { LIN_GET(r, LAUNCH, TID), LIN_OPT(r, LAUNCH, EPOCH),
+				   LIN_GET(r, LAUNCH, EXT_ID), late };
 		structural(v, "late_mismatch", file, r->offset, r->index, 4, n, ids);
 	}
-	if (!LIN_REC_NIL(r, 2))
-		lin_v_inv_use(v, proc, r->f[2], LIN_REC_NIL(r, 3) ? 0 : r->f[3], r->f[0]);
+	if (!LIN_IS_NIL(r, LAUNCH, EPOCH))
+		lin_v_inv_use(v, proc, LIN_GET(r, LAUNCH, EPOCH),
+			      LIN_IS_NIL(r, LAUNCH, VERSION) ? 0 : LIN_GET(r, LAUNCH, VERSION),
+			      LIN_GET(r, LAUNCH, HOST_NS));
 	if (late) {
 		/* Late work the runtime saw as such: after its version ended, by design. */
 		v->sum.late_launches[late]++;
 		static const char *const n[] = { "tid", "epoch", "version" };
-		uint64_t ids[] = { r->f[1], LIN_REC_OPT(r, 2), LIN_REC_OPT(r, 3) };
+		uint64_t ids[] = { LIN_GET(r, LAUNCH, TID), LIN_OPT(r, LAUNCH, EPOCH),
+				   LIN_OPT(r, LAUNCH, VERSION) };
 		lin_v_finding(v, "note",
 			      late == LIN_LATE_ENDED ? "late_after_retire" : "late_after_reissue",
 			      file, r->offset, r->index, 3, n, ids);
-		if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3) && r->f[3])
-			lin_v_late_claim(v, proc, file, r, r->f[2], r->f[3], (uint8_t)late);
-	} else if (!LIN_REC_NIL(r, 2) && !LIN_REC_NIL(r, 3)) {
-		lin_v_launched_under(v, proc, file, r, r->f[2], r->f[3], r->f[0]);
+		if (!LIN_IS_NIL(r, LAUNCH, EPOCH) && !LIN_IS_NIL(r, LAUNCH, VERSION) &&
+		    LIN_GET(r, LAUNCH, VERSION))
+			lin_v_late_claim(v, proc, file, r, LIN_GET(r, LAUNCH, EPOCH),
+					 LIN_GET(r, LAUNCH, VERSION), (uint8_t)late);
+	} else if (!LIN_IS_NIL(r, LAUNCH, EPOCH) && !LIN_IS_NIL(r, LAUNCH, VERSION)) {
+		lin_v_launched_under(v, proc, file, r, LIN_GET(r, LAUNCH, EPOCH),
+				     LIN_GET(r, LAUNCH, VERSION), LIN_GET(r, LAUNCH, HOST_NS));
 	}
-	bool pushed = !LIN_REC_NIL(r, 4);
-	uint64_t depth = LIN_REC_NIL(r, 8) || r->f[8] > LIN_OPEN_DEPTH ? 0 : r->f[8];
-	struct lin_bthread *t = lin_v_bthread(v, proc, r->f[1], true);
+	bool pushed = !LIN_IS_NIL(r, LAUNCH, EXT_ID);
+	uint64_t depth = LIN_IS_NIL(r, LAUNCH, DEPTH) || LIN_GET(r, LAUNCH, DEPTH) > LIN_OPEN_DEPTH
+				 ? 0
+				 : LIN_GET(r, LAUNCH, DEPTH);
+	struct lin_bthread *t = lin_v_bthread(v, proc, LIN_GET(r, LAUNCH, TID), true);
 	uint64_t parent = t && depth > 1 ? t->open[depth - 2] : LIN_NIL;
 	bool orphan = t && depth > 1 && parent == LIN_NIL;
 	/* No bracket open at the depth above (bracket_without_parent, below): its enclosing
@@ -184,9 +196,10 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	t->uncheckable = !v->procs[proc].host_clock && !v->procs[proc].clocks.width_known;
 	if (!lin_v_bracket_room(v, t))
 		return;
-	if (t->n && r->f[0] < t->b[t->n - 1].begin && !t->unordered) {
+	if (t->n && LIN_GET(r, LAUNCH, HOST_NS) < t->b[t->n - 1].begin && !t->unordered) {
 		static const char *const n[] = { "tid", "begin_ns", "previous_begin_ns" };
-		uint64_t ids[] = { r->f[1], r->f[0], t->b[t->n - 1].begin };
+		uint64_t ids[] = { LIN_GET(r, LAUNCH, TID), LIN_GET(r, LAUNCH, HOST_NS),
+				   t->b[t->n - 1].begin };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
 		t->unordered = true; /* lookups by time on this thread are refused */
 	}
@@ -194,15 +207,16 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		/* The runtime opens a bracket at depth d only inside the one open at d - 1.
 		 * Once a thread. */
 		static const char *const n[] = { "tid", "depth" };
-		uint64_t ids[] = { r->f[1], depth };
+		uint64_t ids[] = { LIN_GET(r, LAUNCH, TID), depth };
 		structural(v, "bracket_without_parent", file, r->offset, r->index, 2, n, ids);
 		t->orphan = true;
 	}
 	uint64_t seq = t->base + t->n;
 	t->b[t->n++] = (struct lin_br){
-		.begin = r->f[0],
+		.begin = LIN_GET(r, LAUNCH, HOST_NS),
 		.end = LIN_NIL,
-		.id = pushed ? r->f[4] & LIN_EXT_ID_MASK : (LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]),
+		.id = pushed ? LIN_GET(r, LAUNCH, EXT_ID) & LIN_EXT_ID_MASK
+			     : (LIN_IS_NIL(r, LAUNCH, EPOCH) ? LIN_NIL : LIN_GET(r, LAUNCH, EPOCH)),
 		.offset = r->offset,
 		.index = r->index,
 		.parent = parent,
@@ -219,19 +233,21 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		t->open[depth - 1] = seq;
 	}
 	if (t->nd)
-		lin_v_xcheck_wake(v, t, r->f[0]);
+		lin_v_xcheck_wake(v, t, LIN_GET(r, LAUNCH, HOST_NS));
 }
 
 void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	uint64_t depth = r->f[2];
-	uint64_t end = LIN_REC_NIL(r, 0) ? LIN_END_UNTIMED : r->f[0];
-	struct lin_bthread *t =
-		depth && depth <= LIN_OPEN_DEPTH ? lin_v_bthread(v, proc, r->f[1], false) : NULL;
+	uint64_t depth = LIN_GET(r, LAUNCH_END, DEPTH);
+	uint64_t end = LIN_IS_NIL(r, LAUNCH_END, HOST_NS) ? LIN_END_UNTIMED
+							  : LIN_GET(r, LAUNCH_END, HOST_NS);
+	struct lin_bthread *t = depth && depth <= LIN_OPEN_DEPTH
+					? lin_v_bthread(v, proc, LIN_GET(r, LAUNCH_END, TID), false)
+					: NULL;
 	uint64_t seq = t ? t->open[depth - 1] : LIN_NIL;
 	if (seq == LIN_NIL) {
 		static const char *const n[] = { "tid", "depth" };
-		uint64_t ids[] = { r->f[1], depth };
+		uint64_t ids[] = { LIN_GET(r, LAUNCH_END, TID), depth };
 		structural(v, "unpaired_launch_end", file, r->offset, r->index, 2, n, ids);
 		return;
 	}
@@ -244,7 +260,7 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, 
 	b->end = end;
 	if (end != LIN_END_UNTIMED && end < b->begin) {
 		static const char *const n[] = { "tid", "begin_ns", "end_ns" };
-		uint64_t ids[] = { r->f[1], b->begin, end };
+		uint64_t ids[] = { LIN_GET(r, LAUNCH_END, TID), b->begin, end };
 		structural(v, "time_order", file, r->offset, r->index, 3, n, ids);
 	}
 }
@@ -253,18 +269,19 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, 
  * stopped being current then; epoch_retire (host_ns, tid, epoch, version): that one did. */
 void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
-	uint64_t ver = r->type == LIN_REC_EPOCH_REISSUE ? r->f[3] - 1 : r->f[3];
-	if (r->type == LIN_REC_EPOCH_REISSUE && r->f[3] == 0)
+	uint64_t ver = r->type == LIN_REC_EPOCH_REISSUE ? LIN_GET(r, EPOCH_CHANGE, VERSION) - 1
+							: LIN_GET(r, EPOCH_CHANGE, VERSION);
+	if (r->type == LIN_REC_EPOCH_REISSUE && LIN_GET(r, EPOCH_CHANGE, VERSION) == 0)
 		return;
-	struct lin_vers_ent *ve = version(v, proc, r->f[2], ver);
-	if (ve && (!ve->changed || r->f[0] < ve->changed_ns)) {
+	struct lin_vers_ent *ve = version(v, proc, LIN_GET(r, EPOCH_CHANGE, EPOCH), ver);
+	if (ve && (!ve->changed || LIN_GET(r, EPOCH_CHANGE, HOST_NS) < ve->changed_ns)) {
 		ve->changed = 1;
-		ve->changed_ns = r->f[0];
+		ve->changed_ns = LIN_GET(r, EPOCH_CHANGE, HOST_NS);
 	}
 	if (ve && r->type == LIN_REC_EPOCH_REISSUE)
 		ve->reissued = 1;
 	if (r->type == LIN_REC_EPOCH_RETIRE) {
-		struct lin_epoch_ent *e = epoch_ent(v, proc, r->f[2]);
+		struct lin_epoch_ent *e = epoch_ent(v, proc, LIN_GET(r, EPOCH_CHANGE, EPOCH));
 		if (e)
 			e->flags |= LIN_EP_RETIRED;
 	}
@@ -273,17 +290,18 @@ void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struc
 /* request_end (host_ns, tid, request): a late adopt of its token needs it (finish_versions). */
 void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
-	struct lin_vers_ent *ve = version(v, proc, r->f[2], 0);
+	struct lin_vers_ent *ve = version(v, proc, LIN_GET(r, REQUEST_END, REQUEST), 0);
 	if (ve && !ve->changed) {
 		ve->changed = 1;
-		ve->changed_ns = r->f[0];
+		ve->changed_ns = LIN_GET(r, REQUEST_END, HOST_NS);
 	}
 }
 
 void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
 	/* The pair's width bounds how far off the device reading can be placed. */
-	if (!lin_cm_add(&v->procs[proc].clocks, r->f[0], r->f[1], LIN_REC_NIL(r, 2) ? LIN_NIL : r->f[2]))
+	if (!lin_cm_add(&v->procs[proc].clocks, LIN_GET(r, CLOCK, HOST_NS), LIN_GET(r, CLOCK, DEVICE_NS),
+			LIN_IS_NIL(r, CLOCK, HOST_AFTER_NS) ? LIN_NIL : LIN_GET(r, CLOCK, HOST_AFTER_NS)))
 		v->oom = true;
 }
 

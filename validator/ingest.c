@@ -220,7 +220,7 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
 		       const struct lin_rec *r, int field)
 {
-	if (LIN_REC_NIL(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
+	if (LIN_IS_NIL_AT(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
 		return;
 	bool fresh;
 	struct lin_ref_ent *e = lin_vtab_get(&v->undef, r->f[field], lin_k1(proc, 0), &fresh);
@@ -238,15 +238,15 @@ static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
 static void on_string(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	bool fresh;
-	if (!lin_vtab_get(&v->strings, r->f[0], lin_k1(proc, 0), &fresh)) {
+	if (!lin_vtab_get(&v->strings, LIN_GET(r, STRING, SID), lin_k1(proc, 0), &fresh)) {
 		v->oom = true;
 		return;
 	}
 	if (!fresh) {
 		static const char *const n[] = { "sid" };
-		lin_v_structural(v, "duplicate_string_id", file, r, 1, n, r->f);
+		lin_v_structural(v, "duplicate_string_id", file, r, 1, n, &LIN_GET(r, STRING, SID));
 	}
-	void *u = lin_vtab_find(&v->undef, r->f[0], lin_k1(proc, 0));
+	void *u = lin_vtab_find(&v->undef, LIN_GET(r, STRING, SID), lin_k1(proc, 0));
 	if (u)
 		lin_vtab_del(&v->undef, u);
 }
@@ -276,14 +276,17 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 			     const struct lin_rec *r)
 {
 	bool fresh;
-	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, r->f[2], lin_k1(proc, 0), &fresh);
+	struct lin_epoch_ent *e =
+		lin_vtab_get(&v->epochs, LIN_GET(r, EPOCH_DECLARE, EPOCH), lin_k1(proc, 0), &fresh);
 	if (!e) {
 		v->oom = true;
 		return;
 	}
-	if ((e->flags & LIN_EP_DECLARED) || lin_vtab_find(&v->requests, r->f[2], lin_k1(proc, 0))) {
+	if ((e->flags & LIN_EP_DECLARED) ||
+	    lin_vtab_find(&v->requests, LIN_GET(r, EPOCH_DECLARE, EPOCH), lin_k1(proc, 0))) {
 		static const char *const n[] = { "epoch" };
-		lin_v_structural(v, "duplicate_epoch_id", file, r, 1, n, &r->f[2]);
+		lin_v_structural(v, "duplicate_epoch_id", file, r, 1, n,
+				 &LIN_GET(r, EPOCH_DECLARE, EPOCH));
 		return;
 	}
 	e->flags |= LIN_EP_DECLARED;
@@ -291,7 +294,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 	uint64_t dup = repeated_id(r->reqs, r->nreqs);
 	if (dup != LIN_NIL) {
 		static const char *const n[] = { "epoch", "request" };
-		uint64_t ids[] = { r->f[2], dup };
+		uint64_t ids[] = { LIN_GET(r, EPOCH_DECLARE, EPOCH), dup };
 		lin_v_structural(v, "duplicate_epoch_request", file, r, 2, n, ids);
 	}
 	e->nreq = r->nreqs;
@@ -308,34 +311,39 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 			*q = r->reqs[i];
 		}
 	}
-	string_ref(v, proc, file, r, 6);
+	string_ref(v, proc, file, r, LIN_F_EPOCH_DECLARE_NAME_SID);
 }
 
 static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	/* A late adopt (format 1.4): the token's version had ended; its work is joined late. */
-	if (!LIN_REC_NIL(r, 8) && r->f[8] != LIN_LATE_NONE) {
-		bool request = r->f[2] == LIN_TARGET_REQUEST;
-		if (r->f[8] > LIN_LATE_REISSUED || (request && r->f[8] != LIN_LATE_ENDED) ||
-		    (!request && !r->f[4])) {
+	if (!LIN_IS_NIL(r, TOKEN_ADOPT, LATE) && LIN_GET(r, TOKEN_ADOPT, LATE) != LIN_LATE_NONE) {
+		bool request = LIN_GET(r, TOKEN_ADOPT, TARGET_KIND) == LIN_TARGET_REQUEST;
+		if (LIN_GET(r, TOKEN_ADOPT, LATE) > LIN_LATE_REISSUED ||
+		    (request && LIN_GET(r, TOKEN_ADOPT, LATE) != LIN_LATE_ENDED) ||
+		    (!request && !LIN_GET(r, TOKEN_ADOPT, VERSION))) {
 			/* A request is never re-issued; an epoch version starts at 1. */
 			static const char *const n[] = { "tid", "late" };
-			uint64_t ids[] = { r->f[1], r->f[8] };
+			uint64_t ids[] = { LIN_GET(r, TOKEN_ADOPT, TID), LIN_GET(r, TOKEN_ADOPT, LATE) };
 			lin_v_structural(v, "late_invalid", file, r, 2, n, ids);
 		} else {
 			v->sum.late_adopts++;
 			/* Its version must end in the trace (finish_versions: late_without_end). */
-			lin_v_late_claim(v, proc, file, r, r->f[3], request ? 0 : r->f[4],
-					 (uint8_t)r->f[8]);
+			lin_v_late_claim(v, proc, file, r, LIN_GET(r, TOKEN_ADOPT, TARGET),
+					 request ? 0 : LIN_GET(r, TOKEN_ADOPT, VERSION),
+					 (uint8_t)LIN_GET(r, TOKEN_ADOPT, LATE));
 		}
 	}
-	if (LIN_REC_NIL(r, 5) || LIN_REC_NIL(r, 6))
+	if (LIN_IS_NIL(r, TOKEN_ADOPT, CAPTURE_TID) || LIN_IS_NIL(r, TOKEN_ADOPT, CAPTURE_SEQ))
 		return; /* token parsed from text: no capture to match */
-	uint64_t *s = lin_v_capture_slot(v, proc, r->f[5], r->f[6], false);
+	uint64_t *s = lin_v_capture_slot(v, proc, LIN_GET(r, TOKEN_ADOPT, CAPTURE_TID),
+					 LIN_GET(r, TOKEN_ADOPT, CAPTURE_SEQ), false);
 	if (s && *s) {
-		if (*s != LIN_V_CAPTURE_UNTIMED && r->f[0] < *s - 1) {
+		if (*s != LIN_V_CAPTURE_UNTIMED && LIN_GET(r, TOKEN_ADOPT, HOST_NS) < *s - 1) {
 			static const char *const n[] = { "tid", "capture_tid", "capture_seq" };
-			uint64_t ids[] = { r->f[1], r->f[5], r->f[6] };
+			uint64_t ids[] = { LIN_GET(r, TOKEN_ADOPT, TID),
+					   LIN_GET(r, TOKEN_ADOPT, CAPTURE_TID),
+					   LIN_GET(r, TOKEN_ADOPT, CAPTURE_SEQ) };
 			lin_v_structural(v, "adopt_before_capture", file, r, 3, n, ids);
 		}
 		return;
@@ -345,8 +353,13 @@ static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		v->oom = true;
 		return;
 	}
-	*a = (struct lin_adopt){ r->f[0],           r->f[6], r->offset, r->index,
-				 (uint32_t)r->f[5], file,    proc };
+	*a = (struct lin_adopt){ LIN_GET(r, TOKEN_ADOPT, HOST_NS),
+				 LIN_GET(r, TOKEN_ADOPT, CAPTURE_SEQ),
+				 r->offset,
+				 r->index,
+				 (uint32_t)LIN_GET(r, TOKEN_ADOPT, CAPTURE_TID),
+				 file,
+				 proc };
 }
 
 static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
@@ -355,19 +368,21 @@ static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	const char *cause = c == LIN_MISUSE_COUNT ? "other" : lin_misuse_names[c];
 	if (c == LIN_MISUSE_STALE_TOKEN) {
 		bool fresh;
-		if (!lin_vtab_get(&v->stale, r->f[1], lin_k1(proc, 0), &fresh))
+		if (!lin_vtab_get(&v->stale, LIN_GET(r, MISUSE, TID), lin_k1(proc, 0), &fresh))
 			v->oom = true;
 	}
 	static const char *const n[] = { "tid", "target", "version" };
-	uint64_t ids[] = { r->f[1], r->f[4], r->f[5] };
+	uint64_t ids[] = { LIN_GET(r, MISUSE, TID), LIN_GET(r, MISUSE, TARGET),
+			   LIN_GET(r, MISUSE, VERSION) };
 	v->sum.structural++;
-	lin_v_finding(v, "misuse", cause, file, r->offset, r->index, LIN_REC_NIL(r, 4) ? 1 : 3, n, ids);
+	lin_v_finding(v, "misuse", cause, file, r->offset, r->index,
+		      LIN_IS_NIL(r, MISUSE, TARGET) ? 1 : 3, n, ids);
 }
 
 static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	string_ref(v, proc, file, r, 5);
-	string_ref(v, proc, file, r, 6);
+	string_ref(v, proc, file, r, LIN_F_LAUNCH_NAME_SID);
+	string_ref(v, proc, file, r, LIN_F_LAUNCH_API);
 	lin_v_on_launch(v, proc, file, r);
 }
 
@@ -375,19 +390,22 @@ static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, con
 static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t file,
 			     const struct lin_rec *r)
 {
-	string_ref(v, proc, file, r, 4);
+	string_ref(v, proc, file, r, LIN_F_REQUEST_BEGIN_NAME_SID);
 	bool fresh;
-	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, r->f[2], lin_k1(proc, 0));
-	uint64_t *begun = lin_vtab_get(&v->requests, r->f[2], lin_k1(proc, 0), &fresh);
+	const struct lin_epoch_ent *e =
+		lin_vtab_find(&v->epochs, LIN_GET(r, REQUEST_BEGIN, REQUEST), lin_k1(proc, 0));
+	uint64_t *begun = lin_vtab_get(&v->requests, LIN_GET(r, REQUEST_BEGIN, REQUEST),
+				       lin_k1(proc, 0), &fresh);
 	if (!begun) {
 		v->oom = true;
 		return;
 	}
 	if (fresh)
-		*begun = r->f[0] ? r->f[0] : 1;
+		*begun = LIN_GET(r, REQUEST_BEGIN, HOST_NS) ? LIN_GET(r, REQUEST_BEGIN, HOST_NS) : 1;
 	if (!fresh || (e && (e->flags & LIN_EP_DECLARED))) {
 		static const char *const n[] = { "request" };
-		lin_v_structural(v, "duplicate_request_id", file, r, 1, n, &r->f[2]);
+		lin_v_structural(v, "duplicate_request_id", file, r, 1, n,
+				 &LIN_GET(r, REQUEST_BEGIN, REQUEST));
 	}
 }
 
@@ -395,10 +413,10 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t *t0)
 {
 	static const char *const kn[] = { "queued_dev", "submitted_dev", "start_dev", "end_dev" };
-	uint64_t t[4] = { LIN_NIL, LIN_NIL, LIN_REC_OPT(r, 1), LIN_REC_OPT(r, 2) };
+	uint64_t t[4] = { LIN_NIL, LIN_NIL, LIN_OPT(r, GPU, START_DEV), LIN_OPT(r, GPU, END_DEV) };
 	if (r->type == LIN_REC_KERNEL) {
-		t[0] = LIN_REC_OPT(r, 10);
-		t[1] = LIN_REC_OPT(r, 11);
+		t[0] = LIN_OPT(r, KERNEL, QUEUED_DEV);
+		t[1] = LIN_OPT(r, KERNEL, SUBMITTED_DEV);
 	}
 	int prev = -1;
 	*t0 = LIN_NIL;
@@ -409,7 +427,7 @@ static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_r
 			continue;
 		if (prev >= 0 && t[i] < t[prev]) {
 			const char *n[] = { "correlation", kn[prev], kn[i] };
-			uint64_t ids[] = { r->f[0], t[prev], t[i] };
+			uint64_t ids[] = { LIN_GET(r, GPU, CORRELATION), t[prev], t[i] };
 			lin_v_structural(v, "time_order", file, r, 3, n, ids);
 			return;
 		}
@@ -430,38 +448,68 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 33);
 }
 
+/* The graph id and node id of a GPU record; a graph_trace record (a whole replay, when
+ * graph-level tracing is on) has a graph id and no node. */
+struct graph_ids {
+	bool has_graph, has_node;
+	uint64_t node; /* LIN_NIL when nil */
+};
+
+static struct graph_ids graph_ids(const struct lin_rec *r)
+{
+	switch (r->type) {
+	case LIN_REC_KERNEL:
+		return (struct graph_ids){ !LIN_IS_NIL(r, KERNEL, GRAPH_ID),
+					   !LIN_IS_NIL(r, KERNEL, GRAPH_NODE_ID),
+					   LIN_OPT(r, KERNEL, GRAPH_NODE_ID) };
+	case LIN_REC_GRAPH_TRACE:
+		return (struct graph_ids){ !LIN_IS_NIL(r, GRAPH_TRACE, GRAPH_ID), false, LIN_NIL };
+	case LIN_REC_MEMCPY:
+		return (struct graph_ids){ !LIN_IS_NIL(r, MEMCPY, GRAPH_ID),
+					   !LIN_IS_NIL(r, MEMCPY, GRAPH_NODE_ID),
+					   LIN_OPT(r, MEMCPY, GRAPH_NODE_ID) };
+	default:
+		return (struct graph_ids){ !LIN_IS_NIL(r, MEMSET, GRAPH_ID),
+					   !LIN_IS_NIL(r, MEMSET, GRAPH_NODE_ID),
+					   LIN_OPT(r, MEMSET, GRAPH_NODE_ID) };
+	}
+}
+
 static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, int gid)
+		      const struct lin_rec *r, struct graph_ids gi)
 {
 	bool dup = false;
 	uint64_t key = LIN_NIL;
-	bool graph = r->type == LIN_REC_GRAPH_TRACE || !LIN_REC_NIL(r, gid) || !LIN_REC_NIL(r, gid + 1);
-	if (r->type == LIN_REC_KERNEL && !LIN_REC_NIL(r, 6) && !graph) {
-		key = r->f[6];
-		dup = page_bit(v, &v->grids, lin_k1(proc, r->f[4]), key, true);
-	} else if (r->type == LIN_REC_KERNEL && !LIN_REC_NIL(r, 6) && !LIN_REC_NIL(r, 0)) {
+	bool graph = r->type == LIN_REC_GRAPH_TRACE || gi.has_graph || gi.has_node;
+	bool grid = r->type == LIN_REC_KERNEL && !LIN_IS_NIL(r, KERNEL, GRID_ID);
+	if (grid && !graph) {
+		key = LIN_GET(r, KERNEL, GRID_ID);
+		dup = page_bit(v, &v->grids, lin_k1(proc, LIN_GET(r, KERNEL, CONTEXT)), key, true);
+	} else if (grid && !LIN_IS_NIL(r, KERNEL, CORRELATION)) {
 		/* A graph node's kernel has the same grid id in every replay (seen on an H200):
 		 * one record per replay, by the replay's correlation, the grid id and the node. */
 		bool fresh;
-		key = r->f[6];
-		uint64_t h = mix64(key ^ 0x27d4eb2f165667c5ull) ^ mix64(LIN_REC_OPT(r, gid + 1));
-		if (!lin_vtab_get(&v->gmemops, h, lin_k1(proc, r->f[0]), &fresh))
+		key = LIN_GET(r, KERNEL, GRID_ID);
+		uint64_t h = mix64(key ^ 0x27d4eb2f165667c5ull) ^ mix64(gi.node);
+		if (!lin_vtab_get(&v->gmemops, h, lin_k1(proc, LIN_GET(r, KERNEL, CORRELATION)), &fresh))
 			v->oom = true;
 		else
 			dup = !fresh;
-	} else if (!LIN_REC_NIL(r, 0) && !LIN_REC_NIL(r, 1)) {
+	} else if (!LIN_IS_NIL(r, GPU, CORRELATION) && !LIN_IS_NIL(r, GPU, START_DEV)) {
 		/* No grid id: a graph record by its replay's correlation and its start; any other
 		 * (a memcpy or memset, possibly one of several of a batched call, which share one
 		 * correlation) by its correlation and everything that places it: start, end,
 		 * device, stream. Two real records never agree on all of them. */
 		bool fresh;
-		key = mix64(r->f[1]) ^ mix64(LIN_REC_OPT(r, 2) + 0x9e3779b97f4a7c15ull) ^
-		      mix64((r->f[3] << 32) ^ r->f[5] ^ 0xc2b2ae3d27d4eb4full);
+		key = mix64(LIN_GET(r, GPU, START_DEV)) ^
+		      mix64(LIN_OPT(r, GPU, END_DEV) + 0x9e3779b97f4a7c15ull) ^
+		      mix64((LIN_GET(r, GPU, DEVICE) << 32) ^ LIN_GET(r, GPU, STREAM) ^
+			    0xc2b2ae3d27d4eb4full);
 		if (graph) /* two nodes of one replay may start in the same timer tick */
-			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? r->f[gid]
-								     : LIN_REC_OPT(r, gid + 1)) ^
+			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? LIN_GET(r, GRAPH_TRACE, GRAPH_ID)
+								     : gi.node) ^
 				     0x165667b19e3779f9ull);
-		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, r->f[0]), &fresh))
+		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, LIN_GET(r, GPU, CORRELATION)), &fresh))
 			v->oom = true;
 		else
 			dup = !fresh;
@@ -469,7 +517,7 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 	if (!dup)
 		return false;
 	static const char *const n[] = { "correlation", "key" };
-	uint64_t ids[] = { LIN_REC_NIL(r, 0) ? LIN_NIL : r->f[0], key };
+	uint64_t ids[] = { LIN_OPT(r, GPU, CORRELATION), key };
 	v->sum.duplicates++;
 	lin_v_structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
 	return true;
@@ -480,13 +528,11 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	struct lin_gpu g = { 0 };
 	v->sum.gpu_records++;
 	v->procs[proc].gpu_records++;
-	/* Graph id and node id fields; a graph_trace record (a whole replay, when graph-level
-	 * tracing is on) has a graph id and no node. */
-	int gid = r->type == LIN_REC_KERNEL ? 7 : r->type == LIN_REC_GRAPH_TRACE ? 6 : 8;
-	if (duplicate(v, proc, file, r, gid))
+	struct graph_ids gi = graph_ids(r);
+	if (duplicate(v, proc, file, r, gi))
 		return;
 	gpu_times(v, file, r, &g.t0);
-	g.corr = LIN_REC_NIL(r, 0) ? 0 : r->f[0];
+	g.corr = LIN_IS_NIL(r, GPU, CORRELATION) ? 0 : LIN_GET(r, GPU, CORRELATION);
 	v->procs[proc].gpu_called += g.corr != 0;
 	g.kind = (uint8_t)r->type;
 	g.proc = proc;
@@ -494,19 +540,19 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 	g.offset = r->offset;
 	g.index = r->index;
 	bool whole = r->type == LIN_REC_GRAPH_TRACE;
-	if (whole || !LIN_REC_NIL(r, gid) || !LIN_REC_NIL(r, gid + 1))
+	if (whole || gi.has_graph || gi.has_node)
 		g.flags |= LIN_G_GRAPH;
-	g.node = whole || LIN_REC_NIL(r, gid + 1) ? 0 : r->f[gid + 1];
+	g.node = whole || !gi.has_node ? 0 : gi.node;
 	if (r->type == LIN_REC_KERNEL) {
-		if (r->f[12])
+		if (LIN_GET(r, KERNEL, DEVICE_LAUNCHED))
 			g.flags |= LIN_G_DEVLAUNCH;
-		if (!LIN_REC_NIL(r, 6)) {
-			g.key = r->f[6];
+		if (!LIN_IS_NIL(r, KERNEL, GRID_ID)) {
+			g.key = LIN_GET(r, KERNEL, GRID_ID);
 			g.flags |= LIN_G_KEY;
 		}
-		string_ref(v, proc, file, r, 9);
-	} else if (!LIN_REC_NIL(r, 1)) {
-		g.key = r->f[1];
+		string_ref(v, proc, file, r, LIN_F_KERNEL_NAME_SID);
+	} else if (!LIN_IS_NIL(r, GPU, START_DEV)) {
+		g.key = LIN_GET(r, GPU, START_DEV);
 		g.flags |= LIN_G_KEY;
 	}
 	lin_v_gpu(v, &g);
@@ -515,26 +561,27 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 /* A dropped record is explicit loss: counted, reported as a finding, exit status 1. */
 static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	if (r->f[1] == 0)
+	if (LIN_GET(r, DROPPED, COUNT) == 0)
 		return;
 	static const char *const n[] = { "source", "count", "tid" };
-	uint64_t ids[] = { r->f[0], r->f[1], r->f[2] };
-	v->sum.dropped += r->f[1];
+	uint64_t ids[] = { LIN_GET(r, DROPPED, SOURCE), LIN_GET(r, DROPPED, COUNT),
+			   LIN_GET(r, DROPPED, TID) };
+	v->sum.dropped += LIN_GET(r, DROPPED, COUNT);
 	v->sum.structural++;
 	size_t before = v->findings.n;
 	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index,
-		      LIN_REC_NIL(r, 2) ? 2 : 3, n, ids);
+		      LIN_IS_NIL(r, DROPPED, TID) ? 2 : 3, n, ids);
 	/* The writer's reason, as the detail (printable ASCII only: it is the trace's text). */
-	if (v->findings.n > before && r->str && !LIN_REC_NIL(r, 3)) {
+	if (v->findings.n > before && r->str && !LIN_IS_NIL(r, DROPPED, REASON)) {
 		struct lin_finding *f = lin_vec_at(&v->findings, before);
 		size_t k = r->str_len < sizeof(f->detail) - 1 ? r->str_len : sizeof(f->detail) - 1;
 		for (size_t i = 0; i < k; i++)
 			f->detail[i] = r->str[i] >= 0x20 && r->str[i] < 0x7f ? r->str[i] : '?';
 		f->detail[k] = 0;
 	}
-	if (r->f[0] == LIN_DROP_HOST_EVENTS) {
+	if (LIN_GET(r, DROPPED, SOURCE) == LIN_DROP_HOST_EVENTS) {
 		v->procs[proc].dropped_host = true;
-		v->procs[proc].host_dropped += r->f[1];
+		v->procs[proc].host_dropped += LIN_GET(r, DROPPED, COUNT);
 	} else
 		v->procs[proc].dropped_cupti = true;
 }
@@ -543,9 +590,14 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 {
 	bool fresh;
 	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
-		struct lin_clone_ent *o = lin_vtab_get(&v->clones, r->f[1], lin_k1(proc, 0), &fresh);
+		struct lin_clone_ent *o = lin_vtab_get(&v->clones,
+						       LIN_GET(r, GRAPH_NODE_CLONE, CLONE_NODE_ID),
+						       lin_k1(proc, 0), &fresh);
 		if (o)
-			*o = (struct lin_clone_ent){ r->f[0], LIN_REC_NIL(r, 3) ? LIN_NIL : r->f[3] };
+			*o = (struct lin_clone_ent){ LIN_GET(r, GRAPH_NODE_CLONE, ORIGINAL_NODE_ID),
+						     LIN_IS_NIL(r, GRAPH_NODE_CLONE, EXEC_ID)
+							     ? LIN_NIL
+							     : LIN_GET(r, GRAPH_NODE_CLONE, EXEC_ID) };
 		else
 			v->oom = true;
 		return;
@@ -554,25 +606,34 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		/* The replay epoch names the exec it replayed; the launching epoch's version is
 		 * held to the stale check like any launch's. */
 		v->sum.launches++;
-		if (!LIN_REC_NIL(r, 5) && !LIN_REC_NIL(r, 6))
-			lin_v_launched_under(v, proc, file, r, r->f[5], r->f[6], r->f[0]);
-		if (!LIN_REC_NIL(r, 5))
-			lin_v_inv_use(v, proc, r->f[5], LIN_REC_NIL(r, 6) ? 0 : r->f[6], r->f[0]);
-		uint64_t *x = lin_vtab_get(&v->replays, r->f[3], lin_k1(proc, 0), &fresh);
+		if (!LIN_IS_NIL(r, GRAPH_LAUNCH, EPOCH) && !LIN_IS_NIL(r, GRAPH_LAUNCH, VERSION))
+			lin_v_launched_under(v, proc, file, r, LIN_GET(r, GRAPH_LAUNCH, EPOCH),
+					     LIN_GET(r, GRAPH_LAUNCH, VERSION),
+					     LIN_GET(r, GRAPH_LAUNCH, HOST_NS));
+		if (!LIN_IS_NIL(r, GRAPH_LAUNCH, EPOCH))
+			lin_v_inv_use(v, proc, LIN_GET(r, GRAPH_LAUNCH, EPOCH),
+				      LIN_IS_NIL(r, GRAPH_LAUNCH, VERSION)
+					      ? 0
+					      : LIN_GET(r, GRAPH_LAUNCH, VERSION),
+				      LIN_GET(r, GRAPH_LAUNCH, HOST_NS));
+		uint64_t *x = lin_vtab_get(&v->replays, LIN_GET(r, GRAPH_LAUNCH, REPLAY_EPOCH),
+					   lin_k1(proc, 0), &fresh);
 		if (x)
-			*x = r->f[2];
+			*x = LIN_GET(r, GRAPH_LAUNCH, EXEC_ID);
 		else
 			v->oom = true;
 		return;
 	}
-	int id = r->type == LIN_REC_GRAPH_NODE ? 3 : 2, ep = id + 1;
-	struct lin_node_ent *n = lin_vtab_get(&v->nodes, r->f[id], lin_k1(proc, 0), &fresh);
+	bool node = r->type == LIN_REC_GRAPH_NODE;
+	uint64_t id = node ? LIN_GET(r, GRAPH_NODE, NODE_ID) : LIN_GET(r, GRAPH_NODE_UPDATE, NODE_ID);
+	struct lin_node_ent *n = lin_vtab_get(&v->nodes, id, lin_k1(proc, 0), &fresh);
 	if (!n) {
 		v->oom = true;
 		return;
 	}
-	n->has_epoch = !LIN_REC_NIL(r, ep);
-	n->epoch = r->f[ep];
+	n->has_epoch = node ? !LIN_IS_NIL(r, GRAPH_NODE, EPOCH)
+			    : !LIN_IS_NIL(r, GRAPH_NODE_UPDATE, EPOCH);
+	n->epoch = node ? LIN_GET(r, GRAPH_NODE, EPOCH) : LIN_GET(r, GRAPH_NODE_UPDATE, EPOCH);
 }
 
 static void on_unknown(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
@@ -590,10 +651,11 @@ static void on_unknown(struct lin_validator *v, uint32_t file, const struct lin_
 /* request_link: a W3C trace id and parent span id are never all zero; flags are one byte. */
 static void on_link(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
 {
-	if ((r->f[3] | r->f[4]) && r->f[5] && r->f[6] <= 255)
+	if ((LIN_GET(r, REQUEST_LINK, TRACE_HI) | LIN_GET(r, REQUEST_LINK, TRACE_LO)) &&
+	    LIN_GET(r, REQUEST_LINK, PARENT_SPAN) && LIN_GET(r, REQUEST_LINK, TRACE_FLAGS) <= 255)
 		return;
 	static const char *const n[] = { "request" };
-	uint64_t ids[] = { r->f[2] };
+	uint64_t ids[] = { LIN_GET(r, REQUEST_LINK, REQUEST) };
 	v->sum.structural++;
 	lin_v_finding(v, "structural", "bad_request_link", file, r->offset, r->index, 1, n, ids);
 }
@@ -619,9 +681,12 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_REQUEST_LINK: on_link(v, file, r); break;
 	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(v, proc, file, r); break;
 	case LIN_REC_TOKEN_CAPTURE: {
-		uint64_t *s = lin_v_capture_slot(v, proc, r->f[1], r->f[5], true);
+		uint64_t *s = lin_v_capture_slot(v, proc, LIN_GET(r, TOKEN_CAPTURE, TID),
+						 LIN_GET(r, TOKEN_CAPTURE, CAPTURE_SEQ), true);
 		if (s)
-			*s = LIN_REC_NIL(r, 0) ? LIN_V_CAPTURE_UNTIMED : r->f[0] + 1;
+			*s = LIN_IS_NIL(r, TOKEN_CAPTURE, HOST_NS)
+				     ? LIN_V_CAPTURE_UNTIMED
+				     : LIN_GET(r, TOKEN_CAPTURE, HOST_NS) + 1;
 		break;
 	}
 	case LIN_REC_TOKEN_ADOPT:
@@ -639,11 +704,11 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
 	case LIN_REC_TRACE_END:
 		v->files[file].ended = true;
-		if (!LIN_REC_NIL(r, 1)) {
+		if (!LIN_IS_NIL(r, TRACE_END, EVENTS_DROPPED)) {
 			/* Each runtime of the process closes its own trace: their counts add up,
 			 * as their dropped records do. */
 			uint64_t *d = &v->procs[proc].end_dropped;
-			*d = (*d == LIN_NIL ? 0 : *d) + r->f[1];
+			*d = (*d == LIN_NIL ? 0 : *d) + LIN_GET(r, TRACE_END, EVENTS_DROPPED);
 			v->procs[proc].end_offset = r->offset;
 			v->procs[proc].end_index = r->index;
 			v->procs[proc].end_file = file;
@@ -674,9 +739,10 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		return;
 	}
 	v->sum.truth_records++;
-	bool by_corr = !LIN_REC_NIL(r, 4);
-	uint64_t k0 = by_corr ? lin_truth_key(r->f[1], r->f[4]) : r->f[1];
-	uint64_t aux = r->f[0] | (by_corr ? LIN_TRUTH_BY_CORR : 0);
+	bool by_corr = !LIN_IS_NIL(r, TRUTH, CORRELATION);
+	uint64_t k0 = by_corr ? lin_truth_key(LIN_GET(r, TRUTH, KEY), LIN_GET(r, TRUTH, CORRELATION))
+			      : LIN_GET(r, TRUTH, KEY);
+	uint64_t aux = LIN_GET(r, TRUTH, GPU_KIND) | (by_corr ? LIN_TRUTH_BY_CORR : 0);
 	struct lin_truth_ent *t = lin_vtab_get(&v->truth, k0, lin_k1(proc, aux), &fresh);
 	if (!t) {
 		v->oom = true;
@@ -688,14 +754,14 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		 * disagree): the truth itself is in doubt, so neither label is used for that
 		 * record. */
 		static const char *const n[] = { "gpu_kind", "key" };
-		uint64_t ids[] = { r->f[0], r->f[1] };
+		uint64_t ids[] = { LIN_GET(r, TRUTH, GPU_KIND), LIN_GET(r, TRUTH, KEY) };
 		lin_v_structural(v, "duplicate_truth_label", file, r, 2, n, ids);
 		t->conflict = 1;
 		return;
 	}
 	t->nreq = r->nreqs;
-	t->corr = LIN_REC_NIL(r, 4) ? LIN_NIL : r->f[4];
-	t->key = r->f[1];
+	t->corr = LIN_IS_NIL(r, TRUTH, CORRELATION) ? LIN_NIL : LIN_GET(r, TRUTH, CORRELATION);
+	t->key = LIN_GET(r, TRUTH, KEY);
 	t->req = v->truthpool.n;
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t *q = lin_vec_push(&v->truthpool);

@@ -110,22 +110,24 @@ static void count_pair(struct lin_validator *v, uint16_t proc, uint64_t a, uint6
 
 void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	if (r->f[0] != v->procs[proc].ext_kind)
+	if (LIN_GET(r, EXT_CORRELATION, EXT_KIND) != v->procs[proc].ext_kind)
 		return;
-	if (LIN_REC_NIL(r, 2)) {
+	if (LIN_IS_NIL(r, EXT_CORRELATION, CORRELATION)) {
 		nil_correlation(v, file, r);
 		return;
 	}
 	v->procs[proc].ext_records++;
 	/* A late launch pushed its epoch with a late bit (docs/trace-format.md, "Late work"). */
-	uint64_t corr = r->f[2], epoch = r->f[1] & LIN_EXT_ID_MASK;
-	uint16_t late = (r->f[1] & LIN_EXT_LATE_ENDED)      ? LIN_C_LATE_ENDED
-			: (r->f[1] & LIN_EXT_LATE_REISSUED) ? LIN_C_LATE_REISSUED
-							    : 0;
-	if ((r->f[1] & ~LIN_EXT_ID_MASK) == ~LIN_EXT_ID_MASK) {
+	uint64_t corr = LIN_GET(r, EXT_CORRELATION, CORRELATION),
+		 epoch = LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) & LIN_EXT_ID_MASK;
+	uint16_t late = (LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) & LIN_EXT_LATE_ENDED) ? LIN_C_LATE_ENDED
+			: (LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) & LIN_EXT_LATE_REISSUED)
+				? LIN_C_LATE_REISSUED
+				: 0;
+	if ((LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) & ~LIN_EXT_ID_MASK) == ~LIN_EXT_ID_MASK) {
 		/* Both late bits: no launch pushes that (docs/trace-format.md, "Late work"). */
 		static const char *const n[] = { "correlation", "ext_id" };
-		uint64_t ids[] = { corr, r->f[1] };
+		uint64_t ids[] = { corr, LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) };
 		lin_v_structural(v, "late_invalid", file, r, 2, n, ids);
 	}
 	bool fresh;
@@ -189,9 +191,9 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
  */
 static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
 {
-	uint64_t d = r->f[0];
+	uint64_t d = LIN_GET(r, API, DOMAIN);
 
-	if (e->flags & LIN_C_API_NESTED || e->api_tid != (uint32_t)r->f[6])
+	if (e->flags & LIN_C_API_NESTED || e->api_tid != (uint32_t)LIN_GET(r, API, TID))
 		return false;
 	return (e->domain == LIN_API_RUNTIME && d == LIN_API_DRIVER) ||
 	       (e->domain == LIN_API_DRIVER && d == LIN_API_RUNTIME);
@@ -298,20 +300,23 @@ static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr, s
 
 void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	if (LIN_REC_NIL(r, 2)) {
+	if (LIN_IS_NIL(r, API, CORRELATION)) {
 		nil_correlation(v, file, r);
 		return;
 	}
-	uint64_t corr = r->f[2];
+	uint64_t corr = LIN_GET(r, API, CORRELATION);
 	struct lin_vproc *p = &v->procs[proc];
 	p->api_records++;
-	p->runtime_api |= r->f[0] == LIN_API_RUNTIME;
-	int cap = LIN_REC_NIL(r, 1) ? -1 : lin_capture_api_of((unsigned)r->f[0], r->f[1]);
+	p->runtime_api |= LIN_GET(r, API, DOMAIN) == LIN_API_RUNTIME;
+	int cap = LIN_IS_NIL(r, API, CBID) ? -1
+					   : lin_capture_api_of((unsigned)LIN_GET(r, API, DOMAIN),
+								LIN_GET(r, API, CBID));
 	/* A capture that failed to begin is none; an end that returned
 	 * cudaErrorStreamCaptureInvalidated (901, driver and runtime alike) ended it all the
 	 * same; one that failed otherwise left it open (maybe_captured after it). */
-	if (cap >= 0 && (r->f[7] == 0 || (cap == 0 && r->f[7] == 901)))
-		capture_api(v, proc, r->f[6], corr, cap == 1);
+	if (cap >= 0 &&
+	    (LIN_GET(r, API, RETURN_VALUE) == 0 || (cap == 0 && LIN_GET(r, API, RETURN_VALUE) == 901)))
+		capture_api(v, proc, LIN_GET(r, API, TID), corr, cap == 1);
 	if (corr < p->min_api_corr)
 		p->min_api_corr = corr;
 	bool fresh;
@@ -325,31 +330,33 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 			return;
 		}
 		e->flags |= LIN_C_API_NESTED;
-		if (r->f[0] != LIN_API_RUNTIME)
+		if (LIN_GET(r, API, DOMAIN) != LIN_API_RUNTIME)
 			return; /* the runtime record, the call the application made, is kept */
 	}
 	e->flags |= LIN_C_API;
-	if (!LIN_REC_NIL(r, 5) && r->f[5] != p->pid) {
+	if (!LIN_IS_NIL(r, API, PID) && LIN_GET(r, API, PID) != p->pid) {
 		/* Identity: the CUPTI binding writes its own process's calls only. A call of
 		 * another process carries a correlation of that process's id space: nothing
 		 * joined through it can be trusted (a forked child writing into its parent's
 		 * trace, records stamped wrong). */
 		e->flags |= LIN_C_FOREIGN;
 		static const char *const n[] = { "correlation", "pid", "header_pid" };
-		uint64_t ids[] = { corr, r->f[5], p->pid };
+		uint64_t ids[] = { corr, LIN_GET(r, API, PID), p->pid };
 		lin_v_structural(v, "api_pid_mismatch", file, r, 3, n, ids);
 	}
-	e->lkind = LIN_REC_NIL(r, 1) ? LIN_LAUNCH_NONE
-				     : (uint8_t)lin_launch_kind_of((unsigned)r->f[0], r->f[1]);
-	if (e->lkind && r->f[7] == 0)
+	e->lkind = LIN_IS_NIL(r, API, CBID)
+			   ? LIN_LAUNCH_NONE
+			   : (uint8_t)lin_launch_kind_of((unsigned)LIN_GET(r, API, DOMAIN),
+							 LIN_GET(r, API, CBID));
+	if (e->lkind && LIN_GET(r, API, RETURN_VALUE) == 0)
 		e->flags |= LIN_C_LAUNCH;
-	e->domain = (uint8_t)r->f[0];
+	e->domain = (uint8_t)LIN_GET(r, API, DOMAIN);
 	e->api_offset = r->offset;
 	e->api_index = r->index;
 	e->api_file = file;
-	e->api_start = LIN_REC_OPT(r, 3);
-	e->api_end = LIN_REC_OPT(r, 4);
-	e->api_tid = (uint32_t)r->f[6];
+	e->api_start = LIN_OPT(r, API, START_DEV);
+	e->api_end = LIN_OPT(r, API, END_DEV);
+	e->api_tid = (uint32_t)LIN_GET(r, API, TID);
 	if (e->api_start != LIN_NIL && e->api_end != LIN_NIL && e->api_end < e->api_start) {
 		static const char *const n[] = { "correlation", "start_dev", "end_dev" };
 		uint64_t ids[] = { corr, e->api_start, e->api_end };

@@ -32,32 +32,35 @@ static struct lin_vers_ent *vers_get(struct lin_validator *v, uint16_t proc, uin
 /* epoch_declare (host_ns, tid, epoch, version, ...): when and where, and version 1's issue. */
 void lin_v_inv_declare(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	struct lin_epoch_ent *e = epoch_get(v, proc, r->f[2]);
+	struct lin_epoch_ent *e = epoch_get(v, proc, LIN_GET(r, EPOCH_DECLARE, EPOCH));
 	if (!e)
 		return;
-	e->decl_ns = r->f[0];
+	e->decl_ns = LIN_GET(r, EPOCH_DECLARE, HOST_NS);
 	e->decl_off = r->offset;
 	e->decl_index = r->index;
 	e->decl_file = file;
-	uint64_t ver = LIN_REC_NIL(r, 3) ? 1 : r->f[3];
+	uint64_t ver = LIN_IS_NIL(r, EPOCH_DECLARE, VERSION) ? 1 : LIN_GET(r, EPOCH_DECLARE, VERSION);
 	if (ver > e->max_ver)
 		e->max_ver = (uint32_t)ver;
-	struct lin_vers_ent *ve = vers_get(v, proc, r->f[2], ver);
-	if (ve && (!ve->issued_ns || r->f[0] < ve->issued_ns))
-		ve->issued_ns = r->f[0] ? r->f[0] : 1;
+	struct lin_vers_ent *ve = vers_get(v, proc, LIN_GET(r, EPOCH_DECLARE, EPOCH), ver);
+	if (ve && (!ve->issued_ns || LIN_GET(r, EPOCH_DECLARE, HOST_NS) < ve->issued_ns))
+		ve->issued_ns =
+			LIN_GET(r, EPOCH_DECLARE, HOST_NS) ? LIN_GET(r, EPOCH_DECLARE, HOST_NS) : 1;
 }
 
 /* epoch_reissue (host_ns, tid, epoch, new version, reason): the new version's issue. */
 void lin_v_inv_reissue(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
-	struct lin_epoch_ent *e = epoch_get(v, proc, r->f[2]);
-	if (!e || r->f[3] > UINT32_MAX)
+	struct lin_epoch_ent *e = epoch_get(v, proc, LIN_GET(r, EPOCH_REISSUE, EPOCH));
+	if (!e || LIN_GET(r, EPOCH_REISSUE, VERSION) > UINT32_MAX)
 		return;
-	if (r->f[3] > e->max_ver)
-		e->max_ver = (uint32_t)r->f[3];
-	struct lin_vers_ent *ve = vers_get(v, proc, r->f[2], r->f[3]);
-	if (ve && (!ve->issued_ns || r->f[0] < ve->issued_ns))
-		ve->issued_ns = r->f[0] ? r->f[0] : 1;
+	if (LIN_GET(r, EPOCH_REISSUE, VERSION) > e->max_ver)
+		e->max_ver = (uint32_t)LIN_GET(r, EPOCH_REISSUE, VERSION);
+	struct lin_vers_ent *ve = vers_get(v, proc, LIN_GET(r, EPOCH_REISSUE, EPOCH),
+					   LIN_GET(r, EPOCH_REISSUE, VERSION));
+	if (ve && (!ve->issued_ns || LIN_GET(r, EPOCH_REISSUE, HOST_NS) < ve->issued_ns))
+		ve->issued_ns =
+			LIN_GET(r, EPOCH_REISSUE, HOST_NS) ? LIN_GET(r, EPOCH_REISSUE, HOST_NS) : 1;
 }
 
 /* A launch or adopt at @t under (@epoch, @ver; 0: the version not said). */
@@ -79,17 +82,21 @@ void lin_v_inv_use(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint6
  * the scope it opened on its thread, at its depth. */
 void lin_v_inv_adopt(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
 {
-	if (LIN_REC_NIL(r, 7) || r->f[7] == 0 || r->f[7] > 0xffff)
+	if (LIN_IS_NIL(r, TOKEN_ADOPT, DEPTH) || LIN_GET(r, TOKEN_ADOPT, DEPTH) == 0 ||
+	    LIN_GET(r, TOKEN_ADOPT, DEPTH) > 0xffff)
 		return;
 	bool fresh;
-	uint64_t *s = lin_vtab_get(&v->scopes, r->f[1], lin_k1(proc, r->f[7]), &fresh);
+	uint64_t *s = lin_vtab_get(&v->scopes, LIN_GET(r, TOKEN_ADOPT, TID),
+				   lin_k1(proc, LIN_GET(r, TOKEN_ADOPT, DEPTH)), &fresh);
 	if (!s) {
 		v->oom = true;
 		return;
 	}
-	*s = r->f[3] + 1;
-	if (r->f[2] == LIN_TARGET_EPOCH)
-		lin_v_inv_use(v, proc, r->f[3], LIN_REC_NIL(r, 4) ? 0 : r->f[4], r->f[0]);
+	*s = LIN_GET(r, TOKEN_ADOPT, TARGET) + 1;
+	if (LIN_GET(r, TOKEN_ADOPT, TARGET_KIND) == LIN_TARGET_EPOCH)
+		lin_v_inv_use(v, proc, LIN_GET(r, TOKEN_ADOPT, TARGET),
+			      LIN_IS_NIL(r, TOKEN_ADOPT, VERSION) ? 0 : LIN_GET(r, TOKEN_ADOPT, VERSION),
+			      LIN_GET(r, TOKEN_ADOPT, HOST_NS));
 }
 
 /* scope_close (host_ns?, tid, kind, target, depth): the scope its thread opened at that
@@ -97,15 +104,18 @@ void lin_v_inv_adopt(struct lin_validator *v, uint16_t proc, const struct lin_re
  * target than the runtime's (its adopt may also have been lost: a dropped record says so). */
 void lin_v_inv_scope_close(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	if (LIN_REC_NIL(r, 4) || r->f[4] == 0 || r->f[4] > 0xffff)
+	if (LIN_IS_NIL(r, SCOPE_CLOSE, DEPTH) || LIN_GET(r, SCOPE_CLOSE, DEPTH) == 0 ||
+	    LIN_GET(r, SCOPE_CLOSE, DEPTH) > 0xffff)
 		return;
-	uint64_t *s = lin_vtab_find(&v->scopes, r->f[1], lin_k1(proc, r->f[4]));
-	if (s && *s == r->f[3] + 1) {
+	uint64_t *s = lin_vtab_find(&v->scopes, LIN_GET(r, SCOPE_CLOSE, TID),
+				    lin_k1(proc, LIN_GET(r, SCOPE_CLOSE, DEPTH)));
+	if (s && *s == LIN_GET(r, SCOPE_CLOSE, TARGET) + 1) {
 		*s = 0;
 		return;
 	}
 	static const char *const n[] = { "tid", "target", "depth" };
-	uint64_t ids[] = { r->f[1], r->f[3], r->f[4] };
+	uint64_t ids[] = { LIN_GET(r, SCOPE_CLOSE, TID), LIN_GET(r, SCOPE_CLOSE, TARGET),
+			   LIN_GET(r, SCOPE_CLOSE, DEPTH) };
 	lin_v_structural(v, "unpaired_scope_close", file, r, 3, n, ids);
 }
 
