@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lineage/trace_format.h"
+#include "dispatch.h"
 #include "misuse.h"
 #include "vstate.h"
 
@@ -146,7 +147,7 @@ static void *page_get(struct lin_validator *v, struct lin_vtab *tab, uint64_t pa
 }
 
 /* Dense paged bitmap of @id under @k1: was the bit set? Set it when @set. */
-static bool page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id, bool set)
+bool lin_v_page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id, bool set)
 {
 	uint64_t bit = id & ((1u << CLOSED_PAGE_BITS) - 1);
 	uint8_t *bits = page_get(v, tab, id >> CLOSED_PAGE_BITS, k1, (1u << CLOSED_PAGE_BITS) / 8, set);
@@ -161,7 +162,7 @@ static bool page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1,
 /* Per process: correlations whose join was closed and evicted. */
 bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set)
 {
-	return page_bit(v, &v->closed, lin_k1(proc, 0), corr, set);
+	return lin_v_page_bit(v, &v->closed, lin_k1(proc, 0), corr, set);
 }
 
 /* Host time (+1) of capture (tid, seq); per-thread capture counters are dense. */
@@ -217,8 +218,8 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 	return (int)(p - v->procs);
 }
 
-static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
-		       const struct lin_rec *r, int field)
+void lin_v_string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
+		      const struct lin_rec *r, int field)
 {
 	if (LIN_IS_NIL_AT(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
 		return;
@@ -311,7 +312,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 			*q = r->reqs[i];
 		}
 	}
-	string_ref(v, proc, file, r, LIN_F_EPOCH_DECLARE_NAME_SID);
+	lin_v_string_ref(v, proc, file, r, LIN_F_EPOCH_DECLARE_NAME_SID);
 }
 
 static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
@@ -381,8 +382,8 @@ static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, con
 
 static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	string_ref(v, proc, file, r, LIN_F_LAUNCH_NAME_SID);
-	string_ref(v, proc, file, r, LIN_F_LAUNCH_API);
+	lin_v_string_ref(v, proc, file, r, LIN_F_LAUNCH_NAME_SID);
+	lin_v_string_ref(v, proc, file, r, LIN_F_LAUNCH_API);
 	lin_v_on_launch(v, proc, file, r);
 }
 
@@ -390,7 +391,7 @@ static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, con
 static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t file,
 			     const struct lin_rec *r)
 {
-	string_ref(v, proc, file, r, LIN_F_REQUEST_BEGIN_NAME_SID);
+	lin_v_string_ref(v, proc, file, r, LIN_F_REQUEST_BEGIN_NAME_SID);
 	bool fresh;
 	const struct lin_epoch_ent *e =
 		lin_vtab_find(&v->epochs, LIN_GET(r, REQUEST_BEGIN, REQUEST), lin_k1(proc, 0));
@@ -410,154 +411,6 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 }
 
 /* Check queued <= submitted <= start <= end where known. */
-static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t *t0)
-{
-	static const char *const kn[] = { "queued_dev", "submitted_dev", "start_dev", "end_dev" };
-	uint64_t t[4] = { LIN_NIL, LIN_NIL, LIN_OPT(r, GPU, START_DEV), LIN_OPT(r, GPU, END_DEV) };
-	if (r->type == LIN_REC_KERNEL) {
-		t[0] = LIN_OPT(r, KERNEL, QUEUED_DEV);
-		t[1] = LIN_OPT(r, KERNEL, SUBMITTED_DEV);
-	}
-	int prev = -1;
-	*t0 = LIN_NIL;
-	for (int i = 0; i < 3 && *t0 == LIN_NIL; i++)
-		*t0 = t[i];
-	for (int i = 0; i < 4; i++) {
-		if (t[i] == LIN_NIL)
-			continue;
-		if (prev >= 0 && t[i] < t[prev]) {
-			const char *n[] = { "correlation", kn[prev], kn[i] };
-			uint64_t ids[] = { LIN_GET(r, GPU, CORRELATION), t[prev], t[i] };
-			lin_v_structural(v, "time_order", file, r, 3, n, ids);
-			return;
-		}
-		prev = i;
-	}
-}
-
-/* The same GPU record read twice: a kernel's grid id is unique in its context; any other
- * record by its correlation and what places it (start, end, device, stream, and for a
- * graph record its node: a replay's nodes share its correlation, and two may start in the
- * same tick of the GPU's timer). */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
-
-/* The graph id and node id of a GPU record; a graph_trace record (a whole replay, when
- * graph-level tracing is on) has a graph id and no node. */
-struct graph_ids {
-	bool has_graph, has_node;
-	uint64_t node; /* LIN_NIL when nil */
-};
-
-static struct graph_ids graph_ids(const struct lin_rec *r)
-{
-	switch (r->type) {
-	case LIN_REC_KERNEL:
-		return (struct graph_ids){ !LIN_IS_NIL(r, KERNEL, GRAPH_ID),
-					   !LIN_IS_NIL(r, KERNEL, GRAPH_NODE_ID),
-					   LIN_OPT(r, KERNEL, GRAPH_NODE_ID) };
-	case LIN_REC_GRAPH_TRACE:
-		return (struct graph_ids){ !LIN_IS_NIL(r, GRAPH_TRACE, GRAPH_ID), false, LIN_NIL };
-	case LIN_REC_MEMCPY:
-		return (struct graph_ids){ !LIN_IS_NIL(r, MEMCPY, GRAPH_ID),
-					   !LIN_IS_NIL(r, MEMCPY, GRAPH_NODE_ID),
-					   LIN_OPT(r, MEMCPY, GRAPH_NODE_ID) };
-	default:
-		return (struct graph_ids){ !LIN_IS_NIL(r, MEMSET, GRAPH_ID),
-					   !LIN_IS_NIL(r, MEMSET, GRAPH_NODE_ID),
-					   LIN_OPT(r, MEMSET, GRAPH_NODE_ID) };
-	}
-}
-
-static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, struct graph_ids gi)
-{
-	bool dup = false;
-	uint64_t key = LIN_NIL;
-	bool graph = r->type == LIN_REC_GRAPH_TRACE || gi.has_graph || gi.has_node;
-	bool grid = r->type == LIN_REC_KERNEL && !LIN_IS_NIL(r, KERNEL, GRID_ID);
-	if (grid && !graph) {
-		key = LIN_GET(r, KERNEL, GRID_ID);
-		dup = page_bit(v, &v->grids, lin_k1(proc, LIN_GET(r, KERNEL, CONTEXT)), key, true);
-	} else if (grid && !LIN_IS_NIL(r, KERNEL, CORRELATION)) {
-		/* A graph node's kernel has the same grid id in every replay (seen on an H200):
-		 * one record per replay, by the replay's correlation, the grid id and the node. */
-		bool fresh;
-		key = LIN_GET(r, KERNEL, GRID_ID);
-		uint64_t h = mix64(key ^ 0x27d4eb2f165667c5ull) ^ mix64(gi.node);
-		if (!lin_vtab_get(&v->gmemops, h, lin_k1(proc, LIN_GET(r, KERNEL, CORRELATION)), &fresh))
-			v->oom = true;
-		else
-			dup = !fresh;
-	} else if (!LIN_IS_NIL(r, GPU, CORRELATION) && !LIN_IS_NIL(r, GPU, START_DEV)) {
-		/* No grid id: a graph record by its replay's correlation and its start; any other
-		 * (a memcpy or memset, possibly one of several of a batched call, which share one
-		 * correlation) by its correlation and everything that places it: start, end,
-		 * device, stream. Two real records never agree on all of them. */
-		bool fresh;
-		key = mix64(LIN_GET(r, GPU, START_DEV)) ^
-		      mix64(LIN_OPT(r, GPU, END_DEV) + 0x9e3779b97f4a7c15ull) ^
-		      mix64((LIN_GET(r, GPU, DEVICE) << 32) ^ LIN_GET(r, GPU, STREAM) ^
-			    0xc2b2ae3d27d4eb4full);
-		if (graph) /* two nodes of one replay may start in the same timer tick */
-			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? LIN_GET(r, GRAPH_TRACE, GRAPH_ID)
-								     : gi.node) ^
-				     0x165667b19e3779f9ull);
-		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, LIN_GET(r, GPU, CORRELATION)), &fresh))
-			v->oom = true;
-		else
-			dup = !fresh;
-	}
-	if (!dup)
-		return false;
-	static const char *const n[] = { "correlation", "key" };
-	uint64_t ids[] = { LIN_OPT(r, GPU, CORRELATION), key };
-	v->sum.duplicates++;
-	lin_v_structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
-	return true;
-}
-
-static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
-{
-	struct lin_gpu g = { 0 };
-	v->sum.gpu_records++;
-	v->procs[proc].gpu_records++;
-	struct graph_ids gi = graph_ids(r);
-	if (duplicate(v, proc, file, r, gi))
-		return;
-	gpu_times(v, file, r, &g.t0);
-	g.corr = LIN_IS_NIL(r, GPU, CORRELATION) ? 0 : LIN_GET(r, GPU, CORRELATION);
-	v->procs[proc].gpu_called += g.corr != 0;
-	g.kind = (uint8_t)r->type;
-	g.proc = proc;
-	g.file = file;
-	g.offset = r->offset;
-	g.index = r->index;
-	bool whole = r->type == LIN_REC_GRAPH_TRACE;
-	if (whole || gi.has_graph || gi.has_node)
-		g.flags |= LIN_G_GRAPH;
-	g.node = whole || !gi.has_node ? 0 : gi.node;
-	if (r->type == LIN_REC_KERNEL) {
-		if (LIN_GET(r, KERNEL, DEVICE_LAUNCHED))
-			g.flags |= LIN_G_DEVLAUNCH;
-		if (!LIN_IS_NIL(r, KERNEL, GRID_ID)) {
-			g.key = LIN_GET(r, KERNEL, GRID_ID);
-			g.flags |= LIN_G_KEY;
-		}
-		string_ref(v, proc, file, r, LIN_F_KERNEL_NAME_SID);
-	} else if (!LIN_IS_NIL(r, GPU, START_DEV)) {
-		g.key = LIN_GET(r, GPU, START_DEV);
-		g.flags |= LIN_G_KEY;
-	}
-	lin_v_gpu(v, &g);
-}
-
 /* A dropped record is explicit loss: counted, reported as a finding, exit status 1. */
 static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
@@ -660,6 +513,188 @@ static void on_link(struct lin_validator *v, uint32_t file, const struct lin_rec
 	lin_v_finding(v, "structural", "bad_request_link", file, r->offset, r->index, 1, n, ids);
 }
 
+/* Where a record was read: the handlers' context (lin_rec_dispatch). */
+struct at {
+	struct lin_validator *v;
+	uint16_t proc;
+	uint32_t file;
+};
+
+static void h_request_begin(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_request_begin(a->v, a->proc, a->file, r);
+}
+
+static void h_request_end(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_on_request_end(a->v, a->proc, r);
+}
+
+static void h_request_link(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_link(a->v, a->file, r);
+}
+
+static void h_epoch_declare(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_epoch_declare(a->v, a->proc, a->file, r);
+}
+
+static void h_token_capture(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	uint64_t *s = lin_v_capture_slot(a->v, a->proc, LIN_GET(r, TOKEN_CAPTURE, TID),
+					 LIN_GET(r, TOKEN_CAPTURE, CAPTURE_SEQ), true);
+	if (s)
+		*s = LIN_IS_NIL(r, TOKEN_CAPTURE, HOST_NS) ? LIN_V_CAPTURE_UNTIMED
+							   : LIN_GET(r, TOKEN_CAPTURE, HOST_NS) + 1;
+}
+
+static void h_token_adopt(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_adopt(a->v, a->proc, a->file, r);
+	lin_v_inv_adopt(a->v, a->proc, r);
+}
+
+static void h_scope_close(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_inv_scope_close(a->v, a->proc, a->file, r);
+}
+
+static void h_misuse(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_misuse(a->v, a->proc, a->file, r);
+}
+
+static void h_launch(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_launch(a->v, a->proc, a->file, r);
+}
+
+static void h_launch_end(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_on_launch_end(a->v, a->proc, a->file, r);
+}
+
+static void h_epoch_reissue(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_inv_reissue(a->v, a->proc, r);
+	lin_v_on_version_change(a->v, a->proc, r);
+}
+
+static void h_epoch_retire(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_on_version_change(a->v, a->proc, r);
+}
+
+static void h_trace_end(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	struct lin_vproc *p = &a->v->procs[a->proc];
+	a->v->files[a->file].ended = true;
+	if (LIN_IS_NIL(r, TRACE_END, EVENTS_DROPPED))
+		return;
+	/* Each runtime of the process closes its own trace: their counts add up, as their
+	 * dropped records do. */
+	p->end_dropped = (p->end_dropped == LIN_NIL ? 0 : p->end_dropped) +
+			 LIN_GET(r, TRACE_END, EVENTS_DROPPED);
+	p->end_offset = r->offset;
+	p->end_index = r->index;
+	p->end_file = a->file;
+}
+
+static void h_string(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_string(a->v, a->proc, a->file, r);
+}
+
+static void h_ext_correlation(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_on_ext(a->v, a->proc, a->file, r);
+}
+
+static void h_api(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_on_api(a->v, a->proc, a->file, r);
+}
+
+static void h_gpu(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_on_gpu(a->v, a->proc, a->file, r);
+}
+
+static void h_graph(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_graph(a->v, a->proc, a->file, r);
+}
+
+static void h_dropped(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_dropped(a->v, a->proc, a->file, r);
+}
+
+static void h_clock(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	lin_v_on_clock(a->v, a->proc, r);
+}
+
+static void h_unknown(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_unknown(a->v, a->file, r);
+}
+
+/* What the validator does with each record of a trace (truth files: on_truth). */
+static const struct lin_rec_ops trace_ops = {
+	.on = {
+		[LIN_REC_REQUEST_BEGIN] = h_request_begin,
+		[LIN_REC_REQUEST_END] = h_request_end,
+		[LIN_REC_REQUEST_LINK] = h_request_link,
+		[LIN_REC_EPOCH_DECLARE] = h_epoch_declare,
+		[LIN_REC_TOKEN_CAPTURE] = h_token_capture,
+		[LIN_REC_TOKEN_ADOPT] = h_token_adopt,
+		[LIN_REC_SCOPE_CLOSE] = h_scope_close,
+		[LIN_REC_MISUSE] = h_misuse,
+		[LIN_REC_LAUNCH] = h_launch,
+		[LIN_REC_LAUNCH_END] = h_launch_end,
+		[LIN_REC_EPOCH_REISSUE] = h_epoch_reissue,
+		[LIN_REC_EPOCH_RETIRE] = h_epoch_retire,
+		[LIN_REC_TRACE_END] = h_trace_end,
+		[LIN_REC_STRING] = h_string,
+		[LIN_REC_EXT_CORRELATION] = h_ext_correlation,
+		[LIN_REC_API] = h_api,
+		[LIN_REC_KERNEL] = h_gpu,
+		[LIN_REC_MEMCPY] = h_gpu,
+		[LIN_REC_MEMSET] = h_gpu,
+		[LIN_REC_GRAPH_TRACE] = h_gpu,
+		[LIN_REC_GRAPH_NODE] = h_graph,
+		[LIN_REC_GRAPH_NODE_CLONE] = h_graph,
+		[LIN_REC_GRAPH_NODE_UPDATE] = h_graph,
+		[LIN_REC_GRAPH_LAUNCH] = h_graph,
+		[LIN_REC_DROPPED] = h_dropped,
+		[LIN_REC_CLOCK] = h_clock,
+	},
+	.unknown = h_unknown,
+};
+
 static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (v->files[file].ended) {
@@ -671,64 +706,8 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 		lin_v_finding(v, "structural", "record_after_trace_end", file, r->offset, r->index,
 			      1, n, ids);
 	}
-	if (!r->known) {
-		on_unknown(v, file, r);
-		return;
-	}
-	switch (r->type) {
-	case LIN_REC_REQUEST_BEGIN: on_request_begin(v, proc, file, r); break;
-	case LIN_REC_REQUEST_END: lin_v_on_request_end(v, proc, r); break;
-	case LIN_REC_REQUEST_LINK: on_link(v, file, r); break;
-	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(v, proc, file, r); break;
-	case LIN_REC_TOKEN_CAPTURE: {
-		uint64_t *s = lin_v_capture_slot(v, proc, LIN_GET(r, TOKEN_CAPTURE, TID),
-						 LIN_GET(r, TOKEN_CAPTURE, CAPTURE_SEQ), true);
-		if (s)
-			*s = LIN_IS_NIL(r, TOKEN_CAPTURE, HOST_NS)
-				     ? LIN_V_CAPTURE_UNTIMED
-				     : LIN_GET(r, TOKEN_CAPTURE, HOST_NS) + 1;
-		break;
-	}
-	case LIN_REC_TOKEN_ADOPT:
-		on_adopt(v, proc, file, r);
-		lin_v_inv_adopt(v, proc, r);
-		break;
-	case LIN_REC_SCOPE_CLOSE: lin_v_inv_scope_close(v, proc, file, r); break;
-	case LIN_REC_MISUSE: on_misuse(v, proc, file, r); break;
-	case LIN_REC_LAUNCH: on_launch(v, proc, file, r); break;
-	case LIN_REC_LAUNCH_END: lin_v_on_launch_end(v, proc, file, r); break;
-	case LIN_REC_EPOCH_REISSUE:
-		lin_v_inv_reissue(v, proc, r);
-		lin_v_on_version_change(v, proc, r);
-		break;
-	case LIN_REC_EPOCH_RETIRE: lin_v_on_version_change(v, proc, r); break;
-	case LIN_REC_TRACE_END:
-		v->files[file].ended = true;
-		if (!LIN_IS_NIL(r, TRACE_END, EVENTS_DROPPED)) {
-			/* Each runtime of the process closes its own trace: their counts add up,
-			 * as their dropped records do. */
-			uint64_t *d = &v->procs[proc].end_dropped;
-			*d = (*d == LIN_NIL ? 0 : *d) + LIN_GET(r, TRACE_END, EVENTS_DROPPED);
-			v->procs[proc].end_offset = r->offset;
-			v->procs[proc].end_index = r->index;
-			v->procs[proc].end_file = file;
-		}
-		break;
-	case LIN_REC_STRING: on_string(v, proc, file, r); break;
-	case LIN_REC_EXT_CORRELATION: lin_v_on_ext(v, proc, file, r); break;
-	case LIN_REC_API: lin_v_on_api(v, proc, file, r); break;
-	case LIN_REC_KERNEL:
-	case LIN_REC_MEMCPY:
-	case LIN_REC_MEMSET:
-	case LIN_REC_GRAPH_TRACE: on_gpu(v, proc, file, r); break;
-	case LIN_REC_GRAPH_NODE:
-	case LIN_REC_GRAPH_NODE_CLONE:
-	case LIN_REC_GRAPH_NODE_UPDATE: on_graph(v, proc, file, r); break;
-	case LIN_REC_GRAPH_LAUNCH: on_graph(v, proc, file, r); break;
-	case LIN_REC_DROPPED: on_dropped(v, proc, file, r); break;
-	case LIN_REC_CLOCK: lin_v_on_clock(v, proc, r); break;
-	default: break;
-	}
+	struct at a = { v, proc, file };
+	lin_rec_dispatch(&trace_ops, &a, r);
 }
 
 static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
