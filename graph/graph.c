@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lineage/graph.h"
+#include "opts.h"
 #include "rt_internal.h"
 
 #define GL_SCOPE_OPEN 1u
@@ -124,27 +125,19 @@ LIN_API int lin_graph_tracker_create(lin_runtime *rt, const struct lin_graph_tra
 {
 	struct lin_graph_tracker *gt;
 
-	if (!rt || !out)
+	struct lin_graph_tracker_opts o;
+	if (!rt || !out || lin_opts_copy(&o, sizeof(o), opts))
 		return -EINVAL;
-	if (opts && opts->sz < sizeof(size_t))
-		return -EINVAL;
-	if (opts && opts->sz > sizeof(*opts)) {
-		const unsigned char *extra = (const unsigned char *)opts + sizeof(*opts);
-
-		for (size_t i = 0; i < opts->sz - sizeof(*opts); i++)
-			if (extra[i])
-				return -EINVAL;
-	}
 	gt = calloc(1, sizeof(*gt));
 	if (!gt)
 		return -ENOMEM;
 	gt->rt = rt;
 	gt->max_nodes = 1u << 20;
 	gt->max_execs = 1u << 16;
-	if (opts && opts->sz >= offsetof(struct lin_graph_tracker_opts, max_nodes) + 4 && opts->max_nodes)
-		gt->max_nodes = opts->max_nodes;
-	if (opts && opts->sz >= offsetof(struct lin_graph_tracker_opts, max_execs) + 4 && opts->max_execs)
-		gt->max_execs = opts->max_execs;
+	if (o.max_nodes)
+		gt->max_nodes = o.max_nodes;
+	if (o.max_execs)
+		gt->max_execs = o.max_execs;
 	if (pthread_mutex_init(&gt->mu, NULL) != 0) {
 		free(gt);
 		return -ENOMEM;

@@ -16,6 +16,7 @@
 #include <urcu/urcu-bp.h>
 
 #include "lineage/w3c.h"
+#include "opts.h"
 #include "rt.h"
 
 static _Atomic uint64_t runtime_gen = 1;
@@ -84,61 +85,9 @@ uint32_t lin_rt_ext_kind(const lin_runtime *rt) { return rt->ext_kind; }
 
 /* ---------------------------------------------------------------- options */
 
-/* Bytes of @o past what this library knows must be zero (docs/architecture.md, "Options and
- * ABI growth"). */
-static int check_opts_tail(const void *o, size_t sz, size_t known)
-{
-	if (sz < sizeof(size_t))
-		return -EINVAL;
-	for (size_t i = known; i < sz; i++)
-		if (((const unsigned char *)o)[i])
-			return -EINVAL;
-	return 0;
-}
-
-/* The most an output struct's sz may say: a larger one is taken for an uninitialised sz. */
-#define OUT_SZ_MAX 4096
-
-/*
- * Fill the size-prefixed output struct @dst, whose caller set dst->sz, from @src of this
- * library's size @srcsz: only the bytes the caller's struct has (an older caller's shorter
- * struct gets the fields it knows), and zero past what this library knows (a newer
- * caller's longer struct: its new fields read 0, unknown). dst->sz is left as it is.
- * -EINVAL for an sz shorter than the sz field itself or implausibly long.
- */
-static int copy_out(void *dst, const void *src, size_t srcsz)
-{
-	size_t sz = *(const size_t *)dst;
-	if (sz < sizeof(size_t) || sz > OUT_SZ_MAX)
-		return -EINVAL;
-	size_t n = sz < srcsz ? sz : srcsz;
-	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t), n - sizeof(size_t));
-	if (sz > srcsz)
-		memset((char *)dst + srcsz, 0, sz - srcsz);
-	return 0;
-}
-
-/*
- * Copy a size-prefixed options struct @src (NULL: defaults) into the zeroed @dst of this
- * library's size: an older caller's shorter struct leaves the new fields zero, a newer
- * caller's longer one must have zero bytes past what this library knows.
- */
-static int copy_opts(void *dst, size_t dstsz, const void *src)
-{
-	memset(dst, 0, dstsz);
-	if (!src)
-		return 0;
-	size_t sz = *(const size_t *)src;
-	int err = check_opts_tail(src, sz, dstsz);
-	if (err)
-		return err;
-	memcpy(dst, src, sz < dstsz ? sz : dstsz);
-	return 0;
-}
-
 static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts *o)
 {
-	int err = copy_opts(o, sizeof(*o), in);
+	int err = lin_opts_copy(o, sizeof(*o), in);
 	if (err || !in)
 		return err;
 	if (o->flags & ~LIN_RT_FLAGS_ALL)
@@ -471,7 +420,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 
 LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 {
-	if (!rt || !st || st->sz < sizeof(size_t) || st->sz > OUT_SZ_MAX)
+	if (!rt || !st || st->sz < sizeof(size_t) || st->sz > LIN_OPTS_OUT_MAX)
 		return -EINVAL;
 	struct lin_runtime_stats *out = st, full = { .sz = sizeof(full) };
 	st = &full;
@@ -492,7 +441,7 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 	st->late_adopts = atomic_load(&rt->late_adopts);
 	st->late_launches = atomic_load(&rt->late_launches);
 	st->captures_without_context = atomic_load(&rt->no_context_captures);
-	return copy_out(out, &full, sizeof(full));
+	return lin_opts_copy_out(out, &full, sizeof(full));
 }
 
 /* ---------------------------------------------------------------- requests and epochs */
@@ -538,7 +487,7 @@ LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *op
 	struct lin_request_opts o;
 	if (!rt || !id)
 		return -EINVAL;
-	int err = copy_opts(&o, sizeof(o), opts);
+	int err = lin_opts_copy(&o, sizeof(o), opts);
 	if (err)
 		return err;
 	if (o.remote && !remote_valid(o.remote))
@@ -644,7 +593,7 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 	struct lin_epoch_opts o;
 	if (!rt || !id)
 		return -EINVAL;
-	int err = copy_opts(&o, sizeof(o), opts);
+	int err = lin_opts_copy(&o, sizeof(o), opts);
 	if (err)
 		return err;
 	if ((o.n_requests && !o.requests) || (o.flags & ~LIN_EPOCH_FLAGS_ALL))
@@ -748,11 +697,11 @@ LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_in
 {
 	if (!rt || (cap && !requests))
 		return -EINVAL;
-	if (info && (info->sz < sizeof(size_t) || info->sz > OUT_SZ_MAX))
+	if (info && (info->sz < sizeof(size_t) || info->sz > LIN_OPTS_OUT_MAX))
 		return -EINVAL;
 	struct lin_entity_info full = { .sz = sizeof(full) };
 	int err = lin_registry_info(&rt->reg, id, info ? &full : NULL, requests, cap, NULL);
 	if (!err && info)
-		err = copy_out(info, &full, sizeof(full));
+		err = lin_opts_copy_out(info, &full, sizeof(full));
 	return err;
 }

@@ -14,6 +14,7 @@
 
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
+#include "opts.h"
 #include "rt_internal.h"
 
 #define LIN_VALUE_VERSION "1."
@@ -397,16 +398,10 @@ LIN_API int lin_w3c_request_begin(lin_runtime *rt, const struct lin_w3c_context 
 {
 	if (!rt || !ctx || !id)
 		return -EINVAL;
-	struct lin_request_opts o = { .sz = sizeof(o) };
-	if (opts) {
-		if (opts->sz < sizeof(size_t))
-			return -EINVAL;
-		for (size_t i = sizeof(o); i < opts->sz; i++)
-			if (((const unsigned char *)opts)[i])
-				return -EINVAL; /* options this library does not know */
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-		o.sz = sizeof(o);
-	}
+	struct lin_request_opts o;
+	int err = lin_opts_copy(&o, sizeof(o), opts);
+	if (err)
+		return err;
 	o.remote = ctx;
 	return lin_request_begin(rt, &o, id);
 }
