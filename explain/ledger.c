@@ -75,8 +75,6 @@ static uint64_t pk1(uint16_t proc, uint64_t aux)
 
 /* ------------------------------------------------------------------ sorting */
 
-static const struct lin_explain *sort_x; /* qsort has no argument: single-threaded */
-
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
 /* qsort of a vector (an empty one has no data pointer, which qsort must not get). */
@@ -149,11 +147,25 @@ static int cmp_stream_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
 	return c ? c : cmp_u64(a->stream, b->stream);
 }
 
-static const struct lin_xgpu *gpu_at(size_t i) { return lin_vec_at(&sort_x->gpus, i); }
-
-static int cmp_by_start(const void *pa, const void *pb)
+/* GPU record @i of @gpus (the explain's vector: the argument of the index sorts below). */
+static const struct lin_xgpu *gpu_of(const struct lin_vec *gpus, size_t i)
 {
-	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
+	return lin_vec_at(gpus, i);
+}
+
+/* qsort_r of @k GPU record indexes by @cmp, which gets the explain's gpus vector: nothing
+ * global, so ledgers of two struct lin_explain may be built at once. */
+static void sort_idx(struct lin_explain *x, size_t *idx, size_t k,
+		     int (*cmp)(const void *, const void *, void *))
+{
+	if (k > 1)
+		qsort_r(idx, k, sizeof(*idx), cmp, &x->gpus);
+}
+
+static int cmp_by_start(const void *pa, const void *pb, void *gpus)
+{
+	const struct lin_xgpu *a = gpu_of(gpus, *(const size_t *)pa);
+	const struct lin_xgpu *b = gpu_of(gpus, *(const size_t *)pb);
 	int c = cmp_stream_key(a, b);
 	return c ? c : cmp_u64(a->start, b->start);
 }
@@ -165,22 +177,24 @@ static int cmp_corr_key(const struct lin_xgpu *a, const struct lin_xgpu *b)
 	return c ? c : cmp_u64(a->corr, b->corr);
 }
 
-static int cmp_by_dev_start(const void *pa, const void *pb)
+static int cmp_by_dev_start(const void *pa, const void *pb, void *gpus)
 {
-	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
+	const struct lin_xgpu *a = gpu_of(gpus, *(const size_t *)pa);
+	const struct lin_xgpu *b = gpu_of(gpus, *(const size_t *)pb);
 	int c = cmp_dev_key(a, b);
 	return c ? c : cmp_u64(a->start, b->start);
 }
 
-static int cmp_by_corr(const void *pa, const void *pb)
+static int cmp_by_corr(const void *pa, const void *pb, void *gpus)
 {
-	return cmp_corr_key(gpu_at(*(const size_t *)pa), gpu_at(*(const size_t *)pb));
+	return cmp_corr_key(gpu_of(gpus, *(const size_t *)pa), gpu_of(gpus, *(const size_t *)pb));
 }
 
 /* Kernels by (process or file, name, duration). */
-static int cmp_by_name(const void *pa, const void *pb)
+static int cmp_by_name(const void *pa, const void *pb, void *gpus)
 {
-	const struct lin_xgpu *a = gpu_at(*(const size_t *)pa), *b = gpu_at(*(const size_t *)pb);
+	const struct lin_xgpu *a = gpu_of(gpus, *(const size_t *)pa);
+	const struct lin_xgpu *b = gpu_of(gpus, *(const size_t *)pb);
 	int c = cmp_u64(a->proc, b->proc);
 	if (!c && a->proc == LIN_XPROC_IMPORTED)
 		c = cmp_u64(a->file, b->file);
@@ -208,6 +222,12 @@ struct bctx {
 	size_t nbydev;
 };
 
+/* GPU record @i of the build. */
+static const struct lin_xgpu *gpu_at(const struct bctx *b, size_t i)
+{
+	return gpu_of(&b->x->gpus, i);
+}
+
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 static bool to_host(struct bctx *b, const struct lin_xgpu *g, uint64_t dev, uint64_t *h, uint64_t *err)
@@ -225,7 +245,7 @@ static bool to_host(struct bctx *b, const struct lin_xgpu *g, uint64_t dev, uint
 static void host_times(struct bctx *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		const struct lin_xgpu *g = gpu_at(i);
+		const struct lin_xgpu *g = gpu_at(b, i);
 		uint64_t e1 = 0, e2 = 0;
 		b->hs[i] = b->he[i] = LIN_XNIL;
 		if (g->start == LIN_XNIL || g->end == LIN_XNIL || g->end < g->start)
@@ -253,22 +273,20 @@ static bool streams(struct bctx *b)
 	size_t k = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		b->pred[i] = SIZE_MAX;
-		if (ordered(gpu_at(i)))
+		if (ordered(gpu_at(b, i)))
 			idx[k++] = i;
 	}
-	if (k > 1)
-		qsort(idx, k, sizeof(*idx), cmp_by_start);
+	sort_idx(b->x, idx, k, cmp_by_start);
 	for (size_t j = 1; j < k; j++)
-		if (!cmp_stream_key(gpu_at(idx[j - 1]), gpu_at(idx[j])))
+		if (!cmp_stream_key(gpu_at(b, idx[j - 1]), gpu_at(b, idx[j])))
 			b->pred[idx[j]] = idx[j - 1];
 	/* By correlation, for event_wait: lineage records that name their call. */
 	k = 0;
 	for (size_t i = 0; i < b->n; i++)
-		if (gpu_at(i)->proc != LIN_XPROC_IMPORTED && gpu_at(i)->corr != LIN_XNIL &&
-		    ordered(gpu_at(i)))
+		if (gpu_at(b, i)->proc != LIN_XPROC_IMPORTED && gpu_at(b, i)->corr != LIN_XNIL &&
+		    ordered(gpu_at(b, i)))
 			idx[k++] = i;
-	if (k > 1)
-		qsort(idx, k, sizeof(*idx), cmp_by_corr);
+	sort_idx(b->x, idx, k, cmp_by_corr);
 	b->bycorr = idx;
 	b->nbycorr = k;
 	return true;
@@ -290,13 +308,12 @@ static bool occupancy(struct bctx *b)
 		return false;
 	size_t k = 0;
 	for (size_t i = 0; i < b->n; i++)
-		if (occupies(gpu_at(i)))
+		if (occupies(gpu_at(b, i)))
 			idx[k++] = i;
-	if (k > 1)
-		qsort(idx, k, sizeof(*idx), cmp_by_dev_start);
+	sort_idx(b->x, idx, k, cmp_by_dev_start);
 	for (size_t j = 0; j < k; j++) {
-		bool first = !j || cmp_dev_key(gpu_at(idx[j - 1]), gpu_at(idx[j]));
-		uint64_t d = gpu_at(idx[j])->end, h = b->he[idx[j]] == LIN_XNIL ? 0 : b->he[idx[j]];
+		bool first = !j || cmp_dev_key(gpu_at(b, idx[j - 1]), gpu_at(b, idx[j]));
+		uint64_t d = gpu_at(b, idx[j])->end, h = b->he[idx[j]] == LIN_XNIL ? 0 : b->he[idx[j]];
 		b->dmax[j] = first || d > b->dmax[j - 1] ? d : b->dmax[j - 1];
 		b->hmax[j] = first || h > b->hmax[j - 1] ? h : b->hmax[j - 1];
 	}
@@ -320,7 +337,7 @@ static bool graph_index(struct bctx *b)
 	struct lin_explain *x = b->x;
 	vsort(&x->edges, cmp_edge);
 	for (size_t i = 0; i < b->n; i++) {
-		const struct lin_xgpu *g = gpu_at(i);
+		const struct lin_xgpu *g = gpu_at(b, i);
 		if (!(g->flags & LIN_XG_GRAPH) || g->proc == LIN_XPROC_IMPORTED ||
 		    g->node == LIN_XNIL || g->corr == LIN_XNIL || (g->flags & LIN_XG_DUP))
 			continue;
@@ -346,24 +363,23 @@ static bool medians(struct bctx *b)
 		return false;
 	size_t k = 0;
 	for (size_t i = 0; i < b->n; i++) {
-		const struct lin_xgpu *g = gpu_at(i);
+		const struct lin_xgpu *g = gpu_at(b, i);
 		b->median[i] = 0;
 		if (g->kind == LIN_REC_KERNEL && g->name && ordered(g))
 			idx[k++] = i;
 	}
-	if (k > 1)
-		qsort(idx, k, sizeof(*idx), cmp_by_name);
+	sort_idx(b->x, idx, k, cmp_by_name);
 	for (size_t j = 0; j < k;) {
 		size_t e = j + 1;
-		const struct lin_xgpu *a = gpu_at(idx[j]);
-		while (e < k && gpu_at(idx[e])->proc == a->proc && gpu_at(idx[e])->name == a->name &&
-		       (a->proc != LIN_XPROC_IMPORTED || gpu_at(idx[e])->file == a->file))
+		const struct lin_xgpu *a = gpu_at(b, idx[j]);
+		while (e < k && gpu_at(b, idx[e])->proc == a->proc && gpu_at(b, idx[e])->name == a->name &&
+		       (a->proc != LIN_XPROC_IMPORTED || gpu_at(b, idx[e])->file == a->file))
 			e++;
 		size_t cnt = e - j;
-		const struct lin_xgpu *mid = gpu_at(idx[j + cnt / 2]);
+		const struct lin_xgpu *mid = gpu_at(b, idx[j + cnt / 2]);
 		uint64_t med = mid->end - mid->start;
 		if (!(cnt & 1)) {
-			const struct lin_xgpu *lo = gpu_at(idx[j + cnt / 2 - 1]);
+			const struct lin_xgpu *lo = gpu_at(b, idx[j + cnt / 2 - 1]);
 			med = mid2(lo->end - lo->start, med);
 		}
 		for (size_t q = j; q < e; q++)
@@ -382,14 +398,14 @@ static size_t before_corr(const struct bctx *b, uint16_t proc, uint32_t dev, uin
 	size_t lo = 0, hi = b->nbycorr;
 	while (lo < hi) { /* first entry >= key */
 		size_t mid = (lo + hi) / 2;
-		if (cmp_corr_key(gpu_at(b->bycorr[mid]), &key) < 0)
+		if (cmp_corr_key(gpu_at(b, b->bycorr[mid]), &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return SIZE_MAX;
-	const struct lin_xgpu *p = gpu_at(b->bycorr[lo - 1]);
+	const struct lin_xgpu *p = gpu_at(b, b->bycorr[lo - 1]);
 	return cmp_stream_key(p, &key) ? SIZE_MAX : b->bycorr[lo - 1];
 }
 
@@ -477,7 +493,7 @@ static void dev_range(const struct bctx *b, const struct lin_xgpu *g, size_t *lo
 	size_t a = 0, z = b->nbydev;
 	while (a < z) { /* first entry of the device */
 		size_t mid = (a + z) / 2;
-		if (cmp_dev_key(gpu_at(b->bydev[mid]), g) < 0)
+		if (cmp_dev_key(gpu_at(b, b->bydev[mid]), g) < 0)
 			a = mid + 1;
 		else
 			z = mid;
@@ -486,7 +502,7 @@ static void dev_range(const struct bctx *b, const struct lin_xgpu *g, size_t *lo
 	z = b->nbydev;
 	while (a < z) { /* first entry past it */
 		size_t mid = (a + z) / 2;
-		if (cmp_dev_key(gpu_at(b->bydev[mid]), g) <= 0)
+		if (cmp_dev_key(gpu_at(b, b->bydev[mid]), g) <= 0)
 			a = mid + 1;
 		else
 			z = mid;
@@ -528,10 +544,10 @@ static size_t wait_producers(const struct bctx *b, const struct lin_xgpu *g, siz
 }
 
 /* Whether record @p is one @g waits for: a producer, or work before it on its stream. */
-static bool waited_for(const struct lin_xgpu *p, const size_t *deps, size_t n)
+static bool waited_for(const struct bctx *b, const struct lin_xgpu *p, const size_t *deps, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct lin_xgpu *d = gpu_at(deps[i]);
+		const struct lin_xgpu *d = gpu_at(b, deps[i]);
 		if (!cmp_stream_key(p, d) && p->start <= d->start)
 			return true;
 	}
@@ -574,13 +590,13 @@ static size_t occupier(const struct bctx *b, const struct lin_xgpu *g, uint64_t 
 		if (k - lo >= OCC_WALK_MAX)
 			return SIZE_MAX;
 		size_t r = b->bydev[k];
-		const struct lin_xgpu *p = gpu_at(r);
+		const struct lin_xgpu *p = gpu_at(b, r);
 		uint64_t ps = host ? b->hs[r] : p->start, pe = host ? b->he[r] : p->end;
 		if (ps >= s)
 			break; /* records by start: none later started before @g */
 		if (!cmp_stream_key(p, g))
 			continue; /* its own stream */
-		bool dep = waited_for(p, deps, ndeps);
+		bool dep = waited_for(b, p, deps, ndeps);
 		if (g->kind == LIN_REC_KERNEL && p->kind != LIN_REC_KERNEL && !dep)
 			continue; /* a copy beside a kernel (not one it waits for) */
 		if (ps > last_start)
@@ -799,7 +815,10 @@ static bool overlaps(const struct lin_xgpu *p, const struct lin_xgpu *g)
 /* Whether the two candidates @p and @q of a launch's readiness end together. Both are of
  * the launch's process (its stream; a recording in it): one device clock, compared as
  * written, where equal ends are the only tie. */
-static bool tied(size_t p, size_t q) { return gpu_at(p)->end == gpu_at(q)->end; }
+static bool tied(const struct bctx *b, size_t p, size_t q)
+{
+	return gpu_at(b, p)->end == gpu_at(b, q)->end;
+}
 
 /* @raw: the launch's device-clock marks; dependency_ready's, when inferred, is the end of
  * the record that bounds it, as written. */
@@ -848,9 +867,9 @@ static enum lin_how graph_ready(struct bctx *b, const struct lin_xgpu *g, uint64
 			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN;
 		const size_t *r = lin_vtab_find(&x->bynode, e[lo].from, pk1(g->proc, g->corr));
 		size_t found = r ? *r : SIZE_MAX;
-		if (found == SIZE_MAX || b->he[found] == LIN_XNIL || gpu_at(found) == g)
+		if (found == SIZE_MAX || b->he[found] == LIN_XNIL || gpu_at(b, found) == g)
 			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN; /* a node without a record (or its own) */
-		if (overlaps(gpu_at(found), g))
+		if (overlaps(gpu_at(b, found), g))
 			return LIN_HOW_OVERLAPPING_PREDECESSOR;
 		if (*t == LIN_XNIL || b->he[found] > *t)
 			*t = b->he[found], *err = b->herr[found], *by = found;
@@ -881,7 +900,7 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 			unknown(l, LIN_M_DEP_READY, h);
 		} else if (have && t > front && t - front > err + ferr) {
 			set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, LIN_HOW_GRAPH_EDGE);
-			raw[LIN_M_DEP_READY] = gpu_at(by)->end;
+			raw[LIN_M_DEP_READY] = gpu_at(b, by)->end;
 		} else {
 			unknown(l, LIN_M_DEP_READY, LIN_HOW_NO_KNOWN_DEPENDENCY);
 		}
@@ -902,7 +921,7 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 		size_t p = cand[k];
 		if (p == SIZE_MAX || b->he[p] == LIN_XNIL)
 			continue;
-		if (overlaps(gpu_at(p), g)) {
+		if (overlaps(gpu_at(b, p), g)) {
 			overlap = true; /* the rule's premise does not hold here */
 			continue;
 		}
@@ -915,13 +934,13 @@ static void dep_mark(struct bctx *b, struct lin_xlaunch *l, size_t i, const stru
 		}
 	}
 	/* Two records that end together: the work was ready then, held by either one. */
-	if (nuse == 2 && use[0] != use[1] && tied(use[0], use[1]))
+	if (nuse == 2 && use[0] != use[1] && tied(b, use[0], use[1]))
 		rule = LIN_HOW_TIED_DEPENDENCIES;
 	/* A bound at or below the frontier says nothing: the launch was not held by it; nor
 	 * does one above it by less than the two times' mapping errors. */
 	if (t != LIN_XNIL && have && t > front && t - front > err + ferr) {
 		set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, rule);
-		raw[LIN_M_DEP_READY] = gpu_at(by)->end;
+		raw[LIN_M_DEP_READY] = gpu_at(b, by)->end;
 		return;
 	}
 	bool lost = g->proc != LIN_XPROC_IMPORTED &&
@@ -1484,7 +1503,7 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l,
 			     const struct lin_xverdict **why)
 {
 	struct lin_explain *x = b->x;
-	const struct lin_xgpu *g = gpu_at(i);
+	const struct lin_xgpu *g = gpu_at(b, i);
 	memset(l, 0, sizeof(*l));
 	l->offset = g->offset;
 	l->id = i;
@@ -1550,7 +1569,7 @@ static enum xres explain_one(struct bctx *b, size_t i, struct lin_xlaunch *l,
 static void write_verdict(const struct lin_explain *x, size_t i, enum xres res,
 			  const struct lin_xlaunch *l, const struct lin_xverdict *vd)
 {
-	const struct lin_xgpu *g = gpu_at(i);
+	const struct lin_xgpu *g = gpu_of(&x->gpus, i);
 	const char *name = g->file < x->o.nnames ? x->o.names[g->file] : "?";
 	bool imp = g->proc == LIN_XPROC_IMPORTED;
 	switch (res) {
@@ -1599,7 +1618,6 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 {
 	if (x->oom)
 		return -ENOMEM;
-	sort_x = x;
 	vsort(&x->decls, cmp_decl);
 	vsort(&x->adopts, cmp_adopt);
 	vsort(&x->scheds, cmp_sched);
