@@ -10,8 +10,10 @@
  * its own); feed the validator its files (lin_validator_add_file, lin_imp_run);
  * lin_validator_finish(); lin_explain_build(); read the ledgers or print a report;
  * lin_explain_free() (the validator may be freed after lin_explain_build()).
- * Context: single-threaded. Memory grows with the GPU, API, token and event records kept
- * (docs/ledger.md, "Limits"), and the ledgers kept for the reports (lin_xopts).
+ * Context: one thread at a time on one struct lin_explain; the ledger keeps no global
+ * state, so distinct ones may be built at once on different threads. Memory grows with
+ * the GPU, API, token and event records kept (docs/ledger.md, "Limits"), and the ledgers
+ * kept for the reports (lin_xopts).
  */
 #ifndef LIN_EXPLAIN_H
 #define LIN_EXPLAIN_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* xstate.h - lineage-explain's state, shared by collect.c, ledger.c and report.c. */
+/* xstate.h - lineage-explain's state, shared by collect.c, report.c and the ledger (rule.h). */
 #ifndef LIN_EXPLAIN_XSTATE_H
 #define LIN_EXPLAIN_XSTATE_H
 
