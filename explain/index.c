@@ -41,7 +41,7 @@ bool lin_x_to_host(const struct lin_xbuild *b, const struct lin_xgpu *g, uint64_
 		   uint64_t *err)
 {
 	*err = 0;
-	if (dev == LIN_XNIL)
+	if (dev == LIN_NIL)
 		return false;
 	if (g->proc == LIN_XPROC_IMPORTED) {
 		*h = dev;
@@ -55,12 +55,12 @@ static void host_times(struct lin_xbuild *b)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct lin_xgpu *g = gpu_at(b, i);
 		uint64_t e1 = 0, e2 = 0;
-		b->hs[i] = b->he[i] = LIN_XNIL;
-		if (g->start == LIN_XNIL || g->end == LIN_XNIL || g->end < g->start)
+		b->hs[i] = b->he[i] = LIN_NIL;
+		if (g->start == LIN_NIL || g->end == LIN_NIL || g->end < g->start)
 			continue;
 		if (!lin_x_to_host(b, g, g->start, &b->hs[i], &e1) ||
 		    !lin_x_to_host(b, g, g->end, &b->he[i], &e2)) {
-			b->hs[i] = b->he[i] = LIN_XNIL;
+			b->hs[i] = b->he[i] = LIN_NIL;
 			continue;
 		}
 		b->herr[i] = e1 > e2 ? e1 : e2;
@@ -85,7 +85,7 @@ static bool streams(struct lin_xbuild *b)
 	/* By correlation, for event_wait: lineage records that name their call. */
 	k = 0;
 	for (size_t i = 0; i < b->n; i++)
-		if (gpu_at(b, i)->proc != LIN_XPROC_IMPORTED && gpu_at(b, i)->corr != LIN_XNIL &&
+		if (gpu_at(b, i)->proc != LIN_XPROC_IMPORTED && gpu_at(b, i)->corr != LIN_NIL &&
 		    ordered(gpu_at(b, i)))
 			idx[k++] = i;
 	lin_x_sort_idx(b, idx, k, cmp_by_corr);

@@ -71,7 +71,7 @@ static uint64_t first_mark(const struct lin_xlaunch *l)
 	for (int m = 0; m < LIN_M_N; m++)
 		if (mark_known(l, (enum lin_mark)m))
 			return l->m[m].t;
-	return LIN_XNIL;
+	return LIN_NIL;
 }
 
 static bool group_add(struct lin_explain *x, struct lin_vtab *gt, const struct lin_xlaunch *l,
@@ -92,7 +92,7 @@ static bool group_add(struct lin_explain *x, struct lin_vtab *gt, const struct l
 		g->proc = l->proc;
 		g->imported = l->imported;
 		g->critical = g->crit = SIZE_MAX;
-		g->ready = LIN_XNIL;
+		g->ready = LIN_NIL;
 		g->name = l->gname;
 		if (!l->imported) {
 			/* Its begin, unless that is after the launch's start: out of order. */
@@ -118,8 +118,8 @@ static uint64_t group_span(const struct lin_xgroup *g)
 {
 	if (g->critical == SIZE_MAX)
 		return 0;
-	uint64_t from = g->ready != LIN_XNIL ? g->ready : g->first;
-	return from != LIN_XNIL && g->last_end > from ? g->last_end - from : 0;
+	uint64_t from = g->ready != LIN_NIL ? g->ready : g->first;
+	return from != LIN_NIL && g->last_end > from ? g->last_end - from : 0;
 }
 
 static int cmp_group(const void *pa, const void *pb)
@@ -231,11 +231,11 @@ static enum xres explain_one(struct lin_xbuild *b, size_t i, struct lin_xlaunch 
 	l->name = g->name;
 	l->gname = g->gname;
 	l->imported = g->proc == LIN_XPROC_IMPORTED;
-	l->epoch = l->group = LIN_XNIL;
+	l->epoch = l->group = LIN_NIL;
 	l->dominant = l->alt = LIN_X_N;
 	l->key = g->key;
 	/* Raw, for baselines: whether or not stream_order used it. */
-	l->pred_end = b->pred[i] == SIZE_MAX ? LIN_XNIL : b->he[b->pred[i]];
+	l->pred_end = b->pred[i] == SIZE_MAX ? LIN_NIL : b->he[b->pred[i]];
 	*why = NULL;
 	if (l->imported) {
 		const struct lin_xverdict *vd = lin_vtab_find(&x->verd, g->vkey, g->file);
@@ -266,7 +266,7 @@ static enum xres explain_one(struct lin_xbuild *b, size_t i, struct lin_xlaunch 
 	}
 	uint64_t tid, raw[LIN_M_N];
 	for (int m = 0; m < LIN_M_N; m++)
-		raw[m] = LIN_XNIL;
+		raw[m] = LIN_NIL;
 	lin_x_device_marks(b, l, i, &tid, raw);
 	lin_x_host_marks(b, l, i, tid);
 	if (l->join == LIN_JOIN_INFERRED)
@@ -291,14 +291,14 @@ static void write_verdict(const struct lin_explain *x, size_t i, enum xres res,
 	case X_DUP: return;
 	case X_OK:
 		lin_verdict_line(x->o.verdicts, name, g->vkey, (enum lin_join)l->join, l->join_rule,
-				 imp ? l->group : LIN_XNIL, imp ? NULL : lin_explain_reqs(x, l),
+				 imp ? l->group : LIN_NIL, imp ? NULL : lin_explain_reqs(x, l),
 				 imp ? 0 : l->nreq);
 		return;
 	case X_EPOCH_ONLY:
 	case X_UNJOINED:
 		lin_verdict_line(x->o.verdicts, name, g->vkey,
 				 vd ? (enum lin_join)vd->join : LIN_JOIN_NONE,
-				 vd ? vd->why : "no_verdict", LIN_XNIL, NULL, 0);
+				 vd ? vd->why : "no_verdict", LIN_NIL, NULL, 0);
 		return;
 	}
 }
@@ -340,7 +340,7 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 		struct lin_xgpu *g = lin_vec_at(&x->gpus, i);
 		if (g->proc == LIN_XPROC_IMPORTED)
 			continue;
-		if (g->name_sid != LIN_XNIL) {
+		if (g->name_sid != LIN_NIL) {
 			const uint64_t *o = lin_vtab_find(&x->sids, g->name_sid, pk1(g->proc, 0));
 			g->name = o ? (uint32_t)*o : 0;
 		}
@@ -388,7 +388,7 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 			*k = l;
 		}
 		if (l.imported) {
-			if (l.group != LIN_XNIL && !group_add(x, &gt, &l, i, l.group))
+			if (l.group != LIN_NIL && !group_add(x, &gt, &l, i, l.group))
 				goto out;
 			continue;
 		}
@@ -413,15 +413,15 @@ int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
 		g->crit = x->crits.n - 1;
 		/* The request's ready, as its critical ledger has it: not when that ledger finds it
 		 * out of order (the ledger's own request_ready), nor after any of its marks. */
-		uint64_t fm = LIN_XNIL;
-		for (int m = LIN_M_DECLARED; m < LIN_M_N && fm == LIN_XNIL; m++)
+		uint64_t fm = LIN_NIL;
+		for (int m = LIN_M_DECLARED; m < LIN_M_N && fm == LIN_NIL; m++)
 			if (mark_known(k, (enum lin_mark)m))
 				fm = k->m[m].t;
 		if (!k->imported && k->group == g->id)
 			g->ready = mark_known(k, LIN_M_REQUEST_READY) ? k->m[LIN_M_REQUEST_READY].t
-								      : LIN_XNIL;
-		else if (g->ready != LIN_XNIL && fm != LIN_XNIL && g->ready > fm)
-			g->ready = LIN_XNIL;
+								      : LIN_NIL;
+		else if (g->ready != LIN_NIL && fm != LIN_NIL && g->ready > fm)
+			g->ready = LIN_NIL;
 	}
 	rc = 0;
 out:

@@ -151,7 +151,7 @@ void lin_x_host_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 				 LIN_HOW_RUNTIME_HOOK);
 	}
 	/* Where the work was declared (or, joined to a request, where that began). */
-	uint64_t origin_tid = LIN_XNIL, after = 0;
+	uint64_t origin_tid = LIN_NIL, after = 0;
 	const struct lin_xdecl *d = declaration(x, g->proc, l->epoch);
 	const struct lin_xbegin *rq = d ? NULL : lin_vtab_find(&x->begins, l->epoch, pk1(g->proc, 0));
 	if (d && d->host_ns <= hi) {
@@ -167,7 +167,7 @@ void lin_x_host_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 	} else {
 		mark_unknown(l, LIN_M_DECLARED, LIN_HOW_NOT_RECORDED);
 	}
-	if (tid == LIN_XNIL) {
+	if (tid == LIN_NIL) {
 		mark_unknown(l, LIN_M_CAPTURED, LIN_HOW_NO_API_RECORD);
 		mark_unknown(l, LIN_M_ADOPTED, LIN_HOW_NO_API_RECORD);
 		return;
@@ -195,7 +195,7 @@ void lin_x_host_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 		enum lin_how h = LIN_HOW_NO_HANDOFF;
 		if (losses & LIN_LOST_HOST)
 			h = LIN_HOW_DROPPED_RECORDS;
-		else if (origin_tid == LIN_XNIL)
+		else if (origin_tid == LIN_NIL)
 			h = LIN_HOW_NOT_RECORDED;
 		else if (origin_tid != tid)
 			h = LIN_HOW_UNRECORDED_HANDOFF;
@@ -205,7 +205,7 @@ void lin_x_host_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 		return;
 	}
 	mark_set(l, LIN_M_ADOPTED, a->host_ns, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);
-	const uint64_t *c = a->ctid == LIN_XNIL || a->cseq == LIN_XNIL
+	const uint64_t *c = a->ctid == LIN_NIL || a->cseq == LIN_NIL
 				    ? NULL
 				    : lin_vtab_find(&x->caps, a->cseq, pk1(g->proc, a->ctid));
 	if (!c)
@@ -225,23 +225,23 @@ void lin_x_device_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_
 	struct lin_explain *x = b->x;
 	enum lin_how act = g->proc == LIN_XPROC_IMPORTED ? LIN_HOW_IMPORT_ACTIVITY
 							 : LIN_HOW_CUPTI_ACTIVITY;
-	if (b->hs[i] != LIN_XNIL) {
+	if (b->hs[i] != LIN_NIL) {
 		mark_set(l, LIN_M_KERNEL_START, b->hs[i], b->herr[i], LIN_EV_OBSERVED, act);
 		mark_set(l, LIN_M_KERNEL_END, b->he[i], b->herr[i], LIN_EV_OBSERVED, act);
 		raw[LIN_M_KERNEL_START] = g->start;
 		raw[LIN_M_KERNEL_END] = g->end;
 	} else {
-		enum lin_how h = g->start == LIN_XNIL || g->end == LIN_XNIL || g->end < g->start
+		enum lin_how h = g->start == LIN_NIL || g->end == LIN_NIL || g->end < g->start
 					 ? LIN_HOW_NOT_RECORDED
 					 : LIN_HOW_NO_CLOCK;
 		mark_unknown(l, LIN_M_KERNEL_START, h);
 		mark_unknown(l, LIN_M_KERNEL_END, h);
 	}
-	*tid = LIN_XNIL;
+	*tid = LIN_NIL;
 	if (g->proc == LIN_XPROC_IMPORTED) {
 		mark_unknown(l, LIN_M_QUEUED, LIN_HOW_NOT_IN_FORMAT);
 		mark_unknown(l, LIN_M_SUBMITTED, LIN_HOW_NOT_IN_FORMAT);
-		if (g->api_s != LIN_XNIL && g->api_e != LIN_XNIL) {
+		if (g->api_s != LIN_NIL && g->api_e != LIN_NIL) {
 			mark_set(l, LIN_M_API_ENTER, g->api_s, 0, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API);
 			mark_set(l, LIN_M_API_EXIT, g->api_e, 0, LIN_EV_OBSERVED, LIN_HOW_IMPORT_API);
 			raw[LIN_M_API_ENTER] = g->api_s;
@@ -263,7 +263,7 @@ void lin_x_device_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_
 			/* A graph node's kernel: CUPTI gives no submitted and a queued that is not
 			 * its replay's (seen on an H200: up to 100 ms before the replay's call). */
 			mark_unknown(l, lat[k], LIN_HOW_GRAPH_LATENCY);
-		else if (lv[k] == LIN_XNIL || (x->o.without & LIN_XW_LATENCY))
+		else if (lv[k] == LIN_NIL || (x->o.without & LIN_XW_LATENCY))
 			mark_unknown(l, lat[k], LIN_HOW_NO_LATENCY_TIMESTAMPS);
 		else if (!lin_x_to_host(b, g, lv[k], &h, &err))
 			mark_unknown(l, lat[k], LIN_HOW_NO_CLOCK);
@@ -273,7 +273,7 @@ void lin_x_device_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_
 			raw[lat[k]] = lv[k];
 	}
 	const struct lin_xapi *a =
-		g->corr == LIN_XNIL ? NULL : lin_vtab_find(&x->apis, g->corr, pk1(g->proc, 0));
+		g->corr == LIN_NIL ? NULL : lin_vtab_find(&x->apis, g->corr, pk1(g->proc, 0));
 	uint64_t hs, he, es, ee;
 	if (!a) {
 		mark_unknown(l, LIN_M_API_ENTER, LIN_HOW_NO_API_RECORD);
@@ -281,7 +281,7 @@ void lin_x_device_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_
 		return;
 	}
 	*tid = a->tid;
-	if (a->start == LIN_XNIL || a->end == LIN_XNIL || a->end < a->start) {
+	if (a->start == LIN_NIL || a->end == LIN_NIL || a->end < a->start) {
 		mark_unknown(l, LIN_M_API_ENTER, LIN_HOW_NOT_RECORDED);
 		mark_unknown(l, LIN_M_API_EXIT, LIN_HOW_NOT_RECORDED);
 		return;
@@ -368,7 +368,7 @@ void lin_x_dep_mark(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 		front = l->m[LIN_M_SUBMITTED].t, ferr = l->m[LIN_M_SUBMITTED].err, have = true;
 	if (g->flags & LIN_XG_GRAPH) {
 		/* A graph node: the graph rule's bound (none on: as without edge records). */
-		uint64_t t = LIN_XNIL, err = 0;
+		uint64_t t = LIN_NIL, err = 0;
 		size_t by = SIZE_MAX;
 		enum lin_how h = LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN;
 		for (size_t r = 0; r < b->non; r++)
@@ -392,7 +392,7 @@ void lin_x_dep_mark(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 	}
 	/* Each dependency rule's bound, in table order: the latest-ending one holds it (the
 	 * first of those ending together on the host clock names it). */
-	uint64_t t = LIN_XNIL, err = 0;
+	uint64_t t = LIN_NIL, err = 0;
 	enum lin_how rule = LIN_HOW_NONE;
 	bool overlap = false;
 	size_t use[LIN_XRULES_MAX], nuse = 0, by = SIZE_MAX;
@@ -400,14 +400,14 @@ void lin_x_dep_mark(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 		if (!b->on[r]->bound)
 			continue;
 		size_t p = b->on[r]->bound(b, i);
-		if (p == SIZE_MAX || b->he[p] == LIN_XNIL)
+		if (p == SIZE_MAX || b->he[p] == LIN_NIL)
 			continue;
 		if (overlaps(gpu_at(b, p), g)) {
 			overlap = true; /* the rule's premise does not hold here */
 			continue;
 		}
 		use[nuse++] = p;
-		if (t == LIN_XNIL || b->he[p] > t) {
+		if (t == LIN_NIL || b->he[p] > t) {
 			t = b->he[p];
 			err = b->herr[p];
 			rule = b->on[r]->how;
@@ -420,7 +420,7 @@ void lin_x_dep_mark(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 			rule = LIN_HOW_TIED_DEPENDENCIES;
 	/* A bound at or below the frontier says nothing: the launch was not held by it; nor
 	 * does one above it by less than the two times' mapping errors. */
-	if (t != LIN_XNIL && have && t > front && t - front > err + ferr) {
+	if (t != LIN_NIL && have && t > front && t - front > err + ferr) {
 		mark_set(l, LIN_M_DEP_READY, t, err, LIN_EV_INFERRED, rule);
 		raw[LIN_M_DEP_READY] = gpu_at(b, by)->end;
 		return;

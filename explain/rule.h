@@ -33,7 +33,7 @@ struct lin_xbuild {
 	struct lin_explain *x;
 	const struct lin_validator *v;
 	size_t n;
-	uint64_t *hs, *he, *herr; /* host start, end (LIN_XNIL: unknown), mapping error */
+	uint64_t *hs, *he, *herr; /* host start, end (LIN_NIL: unknown), mapping error */
 	size_t *pred;             /* the record before on its stream, or SIZE_MAX */
 	size_t *bycorr;           /* lineage records with a correlation, by stream and corr */
 	size_t nbycorr;
@@ -71,7 +71,7 @@ struct lin_xrule {
 	 * starts (*@why: what is missing, when the rule finds its precondition missing). */
 	uint64_t (*busy)(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 			 uint64_t front, uint64_t fdev, uint64_t start, enum lin_how *why);
-	/* After the dominant statement @d (its start as written @ddev, LIN_XNIL: a host
+	/* After the dominant statement @d (its start as written @ddev, LIN_NIL: a host
 	 * time) is chosen: may withdraw it (competing causes). */
 	void (*withdraw)(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 			 const struct lin_xseg *d, uint64_t ddev);
@@ -151,7 +151,7 @@ static inline int cmp_corr_key(const struct lin_xgpu *a, const struct lin_xgpu *
 /* Records that take part in stream order: timed, and not duplicates. */
 static inline bool ordered(const struct lin_xgpu *g)
 {
-	return g->start != LIN_XNIL && g->end != LIN_XNIL && g->end >= g->start &&
+	return g->start != LIN_NIL && g->end != LIN_NIL && g->end >= g->start &&
 	       !(g->flags & (LIN_XG_DUP | LIN_XG_NOSTREAM));
 }
 
@@ -197,7 +197,7 @@ bool lin_x_index(struct lin_xbuild *b);
 /* Sort the declarations and adopts host_marks searches. */
 void lin_x_marks_index(struct lin_explain *x);
 /* The device marks (kernel, queue, submission, the launch call), in @raw each one's time
- * as written (imported: the file's clock), and in *@tid the launching thread (LIN_XNIL). */
+ * as written (imported: the file's clock), and in *@tid the launching thread (LIN_NIL). */
 void lin_x_device_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i, uint64_t *tid,
 			uint64_t *raw);
 /* request_ready, declared, captured, adopted, as seen from the launching thread @tid. */

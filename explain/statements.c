@@ -35,7 +35,7 @@ static void add_thread_seg(const struct lin_xbuild *b, struct lin_xlaunch *l, ui
 	if (e <= s)
 		return;
 	uint64_t off = 0, first = 0, last = 0;
-	if (tid != LIN_XNIL && proc != LIN_XPROC_IMPORTED)
+	if (tid != LIN_NIL && proc != LIN_XPROC_IMPORTED)
 		for (size_t r = 0; r < b->non && !off; r++)
 			if (b->on[r]->off_cpu)
 				off = b->on[r]->off_cpu(b, proc, tid, s, e, &first, &last);
@@ -72,7 +72,7 @@ static enum lin_xcause cause_of(enum lin_mark m, uint32_t skipped)
 }
 
 /* The statements, their dominant cause, and whether a competing cause withdraws it. @raw:
- * the marks as written on the device clock (LIN_XNIL: a host-clock mark). */
+ * the marks as written on the device clock (LIN_NIL: a host-clock mark). */
 void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i, uint64_t tid,
 		      const uint64_t *raw)
 {
@@ -100,7 +100,7 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 	uint64_t front = l->m[order[k]].t, fdev = raw[order[k]];
 	if (front > start)
 		front = start, fdev = raw[LIN_M_KERNEL_START];
-	/* Each statement's start as written on the device clock (LIN_XNIL: a host time). */
+	/* Each statement's start as written on the device clock (LIN_NIL: a host time). */
 	uint64_t sdev[LIN_XSEG_MAX] = { 0 };
 	enum lin_mark from = order[k]; /* the mark the stretch starts at */
 	uint32_t skipped = 0;
@@ -129,7 +129,7 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 			if ((skipped & ~(1u << LIN_M_SUBMITTED | 1u << LIN_M_DEP_READY)) && skipped_how)
 				why = skipped_how;
 			/* From the frontier, with no dependency known: a busy device, perhaps. */
-			if (why == LIN_HOW_NO_KNOWN_DEPENDENCY && fdev != LIN_XNIL &&
+			if (why == LIN_HOW_NO_KNOWN_DEPENDENCY && fdev != LIN_NIL &&
 			    (from == LIN_M_API_EXIT || from == LIN_M_SUBMITTED)) {
 				for (size_t r = 0; r < b->non; r++) {
 					if (!b->on[r]->busy)
@@ -142,7 +142,7 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 			}
 			lin_x_add_seg(l, front, t, LIN_X_UNRESOLVED, LIN_EV_UNKNOWN, why);
 			if (l->nseg > n0)
-				sdev[n0] = LIN_XNIL; /* unresolved: never withdrawn */
+				sdev[n0] = LIN_NIL; /* unresolved: never withdrawn */
 			break;
 		}
 		enum lin_xcause c = cause_of(m, skipped);
@@ -163,7 +163,7 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 			lin_x_add_seg(l, front, t, c, ev, how);
 		/* The stretch starts at the front; a descheduled one nested in it at a host time. */
 		for (uint8_t q = n0; q < l->nseg; q++)
-			sdev[q] = q == n0 ? fdev : LIN_XNIL;
+			sdev[q] = q == n0 ? fdev : LIN_NIL;
 		front = t;
 		fdev = tdev;
 		from = m;

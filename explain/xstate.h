@@ -7,9 +7,6 @@
 #include "records.h"
 #include "vtab.h"
 
-/* Until the ledger reads LIN_NIL itself. */
-#define LIN_XNIL LIN_NIL
-
 #define LIN_XPROC_IMPORTED 0xffffu
 
 /* A GPU record as read (device clock), or an imported one (host clock, joined already). */

@@ -50,7 +50,7 @@ static bool occupancy(struct lin_xbuild *b)
 	lin_x_sort_idx(b, idx, k, cmp_by_dev_start);
 	for (size_t j = 0; j < k; j++) {
 		bool first = !j || cmp_dev_key(gpu_at(b, idx[j - 1]), gpu_at(b, idx[j]));
-		uint64_t d = gpu_at(b, idx[j])->end, h = b->he[idx[j]] == LIN_XNIL ? 0 : b->he[idx[j]];
+		uint64_t d = gpu_at(b, idx[j])->end, h = b->he[idx[j]] == LIN_NIL ? 0 : b->he[idx[j]];
 		b->dmax[j] = first || d > b->dmax[j - 1] ? d : b->dmax[j - 1];
 		b->hmax[j] = first || h > b->hmax[j - 1] ? h : b->hmax[j - 1];
 	}
@@ -175,7 +175,7 @@ static uint64_t device_busy(const struct lin_xbuild *b, struct lin_xlaunch *l, s
 {
 	const struct lin_xgpu *g = gpu_at(b, i);
 	size_t o = occupier(b, g, fdev, g->start, false);
-	if (o == SIZE_MAX || b->he[o] == LIN_XNIL)
+	if (o == SIZE_MAX || b->he[o] == LIN_NIL)
 		return front;
 	if (!synced(b->x, g)) {
 		/* Without sync records an event dependency on a busy stream would not be in the
@@ -197,7 +197,7 @@ static uint64_t device_busy(const struct lin_xbuild *b, struct lin_xlaunch *l, s
 }
 
 /*
- * Competing causes: the dominant statement @d (its start @ddev as written, LIN_XNIL for a
+ * Competing causes: the dominant statement @d (its start @ddev as written, LIN_NIL for a
  * host-clock time) is withdrawn when the device was busy with other streams' work from its
  * start until it freed right before the start: that was as sufficient a cause. A host-clock
  * start is compared with the records' host times, moved back by the start's mapping error
@@ -211,7 +211,7 @@ static void competing(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 	    l->dominant == LIN_X_KERNEL_SLOW)
 		return;
 	size_t o;
-	if (ddev != LIN_XNIL) {
+	if (ddev != LIN_NIL) {
 		o = occupier(b, g, ddev, g->start, false);
 	} else {
 		const struct lin_xmark *ks = &l->m[LIN_M_KERNEL_START];

@@ -49,9 +49,9 @@ static bool wait_bounds(struct lin_xbuild *b)
 	for (size_t i = 0; i < x->waits.n; i++) {
 		w[i].best = SIZE_MAX;
 		const struct lin_xevent *e = lin_vtab_find(&x->events, w[i].sync_id, pk1(w[i].proc, 0));
-		if (e && e->corr != LIN_XNIL && e->corr < w[i].corr) {
+		if (e && e->corr != LIN_NIL && e->corr < w[i].corr) {
 			size_t p = before_corr(b, w[i].proc, e->dev, e->ctx, e->stream, e->corr);
-			if (p != SIZE_MAX && b->he[p] != LIN_XNIL)
+			if (p != SIZE_MAX && b->he[p] != LIN_NIL)
 				w[i].best = p;
 		}
 		if (i && w[i - 1].proc == w[i].proc && w[i - 1].ctx == w[i].ctx &&
@@ -67,7 +67,7 @@ static bool wait_bounds(struct lin_xbuild *b)
 static size_t waits_before(const struct lin_xbuild *b, const struct lin_xgpu *g)
 {
 	const struct lin_explain *x = b->x;
-	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_XNIL)
+	if (g->proc == LIN_XPROC_IMPORTED || g->corr == LIN_NIL)
 		return 0;
 	const struct lin_xwait *w = (const struct lin_xwait *)x->waits.data;
 	size_t lo = 0, hi = x->waits.n;
@@ -106,7 +106,7 @@ size_t lin_x_wait_producers(const struct lin_xbuild *b, const struct lin_xgpu *g
 	       w[lo].stream == g->stream) {
 		const struct lin_xevent *e =
 			lin_vtab_find(&x->events, w[lo].sync_id, pk1(w[lo].proc, 0));
-		if (!e || e->corr == LIN_XNIL)
+		if (!e || e->corr == LIN_NIL)
 			return SIZE_MAX; /* a wait on an event not in the trace */
 		if (e->corr >= w[lo].corr)
 			continue;

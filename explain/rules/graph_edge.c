@@ -26,7 +26,7 @@ static bool graph_index(struct lin_xbuild *b)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct lin_xgpu *g = gpu_at(b, i);
 		if (!(g->flags & LIN_XG_GRAPH) || g->proc == LIN_XPROC_IMPORTED ||
-		    g->node == LIN_XNIL || g->corr == LIN_XNIL || (g->flags & LIN_XG_DUP))
+		    g->node == LIN_NIL || g->corr == LIN_NIL || (g->flags & LIN_XG_DUP))
 			continue;
 		const uint64_t *orig = lin_vtab_find(&x->clone_of, g->node, pk1(g->proc, 0));
 		if (!orig || *orig == UINT64_MAX)
@@ -54,7 +54,7 @@ static enum lin_how graph_ready(const struct lin_xbuild *b, size_t i, uint64_t *
 {
 	const struct lin_xgpu *g = gpu_at(b, i);
 	const struct lin_explain *x = b->x;
-	const uint64_t *orig = g->node == LIN_XNIL || g->corr == LIN_XNIL
+	const uint64_t *orig = g->node == LIN_NIL || g->corr == LIN_NIL
 				       ? NULL
 				       : lin_vtab_find(&x->clone_of, g->node, pk1(g->proc, 0));
 	const uint64_t *graph = orig && *orig != UINT64_MAX
@@ -78,7 +78,7 @@ static enum lin_how graph_ready(const struct lin_xbuild *b, size_t i, uint64_t *
 		else
 			hi = mid;
 	}
-	*t = LIN_XNIL;
+	*t = LIN_NIL;
 	for (; lo < x->edges.n && !cmp_edge(&e[lo], &key); lo++, npred++) {
 		/* The predecessor's record in this replay; an edge of another graph (the node's
 		 * id named in two graphs) leaves the topology in doubt. */
@@ -86,11 +86,11 @@ static enum lin_how graph_ready(const struct lin_xbuild *b, size_t i, uint64_t *
 			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN;
 		const size_t *r = lin_vtab_find(&x->bynode, e[lo].from, pk1(g->proc, g->corr));
 		size_t found = r ? *r : SIZE_MAX;
-		if (found == SIZE_MAX || b->he[found] == LIN_XNIL || gpu_at(b, found) == g)
+		if (found == SIZE_MAX || b->he[found] == LIN_NIL || gpu_at(b, found) == g)
 			return LIN_HOW_GRAPH_DEPENDENCY_UNKNOWN; /* a node without a record (or its own) */
 		if (overlaps(gpu_at(b, found), g))
 			return LIN_HOW_OVERLAPPING_PREDECESSOR;
-		if (*t == LIN_XNIL || b->he[found] > *t)
+		if (*t == LIN_NIL || b->he[found] > *t)
 			*t = b->he[found], *err = b->herr[found], *by = found;
 	}
 	return npred ? LIN_HOW_GRAPH_EDGE : LIN_HOW_GRAPH_ROOT;
