@@ -19,115 +19,6 @@
 	9 /* 64-byte bitmap pages: a hostile file of sparse ids costs ~4x its size */
 #define CAPTURE_PAGE_SHIFT 3 /* 8 host_ns per page (64 B), for the same reason */
 
-struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
-{
-	struct lin_validator *v = calloc(1, sizeof(*v));
-	if (!v)
-		return NULL;
-	if (opts)
-		v->opts = *opts;
-	else
-		v->opts.max_findings = 100;
-	lin_vec_init(&v->findings, sizeof(struct lin_finding));
-	lin_vtab_init(&v->epochs, sizeof(struct lin_epoch_ent));
-	lin_vtab_init(&v->corrs, sizeof(struct lin_corr_ent));
-	lin_vtab_init(&v->closed, sizeof(void *));
-	lin_vtab_init(&v->captures, sizeof(void *));
-	lin_vtab_init(&v->nodes, sizeof(struct lin_node_ent));
-	lin_vtab_init(&v->clones, sizeof(struct lin_clone_ent));
-	lin_vtab_init(&v->replays, sizeof(uint64_t));
-	lin_vtab_init(&v->requests, sizeof(uint64_t)); /* its begin's host time (0: unknown) */
-	lin_vtab_init(&v->scopes, sizeof(uint64_t));   /* (tid, proc|depth): target + 1 */
-	lin_vtab_init(&v->apiring, sizeof(struct lin_apiring));
-	lin_vtab_init(&v->capheads, sizeof(uint64_t));
-	lin_vtab_init(&v->strings, 0);
-	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
-	lin_vtab_init(&v->stale, 0);
-	lin_vtab_init(&v->truth, sizeof(struct lin_truth_ent));
-	lin_vtab_init(&v->bthreads, sizeof(struct lin_bthread));
-	lin_vtab_init(&v->vers, sizeof(struct lin_vers_ent));
-	lin_vtab_init(&v->grids, sizeof(void *));
-	lin_vtab_init(&v->gmemops, 0);
-	lin_vec_init(&v->reqpool, sizeof(uint64_t));
-	lin_vec_init(&v->truthpool, sizeof(uint64_t));
-	lin_vec_init(&v->cands, sizeof(struct lin_cand));
-	lin_vec_init(&v->pending, sizeof(struct lin_gpu));
-	lin_vec_init(&v->adopts, sizeof(struct lin_adopt));
-	return v;
-}
-
-static void free_pages(struct lin_vtab *t)
-{
-	size_t it = 0;
-	void **p;
-	while ((p = lin_vtab_next(t, &it, NULL)))
-		free(*p);
-	lin_vtab_free(t);
-}
-
-void lin_validator_free(struct lin_validator *v)
-{
-	if (!v)
-		return;
-	for (unsigned i = 0; i < v->nfiles; i++)
-		free(v->files[i].name);
-	free(v->files);
-	for (unsigned i = 0; i < v->nprocs; i++) {
-		lin_cm_free(&v->procs[i].clocks);
-		lin_vec_free(&v->procs[i].capwin);
-		lin_vec_free(&v->procs[i].capopen);
-		lin_vec_free(&v->procs[i].capthr);
-	}
-	free(v->procs);
-	free_pages(&v->closed);
-	free_pages(&v->captures);
-	free_pages(&v->grids);
-	lin_v_bthreads_free(v);
-	struct lin_vtab *tabs[] = { &v->epochs,  &v->corrs,    &v->nodes,   &v->clones,
-				    &v->strings, &v->undef,    &v->stale,   &v->truth,
-				    &v->vers,    &v->gmemops,  &v->replays, &v->requests,
-				    &v->apiring, &v->capheads, &v->scopes };
-	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
-		lin_vtab_free(tabs[i]);
-	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool,
-				   &v->cands,    &v->pending, &v->adopts };
-	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
-		lin_vec_free(vecs[i]);
-	free(v);
-}
-
-void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause, uint32_t file,
-		   uint64_t offset, uint64_t index, int nids, const char *const *names,
-		   const uint64_t *ids)
-{
-	v->sum.findings++;
-	if (v->findings.n >= v->opts.max_findings)
-		return;
-	struct lin_finding *f = lin_vec_push(&v->findings);
-	if (!f) {
-		v->oom = true;
-		return;
-	}
-	f->kind = kind;
-	f->cause = cause;
-	f->file = file;
-	f->offset = offset;
-	f->index = index;
-	f->detail[0] = 0;
-	f->nids = nids > LIN_MAX_IDS ? LIN_MAX_IDS : nids;
-	for (int i = 0; i < f->nids; i++) {
-		f->idname[i] = names[i];
-		f->id[i] = ids[i];
-	}
-}
-
-void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
-		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids)
-{
-	v->sum.structural++;
-	lin_v_finding(v, "structural", cause, file, r->offset, r->index, nids, names, ids);
-}
-
 /*
  * A zeroed page of @bytes stored in @tab under (@page, @k1), allocated on first use when
  * @create; NULL when absent (and not @create) or out of memory (v->oom is then set).
@@ -147,7 +38,7 @@ static void *page_get(struct lin_validator *v, struct lin_vtab *tab, uint64_t pa
 }
 
 /* Dense paged bitmap of @id under @k1: was the bit set? Set it when @set. */
-bool lin_v_page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id, bool set)
+static bool page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id, bool set)
 {
 	uint64_t bit = id & ((1u << CLOSED_PAGE_BITS) - 1);
 	uint8_t *bits = page_get(v, tab, id >> CLOSED_PAGE_BITS, k1, (1u << CLOSED_PAGE_BITS) / 8, set);
@@ -162,7 +53,7 @@ bool lin_v_page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, 
 /* Per process: correlations whose join was closed and evicted. */
 bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set)
 {
-	return lin_v_page_bit(v, &v->closed, lin_k1(proc, 0), corr, set);
+	return page_bit(v, &v->closed, lin_k1(proc, 0), corr, set);
 }
 
 /* Host time (+1) of capture (tid, seq); per-thread capture counters are dense. */
@@ -174,52 +65,8 @@ uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t ti
 }
 
 /* What a process's trace header says of it (its truth file's header says none of it). */
-static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
-{
-	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
-	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
-	p->cupti_tids = strstr(h->cupti, "default thread ids") != NULL;
-	p->ext_kind = h->ext_kind;
-	p->minor = h->minor;
-	p->host_clock = h->device_clock_host;
-	p->pushes = !strcmp(h->backend, "cupti") || !strcmp(h->backend, "custom") ||
-		    !strcmp(h->backend, "attach");
-	p->file = file;
-	p->traced = true;
-}
-
-int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth)
-{
-	struct lin_vproc *p = NULL;
-	for (unsigned i = 0; i < v->nprocs && !p; i++)
-		if (v->procs[i].pid == h->pid && strcmp(v->procs[i].host, h->host) == 0)
-			p = &v->procs[i];
-	if (!p) {
-		if (v->nprocs >= LIN_MAX_PROCS)
-			return -1;
-		struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
-		if (!np)
-			return -1;
-		v->procs = np;
-		p = &np[v->nprocs++];
-		memset(p, 0, sizeof(*p));
-		snprintf(p->host, sizeof(p->host), "%s", h->host);
-		p->pid = h->pid;
-		p->ext_kind = h->ext_kind;
-		p->min_api_corr = UINT64_MAX;
-		p->end_dropped = LIN_NIL;
-		lin_cm_init(&p->clocks);
-		lin_vec_init(&p->capwin, sizeof(struct lin_capture));
-		lin_vec_init(&p->capopen, sizeof(uint64_t));
-		lin_vec_init(&p->capthr, sizeof(struct lin_capthr));
-	}
-	if (!truth && !p->traced)
-		proc_from_trace(p, h, file);
-	return (int)(p - v->procs);
-}
-
-void lin_v_string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, int field)
+static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
+		       const struct lin_rec *r, int field)
 {
 	if (LIN_IS_NIL_AT(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
 		return;
@@ -312,7 +159,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 			*q = r->reqs[i];
 		}
 	}
-	lin_v_string_ref(v, proc, file, r, LIN_F_EPOCH_DECLARE_NAME_SID);
+	string_ref(v, proc, file, r, LIN_F_EPOCH_DECLARE_NAME_SID);
 }
 
 static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
@@ -382,8 +229,8 @@ static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, con
 
 static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	lin_v_string_ref(v, proc, file, r, LIN_F_LAUNCH_NAME_SID);
-	lin_v_string_ref(v, proc, file, r, LIN_F_LAUNCH_API);
+	string_ref(v, proc, file, r, LIN_F_LAUNCH_NAME_SID);
+	string_ref(v, proc, file, r, LIN_F_LAUNCH_API);
 	lin_v_on_launch(v, proc, file, r);
 }
 
@@ -391,7 +238,7 @@ static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, con
 static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t file,
 			     const struct lin_rec *r)
 {
-	lin_v_string_ref(v, proc, file, r, LIN_F_REQUEST_BEGIN_NAME_SID);
+	string_ref(v, proc, file, r, LIN_F_REQUEST_BEGIN_NAME_SID);
 	bool fresh;
 	const struct lin_epoch_ent *e =
 		lin_vtab_find(&v->epochs, LIN_GET(r, REQUEST_BEGIN, REQUEST), lin_k1(proc, 0));
@@ -411,6 +258,154 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 }
 
 /* Check queued <= submitted <= start <= end where known. */
+static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t *t0)
+{
+	static const char *const kn[] = { "queued_dev", "submitted_dev", "start_dev", "end_dev" };
+	uint64_t t[4] = { LIN_NIL, LIN_NIL, LIN_OPT(r, GPU, START_DEV), LIN_OPT(r, GPU, END_DEV) };
+	if (r->type == LIN_REC_KERNEL) {
+		t[0] = LIN_OPT(r, KERNEL, QUEUED_DEV);
+		t[1] = LIN_OPT(r, KERNEL, SUBMITTED_DEV);
+	}
+	int prev = -1;
+	*t0 = LIN_NIL;
+	for (int i = 0; i < 3 && *t0 == LIN_NIL; i++)
+		*t0 = t[i];
+	for (int i = 0; i < 4; i++) {
+		if (t[i] == LIN_NIL)
+			continue;
+		if (prev >= 0 && t[i] < t[prev]) {
+			const char *n[] = { "correlation", kn[prev], kn[i] };
+			uint64_t ids[] = { LIN_GET(r, GPU, CORRELATION), t[prev], t[i] };
+			lin_v_structural(v, "time_order", file, r, 3, n, ids);
+			return;
+		}
+		prev = i;
+	}
+}
+
+/* The same GPU record read twice: a kernel's grid id is unique in its context; any other
+ * record by its correlation and what places it (start, end, device, stream, and for a
+ * graph record its node: a replay's nodes share its correlation, and two may start in the
+ * same tick of the GPU's timer). */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+/* The graph id and node id of a GPU record; a graph_trace record (a whole replay, when
+ * graph-level tracing is on) has a graph id and no node. */
+struct graph_ids {
+	bool has_graph, has_node;
+	uint64_t node; /* LIN_NIL when nil */
+};
+
+static struct graph_ids graph_ids(const struct lin_rec *r)
+{
+	switch (r->type) {
+	case LIN_REC_KERNEL:
+		return (struct graph_ids){ !LIN_IS_NIL(r, KERNEL, GRAPH_ID),
+					   !LIN_IS_NIL(r, KERNEL, GRAPH_NODE_ID),
+					   LIN_OPT(r, KERNEL, GRAPH_NODE_ID) };
+	case LIN_REC_GRAPH_TRACE:
+		return (struct graph_ids){ !LIN_IS_NIL(r, GRAPH_TRACE, GRAPH_ID), false, LIN_NIL };
+	case LIN_REC_MEMCPY:
+		return (struct graph_ids){ !LIN_IS_NIL(r, MEMCPY, GRAPH_ID),
+					   !LIN_IS_NIL(r, MEMCPY, GRAPH_NODE_ID),
+					   LIN_OPT(r, MEMCPY, GRAPH_NODE_ID) };
+	default:
+		return (struct graph_ids){ !LIN_IS_NIL(r, MEMSET, GRAPH_ID),
+					   !LIN_IS_NIL(r, MEMSET, GRAPH_NODE_ID),
+					   LIN_OPT(r, MEMSET, GRAPH_NODE_ID) };
+	}
+}
+
+static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
+		      const struct lin_rec *r, struct graph_ids gi)
+{
+	bool dup = false;
+	uint64_t key = LIN_NIL;
+	bool graph = r->type == LIN_REC_GRAPH_TRACE || gi.has_graph || gi.has_node;
+	bool grid = r->type == LIN_REC_KERNEL && !LIN_IS_NIL(r, KERNEL, GRID_ID);
+	if (grid && !graph) {
+		key = LIN_GET(r, KERNEL, GRID_ID);
+		dup = page_bit(v, &v->grids, lin_k1(proc, LIN_GET(r, KERNEL, CONTEXT)), key, true);
+	} else if (grid && !LIN_IS_NIL(r, KERNEL, CORRELATION)) {
+		/* A graph node's kernel has the same grid id in every replay (seen on an H200):
+		 * one record per replay, by the replay's correlation, the grid id and the node. */
+		bool fresh;
+		key = LIN_GET(r, KERNEL, GRID_ID);
+		uint64_t h = mix64(key ^ 0x27d4eb2f165667c5ull) ^ mix64(gi.node);
+		if (!lin_vtab_get(&v->gmemops, h, lin_k1(proc, LIN_GET(r, KERNEL, CORRELATION)), &fresh))
+			v->oom = true;
+		else
+			dup = !fresh;
+	} else if (!LIN_IS_NIL(r, GPU, CORRELATION) && !LIN_IS_NIL(r, GPU, START_DEV)) {
+		/* No grid id: a graph record by its replay's correlation and its start; any other
+		 * (a memcpy or memset, possibly one of several of a batched call, which share one
+		 * correlation) by its correlation and everything that places it: start, end,
+		 * device, stream. Two real records never agree on all of them. */
+		bool fresh;
+		key = mix64(LIN_GET(r, GPU, START_DEV)) ^
+		      mix64(LIN_OPT(r, GPU, END_DEV) + 0x9e3779b97f4a7c15ull) ^
+		      mix64((LIN_GET(r, GPU, DEVICE) << 32) ^ LIN_GET(r, GPU, STREAM) ^
+			    0xc2b2ae3d27d4eb4full);
+		if (graph) /* two nodes of one replay may start in the same timer tick */
+			key ^= mix64((r->type == LIN_REC_GRAPH_TRACE ? LIN_GET(r, GRAPH_TRACE, GRAPH_ID)
+								     : gi.node) ^
+				     0x165667b19e3779f9ull);
+		if (!lin_vtab_get(&v->gmemops, key, lin_k1(proc, LIN_GET(r, GPU, CORRELATION)), &fresh))
+			v->oom = true;
+		else
+			dup = !fresh;
+	}
+	if (!dup)
+		return false;
+	static const char *const n[] = { "correlation", "key" };
+	uint64_t ids[] = { LIN_OPT(r, GPU, CORRELATION), key };
+	v->sum.duplicates++;
+	lin_v_structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
+	return true;
+}
+
+static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	struct lin_gpu g = { 0 };
+	v->sum.gpu_records++;
+	v->procs[proc].gpu_records++;
+	struct graph_ids gi = graph_ids(r);
+	if (duplicate(v, proc, file, r, gi))
+		return;
+	gpu_times(v, file, r, &g.t0);
+	g.corr = LIN_IS_NIL(r, GPU, CORRELATION) ? 0 : LIN_GET(r, GPU, CORRELATION);
+	v->procs[proc].gpu_called += g.corr != 0;
+	g.kind = (uint8_t)r->type;
+	g.proc = proc;
+	g.file = file;
+	g.offset = r->offset;
+	g.index = r->index;
+	bool whole = r->type == LIN_REC_GRAPH_TRACE;
+	if (whole || gi.has_graph || gi.has_node)
+		g.flags |= LIN_G_GRAPH;
+	g.node = whole || !gi.has_node ? 0 : gi.node;
+	if (r->type == LIN_REC_KERNEL) {
+		if (LIN_GET(r, KERNEL, DEVICE_LAUNCHED))
+			g.flags |= LIN_G_DEVLAUNCH;
+		if (!LIN_IS_NIL(r, KERNEL, GRID_ID)) {
+			g.key = LIN_GET(r, KERNEL, GRID_ID);
+			g.flags |= LIN_G_KEY;
+		}
+		string_ref(v, proc, file, r, LIN_F_KERNEL_NAME_SID);
+	} else if (!LIN_IS_NIL(r, GPU, START_DEV)) {
+		g.key = LIN_GET(r, GPU, START_DEV);
+		g.flags |= LIN_G_KEY;
+	}
+	lin_v_gpu(v, &g);
+}
+
 /* A dropped record is explicit loss: counted, reported as a finding, exit status 1. */
 static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
@@ -635,7 +630,7 @@ static void h_api(void *c, const struct lin_rec *r)
 static void h_gpu(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_on_gpu(a->v, a->proc, a->file, r);
+	on_gpu(a->v, a->proc, a->file, r);
 }
 
 static void h_graph(void *c, const struct lin_rec *r)

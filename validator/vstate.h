@@ -285,13 +285,7 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 		   uint64_t offset, uint64_t index, int nids, const char *const *names,
 		   const uint64_t *ids);
 bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set);
-/* Dense paged bitmap of @id under @k1 in @tab: was the bit set? Set it when @set. */
-bool lin_v_page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id, bool set);
-/* Field @field of @r names a string id: note it when no string record defined it yet. */
-void lin_v_string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, int field);
-/* A kernel, memcpy, memset or graph_trace record (ingest_gpu.c). */
-void lin_v_on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+
 uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
 			     bool create);
 int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
