@@ -13,58 +13,9 @@
 #include "lineage/trace_format.h"
 #include "dispatch.h"
 #include "misuse.h"
+#include "pages.h"
 #include "vstate.h"
 
-#define CLOSED_PAGE_BITS \
-	9 /* 64-byte bitmap pages: a hostile file of sparse ids costs ~4x its size */
-#define CAPTURE_PAGE_SHIFT 3 /* 8 host_ns per page (64 B), for the same reason */
-
-/*
- * A zeroed page of @bytes stored in @tab under (@page, @k1), allocated on first use when
- * @create; NULL when absent (and not @create) or out of memory (v->oom is then set).
- */
-static void *page_get(struct lin_validator *v, struct lin_vtab *tab, uint64_t page, uint64_t k1,
-		      size_t bytes, bool create)
-{
-	bool fresh;
-	void **p = create ? lin_vtab_get(tab, page, k1, &fresh) : lin_vtab_find(tab, page, k1);
-	if (!p) {
-		v->oom |= create;
-		return NULL;
-	}
-	if (!*p && !(*p = calloc(1, bytes)))
-		v->oom = true;
-	return *p;
-}
-
-/* Dense paged bitmap of @id under @k1: was the bit set? Set it when @set. */
-static bool page_bit(struct lin_validator *v, struct lin_vtab *tab, uint64_t k1, uint64_t id, bool set)
-{
-	uint64_t bit = id & ((1u << CLOSED_PAGE_BITS) - 1);
-	uint8_t *bits = page_get(v, tab, id >> CLOSED_PAGE_BITS, k1, (1u << CLOSED_PAGE_BITS) / 8, set);
-	if (!bits)
-		return false;
-	bool was = bits[bit >> 3] & (1u << (bit & 7));
-	if (set)
-		bits[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-	return was;
-}
-
-/* Per process: correlations whose join was closed and evicted. */
-bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set)
-{
-	return page_bit(v, &v->closed, lin_k1(proc, 0), corr, set);
-}
-
-/* Host time (+1) of capture (tid, seq); per-thread capture counters are dense. */
-uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq, bool create)
-{
-	uint64_t *times = page_get(v, &v->captures, seq >> CAPTURE_PAGE_SHIFT, lin_k1(proc, tid),
-				   (1u << CAPTURE_PAGE_SHIFT) * sizeof(uint64_t), create);
-	return times ? &times[seq & ((1u << CAPTURE_PAGE_SHIFT) - 1)] : NULL;
-}
-
-/* What a process's trace header says of it (its truth file's header says none of it). */
 static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
 		       const struct lin_rec *r, int field)
 {
@@ -332,7 +283,7 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 	bool grid = r->type == LIN_REC_KERNEL && !LIN_IS_NIL(r, KERNEL, GRID_ID);
 	if (grid && !graph) {
 		key = LIN_GET(r, KERNEL, GRID_ID);
-		dup = page_bit(v, &v->grids, lin_k1(proc, LIN_GET(r, KERNEL, CONTEXT)), key, true);
+		dup = lin_v_page_bit(v, &v->grids, lin_k1(proc, LIN_GET(r, KERNEL, CONTEXT)), key, true);
 	} else if (grid && !LIN_IS_NIL(r, KERNEL, CORRELATION)) {
 		/* A graph node's kernel has the same grid id in every replay (seen on an H200):
 		 * one record per replay, by the replay's correlation, the grid id and the node. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lineage/trace_format.h"
+#include "pages.h"
 #include "vstate.h"
 
 static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t corr)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lineage/trace_format.h"
+#include "pages.h"
 #include "vstate.h"
 
 enum cls { CLS_PENDING, CLS_OBSERVED, CLS_INFERRED, CLS_LOST, CLS_AMBIGUOUS };
@@ -34,15 +35,6 @@ static const char *const level_names[] = { LIN_LEVELS(LEVEL_NAME) };
 const char *lin_cause_name(enum lin_cause c) { return cause_names[c]; }
 const char *lin_rule_name(enum lin_rule r) { return rule_names[r]; }
 const char *lin_level_name(enum lin_level l) { return level_names[l]; }
-
-const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v, const struct lin_epoch_ent *e,
-				 uint32_t *n)
-{
-	*n = e->nreq;
-	if (e->nreq <= 1)
-		return &e->req;
-	return lin_vec_at(&v->reqpool, (size_t)e->req);
-}
 
 /* What a join may end on: a declared epoch (its requests) or a begun request (itself).
  * Use it where it is: req may point into it. */

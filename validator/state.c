@@ -88,38 +88,7 @@ void lin_validator_free(struct lin_validator *v)
 	free(v);
 }
 
-void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause, uint32_t file,
-		   uint64_t offset, uint64_t index, int nids, const char *const *names,
-		   const uint64_t *ids)
-{
-	v->sum.findings++;
-	if (v->findings.n >= v->opts.max_findings)
-		return;
-	struct lin_finding *f = lin_vec_push(&v->findings);
-	if (!f) {
-		v->oom = true;
-		return;
-	}
-	f->kind = kind;
-	f->cause = cause;
-	f->file = file;
-	f->offset = offset;
-	f->index = index;
-	f->detail[0] = 0;
-	f->nids = nids > LIN_MAX_IDS ? LIN_MAX_IDS : nids;
-	for (int i = 0; i < f->nids; i++) {
-		f->idname[i] = names[i];
-		f->id[i] = ids[i];
-	}
-}
-
-void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
-		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids)
-{
-	v->sum.structural++;
-	lin_v_finding(v, "structural", cause, file, r->offset, r->index, nids, names, ids);
-}
-
+/* What a process's trace header says of it (its truth file's header says none of it). */
 static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
 {
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
@@ -163,3 +132,22 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 		proc_from_trace(p, h, file);
 	return (int)(p - v->procs);
 }
+
+unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc)
+{
+	if (proc >= v->nprocs)
+		return 0;
+	return (v->procs[proc].dropped_host ? LIN_LOST_HOST : 0u) |
+	       (v->procs[proc].dropped_cupti ? LIN_LOST_CUPTI : 0u);
+}
+
+bool lin_validator_proc_id(const struct lin_validator *v, uint16_t proc, uint64_t *pid, const char **host)
+{
+	if (proc >= v->nprocs)
+		return false;
+	*pid = v->procs[proc].pid;
+	*host = v->procs[proc].host;
+	return true;
+}
+
+bool lin_validator_oom(const struct lin_validator *v) { return v->oom; }

@@ -284,10 +284,6 @@ struct lin_validator {
 void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause, uint32_t file,
 		   uint64_t offset, uint64_t index, int nids, const char *const *names,
 		   const uint64_t *ids);
-bool lin_v_closed(struct lin_validator *v, uint16_t proc, uint64_t corr, bool set);
-
-uint64_t *lin_v_capture_slot(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t seq,
-			     bool create);
 int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
 void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
 		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids);
@@ -370,8 +366,14 @@ void lin_v_bthreads_free(struct lin_validator *v);
 /* resolve.c */
 void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g);
 void lin_v_resolve_all(struct lin_validator *v);
-const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v, const struct lin_epoch_ent *e,
-				 uint32_t *n);
+static inline const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v,
+					       const struct lin_epoch_ent *e, uint32_t *n)
+{
+	*n = e->nreq;
+	if (e->nreq <= 1)
+		return &e->req;
+	return lin_vec_at(&v->reqpool, (size_t)e->req);
+}
 
 static inline uint64_t lin_k1(uint16_t proc, uint64_t aux)
 {
