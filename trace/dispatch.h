@@ -27,7 +27,9 @@ struct lin_rec_ops {
 
 static inline void lin_rec_dispatch(const struct lin_rec_ops *ops, void *ctx, const struct lin_rec *r)
 {
-	lin_rec_fn fn = !r->known ? ops->unknown : r->type < LIN_SCHEMA_MAX ? ops->on[r->type] : NULL;
+	lin_rec_fn fn = !r->known                  ? ops->unknown
+			: r->type < LIN_SCHEMA_MAX ? ops->on[r->type]
+						   : NULL;
 	if (fn)
 		fn(ctx, r);
 }
