@@ -9,13 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "imp.h"
 #include "lineage/trace_format.h"
 #include "reader.h"
 #include "xstate.h"
 
-#define NIL(r, i) (((r)->nil >> (i)) & 1u)
-#define OPT(r, i) (NIL(r, i) ? LIN_NIL : (r)->f[i])
+/* What a record handler is given (lin_vopts.on_rec): the ledger, the file, the process. */
+struct cctx {
+	struct lin_explain *x;
+	uint32_t file;
+	uint16_t proc;
+};
 
 static uint64_t pk1(uint16_t proc, uint64_t aux)
 {
@@ -138,192 +143,289 @@ static void *get(struct lin_explain *x, struct lin_vtab *t, uint64_t k0, uint64_
 	return p;
 }
 
-static void on_gpu_rec(struct lin_explain *x, uint32_t file, uint16_t proc, const struct lin_rec *r)
+/* A GPU record: the fields kernel, memcpy, memset and graph_trace share (the GPU view). */
+static struct lin_xgpu *gpu_rec(const struct cctx *c, const struct lin_rec *r)
 {
-	struct lin_xgpu *g = push(x, &x->gpus);
+	struct lin_xgpu *g = push(c->x, &c->x->gpus);
 	if (!g)
-		return;
+		return NULL;
 	g->offset = r->offset;
 	g->vkey = r->offset;
-	g->file = file;
-	g->proc = proc;
+	g->file = c->file;
+	g->proc = c->proc;
 	g->kind = (uint8_t)r->type;
-	g->corr = OPT(r, 0);
-	g->start = OPT(r, 1);
-	g->end = OPT(r, 2);
-	g->dev = (uint32_t)r->f[3];
-	g->ctx = (uint32_t)r->f[4];
-	g->stream = r->f[5];
+	g->corr = LIN_OPT(r, GPU, CORRELATION);
+	g->start = LIN_OPT(r, GPU, START_DEV);
+	g->end = LIN_OPT(r, GPU, END_DEV);
+	g->dev = (uint32_t)LIN_GET(r, GPU, DEVICE);
+	g->ctx = (uint32_t)LIN_GET(r, GPU, CONTEXT);
+	g->stream = LIN_GET(r, GPU, STREAM);
 	g->queued = g->submitted = g->graph_id = g->name_sid = g->key = g->node = LIN_NIL;
 	g->api_s = g->api_e = g->api_tid = g->group = g->iproc = LIN_NIL;
-	if (r->type == LIN_REC_KERNEL) {
-		g->key = OPT(r, 6); /* grid_id */
-		g->graph_id = OPT(r, 7);
-		g->node = OPT(r, 8);
-		g->name_sid = OPT(r, 9);
-		g->queued = OPT(r, 10);
-		g->submitted = OPT(r, 11);
-	} else if (r->type == LIN_REC_GRAPH_TRACE) {
-		g->graph_id = r->f[6]; /* the whole replay: stream order holds for it */
-		return;
-	} else {
-		g->key = g->start; /* start_dev as written */
-		g->graph_id = OPT(r, 8);
-		g->node = OPT(r, 9);
-	}
-	/* A node of a replay: its dependencies are graph edges (graph_edge records, if any). */
+	return g;
+}
+
+/* A node of a replay: its dependencies are graph edges (graph_edge records, if any). */
+static void mark_graph(struct lin_xgpu *g)
+{
 	if (g->graph_id != LIN_NIL && g->graph_id)
 		g->flags |= LIN_XG_GRAPH;
 }
 
+static void on_kernel(void *arg, const struct lin_rec *r)
+{
+	struct lin_xgpu *g = gpu_rec(arg, r);
+	if (!g)
+		return;
+	g->key = LIN_OPT(r, KERNEL, GRID_ID);
+	g->graph_id = LIN_OPT(r, KERNEL, GRAPH_ID);
+	g->node = LIN_OPT(r, KERNEL, GRAPH_NODE_ID);
+	g->name_sid = LIN_OPT(r, KERNEL, NAME_SID);
+	g->queued = LIN_OPT(r, KERNEL, QUEUED_DEV);
+	g->submitted = LIN_OPT(r, KERNEL, SUBMITTED_DEV);
+	mark_graph(g);
+}
+
+static void on_memcpy(void *arg, const struct lin_rec *r)
+{
+	struct lin_xgpu *g = gpu_rec(arg, r);
+	if (!g)
+		return;
+	g->key = g->start; /* start_dev as written */
+	g->graph_id = LIN_OPT(r, MEMCPY, GRAPH_ID);
+	g->node = LIN_OPT(r, MEMCPY, GRAPH_NODE_ID);
+	mark_graph(g);
+}
+
+static void on_memset(void *arg, const struct lin_rec *r)
+{
+	struct lin_xgpu *g = gpu_rec(arg, r);
+	if (!g)
+		return;
+	g->key = g->start; /* start_dev as written */
+	g->graph_id = LIN_OPT(r, MEMSET, GRAPH_ID);
+	g->node = LIN_OPT(r, MEMSET, GRAPH_NODE_ID);
+	mark_graph(g);
+}
+
+/* The whole replay: stream order holds for it. */
+static void on_graph_trace(void *arg, const struct lin_rec *r)
+{
+	struct lin_xgpu *g = gpu_rec(arg, r);
+	if (g)
+		g->graph_id = LIN_GET(r, GRAPH_TRACE, GRAPH_ID);
+}
+
+static void on_request_begin(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	struct lin_xbegin *t =
+		get(c->x, &c->x->begins, LIN_GET(r, REQUEST_BEGIN, REQUEST), pk1(c->proc, 0), &fresh);
+	if (t && fresh)
+		*t = (struct lin_xbegin){ .host_ns = LIN_GET(r, REQUEST_BEGIN, HOST_NS),
+					  .tid = LIN_GET(r, REQUEST_BEGIN, TID) };
+}
+
+/* A reissue (a retry) is not a declaration: the work was declared once, and a retry's
+ * launches count from there (docs/ledger.md, "Marks"). */
+static void on_epoch_declare(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	struct lin_xdecl *d = push(c->x, &c->x->decls);
+	if (d)
+		*d = (struct lin_xdecl){ .epoch = LIN_GET(r, EPOCH_DECLARE, EPOCH),
+					 .host_ns = LIN_GET(r, EPOCH_DECLARE, HOST_NS),
+					 .tid = LIN_GET(r, EPOCH_DECLARE, TID),
+					 .proc = c->proc };
+}
+
+static void on_token_capture(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	uint64_t *t = get(c->x, &c->x->caps, LIN_GET(r, TOKEN_CAPTURE, CAPTURE_SEQ),
+			  pk1(c->proc, LIN_GET(r, TOKEN_CAPTURE, TID)), &fresh);
+	if (t && fresh)
+		*t = LIN_IS_NIL(r, TOKEN_CAPTURE, HOST_NS) ? 0 : LIN_GET(r, TOKEN_CAPTURE, HOST_NS) + 1;
+}
+
+static void on_token_adopt(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	struct lin_xadopt *a = push(c->x, &c->x->adopts);
+	if (a)
+		*a = (struct lin_xadopt){ .tid = LIN_GET(r, TOKEN_ADOPT, TID),
+					  .host_ns = LIN_GET(r, TOKEN_ADOPT, HOST_NS),
+					  .target = LIN_GET(r, TOKEN_ADOPT, TARGET),
+					  .ctid = LIN_OPT(r, TOKEN_ADOPT, CAPTURE_TID),
+					  .cseq = LIN_OPT(r, TOKEN_ADOPT, CAPTURE_SEQ),
+					  .proc = c->proc,
+					  .kind = (uint8_t)LIN_GET(r, TOKEN_ADOPT, TARGET_KIND) };
+}
+
+static void on_api(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	if (LIN_IS_NIL(r, API, CORRELATION))
+		return;
+	struct lin_xapi *a =
+		get(c->x, &c->x->apis, LIN_GET(r, API, CORRELATION), pk1(c->proc, 0), &fresh);
+	if (!a)
+		return;
+	struct lin_xapi n = { .start = LIN_OPT(r, API, START_DEV),
+			      .end = LIN_OPT(r, API, END_DEV),
+			      .tid = LIN_GET(r, API, TID),
+			      .domain = (uint8_t)LIN_GET(r, API, DOMAIN) };
+	if (fresh) {
+		*a = n;
+	} else if (a->tid == n.tid && a->start != LIN_NIL && n.start != LIN_NIL &&
+		   a->end != LIN_NIL && n.end != LIN_NIL &&
+		   ((n.start >= a->start && n.end <= a->end) || (a->start >= n.start && a->end <= n.end))) {
+		/* A runtime call and the driver call nested in it under one correlation
+		 * (docs/validator.md): one call, the outer one. */
+		if (n.start < a->start)
+			*a = n;
+	} else if (n.domain == LIN_API_RUNTIME && a->domain != LIN_API_RUNTIME) {
+		*a = n; /* not nested: the runtime call is the launch */
+	}
+}
+
+static void on_string(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	uint64_t *t = get(c->x, &c->x->sids, LIN_GET(r, STRING, SID), pk1(c->proc, 0), &fresh);
+	if (t && fresh)
+		*t = lin_x_intern(c->x, r->str ? r->str : "", r->str ? r->str_len : 0);
+}
+
+/* The process has a sync or cuda_event record: its synchronization was collected. */
+static void mark_synced(const struct cctx *c)
+{
+	c->x->synced[c->proc / 8] |= (uint8_t)(1u << (c->proc % 8));
+}
+
+static void on_cuda_event(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	mark_synced(c);
+	if (LIN_IS_NIL(r, CUDA_EVENT, SYNC_ID))
+		return; /* no sync id: no wait can name it */
+	struct lin_xevent *e =
+		get(c->x, &c->x->events, LIN_GET(r, CUDA_EVENT, SYNC_ID), pk1(c->proc, 0), &fresh);
+	if (e && fresh)
+		*e = (struct lin_xevent){ .corr = LIN_OPT(r, CUDA_EVENT, CORRELATION),
+					  .stream = LIN_GET(r, CUDA_EVENT, STREAM),
+					  .ctx = (uint32_t)LIN_GET(r, CUDA_EVENT, CONTEXT),
+					  .dev = (uint32_t)LIN_GET(r, CUDA_EVENT, DEVICE) };
+}
+
+static void on_sync(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	mark_synced(c);
+	if (LIN_GET(r, SYNC, SYNC_TYPE) != LIN_SYNC_STREAM_WAIT_EVENT || LIN_IS_NIL(r, SYNC, STREAM) ||
+	    LIN_IS_NIL(r, SYNC, SYNC_ID) || LIN_IS_NIL(r, SYNC, CORRELATION))
+		return;
+	struct lin_xwait *w = push(c->x, &c->x->waits);
+	if (w)
+		*w = (struct lin_xwait){ .corr = LIN_GET(r, SYNC, CORRELATION),
+					 .stream = LIN_GET(r, SYNC, STREAM),
+					 .sync_id = LIN_GET(r, SYNC, SYNC_ID),
+					 .best = SIZE_MAX,
+					 .ctx = (uint32_t)LIN_GET(r, SYNC, CONTEXT),
+					 .proc = c->proc };
+}
+
+static void on_graph_node(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	uint64_t *t = get(c->x, &c->x->node_graph, LIN_GET(r, GRAPH_NODE, NODE_ID), pk1(c->proc, 0),
+			  &fresh);
+	if (t && fresh)
+		*t = LIN_GET(r, GRAPH_NODE, GRAPH_ID);
+}
+
+static void on_graph_node_clone(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	uint64_t clone = LIN_GET(r, GRAPH_NODE_CLONE, CLONE_NODE_ID);
+	uint64_t orig = LIN_GET(r, GRAPH_NODE_CLONE, ORIGINAL_NODE_ID);
+	uint64_t *t = get(c->x, &c->x->clone_of, clone, pk1(c->proc, 0), &fresh);
+	if (t && (fresh || *t != orig))
+		*t = fresh ? orig : UINT64_MAX; /* two originals: which one is not known */
+	uint64_t *at = get(c->x, &c->x->clone_at, clone, pk1(c->proc, 0), &fresh);
+	if (at && fresh)
+		*at = lin_xpos(c->file, r->index); /* when the exec was instantiated */
+}
+
+static void on_graph_edge(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	bool fresh;
+	uint64_t graph = LIN_GET(r, GRAPH_EDGE, GRAPH_ID);
+	struct lin_xtopo *t = get(c->x, &c->x->topo, graph, pk1(c->proc, 0), &fresh);
+	if (!t)
+		return;
+	if (fresh)
+		*t = (struct lin_xtopo){ 0 };
+	t->last = lin_xpos(c->file, r->index);
+	if (LIN_IS_NIL(r, GRAPH_EDGE, FROM_NODE_ID) || LIN_IS_NIL(r, GRAPH_EDGE, TO_NODE_ID)) {
+		t->nil = true; /* the graph has no edge: its topology is known all the same */
+		return;
+	}
+	t->edges = true;
+	struct lin_xedge *e = push(c->x, &c->x->edges);
+	if (e)
+		*e = (struct lin_xedge){ .to = LIN_GET(r, GRAPH_EDGE, TO_NODE_ID),
+					 .from = LIN_GET(r, GRAPH_EDGE, FROM_NODE_ID),
+					 .graph = graph,
+					 .proc = c->proc };
+}
+
+static void on_host_sched(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	uint64_t start = LIN_GET(r, HOST_SCHED, START_NS), end = LIN_GET(r, HOST_SCHED, END_NS);
+	if (end <= start)
+		return;
+	struct lin_xsched *s = push(c->x, &c->x->scheds);
+	if (s)
+		*s = (struct lin_xsched){
+			.tid = LIN_GET(r, HOST_SCHED, TID), .start = start, .end = end, .proc = c->proc
+		};
+}
+
+static const struct lin_rec_ops collect_ops = {
+	.on = {
+		[LIN_REC_REQUEST_BEGIN] = on_request_begin,
+		[LIN_REC_EPOCH_DECLARE] = on_epoch_declare,
+		[LIN_REC_TOKEN_CAPTURE] = on_token_capture,
+		[LIN_REC_TOKEN_ADOPT] = on_token_adopt,
+		[LIN_REC_API] = on_api,
+		[LIN_REC_KERNEL] = on_kernel,
+		[LIN_REC_MEMCPY] = on_memcpy,
+		[LIN_REC_MEMSET] = on_memset,
+		[LIN_REC_GRAPH_TRACE] = on_graph_trace,
+		[LIN_REC_STRING] = on_string,
+		[LIN_REC_CUDA_EVENT] = on_cuda_event,
+		[LIN_REC_SYNC] = on_sync,
+		[LIN_REC_GRAPH_NODE] = on_graph_node,
+		[LIN_REC_GRAPH_NODE_CLONE] = on_graph_node_clone,
+		[LIN_REC_GRAPH_EDGE] = on_graph_edge,
+		[LIN_REC_HOST_SCHED] = on_host_sched,
+	},
+};
+
 static void on_rec(void *arg, uint32_t file, uint16_t proc, const struct lin_rec *r)
 {
-	struct lin_explain *x = arg;
-	bool fresh;
-	if (!r->known)
-		return;
-	switch (r->type) {
-	case LIN_REC_REQUEST_BEGIN: {
-		struct lin_xbegin *t = get(x, &x->begins, r->f[2], pk1(proc, 0), &fresh);
-		if (t && fresh)
-			*t = (struct lin_xbegin){ .host_ns = r->f[0], .tid = r->f[1] };
-		break;
-	}
-	case LIN_REC_EPOCH_DECLARE: {
-		/* A reissue (a retry) is not a declaration: the work was declared once, and a
-		 * retry's launches count from there (docs/ledger.md, "Marks"). */
-		struct lin_xdecl *d = push(x, &x->decls);
-		if (d)
-			*d = (struct lin_xdecl){
-				.epoch = r->f[2], .host_ns = r->f[0], .tid = r->f[1], .proc = proc
-			};
-		break;
-	}
-	case LIN_REC_TOKEN_CAPTURE: {
-		uint64_t *t = get(x, &x->caps, r->f[5], pk1(proc, r->f[1]), &fresh);
-		if (t && fresh)
-			*t = NIL(r, 0) ? 0 : r->f[0] + 1;
-		break;
-	}
-	case LIN_REC_TOKEN_ADOPT: {
-		struct lin_xadopt *a = push(x, &x->adopts);
-		if (a)
-			*a = (struct lin_xadopt){ .tid = r->f[1],
-						  .host_ns = r->f[0],
-						  .target = r->f[3],
-						  .ctid = OPT(r, 5),
-						  .cseq = OPT(r, 6),
-						  .proc = proc,
-						  .kind = (uint8_t)r->f[2] };
-		break;
-	}
-	case LIN_REC_API: {
-		if (NIL(r, 2))
-			break;
-		struct lin_xapi *a = get(x, &x->apis, r->f[2], pk1(proc, 0), &fresh);
-		if (!a)
-			break;
-		struct lin_xapi n = { .start = OPT(r, 3),
-				      .end = OPT(r, 4),
-				      .tid = r->f[6],
-				      .domain = (uint8_t)r->f[0] };
-		if (fresh) {
-			*a = n;
-		} else if (a->tid == n.tid && a->start != LIN_NIL && n.start != LIN_NIL &&
-			   a->end != LIN_NIL && n.end != LIN_NIL &&
-			   ((n.start >= a->start && n.end <= a->end) ||
-			    (a->start >= n.start && a->end <= n.end))) {
-			/* A runtime call and the driver call nested in it under one correlation
-			 * (docs/validator.md): one call, the outer one. */
-			if (n.start < a->start)
-				*a = n;
-		} else if (n.domain == LIN_API_RUNTIME && a->domain != LIN_API_RUNTIME) {
-			*a = n; /* not nested: the runtime call is the launch */
-		}
-		break;
-	}
-	case LIN_REC_KERNEL:
-	case LIN_REC_MEMCPY:
-	case LIN_REC_MEMSET:
-	case LIN_REC_GRAPH_TRACE: on_gpu_rec(x, file, proc, r); break;
-	case LIN_REC_STRING: {
-		uint64_t *t = get(x, &x->sids, r->f[0], pk1(proc, 0), &fresh);
-		if (t && fresh)
-			*t = lin_x_intern(x, r->str ? r->str : "", r->str ? r->str_len : 0);
-		break;
-	}
-	case LIN_REC_CUDA_EVENT: {
-		x->synced[proc / 8] |= (uint8_t)(1u << (proc % 8));
-		if (NIL(r, 5))
-			break; /* no sync id: no wait can name it */
-		struct lin_xevent *e = get(x, &x->events, r->f[5], pk1(proc, 0), &fresh);
-		if (e && fresh)
-			*e = (struct lin_xevent){ .corr = OPT(r, 0),
-						  .stream = r->f[3],
-						  .ctx = (uint32_t)r->f[2],
-						  .dev = (uint32_t)r->f[1] };
-		break;
-	}
-	case LIN_REC_SYNC: {
-		x->synced[proc / 8] |= (uint8_t)(1u << (proc % 8));
-		if (r->f[1] != LIN_SYNC_STREAM_WAIT_EVENT || NIL(r, 5) || NIL(r, 7) || NIL(r, 0))
-			break;
-		struct lin_xwait *w = push(x, &x->waits);
-		if (w)
-			*w = (struct lin_xwait){ .corr = r->f[0],
-						 .stream = r->f[5],
-						 .sync_id = r->f[7],
-						 .best = SIZE_MAX,
-						 .ctx = (uint32_t)r->f[4],
-						 .proc = proc };
-		break;
-	}
-	case LIN_REC_GRAPH_NODE: {
-		uint64_t *t = get(x, &x->node_graph, r->f[3], pk1(proc, 0), &fresh);
-		if (t && fresh)
-			*t = r->f[2];
-		break;
-	}
-	case LIN_REC_GRAPH_NODE_CLONE: {
-		uint64_t *t = get(x, &x->clone_of, r->f[1], pk1(proc, 0), &fresh);
-		if (t && (fresh || *t != r->f[0]))
-			*t = fresh ? r->f[0] : UINT64_MAX; /* two originals: which one is not known */
-		uint64_t *at = get(x, &x->clone_at, r->f[1], pk1(proc, 0), &fresh);
-		if (at && fresh)
-			*at = lin_xpos(file, r->index); /* when the exec was instantiated */
-		break;
-	}
-	case LIN_REC_GRAPH_EDGE: {
-		struct lin_xtopo *t = get(x, &x->topo, r->f[0], pk1(proc, 0), &fresh);
-		if (!t)
-			break;
-		if (fresh)
-			*t = (struct lin_xtopo){ 0 };
-		t->last = lin_xpos(file, r->index);
-		if (NIL(r, 1) || NIL(r, 2)) {
-			t->nil = true; /* the graph has no edge: its topology is known all the same */
-			break;
-		}
-		t->edges = true;
-		struct lin_xedge *e = push(x, &x->edges);
-		if (e)
-			*e = (struct lin_xedge){
-				.to = r->f[2], .from = r->f[1], .graph = r->f[0], .proc = proc
-			};
-		break;
-	}
-	case LIN_REC_HOST_SCHED: {
-		if (r->f[2] <= r->f[1])
-			break;
-		struct lin_xsched *s = push(x, &x->scheds);
-		if (s)
-			*s = (struct lin_xsched){
-				.tid = r->f[0], .start = r->f[1], .end = r->f[2], .proc = proc
-			};
-		break;
-	}
-	default: break;
-	}
+	struct cctx c = { .x = arg, .file = file, .proc = proc };
+	lin_rec_dispatch(&collect_ops, &c, r);
 }
 
 /* The requests of a verdict, kept once per (epoch, process): a batch epoch naming a thousand

@@ -104,7 +104,8 @@ static int take(struct lin_score *s, const struct lin_rec *r, const char *path, 
 			    "cause-truth file (only launch_cause, type %d)",
 			    path, r->offset, r->index,
 			    r->known ? lin_rec_name(r->type) : "unknown-type", LIN_REC_LAUNCH_CAUSE);
-	uint64_t kind = r->f[0], cause = r->f[2], alt = r->f[3];
+	uint64_t kind = LIN_GET(r, LAUNCH_CAUSE, GPU_KIND), cause = LIN_GET(r, LAUNCH_CAUSE, CAUSE);
+	uint64_t alt = LIN_GET(r, LAUNCH_CAUSE, ALT);
 	if (kind != LIN_REC_KERNEL && kind != LIN_REC_MEMCPY && kind != LIN_REC_MEMSET)
 		return fail(err, len,
 			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": gpu_kind %" PRIu64
@@ -122,12 +123,13 @@ static int take(struct lin_score *s, const struct lin_rec *r, const char *path, 
 			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": alt %#" PRIx64
 			    ": an ambiguous label names two or more causes (bits 1..9), any other none",
 			    path, r->offset, r->index, alt);
-	bool nil_s = r->nil & 1u << 4, nil_e = r->nil & 1u << 5;
-	if (!nil_s && !nil_e && r->f[5] < r->f[4])
+	uint64_t start = LIN_OPT(r, LAUNCH_CAUSE, START_NS), end = LIN_OPT(r, LAUNCH_CAUSE, END_NS);
+	bool nil_s = LIN_IS_NIL(r, LAUNCH_CAUSE, START_NS), nil_e = LIN_IS_NIL(r, LAUNCH_CAUSE, END_NS);
+	if (!nil_s && !nil_e && end < start)
 		return fail(err, len,
 			    "%s: byte %" PRIu64 ": record #%" PRIu64 ": end_ns %" PRIu64
 			    " before start_ns %" PRIu64,
-			    path, r->offset, r->index, r->f[5], r->f[4]);
+			    path, r->offset, r->index, end, start);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
 		struct tlabel *v = realloc(s->v, cap * sizeof(*v));
@@ -138,13 +140,13 @@ static int take(struct lin_score *s, const struct lin_rec *r, const char *path, 
 	}
 	s->v[s->n++] = (struct tlabel){
 		.kind = (uint32_t)kind,
-		.key = r->f[1],
+		.key = LIN_GET(r, LAUNCH_CAUSE, KEY),
 		.cause = (uint32_t)cause,
 		.alt = (uint32_t)alt,
-		.start = nil_s ? LIN_NIL : r->f[4],
-		.end = nil_e ? LIN_NIL : r->f[5],
-		.mag = r->nil & 1u << 6 ? LIN_NIL : r->f[6],
-		.corr = r->nil & 1u << 7 ? LIN_NIL : r->f[7],
+		.start = start,
+		.end = end,
+		.mag = LIN_OPT(r, LAUNCH_CAUSE, MAGNITUDE_NS),
+		.corr = LIN_OPT(r, LAUNCH_CAUSE, CORRELATION),
 	};
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 
+#include "dispatch.h"
 #include "ostate.h"
 #include "reader.h"
 #include "sys.h"
@@ -26,14 +27,11 @@
 
 /* ---------------------------------------------------------------- decoding */
 
-/* Field @i of @r, counting the type as field 0 (the format's numbering): LIN_NIL when nil or
- * absent. Str and array fields are read with fstr and r->reqs (here they hold a length or
- * 0, and nothing reads them through fu). */
-static uint64_t fu(const struct lin_rec *r, uint32_t i)
+/* Field @i of a host record @r (0: host_ns), LIN_NIL when nil or absent, for struct srec's
+ * copy of its first fields: the span model (spans.c) reads them there by position. Every
+ * other field is read by name (records.h). */
+static uint64_t host_field(const struct lin_rec *r, uint32_t i)
 {
-	if (i == 0)
-		return r->type;
-	i--;
 	return i >= r->nfields || (r->nil >> i & 1) ? LIN_NIL : r->f[i];
 }
 
@@ -44,9 +42,10 @@ static const char *fstr(const struct lin_rec *r, size_t *len)
 	return r->str;
 }
 
-static void on_string(struct lin_ostream *s, const struct lin_rec *r)
+static void on_string(void *arg, const struct lin_rec *r)
 {
-	uint64_t sid = fu(r, 1);
+	struct lin_ostream *s = arg;
+	uint64_t sid = LIN_OPT(r, STRING, SID);
 	size_t len;
 	const char *t = fstr(r, &len);
 	if (sid == LIN_NIL || !t || lin_vtab_find(&s->strs, sid, 0))
@@ -63,11 +62,13 @@ static void on_string(struct lin_ostream *s, const struct lin_rec *r)
 	*p = c;
 }
 
-static void on_ext(struct lin_ostream *s, const struct lin_rec *r)
+static void on_ext(void *arg, const struct lin_rec *r)
 {
+	struct lin_ostream *s = arg;
 	/* A late launch's pushed id carries a late bit (docs/trace-format.md, "Late work"). */
-	uint64_t epoch = fu(r, 2), corr = fu(r, 3);
-	if (fu(r, 1) != s->ext_kind || corr == LIN_NIL)
+	uint64_t epoch = LIN_OPT(r, EXT_CORRELATION, EXTERNAL_ID);
+	uint64_t corr = LIN_OPT(r, EXT_CORRELATION, CORRELATION);
+	if (LIN_OPT(r, EXT_CORRELATION, EXT_KIND) != s->ext_kind || corr == LIN_NIL)
 		return;
 	if (epoch != LIN_NIL)
 		epoch &= LIN_EXT_ID_MASK;
@@ -126,23 +127,19 @@ static bool gpu_try(struct lin_ostream *s, const struct sgpu *g, bool last)
 	return true;
 }
 
-static void on_gpu(struct lin_ostream *s, const struct lin_rec *r, uint64_t type, uint64_t off)
+/* A kernel, memcpy or memset: the fields they share (the GPU view), and in @g its own,
+ * filled by the caller. */
+static void on_gpu(struct lin_ostream *s, const struct lin_rec *r, struct sgpu g)
 {
-	bool k = type == LIN_REC_KERNEL;
-	struct sgpu g = { .offset = off,
-			  .corr = fu(r, 1),
-			  .start = fu(r, 2),
-			  .end = fu(r, 3),
-			  .device = (uint32_t)fu(r, 4),
-			  .context = (uint32_t)fu(r, 5),
-			  .stream = (uint32_t)fu(r, 6),
-			  .graph = fu(r, k ? 8 : 9),
-			  .node = fu(r, k ? 9 : 10),
-			  .name_sid = k ? fu(r, 10) : LIN_NIL,
-			  .bytes = k ? LIN_NIL : fu(r, 7),
-			  .kind = (uint8_t)type,
-			  .devl = k && fu(r, 13) == 1,
-			  .arrived = 0 /* set by the next tick */ };
+	g.offset = r->offset;
+	g.corr = LIN_OPT(r, GPU, CORRELATION);
+	g.start = LIN_OPT(r, GPU, START_DEV);
+	g.end = LIN_OPT(r, GPU, END_DEV);
+	g.device = (uint32_t)LIN_OPT(r, GPU, DEVICE);
+	g.context = (uint32_t)LIN_OPT(r, GPU, CONTEXT);
+	g.stream = (uint32_t)LIN_OPT(r, GPU, STREAM);
+	g.kind = (uint8_t)r->type;
+	g.arrived = 0; /* set by the next tick */
 	/* joined at the next tick, once the host records before it are processed */
 	struct sgpu *p = s->pending.n < LIN_OSTREAM_MAX_PENDING ? lin_vec_push(&s->pending) : NULL;
 	if (p)
@@ -151,34 +148,45 @@ static void on_gpu(struct lin_ostream *s, const struct lin_rec *r, uint64_t type
 		gpu_try(s, &g, true);
 }
 
-static bool timed(uint64_t type)
+static void on_kernel(void *arg, const struct lin_rec *r)
 {
-	switch (type) {
-	case LIN_REC_REQUEST_BEGIN:
-	case LIN_REC_REQUEST_END:
-	case LIN_REC_REQUEST_LINK:
-	case LIN_REC_EPOCH_DECLARE:
-	case LIN_REC_EPOCH_REISSUE:
-	case LIN_REC_EPOCH_RETIRE:
-	case LIN_REC_TOKEN_ADOPT:
-	case LIN_REC_SCOPE_CLOSE:
-	case LIN_REC_MISUSE:
-	case LIN_REC_GRAPH_NODE:
-	case LIN_REC_GRAPH_NODE_UPDATE: return true;
-	default: return false;
-	}
+	on_gpu(arg, r,
+	       (struct sgpu){ .graph = LIN_OPT(r, KERNEL, GRAPH_ID),
+			      .node = LIN_OPT(r, KERNEL, GRAPH_NODE_ID),
+			      .name_sid = LIN_OPT(r, KERNEL, NAME_SID),
+			      .bytes = LIN_NIL,
+			      .devl = LIN_OPT(r, KERNEL, DEVICE_LAUNCHED) == 1 });
+}
+
+static void on_memcpy(void *arg, const struct lin_rec *r)
+{
+	on_gpu(arg, r,
+	       (struct sgpu){ .graph = LIN_OPT(r, MEMCPY, GRAPH_ID),
+			      .node = LIN_OPT(r, MEMCPY, GRAPH_NODE_ID),
+			      .name_sid = LIN_NIL,
+			      .bytes = LIN_OPT(r, MEMCPY, BYTES) });
+}
+
+static void on_memset(void *arg, const struct lin_rec *r)
+{
+	on_gpu(arg, r,
+	       (struct sgpu){ .graph = LIN_OPT(r, MEMSET, GRAPH_ID),
+			      .node = LIN_OPT(r, MEMSET, GRAPH_NODE_ID),
+			      .name_sid = LIN_NIL,
+			      .bytes = LIN_OPT(r, MEMSET, BYTES) });
 }
 
 /* A host record into the heap. Untimed ones (lean timestamps, graph records) take the time
  * of their thread's previous record, so they stay after it. */
-static void queue_host(struct lin_ostream *s, const struct lin_rec *r, uint64_t type)
+static void queue_host(struct lin_ostream *s, const struct lin_rec *r)
 {
+	uint32_t type = r->type;
 	struct srec q = { .type = (uint8_t)type, .seq = s->seq++ };
 	for (uint32_t i = 0; i < 8; i++)
-		q.f[i] = fu(r, i + 1);
-	uint64_t tid = q.f[1];
+		q.f[i] = host_field(r, i);
+	uint64_t tid = LIN_OPT(r, HOST, TID), host_ns = LIN_OPT(r, HOST, HOST_NS);
 	uint64_t *last = tid == LIN_NIL ? NULL : lin_os_get(s, &s->lastt, tid, 0);
-	q.t = q.f[0] != LIN_NIL ? q.f[0] : last && *last ? *last : s->tmax;
+	q.t = host_ns != LIN_NIL ? host_ns : last && *last ? *last : s->tmax;
 	if (q.t == LIN_NIL)
 		q.t = 0;
 	if (last)
@@ -199,61 +207,99 @@ static void queue_host(struct lin_ostream *s, const struct lin_rec *r, uint64_t 
 	lin_os_heap_push(s, &q);
 }
 
-static void on_record(struct lin_ostream *s, const struct lin_rec *r, uint64_t off)
+/* A host record that makes spans: into the heap. */
+static void on_timed(void *arg, const struct lin_rec *r)
 {
-	uint64_t type = fu(r, 0);
-	if (timed(type)) {
-		lin_os_seen(s, fu(r, 1));
-		queue_host(s, r, type);
-		return;
-	}
-	switch (type) {
-	case LIN_REC_STRING: on_string(s, r); break;
-	case LIN_REC_EXT_CORRELATION: on_ext(s, r); break;
-	case LIN_REC_KERNEL:
-	case LIN_REC_MEMCPY:
-	case LIN_REC_MEMSET: on_gpu(s, r, type, off); break;
-	case LIN_REC_GRAPH_NODE_CLONE: {
-		uint64_t *c = lin_os_get(s, &s->clones, fu(r, 2), 0);
-		if (c)
-			*c = fu(r, 1);
-		break;
-	}
-	case LIN_REC_GRAPH_LAUNCH: { /* taken now: it precedes its replay epoch's retire */
-		lin_os_seen(s, fu(r, 1));
-		uint64_t *rp = lin_os_get(s, &s->replays, fu(r, 4), 0);
-		if (rp) {
-			rp[0] = fu(r, 3);
-			rp[1] = fu(r, 5);
-			rp[2] = 0; /* kept for the retention time, set by the next tick */
-		}
-		break;
-	}
-	case LIN_REC_DROPPED: {
-		size_t wlen;
-		const char *why = fstr(r, &wlen);
-		if (fu(r, 2) && fu(r, 2) != LIN_NIL)
-			lin_os_add_event(s, EV_LOSS, s->tmax, why ? why : "", wlen, fu(r, 1),
-					 fu(r, 2), fu(r, 3));
-		break;
-	}
-	case LIN_REC_CLOCK:
-		/* Every pair goes into the clock map, as in the export and the validator; a GPU
-		 * span is placed through the pairs read before it is written (docs/fleet.md,
-		 * "Time"). A pair the map cannot keep is lost: the others still map. */
-		if (fu(r, 1) != LIN_NIL && fu(r, 2) != LIN_NIL &&
-		    lin_cm_add(&s->clk.map, fu(r, 1), fu(r, 2), fu(r, 3))) {
-			lin_cm_finish(&s->clk.map);
-			if (s->clk.map.n > LIN_OSTREAM_MAX_CLOCKS)
-				lin_cm_trim(&s->clk.map, LIN_OSTREAM_MAX_CLOCKS / 2);
-		}
-		break;
-	case LIN_REC_LAUNCH:
-	case LIN_REC_TOKEN_CAPTURE:
-	case LIN_REC_TRACE_END: lin_os_seen(s, fu(r, 1)); break;
-	default: break;
+	struct lin_ostream *s = arg;
+	lin_os_seen(s, LIN_OPT(r, HOST, HOST_NS));
+	queue_host(s, r);
+}
+
+/* Launch, token capture: their host time only. */
+static void on_host(void *arg, const struct lin_rec *r)
+{
+	lin_os_seen(arg, LIN_OPT(r, HOST, HOST_NS));
+}
+
+static void on_trace_end(void *arg, const struct lin_rec *r)
+{
+	lin_os_seen(arg, LIN_OPT(r, TRACE_END, HOST_NS));
+}
+
+static void on_clone(void *arg, const struct lin_rec *r)
+{
+	struct lin_ostream *s = arg;
+	uint64_t *c = lin_os_get(s, &s->clones, LIN_OPT(r, GRAPH_NODE_CLONE, CLONE_NODE_ID), 0);
+	if (c)
+		*c = LIN_OPT(r, GRAPH_NODE_CLONE, ORIGINAL_NODE_ID);
+}
+
+/* Taken now: it precedes its replay epoch's retire. */
+static void on_graph_launch(void *arg, const struct lin_rec *r)
+{
+	struct lin_ostream *s = arg;
+	lin_os_seen(s, LIN_OPT(r, GRAPH_LAUNCH, HOST_NS));
+	uint64_t *rp = lin_os_get(s, &s->replays, LIN_OPT(r, GRAPH_LAUNCH, REPLAY_EPOCH), 0);
+	if (rp) {
+		rp[0] = LIN_OPT(r, GRAPH_LAUNCH, EXEC_ID);
+		rp[1] = LIN_OPT(r, GRAPH_LAUNCH, REPLAY_ORDINAL);
+		rp[2] = 0; /* kept for the retention time, set by the next tick */
 	}
 }
+
+static void on_dropped(void *arg, const struct lin_rec *r)
+{
+	struct lin_ostream *s = arg;
+	size_t wlen;
+	const char *why = fstr(r, &wlen);
+	uint64_t count = LIN_OPT(r, DROPPED, COUNT);
+	if (count && count != LIN_NIL)
+		lin_os_add_event(s, EV_LOSS, s->tmax, why ? why : "", wlen,
+				 LIN_OPT(r, DROPPED, SOURCE), count, LIN_OPT(r, DROPPED, TID));
+}
+
+/* Every pair goes into the clock map, as in the export and the validator; a GPU span is
+ * placed through the pairs read before it is written (docs/fleet.md, "Time"). A pair the
+ * map cannot keep is lost: the others still map. */
+static void on_clock(void *arg, const struct lin_rec *r)
+{
+	struct lin_ostream *s = arg;
+	uint64_t host = LIN_OPT(r, CLOCK, HOST_NS), dev = LIN_OPT(r, CLOCK, DEVICE_NS);
+	if (host != LIN_NIL && dev != LIN_NIL &&
+	    lin_cm_add(&s->clk.map, host, dev, LIN_OPT(r, CLOCK, HOST_AFTER_NS))) {
+		lin_cm_finish(&s->clk.map);
+		if (s->clk.map.n > LIN_OSTREAM_MAX_CLOCKS)
+			lin_cm_trim(&s->clk.map, LIN_OSTREAM_MAX_CLOCKS / 2);
+	}
+}
+
+static const struct lin_rec_ops stream_ops = {
+	.on = {
+		[LIN_REC_REQUEST_BEGIN] = on_timed,
+		[LIN_REC_REQUEST_END] = on_timed,
+		[LIN_REC_REQUEST_LINK] = on_timed,
+		[LIN_REC_EPOCH_DECLARE] = on_timed,
+		[LIN_REC_EPOCH_REISSUE] = on_timed,
+		[LIN_REC_EPOCH_RETIRE] = on_timed,
+		[LIN_REC_TOKEN_ADOPT] = on_timed,
+		[LIN_REC_SCOPE_CLOSE] = on_timed,
+		[LIN_REC_MISUSE] = on_timed,
+		[LIN_REC_GRAPH_NODE] = on_timed,
+		[LIN_REC_GRAPH_NODE_UPDATE] = on_timed,
+		[LIN_REC_STRING] = on_string,
+		[LIN_REC_EXT_CORRELATION] = on_ext,
+		[LIN_REC_KERNEL] = on_kernel,
+		[LIN_REC_MEMCPY] = on_memcpy,
+		[LIN_REC_MEMSET] = on_memset,
+		[LIN_REC_GRAPH_NODE_CLONE] = on_clone,
+		[LIN_REC_GRAPH_LAUNCH] = on_graph_launch,
+		[LIN_REC_DROPPED] = on_dropped,
+		[LIN_REC_CLOCK] = on_clock,
+		[LIN_REC_LAUNCH] = on_host,
+		[LIN_REC_TOKEN_CAPTURE] = on_host,
+		[LIN_REC_TRACE_END] = on_trace_end,
+	},
+};
 
 /* The header: host, pid, backend, ext_kind. */
 static void on_header(struct lin_ostream *s, const struct lin_header *h)
@@ -512,8 +558,8 @@ static bool decode(struct lin_ostream *s)
 			break;
 		if (st != LIN_READ_RECORD)
 			fail_decode(s);
-		else if (s->rec->known)
-			on_record(s, s->rec, s->rec->offset);
+		else
+			lin_rec_dispatch(&stream_ops, s, s->rec);
 	}
 	size_t used = lin_reader_consumed(s->rd);
 	memmove(s->pend, s->pend + used, s->plen - used);

@@ -52,6 +52,13 @@ enum {
 	LIN_F_EPOCH_CHANGE_EPOCH = LIN_F_EPOCH_RETIRE_EPOCH,
 	LIN_F_EPOCH_CHANGE_VERSION = LIN_F_EPOCH_RETIRE_VERSION,
 };
+/* HOST: the host records (the runtime's, and the graph records the binding writes on the
+ * host) begin with host_ns, then tid. Not string (sid), trace_end (host_ns, then
+ * events_dropped) or the GPU-side records. */
+enum {
+	LIN_F_HOST_HOST_NS = LIN_F_REQUEST_BEGIN_HOST_NS,
+	LIN_F_HOST_TID = LIN_F_REQUEST_BEGIN_TID,
+};
 
 /* The value of field F of record R in decoded record @r (a str field: its length). */
 #define LIN_GET(r, R, F) ((r)->f[LIN_F_##R##_##F])

@@ -287,10 +287,6 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
 void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
 		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids);
-/* Field @i of record @r is nil. */
-#define LIN_REC_NIL(r, i) (((r)->nil >> (i)) & 1u)
-/* Field @i of record @r, or LIN_NIL when nil. */
-#define LIN_REC_OPT(r, i) (LIN_REC_NIL(r, i) ? LIN_NIL : (r)->f[i])
 /* ingest_api.c */
 void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);

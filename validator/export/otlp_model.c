@@ -8,14 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "lineage/trace_format.h"
 #include "lineage/w3c.h"
 #include "otlp_model.h"
 #include "reader.h"
 
-#define NIL_AT(r, i) ((r)->nil >> (i)&1u)
-#define F(r, i) (NIL_AT(r, i) ? LIN_NIL : (r)->f[i])
 #define MAX_CHAIN 64
+
+/* What a record handler is given: the model, and the process and file being read. */
+struct mctx {
+	struct xmodel *m;
+	uint16_t proc;
+	uint32_t file;
+};
 
 static void *push(struct xmodel *m, struct lin_vec *v)
 {
@@ -87,13 +93,11 @@ static void seen_time(struct xproc *p, uint64_t t)
  * written by one thread can come before its begin, written by another, in the file. Such a
  * record is kept and applied once every file is read.
  */
-static void defer(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+static void defer(const struct mctx *c, uint32_t type, uint64_t t, uint64_t id, uint64_t version)
 {
-	struct xlate *l = push(m, &m->late);
+	struct xlate *l = push(c->m, &c->m->late);
 	if (l)
-		*l = (struct xlate){
-			.t = r->f[0], .id = r->f[2], .version = r->f[3], .type = r->type, .proc = proc
-		};
+		*l = (struct xlate){ .t = t, .id = id, .version = version, .type = type, .proc = c->proc };
 }
 
 static bool end_request(struct xmodel *m, uint16_t proc, uint64_t id, uint64_t t)
@@ -134,53 +138,71 @@ static void apply_late(struct xmodel *m)
 	}
 }
 
-static void on_request(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+/* The process's time range: every host record's host time. */
+static void seen(const struct mctx *c, uint64_t t) { seen_time(&c->m->procs[c->proc], t); }
+
+/* Misuse, launch, token capture: their host time only. */
+static void on_host(void *arg, const struct lin_rec *r) { seen(arg, LIN_OPT(r, HOST, HOST_NS)); }
+
+static void on_trace_end(void *arg, const struct lin_rec *r)
 {
-	if (r->type == LIN_REC_REQUEST_END) {
-		if (!end_request(m, proc, r->f[2], r->f[0]))
-			defer(m, proc, r);
-		return;
-	}
-	if (lin_xmodel_req(m, proc, r->f[2]))
+	seen(arg, LIN_OPT(r, TRACE_END, HOST_NS));
+}
+
+static void on_request_begin(void *arg, const struct lin_rec *r)
+{
+	const struct mctx *c = arg;
+	struct xmodel *m = c->m;
+	uint64_t id = LIN_GET(r, REQUEST_BEGIN, REQUEST);
+	seen(c, LIN_GET(r, REQUEST_BEGIN, HOST_NS));
+	if (lin_xmodel_req(m, c->proc, id))
 		return; /* a duplicate: the first declaration stands */
 	struct xreq *q = push(m, &m->reqs);
 	if (!q)
 		return;
-	*q = (struct xreq){ .id = r->f[2],
-			    .begin = r->f[0],
-			    .parent = F(r, 5),
-			    .user_id = F(r, 3),
-			    .name_sid = F(r, 4),
-			    .tid = (uint32_t)r->f[1],
-			    .proc = proc };
-	ix_put(m, &m->req_ix, proc, r->f[2], m->reqs.n - 1, true);
+	*q = (struct xreq){ .id = id,
+			    .begin = LIN_GET(r, REQUEST_BEGIN, HOST_NS),
+			    .parent = LIN_OPT(r, REQUEST_BEGIN, PARENT_REQUEST),
+			    .user_id = LIN_OPT(r, REQUEST_BEGIN, USER_ID),
+			    .name_sid = LIN_OPT(r, REQUEST_BEGIN, NAME_SID),
+			    .tid = (uint32_t)LIN_GET(r, REQUEST_BEGIN, TID),
+			    .proc = c->proc };
+	ix_put(m, &m->req_ix, c->proc, id, m->reqs.n - 1, true);
 }
 
-static void on_epoch(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+static void on_request_end(void *arg, const struct lin_rec *r)
 {
-	if (r->type != LIN_REC_EPOCH_DECLARE) {
-		if (!end_epoch(m, proc, r->type, r->f[2], r->f[0], r->f[3]))
-			defer(m, proc, r);
-		return;
-	}
-	struct xepoch *e = lin_xmodel_epoch(m, proc, r->f[2]);
+	const struct mctx *c = arg;
+	uint64_t t = LIN_GET(r, REQUEST_END, HOST_NS), id = LIN_GET(r, REQUEST_END, REQUEST);
+	seen(c, t);
+	if (!end_request(c->m, c->proc, id, t))
+		defer(c, r->type, t, id, 0);
+}
+
+static void on_epoch_declare(void *arg, const struct lin_rec *r)
+{
+	const struct mctx *c = arg;
+	struct xmodel *m = c->m;
+	uint64_t id = LIN_GET(r, EPOCH_DECLARE, EPOCH);
+	seen(c, LIN_GET(r, EPOCH_DECLARE, HOST_NS));
+	struct xepoch *e = lin_xmodel_epoch(m, c->proc, id);
 	if (e)
 		return;
 	e = push(m, &m->epochs);
 	if (!e)
 		return;
-	*e = (struct xepoch){ .id = r->f[2],
-			      .begin = r->f[0],
-			      .parent = F(r, 5),
-			      .name_sid = F(r, 6),
+	*e = (struct xepoch){ .id = id,
+			      .begin = LIN_GET(r, EPOCH_DECLARE, HOST_NS),
+			      .parent = LIN_OPT(r, EPOCH_DECLARE, PARENT_EPOCH),
+			      .name_sid = LIN_OPT(r, EPOCH_DECLARE, NAME_SID),
 			      .reqs = m->reqpool.n,
 			      .exec = LIN_NIL,
 			      .ordinal = LIN_NIL,
-			      .version = (uint32_t)r->f[3],
+			      .version = (uint32_t)LIN_GET(r, EPOCH_DECLARE, VERSION),
 			      .nreq = r->nreqs,
-			      .tid = (uint32_t)r->f[1],
-			      .proc = proc };
-	ix_put(m, &m->ep_ix, proc, r->f[2], m->epochs.n - 1, true);
+			      .tid = (uint32_t)LIN_GET(r, EPOCH_DECLARE, TID),
+			      .proc = c->proc };
+	ix_put(m, &m->ep_ix, c->proc, id, m->epochs.n - 1, true);
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t *p = push(m, &m->reqpool);
 		if (p)
@@ -188,70 +210,105 @@ static void on_epoch(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
 	}
 }
 
+/* A reissue or a retire of epoch @id at @t. */
+static void epoch_end(const struct mctx *c, uint32_t type, uint64_t t, uint64_t id, uint64_t version)
+{
+	seen(c, t);
+	if (!end_epoch(c->m, c->proc, type, id, t, version))
+		defer(c, type, t, id, version);
+}
+
+static void on_epoch_reissue(void *arg, const struct lin_rec *r)
+{
+	epoch_end(arg, r->type, LIN_GET(r, EPOCH_REISSUE, HOST_NS),
+		  LIN_GET(r, EPOCH_REISSUE, EPOCH), LIN_GET(r, EPOCH_REISSUE, VERSION));
+}
+
+static void on_epoch_retire(void *arg, const struct lin_rec *r)
+{
+	epoch_end(arg, r->type, LIN_GET(r, EPOCH_RETIRE, HOST_NS), LIN_GET(r, EPOCH_RETIRE, EPOCH),
+		  LIN_GET(r, EPOCH_RETIRE, VERSION));
+}
+
 /* The context a request arrived with (format 1.1). Invalid ids leave the request local;
  * the validator reports them as bad_request_link. */
-static void on_link(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+static void on_link(void *arg, const struct lin_rec *r)
 {
-	struct xreq *q = lin_xmodel_req(m, proc, r->f[2]);
-	if (!q || q->remote || !(r->f[3] | r->f[4]) || !r->f[5] || r->f[6] > 255)
+	const struct mctx *c = arg;
+	uint64_t hi = LIN_GET(r, REQUEST_LINK, TRACE_HI), lo = LIN_GET(r, REQUEST_LINK, TRACE_LO);
+	uint64_t parent = LIN_GET(r, REQUEST_LINK, PARENT_SPAN);
+	seen(c, LIN_GET(r, REQUEST_LINK, HOST_NS));
+	struct xreq *q = lin_xmodel_req(c->m, c->proc, LIN_GET(r, REQUEST_LINK, REQUEST));
+	if (!q || q->remote || !(hi | lo) || !parent || LIN_GET(r, REQUEST_LINK, TRACE_FLAGS) > 255)
 		return;
-	lin_w3c_put64(q->rtrace, r->f[3]);
-	lin_w3c_put64(q->rtrace + 8, r->f[4]);
-	q->rparent = r->f[5];
+	lin_w3c_put64(q->rtrace, hi);
+	lin_w3c_put64(q->rtrace + 8, lo);
+	q->rparent = parent;
 	q->remote = true;
 }
 
-static void on_adopt(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+static void on_adopt(void *arg, const struct lin_rec *r)
 {
-	if (r->type == LIN_REC_TOKEN_ADOPT) {
-		struct xadopt *a = push(m, &m->adopts);
-		if (a)
-			*a = (struct xadopt){ .begin = r->f[0],
-					      .end = r->f[0],
-					      .target = r->f[3],
-					      .capture_tid = F(r, 5),
-					      .tid = (uint32_t)r->f[1],
-					      .depth = (uint32_t)r->f[7],
-					      .kind = (uint32_t)r->f[2],
-					      .proc = proc };
-		return;
-	}
-	/* scope_close: the latest open adopt of this thread, depth and target */
+	const struct mctx *c = arg;
+	seen(c, LIN_GET(r, TOKEN_ADOPT, HOST_NS));
+	struct xadopt *a = push(c->m, &c->m->adopts);
+	if (a)
+		*a = (struct xadopt){ .begin = LIN_GET(r, TOKEN_ADOPT, HOST_NS),
+				      .end = LIN_GET(r, TOKEN_ADOPT, HOST_NS),
+				      .target = LIN_GET(r, TOKEN_ADOPT, TARGET),
+				      .capture_tid = LIN_OPT(r, TOKEN_ADOPT, CAPTURE_TID),
+				      .tid = (uint32_t)LIN_GET(r, TOKEN_ADOPT, TID),
+				      .depth = (uint32_t)LIN_GET(r, TOKEN_ADOPT, DEPTH),
+				      .kind = (uint32_t)LIN_GET(r, TOKEN_ADOPT, TARGET_KIND),
+				      .proc = c->proc };
+}
+
+/* The latest open adopt of this thread, depth and target, closes. */
+static void on_scope_close(void *arg, const struct lin_rec *r)
+{
+	const struct mctx *c = arg;
+	struct xmodel *m = c->m;
+	seen(c, LIN_OPT(r, SCOPE_CLOSE, HOST_NS));
 	size_t lo = m->adopts.n > 65536 ? m->adopts.n - 65536 : 0;
 	for (size_t i = m->adopts.n; i-- > lo;) {
 		struct xadopt *a = lin_vec_at(&m->adopts, i);
-		if (a->proc == proc && a->tid == r->f[1] && !a->closed && a->depth == r->f[4] &&
-		    a->target == r->f[3]) {
-			if (!NIL_AT(r, 0)) /* untimed close (lean timestamps): span ends at its adopt */
-				a->end = r->f[0];
+		if (a->proc == c->proc && a->tid == LIN_GET(r, SCOPE_CLOSE, TID) && !a->closed &&
+		    a->depth == LIN_GET(r, SCOPE_CLOSE, DEPTH) &&
+		    a->target == LIN_GET(r, SCOPE_CLOSE, TARGET)) {
+			/* untimed close (lean timestamps): the span ends at its adopt */
+			if (!LIN_IS_NIL(r, SCOPE_CLOSE, HOST_NS))
+				a->end = LIN_GET(r, SCOPE_CLOSE, HOST_NS);
 			a->closed = true;
 			return;
 		}
 	}
 }
 
-static void on_gpu(struct xmodel *m, uint16_t proc, uint32_t file, const struct lin_rec *r)
+/* A kernel, memcpy or memset: the fields they share (the GPU view), and @graph, @node,
+ * @name_sid, @bytes of its own. */
+static void gpu(const struct mctx *c, const struct lin_rec *r, uint64_t graph, uint64_t node,
+		uint64_t name_sid, uint64_t bytes)
 {
+	struct xmodel *m = c->m;
 	struct xgpu *g = push(m, &m->gpus);
 	if (!g)
 		return;
-	bool k = r->type == LIN_REC_KERNEL;
-	*g = (struct xgpu){ .corr = F(r, 0),
-			    .start = F(r, 1),
-			    .end = F(r, 2),
-			    .graph = F(r, k ? 7 : 8),
-			    .node = F(r, k ? 8 : 9),
-			    .name_sid = k ? F(r, 9) : LIN_NIL,
+	*g = (struct xgpu){ .corr = LIN_OPT(r, GPU, CORRELATION),
+			    .start = LIN_OPT(r, GPU, START_DEV),
+			    .end = LIN_OPT(r, GPU, END_DEV),
+			    .graph = graph,
+			    .node = node,
+			    .name_sid = name_sid,
 			    .offset = r->offset,
-			    .bytes = k ? LIN_NIL : r->f[6],
-			    .device = (uint32_t)r->f[3],
+			    .bytes = bytes,
+			    .device = (uint32_t)LIN_GET(r, GPU, DEVICE),
 			    .epoch = LIN_NIL,
-			    .context = (uint32_t)r->f[4],
-			    .stream = (uint32_t)r->f[5],
-			    .file = file,
-			    .proc = proc,
+			    .context = (uint32_t)LIN_GET(r, GPU, CONTEXT),
+			    .stream = (uint32_t)LIN_GET(r, GPU, STREAM),
+			    .file = c->file,
+			    .proc = c->proc,
 			    .kind = (uint8_t)r->type };
-	struct xproc *p = &m->procs[proc];
+	struct xproc *p = &m->procs[c->proc];
 	bool known = false;
 	for (uint32_t i = 0; i < p->ndev && i < 8; i++)
 		known |= p->dev[i] == g->device;
@@ -259,64 +316,82 @@ static void on_gpu(struct xmodel *m, uint16_t proc, uint32_t file, const struct 
 		p->dev[p->ndev++] = g->device;
 }
 
-static void on_string(struct xmodel *m, uint16_t proc, const struct lin_rec *r)
+static void on_kernel(void *arg, const struct lin_rec *r)
 {
-	if (lin_vtab_find(&m->str_ix, proc, r->f[0]))
+	gpu(arg, r, LIN_OPT(r, KERNEL, GRAPH_ID), LIN_OPT(r, KERNEL, GRAPH_NODE_ID),
+	    LIN_OPT(r, KERNEL, NAME_SID), LIN_NIL);
+}
+
+static void on_memcpy(void *arg, const struct lin_rec *r)
+{
+	gpu(arg, r, LIN_OPT(r, MEMCPY, GRAPH_ID), LIN_OPT(r, MEMCPY, GRAPH_NODE_ID), LIN_NIL,
+	    LIN_GET(r, MEMCPY, BYTES));
+}
+
+static void on_memset(void *arg, const struct lin_rec *r)
+{
+	gpu(arg, r, LIN_OPT(r, MEMSET, GRAPH_ID), LIN_OPT(r, MEMSET, GRAPH_NODE_ID), LIN_NIL,
+	    LIN_GET(r, MEMSET, BYTES));
+}
+
+static void on_string(void *arg, const struct lin_rec *r)
+{
+	const struct mctx *c = arg;
+	struct xmodel *m = c->m;
+	uint64_t sid = LIN_GET(r, STRING, SID);
+	if (lin_vtab_find(&m->str_ix, c->proc, sid))
 		return;
 	uint64_t off = m->chars.n;
 	for (uint32_t i = 0; i < r->str_len; i++) {
-		char *c = push(m, &m->chars);
-		if (!c)
+		char *ch = push(m, &m->chars);
+		if (!ch)
 			return;
-		*c = r->str[i];
+		*ch = r->str[i];
 	}
-	ix_put(m, &m->str_ix, proc, r->f[0], off << 24 | (r->str_len & 0xffffffu), true);
+	ix_put(m, &m->str_ix, c->proc, sid, off << 24 | (r->str_len & 0xffffffu), true);
 }
 
-static void on_record(struct xmodel *m, uint16_t proc, uint32_t file, const struct lin_rec *r)
+/* Its replay epoch is declared just after. */
+static void on_graph_launch(void *arg, const struct lin_rec *r)
 {
-	struct xproc *p = &m->procs[proc];
-	switch (r->type) {
-	case LIN_REC_REQUEST_BEGIN:
-	case LIN_REC_REQUEST_END:
-		seen_time(p, r->f[0]);
-		on_request(m, proc, r);
-		break;
-	case LIN_REC_EPOCH_DECLARE:
-	case LIN_REC_EPOCH_REISSUE:
-	case LIN_REC_EPOCH_RETIRE:
-		seen_time(p, r->f[0]);
-		on_epoch(m, proc, r);
-		break;
-	case LIN_REC_TOKEN_ADOPT:
-	case LIN_REC_SCOPE_CLOSE:
-		seen_time(p, F(r, 0));
-		on_adopt(m, proc, r);
-		break;
-	case LIN_REC_KERNEL:
-	case LIN_REC_MEMCPY:
-	case LIN_REC_MEMSET: on_gpu(m, proc, file, r); break;
-	case LIN_REC_STRING: on_string(m, proc, r); break;
-	case LIN_REC_REQUEST_LINK:
-		seen_time(p, r->f[0]);
-		on_link(m, proc, r);
-		break;
-	case LIN_REC_GRAPH_LAUNCH: /* its replay epoch is declared just after */
-		seen_time(p, r->f[0]);
-		ix_put(m, &m->rep_exec_ix, proc, r->f[3], r->f[2], true);
-		ix_put(m, &m->rep_ord_ix, proc, r->f[3], r->f[4], true);
-		break;
-	case LIN_REC_CLOCK: /* every pair, as the validator maps (trace/clockmap.h) */
-		if (!lin_cm_add(&p->clk.map, r->f[0], r->f[1], F(r, 2)))
-			m->oom = true;
-		break;
-	case LIN_REC_MISUSE:
-	case LIN_REC_LAUNCH:
-	case LIN_REC_TOKEN_CAPTURE:
-	case LIN_REC_TRACE_END: seen_time(p, F(r, 0)); break;
-	default: break;
-	}
+	const struct mctx *c = arg;
+	uint64_t replay = LIN_GET(r, GRAPH_LAUNCH, REPLAY_EPOCH);
+	seen(c, LIN_GET(r, GRAPH_LAUNCH, HOST_NS));
+	ix_put(c->m, &c->m->rep_exec_ix, c->proc, replay, LIN_GET(r, GRAPH_LAUNCH, EXEC_ID), true);
+	ix_put(c->m, &c->m->rep_ord_ix, c->proc, replay, LIN_GET(r, GRAPH_LAUNCH, REPLAY_ORDINAL), true);
 }
+
+/* Every pair, as the validator maps (trace/clockmap.h). */
+static void on_clock(void *arg, const struct lin_rec *r)
+{
+	const struct mctx *c = arg;
+	if (!lin_cm_add(&c->m->procs[c->proc].clk.map, LIN_GET(r, CLOCK, HOST_NS),
+			LIN_GET(r, CLOCK, DEVICE_NS), LIN_OPT(r, CLOCK, HOST_AFTER_NS)))
+		c->m->oom = true;
+}
+
+static const struct lin_rec_ops model_ops = {
+	.on = {
+		[LIN_REC_REQUEST_BEGIN] = on_request_begin,
+		[LIN_REC_REQUEST_END] = on_request_end,
+		[LIN_REC_EPOCH_DECLARE] = on_epoch_declare,
+		[LIN_REC_EPOCH_REISSUE] = on_epoch_reissue,
+		[LIN_REC_EPOCH_RETIRE] = on_epoch_retire,
+		[LIN_REC_TOKEN_CAPTURE] = on_host,
+		[LIN_REC_TOKEN_ADOPT] = on_adopt,
+		[LIN_REC_SCOPE_CLOSE] = on_scope_close,
+		[LIN_REC_MISUSE] = on_host,
+		[LIN_REC_LAUNCH] = on_host,
+		[LIN_REC_STRING] = on_string,
+		[LIN_REC_REQUEST_LINK] = on_link,
+		[LIN_REC_KERNEL] = on_kernel,
+		[LIN_REC_MEMCPY] = on_memcpy,
+		[LIN_REC_MEMSET] = on_memset,
+		[LIN_REC_GRAPH_LAUNCH] = on_graph_launch,
+		[LIN_REC_CLOCK] = on_clock,
+		[LIN_REC_TRACE_END] = on_trace_end,
+	},
+};
 
 static void load_file(struct xmodel *m, const char *path, uint32_t file, struct lin_rec *rec)
 {
@@ -330,9 +405,9 @@ static void load_file(struct xmodel *m, const char *path, uint32_t file, struct 
 	if (lin_reader_header(r, LIN_TRACE_FORMAT_NAME, &h) == 0)
 		proc = proc_of(m, &h);
 	m->file_proc[file] = proc;
+	struct mctx c = { .m = m, .proc = (uint16_t)proc, .file = file };
 	while (proc >= 0 && !m->oom && lin_reader_next(r, rec) == LIN_READ_RECORD)
-		if (rec->known)
-			on_record(m, (uint16_t)proc, file, rec);
+		lin_rec_dispatch(&model_ops, &c, rec);
 	lin_reader_free(r);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "clockmap.h"
+#include "dispatch.h"
 #include "imp.h"
 #include "lineage/trace_format.h"
 #include "reader.h"
@@ -30,6 +31,7 @@ struct lctx {
 	int64_t last_host;
 	struct lin_clockmap clk; /* the clock records; finished after the read */
 	bool dev_host;           /* header device_clock "host": device time is host time */
+	bool oom;                /* a handler ran out of memory: the read stops */
 };
 
 static bool add(struct pair **v, size_t *n, size_t *cap, uint64_t k, uint64_t val, uint64_t aux)
@@ -71,11 +73,9 @@ static const struct pair *find(const struct pair *v, size_t n, uint64_t k)
 	return lo < n && v[lo].key == k ? &v[lo] : NULL;
 }
 
-/* The name of an adopt (field 8) or launch (field 9) event: late work says so. */
-static const char *late_fmt(const struct lin_rec *r, unsigned field, const char *fmt)
+/* The name of an adopt or launch event whose late field is @late: late work says so. */
+static const char *late_fmt(uint64_t late, bool adopt, const char *fmt)
 {
-	uint64_t late = LIN_REC_NIL(r, field) ? 0 : r->f[field];
-	bool adopt = r->type == LIN_REC_TOKEN_ADOPT;
 	if (late == LIN_LATE_ENDED)
 		return adopt ? "late handoff %llu (after retire)"
 			     : "late launch epoch %llu (after retire)";
@@ -110,85 +110,206 @@ static int64_t to_host(const struct lctx *c, uint64_t dev)
 	return (int64_t)h;
 }
 
-static bool on_rec(struct lctx *c, const struct lin_rec *r)
+static void need(struct lctx *c, bool ok)
 {
-	const uint64_t *f = r->f;
+	if (!ok)
+		c->oom = true;
+}
+
+/* A host time seen: requests and scopes still open at the end last until the latest. */
+static void seen_host(struct lctx *c, bool nil, uint64_t t)
+{
+	if (!nil && (int64_t)t > c->last_host)
+		c->last_host = (int64_t)t;
+}
+
+static void seen_host_rec(struct lctx *c, const struct lin_rec *r)
+{
+	seen_host(c, LIN_IS_NIL(r, HOST, HOST_NS), LIN_GET(r, HOST, HOST_NS));
+}
+
+/* A runtime record this export draws nothing from: its host time only. */
+static void on_host(void *arg, const struct lin_rec *r) { seen_host_rec(arg, r); }
+
+/* The export has always taken a string record's first field, its sid, for a host time, as
+ * it took every runtime record's (types below ext_correlation); a sid is far below any host
+ * time, and keeping it keeps the export's output as it was. */
+static void on_string(void *arg, const struct lin_rec *r)
+{
+	seen_host(arg, false, LIN_GET(r, STRING, SID));
+}
+
+/* Pairs may follow the records they map: mapped after the read. */
+static void on_clock(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	need(c, lin_cm_add(&c->clk, LIN_GET(r, CLOCK, HOST_NS), LIN_GET(r, CLOCK, DEVICE_NS),
+			   LIN_OPT(r, CLOCK, HOST_AFTER_NS)));
+}
+
+static void on_request_begin(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
 	struct lin_imp_ev *e;
-	if (r->type < LIN_REC_EXT_CORRELATION && r->nfields && !LIN_REC_NIL(r, 0) &&
-	    (int64_t)f[0] > c->last_host)
-		c->last_host = (int64_t)f[0]; /* runtime records start with host_ns */
-	switch (r->type) {
-	case LIN_REC_CLOCK: /* pairs may follow the records they map: mapped after the read */
-		return lin_cm_add(&c->clk, f[0], f[1], LIN_REC_NIL(r, 2) ? LIN_NIL : f[2]);
-	case LIN_REC_REQUEST_BEGIN:
-		if (!(e = ev(c, LIN_IMP_REQUEST, f[1], f[0], "request %llu", f[2])))
-			return false;
-		e->ext = f[2];
-		return add(&c->req, &c->nreq, &c->creq, f[2], c->m.n - 1, 0);
-	case LIN_REC_REQUEST_END: /* resolved after the read: the begin may not be sorted */
-		return add(&c->req, &c->nreq, &c->creq, f[2], UINT64_MAX, f[0]);
-	case LIN_REC_EPOCH_DECLARE:
-		return r->nreqs == 0 || add(&c->epreq, &c->nepreq, &c->cepreq, f[2], r->reqs[0], 0);
-	case LIN_REC_TOKEN_ADOPT: /* late work says so in its name (docs/trace-format.md) */
-		if (!(e = ev(c, LIN_IMP_HANDOFF, f[1], f[0], late_fmt(r, 8, "handoff %llu"), f[3])))
-			return false;
-		e->ext = f[3];
-		e->corr = f[2];          /* target kind */
-		e->dev = (uint16_t)f[7]; /* depth */
-		if (c->nopen < MAX_OPEN)
-			c->open[c->nopen++] = c->m.n - 1;
-		return true;
-	case LIN_REC_SCOPE_CLOSE:
-		for (size_t i = c->nopen; i-- > 0;) {
-			struct lin_imp_ev *h = &c->m.ev[c->open[i]];
-			if (h->tid == f[1] && h->ext == f[3]) {
-				if (!LIN_REC_NIL(r, 0)) /* untimed close (lean timestamps): keep the start */
-					h->end = (int64_t)f[0];
-				c->open[i] = c->open[--c->nopen];
-				break;
-			}
+	uint64_t req = LIN_GET(r, REQUEST_BEGIN, REQUEST);
+	seen_host_rec(c, r);
+	if (!(e = ev(c, LIN_IMP_REQUEST, LIN_GET(r, REQUEST_BEGIN, TID),
+		     LIN_GET(r, REQUEST_BEGIN, HOST_NS), "request %llu", req))) {
+		c->oom = true;
+		return;
+	}
+	e->ext = req;
+	need(c, add(&c->req, &c->nreq, &c->creq, req, c->m.n - 1, 0));
+}
+
+/* Resolved after the read: the begin may not be sorted. */
+static void on_request_end(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	seen_host_rec(c, r);
+	need(c, add(&c->req, &c->nreq, &c->creq, LIN_GET(r, REQUEST_END, REQUEST), UINT64_MAX,
+		    LIN_GET(r, REQUEST_END, HOST_NS)));
+}
+
+static void on_epoch_declare(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	seen_host_rec(c, r);
+	need(c, r->nreqs == 0 || add(&c->epreq, &c->nepreq, &c->cepreq,
+				     LIN_GET(r, EPOCH_DECLARE, EPOCH), r->reqs[0], 0));
+}
+
+/* Late work says so in its name (docs/trace-format.md). */
+static void on_adopt(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	struct lin_imp_ev *e;
+	uint64_t target = LIN_GET(r, TOKEN_ADOPT, TARGET);
+	seen_host_rec(c, r);
+	if (!(e = ev(c, LIN_IMP_HANDOFF, LIN_GET(r, TOKEN_ADOPT, TID), LIN_GET(r, TOKEN_ADOPT, HOST_NS),
+		     late_fmt(LIN_OPT(r, TOKEN_ADOPT, LATE), true, "handoff %llu"), target))) {
+		c->oom = true;
+		return;
+	}
+	e->ext = target;
+	e->corr = LIN_GET(r, TOKEN_ADOPT, TARGET_KIND);
+	e->dev = (uint16_t)LIN_GET(r, TOKEN_ADOPT, DEPTH);
+	if (c->nopen < MAX_OPEN)
+		c->open[c->nopen++] = c->m.n - 1;
+}
+
+static void on_scope_close(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	seen_host_rec(c, r);
+	for (size_t i = c->nopen; i-- > 0;) {
+		struct lin_imp_ev *h = &c->m.ev[c->open[i]];
+		if (h->tid == LIN_GET(r, SCOPE_CLOSE, TID) && h->ext == LIN_GET(r, SCOPE_CLOSE, TARGET)) {
+			/* untimed close (lean timestamps): keep the start */
+			if (!LIN_IS_NIL(r, SCOPE_CLOSE, HOST_NS))
+				h->end = (int64_t)LIN_GET(r, SCOPE_CLOSE, HOST_NS);
+			c->open[i] = c->open[--c->nopen];
+			break;
 		}
-		return true;
-	case LIN_REC_LAUNCH:
-		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], late_fmt(r, 9, "launch epoch %llu"),
-			     LIN_REC_NIL(r, 2) ? 0 : f[2])))
-			return false;
-		e->end = e->ts + 1000;
-		e->ext = LIN_REC_NIL(r, 2) ? 0 : f[2];
-		e->flags = LIN_REC_NIL(r, 2) ? 0 : LIN_IMP_HAS_EXT;
-		if (!LIN_REC_NIL(r, 7)) {
-			e->corr = f[7];
-			e->flags |= LIN_IMP_HAS_CORR;
-		}
-		return true;
-	case LIN_REC_GRAPH_LAUNCH: /* a graph replay: its kernels join to it */
-		if (!(e = ev(c, LIN_IMP_LAUNCH, f[1], f[0], "graph launch, replay epoch %llu", f[3])))
-			return false;
-		e->end = e->ts + 1000;
-		e->ext = f[3];
-		e->flags = LIN_IMP_HAS_EXT | LIN_IMP_GRAPH;
-		return true;
-	case LIN_REC_EXT_CORRELATION: /* a late launch's id carries a late bit: the epoch */
-		return add(&c->ext, &c->next, &c->cext, f[2], f[1] & LIN_EXT_ID_MASK, 0);
-	case LIN_REC_API:
-		return LIN_REC_NIL(r, 3) || add(&c->api, &c->napi, &c->capi, f[2], f[6], f[3]);
-	case LIN_REC_KERNEL:
-	case LIN_REC_MEMCPY:
-	case LIN_REC_MEMSET:
-		if (LIN_REC_NIL(r, 1) || LIN_REC_NIL(r, 0))
-			return true;
-		if (!(e = ev(c, LIN_IMP_KERNEL + (int)(r->type - LIN_REC_KERNEL), f[5], f[1],
-			     "correlation %llu", f[0])))
-			return false;
-		e->ts = (int64_t)f[1]; /* device times until the read is done (to_host) */
-		e->end = LIN_REC_NIL(r, 2) ? e->ts : (int64_t)f[2];
-		e->corr = f[0];
-		e->dev = (uint16_t)f[3];
-		e->flags = LIN_IMP_HAS_CORR;
-		return true;
-	default: return true;
 	}
 }
+
+static void on_launch(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	struct lin_imp_ev *e;
+	bool no_epoch = LIN_IS_NIL(r, LAUNCH, EPOCH);
+	uint64_t epoch = no_epoch ? 0 : LIN_GET(r, LAUNCH, EPOCH);
+	seen_host_rec(c, r);
+	if (!(e = ev(c, LIN_IMP_LAUNCH, LIN_GET(r, LAUNCH, TID), LIN_GET(r, LAUNCH, HOST_NS),
+		     late_fmt(LIN_OPT(r, LAUNCH, LATE), false, "launch epoch %llu"), epoch))) {
+		c->oom = true;
+		return;
+	}
+	e->end = e->ts + 1000;
+	e->ext = epoch;
+	e->flags = no_epoch ? 0 : LIN_IMP_HAS_EXT;
+	if (!LIN_IS_NIL(r, LAUNCH, CORRELATION)) {
+		e->corr = LIN_GET(r, LAUNCH, CORRELATION);
+		e->flags |= LIN_IMP_HAS_CORR;
+	}
+}
+
+/* A graph replay: its kernels join to it. */
+static void on_graph_launch(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	struct lin_imp_ev *e;
+	uint64_t replay = LIN_GET(r, GRAPH_LAUNCH, REPLAY_EPOCH);
+	if (!(e = ev(c, LIN_IMP_LAUNCH, LIN_GET(r, GRAPH_LAUNCH, TID),
+		     LIN_GET(r, GRAPH_LAUNCH, HOST_NS), "graph launch, replay epoch %llu", replay))) {
+		c->oom = true;
+		return;
+	}
+	e->end = e->ts + 1000;
+	e->ext = replay;
+	e->flags = LIN_IMP_HAS_EXT | LIN_IMP_GRAPH;
+}
+
+/* A late launch's id carries a late bit: the epoch. */
+static void on_ext(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	need(c, add(&c->ext, &c->next, &c->cext, LIN_GET(r, EXT_CORRELATION, CORRELATION),
+		    LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) & LIN_EXT_ID_MASK, 0));
+}
+
+static void on_api(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	need(c, LIN_IS_NIL(r, API, START_DEV) ||
+			add(&c->api, &c->napi, &c->capi, LIN_GET(r, API, CORRELATION),
+			    LIN_GET(r, API, TID), LIN_GET(r, API, START_DEV)));
+}
+
+/* Kernel, memcpy, memset. */
+static void on_gpu(void *arg, const struct lin_rec *r)
+{
+	struct lctx *c = arg;
+	struct lin_imp_ev *e;
+	if (LIN_IS_NIL(r, GPU, START_DEV) || LIN_IS_NIL(r, GPU, CORRELATION))
+		return;
+	if (!(e = ev(c, LIN_IMP_KERNEL + (int)(r->type - LIN_REC_KERNEL), LIN_GET(r, GPU, STREAM),
+		     LIN_GET(r, GPU, START_DEV), "correlation %llu", LIN_GET(r, GPU, CORRELATION)))) {
+		c->oom = true;
+		return;
+	}
+	e->ts = (int64_t)LIN_GET(r, GPU, START_DEV); /* device times until the read is done (to_host) */
+	e->end = LIN_IS_NIL(r, GPU, END_DEV) ? e->ts : (int64_t)LIN_GET(r, GPU, END_DEV);
+	e->corr = LIN_GET(r, GPU, CORRELATION);
+	e->dev = (uint16_t)LIN_GET(r, GPU, DEVICE);
+	e->flags = LIN_IMP_HAS_CORR;
+}
+
+static const struct lin_rec_ops lt_ops = {
+	.on = {
+		[LIN_REC_REQUEST_BEGIN] = on_request_begin,
+		[LIN_REC_REQUEST_END] = on_request_end,
+		[LIN_REC_EPOCH_DECLARE] = on_epoch_declare,
+		[LIN_REC_EPOCH_REISSUE] = on_host,
+		[LIN_REC_EPOCH_RETIRE] = on_host,
+		[LIN_REC_TOKEN_CAPTURE] = on_host,
+		[LIN_REC_TOKEN_ADOPT] = on_adopt,
+		[LIN_REC_SCOPE_CLOSE] = on_scope_close,
+		[LIN_REC_MISUSE] = on_host,
+		[LIN_REC_LAUNCH] = on_launch,
+		[LIN_REC_STRING] = on_string,
+		[LIN_REC_REQUEST_LINK] = on_host,
+		[LIN_REC_LAUNCH_END] = on_host,
+		[LIN_REC_EXT_CORRELATION] = on_ext,
+		[LIN_REC_API] = on_api,
+		[LIN_REC_KERNEL] = on_gpu,
+		[LIN_REC_MEMCPY] = on_gpu,
+		[LIN_REC_MEMSET] = on_gpu,
+		[LIN_REC_GRAPH_LAUNCH] = on_graph_launch,
+		[LIN_REC_CLOCK] = on_clock,
+	},
+};
 
 /* Index of the latest event of kind on tid with ts <= t (and ext == ext when want_ext),
  * among idx[] sorted by (tid, ts); SIZE_MAX if none. */
@@ -287,12 +408,12 @@ int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err,
 		goto out;
 	}
 	c.dev_host = h.device_clock_host;
-	enum lin_read_status st;
-	while ((st = lin_reader_next(rd, rec)) == LIN_READ_RECORD)
-		if (rec->known && !on_rec(&c, rec)) {
-			snprintf(err, n, "out of memory");
-			goto out;
-		}
+	while (!c.oom && lin_reader_next(rd, rec) == LIN_READ_RECORD)
+		lin_rec_dispatch(&lt_ops, &c, rec);
+	if (c.oom) {
+		snprintf(err, n, "out of memory");
+		goto out;
+	}
 	/* A damaged trace is reported by the validation; export what was read. Scopes and
 	 * requests still open at the end last until the last host time seen. */
 	lin_cm_finish(&c.clk);
