@@ -10,7 +10,8 @@ add_library(lin_sim STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sim/sim.c
   ${CMAKE_CURRENT_LIST_DIR}/sim/sim_api.c)
 target_include_directories(lin_sim PUBLIC ${CMAKE_CURRENT_LIST_DIR}/sim ${PROJECT_SOURCE_DIR}/include
-                           ${PROJECT_SOURCE_DIR}/cupti_bind/testlayer)
+                           ${PROJECT_SOURCE_DIR}/cupti_bind/testlayer
+                           ${PROJECT_SOURCE_DIR}/cupti_bind)
 target_link_libraries(lin_sim PUBLIC lineage lin_cupti Threads::Threads)
 
 add_executable(lineage-synth

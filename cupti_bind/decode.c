@@ -14,6 +14,7 @@
 
 #include <cupti.h>
 
+#include "cupti_api.h"
 #include "decode.h"
 #include "tracefmt.h"
 
@@ -373,18 +374,20 @@ void lin_cupti_layouts_eval(struct lin_cupti_layouts *l, uint32_t version,
 
 size_t lin_cupti_stride_probe(uint32_t kind, void *user)
 {
+	const struct lin_cupti_api *c = user ? user : lin_cupti_api(NULL);
 	_Alignas(8) uint8_t buf[4096];
 	CUpti_Activity *r = NULL;
 	uint32_t marker = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
 
-	(void)user;
+	if (!c)
+		return 0;
 	memset(buf, 0, sizeof(buf));
 	for (size_t off = 8; off + sizeof(CUpti_ActivityExternalCorrelation) <= sizeof(buf); off += 8)
 		memcpy(buf + off, &marker, sizeof(marker));
 	memcpy(buf, &kind, sizeof(kind));
-	if (cuptiActivityGetNextRecord(buf, sizeof(buf), &r) != CUPTI_SUCCESS || (uint8_t *)r != buf)
+	if (c->cuptiActivityGetNextRecord(buf, sizeof(buf), &r) != CUPTI_SUCCESS || (uint8_t *)r != buf)
 		return 0;
-	if (cuptiActivityGetNextRecord(buf, sizeof(buf), &r) != CUPTI_SUCCESS)
+	if (c->cuptiActivityGetNextRecord(buf, sizeof(buf), &r) != CUPTI_SUCCESS)
 		return 0;
 	return (size_t)((uint8_t *)r - buf);
 }
@@ -394,11 +397,13 @@ static struct lin_cupti_layouts layouts_loaded;
 
 static void layouts_measure(void)
 {
+	const struct lin_cupti_api *c = lin_cupti_api(NULL);
 	uint32_t version = 0;
 
-	if (cuptiGetVersion(&version) != CUPTI_SUCCESS)
+	/* Without libcupti every stride is 0: each decoded kind is refused, nothing is read. */
+	if (!c || c->cuptiGetVersion(&version) != CUPTI_SUCCESS)
 		version = 0;
-	lin_cupti_layouts_eval(&layouts_loaded, version, lin_cupti_stride_probe, NULL);
+	lin_cupti_layouts_eval(&layouts_loaded, version, lin_cupti_stride_probe, (void *)c);
 }
 
 const struct lin_cupti_layouts *lin_cupti_layouts(void)
@@ -520,13 +525,16 @@ static size_t walk(const struct lin_cupti_decoder *d, const struct lin_cupti_lay
 		   const uint8_t *buf, size_t base, size_t valid, struct walk_loss *loss,
 		   struct lin_cupti_decode_stats *st)
 {
+	const struct lin_cupti_api *c = lin_cupti_api(NULL);
 	CUpti_Activity *r = NULL;
 	size_t end = base;
 
+	if (!c)
+		return end; /* no libcupti to walk with: the rest of the buffer is reported lost */
 	for (;;) {
 		/* GetNextRecord does not write through the buffer; its prototype is not const. */
-		CUptiResult res = cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)(buf + base),
-							     valid - base, &r);
+		CUptiResult res = c->cuptiActivityGetNextRecord((uint8_t *)(uintptr_t)(buf + base),
+								valid - base, &r);
 
 		if (res != CUPTI_SUCCESS || !r)
 			return end; /* MAX_LIMIT_REACHED or INVALID_KIND: the caller looks at @end */

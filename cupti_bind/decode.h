@@ -3,7 +3,7 @@
  * decode.h - CUPTI activity buffer -> lineage trace records (docs/cupti.md).
  *
  * A pure decoder: it walks one buffer of CUPTI activity records with
- * cuptiActivityGetNextRecord and packs one trace record per decodable activity record into
+ * cuptiActivityGetNextRecord (through the binding's table, cupti_api.h) and packs one trace record per decodable activity record into
  * a msgpack packer. It keeps no state between buffers, so nothing depends on the order in
  * which records or buffers arrive. Internal to the library (and its tests); never installed.
  */
@@ -55,7 +55,8 @@ void lin_cupti_layouts_eval(struct lin_cupti_layouts *l, uint32_t version,
  * lin_cupti_stride_probe - ask the loaded libcupti how far it steps over a record of
  * @kind: a record of that kind at offset 0 followed by EXTERNAL_CORRELATION markers in every
  * 8-byte slot; the offset of the second record cuptiActivityGetNextRecord returns is the
- * stride. Needs no driver. @user is unused.
+ * stride. Needs no driver. @user: the struct lin_cupti_api to walk with; NULL = the
+ * binding's (lin_cupti_api); 0 when there is none.
  */
 size_t lin_cupti_stride_probe(uint32_t kind, void *user);
 

@@ -5,7 +5,10 @@
  * accounting, and living beside another CUPTI client (docs/cupti.md, "Live mode").
  *
  * CUPTI's buffer callbacks carry no user pointer and only one party per process may
- * register them, so one runtime at a time owns the activity collection (g_owner).
+ * register them, so one runtime at a time owns the activity collection (g_cupti.owner).
+ * libcupti is not linked: its entry points are called through a table (cupti_api.h),
+ * loaded when the backend first opens; the runtime reaches this file only through the
+ * table lin_cupti_live.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,7 +21,9 @@
 
 #include <cupti.h>
 
+#include "cupti_api.h"
 #include "decode.h"
+#include "live.h"
 #include "pool.h"
 #include "rt_internal.h"
 
@@ -26,37 +31,66 @@
 #define LIN_CUPTI_MAX_BUFS 512u /* one per thread that makes CUDA calls between flushes */
 #define LIN_CUPTI_FLUSH_MS 500u
 
-/* The probe: -1 not run, 0 failed, 1 works. Guarded by g_probe_mu. */
-static pthread_mutex_t g_probe_mu = PTHREAD_MUTEX_INITIALIZER;
-static int g_probe = -1;
-static char g_probe_status[192];
+/*
+ * The binding's process-wide state, all of it. CUPTI forces it to be the process's: its
+ * buffer and timestamp callbacks carry no user pointer, one party per process registers
+ * them, the timestamp callback cannot be unregistered, and the activity kinds, flush period
+ * and external-correlation stacks are CUPTI's, not a runtime's. So one runtime at a time
+ * owns the activity collection (owner), and what CUPTI's callbacks read is here.
+ *
+ * Locks: probe_mu guards the probe; owner_mu serialises open, started, close and at_exit;
+ * cb_lock guards what the callbacks read (owner, pool, pool_alive, closing): its read side
+ * inside a callback, its write side to change them; stats are written under the owner's
+ * trace output lock; fl_mu and fl_cv run the flush thread; ts_* is a sequence lock the
+ * timestamp callback reads (publish_clock). CUPTI's entry points come from cupti() (the
+ * table of cupti_api.h), which is loaded before the first call here and never changes.
+ */
+static struct {
+	/* The probe: -1 not run, 0 failed, 1 works (probe_mu). */
+	pthread_mutex_t probe_mu;
+	int probe;
+	char probe_status[192];
+	/* The runtime that owns activity collection, and what the callbacks use for it. */
+	pthread_rwlock_t cb_lock;
+	pthread_mutex_t owner_mu;
+	lin_runtime *owner;
+	struct lin_cupti_pool pool; /* buffers are lent under cb_lock's read side */
+	int pool_alive;
+	int closing; /* close has begun: buffer requests are declined (cb_lock) */
+	struct lin_cupti_decode_stats stats;
+	CUpti_ActivityKind enabled[16]; /* what lineage enabled, to disable at close */
+	size_t n_enabled;
+	char open_status[256];
+	atomic_int warned_loss, warned_foreign;
+	atomic_uint early_bufs; /* buffers completed before the owner's trace was open */
+	/* lineage's own flush thread: CUPTI's periodic flush returns only full buffers. */
+	pthread_mutex_t fl_mu;
+	pthread_cond_t fl_cv;
+	pthread_t flusher;
+	bool fl_running, fl_stop;
+	int forked; /* this process is a fork child of one whose lineage owned CUPTI */
+	pthread_once_t hooks_once;
+	/* The owner's host clock, for CUPTI's timestamp callback (publish_clock). */
+	_Atomic uint64_t ts_seq, ts_npt, ts_tsc0, ts_ns0, ts_tsc;
+	_Atomic int ts_registered;
+} g_cupti = {
+	.probe_mu = PTHREAD_MUTEX_INITIALIZER,
+	.probe = -1,
+	.cb_lock = PTHREAD_RWLOCK_INITIALIZER,
+	.owner_mu = PTHREAD_MUTEX_INITIALIZER,
+	.fl_mu = PTHREAD_MUTEX_INITIALIZER,
+	.fl_cv = PTHREAD_COND_INITIALIZER,
+	.hooks_once = PTHREAD_ONCE_INIT,
+};
 
-/* The runtime that owns activity collection; read by CUPTI's callbacks under g_cb_lock. */
-static pthread_rwlock_t g_cb_lock = PTHREAD_RWLOCK_INITIALIZER;
-static pthread_mutex_t g_owner_mu = PTHREAD_MUTEX_INITIALIZER;
-static lin_runtime *g_owner;
-static struct lin_cupti_pool g_pool; /* buffers are lent under g_cb_lock's read side */
-static int g_pool_alive;
-static struct lin_cupti_decode_stats g_stats; /* under the runtime's output lock */
-static CUpti_ActivityKind g_enabled[16];      /* what lineage enabled, to disable at close */
-static size_t g_n_enabled;
-static char g_open_status[256];
-static atomic_int g_warned_loss, g_warned_foreign;
-static int g_closing;            /* close has begun: buffer requests are declined (g_cb_lock) */
-static atomic_uint g_early_bufs; /* buffers completed before the owner's trace was open */
-/* lineage's own flush thread: CUPTI's periodic flush returns only full buffers. */
-static pthread_mutex_t g_fl_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_fl_cv = PTHREAD_COND_INITIALIZER;
-static pthread_t g_flusher;
-static bool g_fl_running, g_fl_stop;
-static int g_forked; /* this process is a fork child of one whose lineage owned CUPTI */
-static pthread_once_t g_hooks_once = PTHREAD_ONCE_INIT;
+/* CUPTI's entry points: libcupti's, loaded at the first open, or a test's (cupti_api.h). */
+static inline const struct lin_cupti_api *cupti(void) { return lin_cupti_api(NULL); }
 
 static const char *result_name(CUptiResult r)
 {
 	const char *s = NULL;
 
-	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+	if (cupti()->cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
 		return "CUPTI_ERROR_?";
 	return s;
 }
@@ -68,41 +102,47 @@ static const char *result_name(CUptiResult r)
  */
 static int probe(uint32_t kind, const char **status)
 {
+	const char *why = NULL;
 	int ok;
 
-	pthread_mutex_lock(&g_probe_mu);
-	if (g_probe < 0) {
+	if (!lin_cupti_api(&why)) { /* libcupti cannot be loaded: dlopen's or dlsym's error */
+		if (status)
+			*status = why;
+		return -LIN_ENOCUPTI;
+	}
+	pthread_mutex_lock(&g_cupti.probe_mu);
+	if (g_cupti.probe < 0) {
 		uint64_t last = 0;
-		CUptiResult r =
-			cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)kind, 0);
+		CUptiResult r = cupti()->cuptiActivityPushExternalCorrelationId(
+			(CUpti_ExternalCorrelationKind)kind, 0);
 
 		if (r == CUPTI_SUCCESS) {
-			r = cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)kind,
-								  &last);
-			snprintf(g_probe_status, sizeof(g_probe_status),
+			r = cupti()->cuptiActivityPopExternalCorrelationId(
+				(CUpti_ExternalCorrelationKind)kind, &last);
+			snprintf(g_cupti.probe_status, sizeof(g_cupti.probe_status),
 				 r == CUPTI_SUCCESS
 					 ? "ok"
 					 : "unavailable: cuptiActivityPopExternalCorrelationId: %s",
 				 result_name(r));
 		} else {
-			snprintf(g_probe_status, sizeof(g_probe_status),
+			snprintf(g_cupti.probe_status, sizeof(g_cupti.probe_status),
 				 "unavailable: cuptiActivityPushExternalCorrelationId: %s",
 				 result_name(r));
 		}
-		g_probe = r == CUPTI_SUCCESS;
+		g_cupti.probe = r == CUPTI_SUCCESS;
 	}
-	ok = g_probe;
+	ok = g_cupti.probe;
 	if (status)
-		*status = g_probe_status;
-	pthread_mutex_unlock(&g_probe_mu);
+		*status = g_cupti.probe_status;
+	pthread_mutex_unlock(&g_cupti.probe_mu);
 	return ok ? 0 : -LIN_ENOCUPTI;
 }
 
 static int cupti_push(void *ctx, uint32_t ext_kind, uint64_t id)
 {
 	(void)ctx;
-	return cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind, id) ==
-			       CUPTI_SUCCESS
+	return cupti()->cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind,
+							       id) == CUPTI_SUCCESS
 		       ? 0
 		       : -LIN_EBACKEND;
 }
@@ -112,8 +152,8 @@ static int cupti_pop(void *ctx, uint32_t ext_kind, uint64_t *id)
 	uint64_t last = 0;
 
 	(void)ctx;
-	if (cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind, &last) !=
-	    CUPTI_SUCCESS)
+	if (cupti()->cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind,
+							   &last) != CUPTI_SUCCESS)
 		return -LIN_EBACKEND;
 	if (id)
 		*id = last;
@@ -157,13 +197,13 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	uint8_t *b;
 
 	*max_records = 0; /* fill the buffer */
-	pthread_rwlock_rdlock(&g_cb_lock);
-	b = g_pool_alive && !g_closing ? lin_cupti_pool_get(&g_pool) : NULL;
+	pthread_rwlock_rdlock(&g_cupti.cb_lock);
+	b = g_cupti.pool_alive && !g_cupti.closing ? lin_cupti_pool_get(&g_cupti.pool) : NULL;
 	*buffer = b;
-	*size = b ? g_pool.buf_size : 0;
-	if (!b && g_owner)
-		lin_rt_count_dropped(g_owner, LIN_DROP_CUPTI_BUFFER, 1);
-	pthread_rwlock_unlock(&g_cb_lock);
+	*size = b ? g_cupti.pool.buf_size : 0;
+	if (!b && g_cupti.owner)
+		lin_rt_count_dropped(g_cupti.owner, LIN_DROP_CUPTI_BUFFER, 1);
+	pthread_rwlock_unlock(&g_cupti.cb_lock);
 }
 
 static uint64_t intern_kernel_name(void *user, const char *s)
@@ -189,7 +229,7 @@ static bool read_clock(lin_runtime *rt, uint64_t *host, uint64_t *dev, uint64_t 
 		 * after CUPTI's completed, so the gap holds the device reading. */
 		uint64_t h = lin_rt_now_ns(rt), d = 0;
 		lin_clock_order();
-		bool ok = cuptiGetTimestamp(&d) == CUPTI_SUCCESS;
+		bool ok = cupti()->cuptiGetTimestamp(&d) == CUPTI_SUCCESS;
 		lin_clock_order();
 		uint64_t a = lin_rt_now_ns(rt);
 
@@ -236,14 +276,14 @@ static int decode_into(lin_runtime *rt, const uint8_t *buf, size_t valid, bool c
  */
 static void report_early(lin_runtime *rt)
 {
-	unsigned n = atomic_exchange(&g_early_bufs, 0);
+	unsigned n = atomic_exchange(&g_cupti.early_bufs, 0);
 	msgpack_packer *pk;
 
 	if (!n)
 		return;
 	pk = lin_rt_out_lock(rt);
 	if (!pk) {
-		atomic_fetch_add(&g_early_bufs, n);
+		atomic_fetch_add(&g_cupti.early_bufs, n);
 		return;
 	}
 	char why[128];
@@ -261,34 +301,34 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	size_t dropped = 0;
 
 	(void)size;
-	pthread_rwlock_rdlock(&g_cb_lock);
-	if (g_owner) {
-		int err = decode_into(g_owner, buf, valid, true, &g_stats);
+	pthread_rwlock_rdlock(&g_cupti.cb_lock);
+	if (g_cupti.owner) {
+		int err = decode_into(g_cupti.owner, buf, valid, true, &g_cupti.stats);
 
 		if (err == -LIN_ETRACE) /* the owner's trace is not open yet */
-			atomic_fetch_add(&g_early_bufs, 1);
+			atomic_fetch_add(&g_cupti.early_bufs, 1);
 		else
-			report_early(g_owner);
-		if (err == -LIN_EBACKEND && !atomic_exchange(&g_warned_loss, 1))
-			lin_rt_log(g_owner, LIN_LOG_WARN,
+			report_early(g_cupti.owner);
+		if (err == -LIN_EBACKEND && !atomic_exchange(&g_cupti.warned_loss, 1))
+			lin_rt_log(g_cupti.owner, LIN_LOG_WARN,
 				   "cupti: an activity buffer held records that could not be decoded; "
 				   "the loss is in the trace as dropped records (sources 4-6)");
 		/* context and stream are deprecated (NULL, 0): the global count, reset on read. */
-		if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
+		if (cupti()->cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
 		    dropped > 0)
-			lin_rt_count_dropped(g_owner, LIN_DROP_CUPTI_RECORDS, dropped);
+			lin_rt_count_dropped(g_cupti.owner, LIN_DROP_CUPTI_RECORDS, dropped);
 	}
 	/* Zeroed before it is lent again: a record CUPTI leaves incomplete in a later use
 	 * must not show this use's bytes (docs/cupti.md, "Buffers"). A buffer lineage never
 	 * lent (a client that registered CUPTI's callbacks before lineage had it in flight)
 	 * is decoded above and left alone: never pooled, lent again or freed. */
-	bool foreign = !g_pool_alive || !lin_cupti_pool_put_used(&g_pool, buf, valid);
-	if (foreign && g_owner && !atomic_exchange(&g_warned_foreign, 1))
-		lin_rt_log(g_owner, LIN_LOG_WARN,
+	bool foreign = !g_cupti.pool_alive || !lin_cupti_pool_put_used(&g_cupti.pool, buf, valid);
+	if (foreign && g_cupti.owner && !atomic_exchange(&g_cupti.warned_foreign, 1))
+		lin_rt_log(g_cupti.owner, LIN_LOG_WARN,
 			   "cupti: CUPTI completed a buffer lineage did not lend (another client "
 			   "registered activity callbacks before lineage); its records are in the "
 			   "trace, the buffer is left to its owner");
-	pthread_rwlock_unlock(&g_cb_lock);
+	pthread_rwlock_unlock(&g_cupti.cb_lock);
 }
 
 /* ------------------------------------------------------------------ open / close */
@@ -316,17 +356,18 @@ static int env_flag(const char *name)
 
 static void disable_ours(void)
 {
-	while (g_n_enabled > 0)
-		(void)cuptiActivityDisable(g_enabled[--g_n_enabled]);
+	while (g_cupti.n_enabled > 0)
+		(void)cupti()->cuptiActivityDisable(g_cupti.enabled[--g_cupti.n_enabled]);
 }
 
 /* Enable @kind; remember it for close. Return the CUPTI result. */
 static CUptiResult enable(CUpti_ActivityKind kind)
 {
-	CUptiResult r = cuptiActivityEnable(kind);
+	CUptiResult r = cupti()->cuptiActivityEnable(kind);
 
-	if (r == CUPTI_SUCCESS && g_n_enabled < sizeof(g_enabled) / sizeof(g_enabled[0]))
-		g_enabled[g_n_enabled++] = kind;
+	if (r == CUPTI_SUCCESS &&
+	    g_cupti.n_enabled < sizeof(g_cupti.enabled) / sizeof(g_cupti.enabled[0]))
+		g_cupti.enabled[g_cupti.n_enabled++] = kind;
 	return r;
 }
 
@@ -368,10 +409,10 @@ static int enable_kinds(lin_runtime *rt, uint32_t cupti_flags, const char **stat
 		if (r == CUPTI_SUCCESS)
 			continue;
 		if (kinds[i].required) {
-			snprintf(g_open_status, sizeof(g_open_status),
+			snprintf(g_cupti.open_status, sizeof(g_cupti.open_status),
 				 "unavailable: cuptiActivityEnable(%s): %s", kinds[i].name,
 				 result_name(r));
-			*status = g_open_status;
+			*status = g_cupti.open_status;
 			disable_ours();
 			return -LIN_ENOCUPTI;
 		}
@@ -402,11 +443,11 @@ static void CUPTIAPI no_callback(void *user, CUpti_CallbackDomain domain, CUpti_
 static bool another_client(CUptiResult *why)
 {
 	CUpti_SubscriberHandle h = NULL;
-	CUptiResult r = cuptiSubscribe(&h, (CUpti_CallbackFunc)no_callback, NULL);
+	CUptiResult r = cupti()->cuptiSubscribe(&h, (CUpti_CallbackFunc)no_callback, NULL);
 
 	*why = r;
 	if (r == CUPTI_SUCCESS) {
-		(void)cuptiUnsubscribe(h);
+		(void)cupti()->cuptiUnsubscribe(h);
 		return false;
 	}
 	return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -416,12 +457,12 @@ static bool another_client(CUptiResult *why)
 static bool thread_ids_system(bool may_set, char *note, size_t cap)
 {
 	CUpti_ActivityThreadIdType t = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
-	CUptiResult r = cuptiGetThreadIdType(&t);
+	CUptiResult r = cupti()->cuptiGetThreadIdType(&t);
 
 	if (r == CUPTI_SUCCESS && t == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
 		return true;
 	if (may_set) {
-		r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+		r = cupti()->cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 		if (r == CUPTI_SUCCESS)
 			return true;
 		snprintf(note, cap,
@@ -442,12 +483,12 @@ static int open_attached(lin_runtime *rt, struct lin_backend_ops *ops, const cha
 	char note[160] = "";
 	bool sys = thread_ids_system(false, note, sizeof(note));
 
-	snprintf(g_open_status, sizeof(g_open_status),
+	snprintf(g_cupti.open_status, sizeof(g_cupti.open_status),
 		 "attach: another CUPTI client is subscribed (%s); lineage pushes external ids "
 		 "only, GPU records come through lin_cupti_attach_decode%s%s",
 		 result_name(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED), sys ? "" : "; ", note);
-	*status = g_open_status;
-	lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s", g_open_status);
+	*status = g_cupti.open_status;
+	lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s", g_cupti.open_status);
 	fill_ops(ops, "cupti-push");
 	return 0;
 }
@@ -458,17 +499,17 @@ static int pool_ready(uint32_t kib, uint32_t max)
 	size_t n = max ? max : LIN_CUPTI_MAX_BUFS;
 	int err = 0;
 
-	pthread_rwlock_wrlock(&g_cb_lock);
-	if (g_pool_alive && (g_pool.buf_size != bytes || g_pool.max_bufs != n) &&
-	    lin_cupti_pool_lent(&g_pool) == 0) {
-		lin_cupti_pool_destroy(&g_pool);
-		g_pool_alive = 0;
+	pthread_rwlock_wrlock(&g_cupti.cb_lock);
+	if (g_cupti.pool_alive && (g_cupti.pool.buf_size != bytes || g_cupti.pool.max_bufs != n) &&
+	    lin_cupti_pool_lent(&g_cupti.pool) == 0) {
+		lin_cupti_pool_destroy(&g_cupti.pool);
+		g_cupti.pool_alive = 0;
 	}
-	if (!g_pool_alive) {
-		err = lin_cupti_pool_init(&g_pool, bytes, n);
-		g_pool_alive = err == 0;
+	if (!g_cupti.pool_alive) {
+		err = lin_cupti_pool_init(&g_cupti.pool, bytes, n);
+		g_cupti.pool_alive = err == 0;
 	}
-	pthread_rwlock_unlock(&g_cb_lock);
+	pthread_rwlock_unlock(&g_cupti.cb_lock);
 	return err;
 }
 
@@ -491,9 +532,9 @@ static const char *owner_status(const struct lin_cupti_layouts *l, const char *t
 			 l->version, l->n_refused);
 	if (!lay[0] && !tid_note[0])
 		return "ok";
-	snprintf(g_open_status, sizeof(g_open_status), "ok, %s%s%s", lay,
+	snprintf(g_cupti.open_status, sizeof(g_cupti.open_status), "ok, %s%s%s", lay,
 		 lay[0] && tid_note[0] ? "; " : "", tid_note);
-	return g_open_status;
+	return g_cupti.open_status;
 }
 
 /*
@@ -502,21 +543,19 @@ static const char *owner_status(const struct lin_cupti_layouts *l, const char *t
  * (each runtime calibrates its own), published under a sequence lock: never a freed
  * runtime, never a torn copy.
  */
-static _Atomic uint64_t g_ts_seq, g_ts_npt, g_ts_tsc0, g_ts_ns0, g_ts_tsc;
-static _Atomic int g_ts_registered;
 
 static uint64_t CUPTIAPI host_timestamp(void)
 {
 	struct lin_rt_clock c;
 	uint64_t s0, npt;
 	do {
-		s0 = atomic_load_explicit(&g_ts_seq, memory_order_acquire);
-		npt = atomic_load_explicit(&g_ts_npt, memory_order_relaxed);
-		c.tsc0 = atomic_load_explicit(&g_ts_tsc0, memory_order_relaxed);
-		c.ns0 = atomic_load_explicit(&g_ts_ns0, memory_order_relaxed);
-		c.use_tsc = atomic_load_explicit(&g_ts_tsc, memory_order_relaxed);
+		s0 = atomic_load_explicit(&g_cupti.ts_seq, memory_order_acquire);
+		npt = atomic_load_explicit(&g_cupti.ts_npt, memory_order_relaxed);
+		c.tsc0 = atomic_load_explicit(&g_cupti.ts_tsc0, memory_order_relaxed);
+		c.ns0 = atomic_load_explicit(&g_cupti.ts_ns0, memory_order_relaxed);
+		c.use_tsc = atomic_load_explicit(&g_cupti.ts_tsc, memory_order_relaxed);
 		atomic_thread_fence(memory_order_acquire);
-	} while ((s0 & 1) || s0 != atomic_load_explicit(&g_ts_seq, memory_order_relaxed));
+	} while ((s0 & 1) || s0 != atomic_load_explicit(&g_cupti.ts_seq, memory_order_relaxed));
 	memcpy(&c.ns_per_tick, &npt, sizeof(npt));
 	return lin_rt_clock_ns(&c);
 }
@@ -527,13 +566,13 @@ static void publish_clock(lin_runtime *rt)
 	uint64_t npt;
 	lin_rt_clock_get(rt, &c);
 	memcpy(&npt, &c.ns_per_tick, sizeof(npt));
-	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_relaxed); /* odd: writing */
+	atomic_fetch_add_explicit(&g_cupti.ts_seq, 1, memory_order_relaxed); /* odd: writing */
 	atomic_thread_fence(memory_order_release);
-	atomic_store_explicit(&g_ts_npt, npt, memory_order_relaxed);
-	atomic_store_explicit(&g_ts_tsc0, c.tsc0, memory_order_relaxed);
-	atomic_store_explicit(&g_ts_ns0, c.ns0, memory_order_relaxed);
-	atomic_store_explicit(&g_ts_tsc, c.use_tsc, memory_order_relaxed);
-	atomic_fetch_add_explicit(&g_ts_seq, 1, memory_order_release); /* even: done */
+	atomic_store_explicit(&g_cupti.ts_npt, npt, memory_order_relaxed);
+	atomic_store_explicit(&g_cupti.ts_tsc0, c.tsc0, memory_order_relaxed);
+	atomic_store_explicit(&g_cupti.ts_ns0, c.ns0, memory_order_relaxed);
+	atomic_store_explicit(&g_cupti.ts_tsc, c.use_tsc, memory_order_relaxed);
+	atomic_fetch_add_explicit(&g_cupti.ts_seq, 1, memory_order_release); /* even: done */
 }
 
 /* Put CUPTI's timestamps on @rt's clock (registered once per process; CUPTI keeps it).
@@ -541,9 +580,9 @@ static void publish_clock(lin_runtime *rt)
 static bool host_clock(lin_runtime *rt)
 {
 	publish_clock(rt);
-	if (atomic_load(&g_ts_registered))
+	if (atomic_load(&g_cupti.ts_registered))
 		return true;
-	CUptiResult r = cuptiActivityRegisterTimestampCallback(host_timestamp);
+	CUptiResult r = cupti()->cuptiActivityRegisterTimestampCallback(host_timestamp);
 	if (r != CUPTI_SUCCESS) {
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: timestamp callback refused (%s): device times "
@@ -551,7 +590,7 @@ static bool host_clock(lin_runtime *rt)
 			   result_name(r));
 		return false;
 	}
-	atomic_store(&g_ts_registered, 1);
+	atomic_store(&g_cupti.ts_registered, 1);
 	return true;
 }
 
@@ -566,8 +605,8 @@ static bool host_clock(lin_runtime *rt)
 static void *flusher(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&g_fl_mu);
-	while (!g_fl_stop) {
+	pthread_mutex_lock(&g_cupti.fl_mu);
+	while (!g_cupti.fl_stop) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -577,23 +616,24 @@ static void *flusher(void *arg)
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		if (pthread_cond_timedwait(&g_fl_cv, &g_fl_mu, &ts) != ETIMEDOUT || g_fl_stop)
+		if (pthread_cond_timedwait(&g_cupti.fl_cv, &g_cupti.fl_mu, &ts) != ETIMEDOUT ||
+		    g_cupti.fl_stop)
 			continue;
-		pthread_mutex_unlock(&g_fl_mu);
-		(void)cuptiActivityFlushAll(0);
-		pthread_mutex_lock(&g_fl_mu);
+		pthread_mutex_unlock(&g_cupti.fl_mu);
+		(void)cupti()->cuptiActivityFlushAll(0);
+		pthread_mutex_lock(&g_cupti.fl_mu);
 	}
-	pthread_mutex_unlock(&g_fl_mu);
+	pthread_mutex_unlock(&g_cupti.fl_mu);
 	return NULL;
 }
 
 static void flusher_start(lin_runtime *rt)
 {
-	pthread_mutex_lock(&g_fl_mu);
-	g_fl_stop = false;
-	g_fl_running = lin_thread_start(&g_flusher, flusher, NULL) == 0;
-	pthread_mutex_unlock(&g_fl_mu);
-	if (!g_fl_running)
+	pthread_mutex_lock(&g_cupti.fl_mu);
+	g_cupti.fl_stop = false;
+	g_cupti.fl_running = lin_thread_start(&g_cupti.flusher, flusher, NULL) == 0;
+	pthread_mutex_unlock(&g_cupti.fl_mu);
+	if (!g_cupti.fl_running)
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: no flush thread; buffers reach the trace when "
 			   "full and at close");
@@ -602,14 +642,14 @@ static void flusher_start(lin_runtime *rt)
 /* Stop the flush thread; it is never inside a callback lineage holds a lock for. */
 static void flusher_stop(void)
 {
-	pthread_mutex_lock(&g_fl_mu);
-	bool join = g_fl_running;
-	g_fl_running = false;
-	g_fl_stop = true;
-	pthread_cond_broadcast(&g_fl_cv);
-	pthread_mutex_unlock(&g_fl_mu);
+	pthread_mutex_lock(&g_cupti.fl_mu);
+	bool join = g_cupti.fl_running;
+	g_cupti.fl_running = false;
+	g_cupti.fl_stop = true;
+	pthread_cond_broadcast(&g_cupti.fl_cv);
+	pthread_mutex_unlock(&g_cupti.fl_mu);
 	if (join)
-		pthread_join(g_flusher, NULL);
+		pthread_join(g_cupti.flusher, NULL);
 }
 
 /* Own CUPTI's activity collection: callbacks, kinds, thread ids, flush period. */
@@ -641,56 +681,57 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiRe
 	/* "Before any of the CUPTI activity kinds are enabled." Once registered the callback
 	 * cannot be taken back, so a later owner asking for CUPTI's clock still gets its own
 	 * host clock, and is told. */
-	if (atomic_load(&g_ts_registered) && (o->cupti_flags & LIN_CUPTI_OWN_CLOCK))
+	if (atomic_load(&g_cupti.ts_registered) && (o->cupti_flags & LIN_CUPTI_OWN_CLOCK))
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: LIN_CUPTI_OWN_CLOCK ignored: an earlier runtime "
 			   "in this process registered the timestamp callback");
-	if ((!(o->cupti_flags & LIN_CUPTI_OWN_CLOCK) || atomic_load(&g_ts_registered)) && host_clock(rt))
+	if ((!(o->cupti_flags & LIN_CUPTI_OWN_CLOCK) || atomic_load(&g_cupti.ts_registered)) &&
+	    host_clock(rt))
 		lin_rt_set_device_clock_host(rt);
 	/* The pool lends zeroed buffers (pool.c): CUPTI need not zero each one on the thread
 	 * that asked for it, inside a CUDA call. */
 	uint8_t zeroed = 1;
 	size_t zsz = sizeof(zeroed);
-	if ((r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zsz,
-					   &zeroed)) != CUPTI_SUCCESS)
+	if ((r = cupti()->cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
+						    &zsz, &zeroed)) != CUPTI_SUCCESS)
 		lin_rt_log(rt, LIN_LOG_INFO,
 			   "cupti: zeroed-buffer attribute not set (%s): CUPTI "
 			   "zeroes each buffer itself",
 			   result_name(r));
-	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	r = cupti()->cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
-		snprintf(g_open_status, sizeof(g_open_status),
+		snprintf(g_cupti.open_status, sizeof(g_cupti.open_status),
 			 "unavailable: cuptiActivityRegisterCallbacks: %s", result_name(r));
-		*status = g_open_status;
+		*status = g_cupti.open_status;
 		return -LIN_ENOCUPTI;
 	}
-	pthread_rwlock_wrlock(&g_cb_lock);
-	memset(&g_stats, 0, sizeof(g_stats));
-	g_stats.sz = sizeof(g_stats);
-	g_closing = 0;
-	g_owner = rt;
-	pthread_rwlock_unlock(&g_cb_lock);
+	pthread_rwlock_wrlock(&g_cupti.cb_lock);
+	memset(&g_cupti.stats, 0, sizeof(g_cupti.stats));
+	g_cupti.stats.sz = sizeof(g_cupti.stats);
+	g_cupti.closing = 0;
+	g_cupti.owner = rt;
+	pthread_rwlock_unlock(&g_cupti.cb_lock);
 	err = enable_kinds(rt, o->cupti_flags, status);
 	if (err) {
-		pthread_rwlock_wrlock(&g_cb_lock);
-		g_owner = NULL;
-		pthread_rwlock_unlock(&g_cb_lock);
+		pthread_rwlock_wrlock(&g_cupti.cb_lock);
+		g_cupti.owner = NULL;
+		pthread_rwlock_unlock(&g_cupti.cb_lock);
 		return err;
 	}
-	if (cuptiActivityFlushPeriod(LIN_CUPTI_FLUSH_MS) != CUPTI_SUCCESS)
+	if (cupti()->cuptiActivityFlushPeriod(LIN_CUPTI_FLUSH_MS) != CUPTI_SUCCESS)
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: periodic flush unavailable; buffers are decoded when full and at close");
-	pthread_once(&g_hooks_once, hooks_once);
+	pthread_once(&g_cupti.hooks_once, hooks_once);
 	flusher_start(rt);
-	atomic_store(&g_warned_loss, 0);
-	atomic_store(&g_warned_foreign, 0);
+	atomic_store(&g_cupti.warned_loss, 0);
+	atomic_store(&g_cupti.warned_foreign, 0);
 	fill_ops(ops, "cupti");
 	*status = owner_status(l, tid_note);
 	return 0;
 }
 
-int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
-			   struct lin_backend_ops *ops, const char **status)
+static int live_open(lin_runtime *rt, const struct lin_runtime_opts *o, struct lin_backend_ops *ops,
+		     const char **status)
 {
 	uint32_t kind = lin_rt_ext_kind(rt);
 	const char *st = NULL;
@@ -699,7 +740,7 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 
 	if (!status)
 		status = &st;
-	if (g_forked) {
+	if (g_cupti.forked) {
 		*status = "unavailable: this process is a fork child of a process whose lineage "
 			  "owned CUPTI; CUPTI's threads and buffers do not survive fork (create the "
 			  "runtime after exec)";
@@ -709,17 +750,19 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 		*status = "unavailable: invalid external correlation kind";
 		return -EINVAL;
 	}
+	if (!lin_cupti_api(status)) /* libcupti not loaded: *status has dlopen's error */
+		return -LIN_ENOCUPTI;
 	/* "Needs to be called before initialization of CUDA": so before any other CUPTI call
 	 * of lineage's (the probe's push initialises CUPTI). Beside another client it turns
 	 * the timestamps on for that client's kernel records too (docs/cupti.md). */
 	CUptiResult latency = CUPTI_SUCCESS;
 	if (o->cupti_flags & LIN_CUPTI_LATENCY_TIMESTAMPS)
-		latency = cuptiActivityEnableLatencyTimestamps(1);
+		latency = cupti()->cuptiActivityEnableLatencyTimestamps(1);
 	err = probe(kind, status);
 	if (err)
 		return err;
-	pthread_mutex_lock(&g_owner_mu);
-	if (g_owner) {
+	pthread_mutex_lock(&g_cupti.owner_mu);
+	if (g_cupti.owner) {
 		*status = "unavailable: another runtime in this process owns CUPTI activity collection";
 		err = -EBUSY;
 	} else if (another_client(&why)) {
@@ -732,15 +775,15 @@ int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
 				   result_name(why));
 		err = open_owner(rt, o, latency, ops, status);
 	}
-	pthread_mutex_unlock(&g_owner_mu);
+	pthread_mutex_unlock(&g_cupti.owner_mu);
 	return err;
 }
 
 /* Deliver what CUPTI holds: complete buffers first, then the rest (incomplete records). */
 static void flush_both(void)
 {
-	(void)cuptiActivityFlushAll(0);
-	(void)cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	(void)cupti()->cuptiActivityFlushAll(0);
+	(void)cupti()->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 /*
@@ -750,7 +793,7 @@ static void flush_both(void)
  */
 static void report_undelivered(lin_runtime *rt, bool beside)
 {
-	size_t lent = lin_cupti_pool_lent(&g_pool);
+	size_t lent = lin_cupti_pool_lent(&g_cupti.pool);
 	char why[160];
 	msgpack_packer *pk;
 
@@ -768,61 +811,64 @@ static void report_undelivered(lin_runtime *rt, bool beside)
 	lin_rt_out_unlock(rt);
 }
 
-void lin_cupti_backend_close(lin_runtime *rt)
+static void live_close(lin_runtime *rt)
 {
 	CUptiResult why;
 
-	if (g_forked) /* a fork child's runtimes never own CUPTI; its locks are not touched */
+	if (g_cupti.forked) /* a fork child's runtimes never own CUPTI; its locks are not touched */
 		return;
-	pthread_mutex_lock(&g_owner_mu);
-	if (!rt || g_owner != rt) { /* attached, or never owned */
-		pthread_mutex_unlock(&g_owner_mu);
+	pthread_mutex_lock(&g_cupti.owner_mu);
+	if (!rt || g_cupti.owner != rt) { /* attached, or never owned */
+		pthread_mutex_unlock(&g_cupti.owner_mu);
 		return;
 	}
-	/* Completion callbacks run during the flushes: g_cb_lock must not be held here. */
+	/* Completion callbacks run during the flushes: g_cupti.cb_lock must not be held here. */
 	flusher_stop();
 	bool beside = another_client(&why);
 	if (beside) {
 		/* A client came after lineage: its kinds, flush period and buffers are not
 		 * lineage's to end. A normal flush hands over what is complete, no more. */
-		(void)cuptiActivityFlushAll(0);
+		(void)cupti()->cuptiActivityFlushAll(0);
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: another CUPTI client is present at close: "
 			   "activity kinds stay enabled, no forced flush");
-		g_n_enabled = 0;
+		g_cupti.n_enabled = 0;
 	} else {
 		/* End the session, then flush (as cupti_activity.h suggests, and as Kineto's
 		 * stop does): disabling first means no thread still making CUDA calls can fill a
 		 * buffer after the final flush; requests from here on are declined (CUPTI counts
 		 * what it then drops, read below). */
-		(void)cuptiActivityFlushPeriod(0);
+		(void)cupti()->cuptiActivityFlushPeriod(0);
 		disable_ours();
-		pthread_rwlock_wrlock(&g_cb_lock);
-		g_closing = 1;
-		pthread_rwlock_unlock(&g_cb_lock);
+		pthread_rwlock_wrlock(&g_cupti.cb_lock);
+		g_cupti.closing = 1;
+		pthread_rwlock_unlock(&g_cupti.cb_lock);
 		flush_both();
 	}
 	report_early(rt);
 	write_clock(rt);
-	pthread_rwlock_wrlock(&g_cb_lock);
+	pthread_rwlock_wrlock(&g_cupti.cb_lock);
 	/* Drops CUPTI counted since the last delivered buffer (reset on read). */
 	size_t dropped = 0;
-	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped > 0)
+	if (cupti()->cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped > 0)
 		lin_rt_count_dropped(rt, LIN_DROP_CUPTI_RECORDS, dropped);
-	g_owner = NULL;
-	pthread_rwlock_unlock(&g_cb_lock);
+	g_cupti.owner = NULL;
+	pthread_rwlock_unlock(&g_cupti.cb_lock);
 	report_undelivered(rt, beside);
-	if (g_stats.invalid || g_stats.skipped || g_stats.undecodable || g_stats.unsupported)
+	if (g_cupti.stats.invalid || g_cupti.stats.skipped || g_cupti.stats.undecodable ||
+	    g_cupti.stats.unsupported)
 		lin_rt_log(rt, LIN_LOG_INFO,
 			   "cupti: %llu records decoded, %llu of kinds not traced, %llu stepped over, "
 			   "%llu of unread layouts, %llu buffers cut short",
-			   (unsigned long long)g_stats.records, (unsigned long long)g_stats.skipped,
-			   (unsigned long long)g_stats.undecodable,
-			   (unsigned long long)g_stats.unsupported, (unsigned long long)g_stats.invalid);
+			   (unsigned long long)g_cupti.stats.records,
+			   (unsigned long long)g_cupti.stats.skipped,
+			   (unsigned long long)g_cupti.stats.undecodable,
+			   (unsigned long long)g_cupti.stats.unsupported,
+			   (unsigned long long)g_cupti.stats.invalid);
 	/* The pool itself stays: CUPTI keeps the callbacks registered, and buffers it still
 	 * holds come back later (decoded into no trace). Only idle buffers are freed. */
-	(void)lin_cupti_pool_trim(&g_pool);
-	pthread_mutex_unlock(&g_owner_mu);
+	(void)lin_cupti_pool_trim(&g_cupti.pool);
+	pthread_mutex_unlock(&g_cupti.owner_mu);
 }
 
 /*
@@ -831,15 +877,22 @@ void lin_cupti_backend_close(lin_runtime *rt)
  * validator widens its mapping error with the distance (docs/validator.md). Buffers
  * completed before this are reported too.
  */
-void lin_cupti_backend_started(lin_runtime *rt)
+static void live_started(lin_runtime *rt)
 {
-	pthread_mutex_lock(&g_owner_mu);
-	if (rt && g_owner == rt) {
+	pthread_mutex_lock(&g_cupti.owner_mu);
+	if (rt && g_cupti.owner == rt) {
 		write_clock(rt);
 		report_early(rt);
 	}
-	pthread_mutex_unlock(&g_owner_mu);
+	pthread_mutex_unlock(&g_cupti.owner_mu);
 }
+
+const struct lin_cupti_backend lin_cupti_live = {
+	.name = "cupti",
+	.open = live_open,
+	.started = live_started,
+	.close = live_close,
+};
 
 /*
  * At process exit without lin_runtime_free: deliver CUPTI's buffers into the trace and
@@ -852,19 +905,19 @@ static void at_exit(void)
 	lin_runtime *rt;
 	CUptiResult why;
 
-	if (pthread_mutex_trylock(&g_owner_mu) != 0)
+	if (pthread_mutex_trylock(&g_cupti.owner_mu) != 0)
 		return;
-	rt = g_owner;
+	rt = g_cupti.owner;
 	if (rt) {
 		flusher_stop();
 		if (another_client(&why))
-			(void)cuptiActivityFlushAll(0);
+			(void)cupti()->cuptiActivityFlushAll(0);
 		else
 			flush_both();
 		write_clock(rt);
 		(void)lin_runtime_flush(rt);
 	}
-	pthread_mutex_unlock(&g_owner_mu);
+	pthread_mutex_unlock(&g_cupti.owner_mu);
 }
 
 /*
@@ -876,10 +929,10 @@ static void at_exit(void)
  */
 static void at_fork_child(void)
 {
-	g_forked = 1;
-	g_fl_running = false; /* the flush thread does not exist in the child */
-	g_owner = NULL;
-	g_n_enabled = 0;
+	g_cupti.forked = 1;
+	g_cupti.fl_running = false; /* the flush thread does not exist in the child */
+	g_cupti.owner = NULL;
+	g_cupti.n_enabled = 0;
 }
 
 /* ------------------------------------------------------------------ attach mode */

@@ -215,6 +215,7 @@ struct lin_runtime {
 	lin_launch_observer_fn observer;
 	void *observer_user;
 	struct lin_backend_ops be;
+	const struct lin_cupti_backend *cupti; /* LIN_BACKEND_CUPTI's table (rt_internal.h) */
 	bool have_backend;
 	enum lin_backend_kind backend_kind;
 	bool device_clock_host; /* the backend's device timestamps are our host clock */

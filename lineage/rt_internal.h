@@ -97,20 +97,40 @@ uint32_t lin_rt_ext_kind(const lin_runtime *rt);
 void lin_rt_count_dropped(lin_runtime *rt, uint32_t source, uint64_t n);
 
 /*
- * CUPTI backend hooks, implemented by cupti_bind/ when the library is built with CUPTI and
- * by a fallback in lineage/ otherwise.
- * lin_cupti_backend_open: probe CUPTI once; on success fill *ops, set *status to a static
- * string for the trace header ("ok", "ok, ..." or "attach: ...") and return 0; on failure
- * return a negative error and set *status to a static string saying why. @o: the runtime's
+ * struct lin_cupti_backend - the CUPTI backend as the runtime receives it: a const table of
+ * operations, handed in from above (as a caller hands liburcu's hash table its
+ * cds_lfht_mm_type), so nothing in lineage/ names an implementation. The library's own
+ * table is lin_rt_cupti_builtin; cupti_bind/ defines the live one, lineage/ lin_cupti_none.
+ * @name: for diagnostics.
+ * @open: probe CUPTI once; on success fill *ops, set *status to a static string for the
+ * trace header ("ok", "ok, ..." or "attach: ...") and return 0; on failure return a
+ * negative error and set *status to a static string saying why (the runtime then records
+ * host-side lineage only: a failed open never fails lin_runtime_create). @o: the runtime's
  * options (the cupti_* fields).
- * lin_cupti_backend_started: the trace is open (after a successful open): a clock pair
- * opens it, so device times from the start of the run lie between pairs.
- * lin_cupti_backend_close: flush and release what open set up. Called once at runtime free,
- * before the trace is closed.
+ * @started: the trace is open (after a successful open): a clock pair opens it, so device
+ * times from the start of the run lie between pairs.
+ * @close: flush and release what open set up. Called once at runtime free, before the
+ * trace is closed.
+ * Context: open and close on the thread creating or freeing the runtime.
  */
-int lin_cupti_backend_open(lin_runtime *rt, const struct lin_runtime_opts *o,
-			   struct lin_backend_ops *ops, const char **status);
-void lin_cupti_backend_started(lin_runtime *rt);
-void lin_cupti_backend_close(lin_runtime *rt);
+struct lin_cupti_backend {
+	const char *name;
+	int (*open)(lin_runtime *rt, const struct lin_runtime_opts *o, struct lin_backend_ops *ops,
+		    const char **status);
+	void (*started)(lin_runtime *rt);
+	void (*close)(lin_runtime *rt);
+};
+
+/* The backend of a build without CUPTI: every open fails with "unavailable: liblineage was
+ * built without CUPTI" (lineage/cupti_none.c). */
+extern const struct lin_cupti_backend lin_cupti_none;
+
+/*
+ * lin_rt_cupti_builtin - the CUPTI backend this build of the library gives its runtimes.
+ * Defined by the library's assembly (lin_backends.c, which CMake generates from
+ * cmake/lin_backends.c.in into the build directory), the one place that knows both
+ * lineage/ and the binding it was built with; never NULL.
+ */
+extern const struct lin_cupti_backend *const lin_rt_cupti_builtin;
 
 #endif

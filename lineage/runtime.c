@@ -285,7 +285,7 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 	}
 	case LIN_BACKEND_CUPTI: {
 		const char *status = NULL;
-		int err = lin_cupti_backend_open(rt, o, &rt->be, &status);
+		int err = rt->cupti->open(rt, o, &rt->be, &status);
 		if (err) {
 			rt->cupti_status = status ? status : "unavailable";
 			/* Said once per runtime open, even with no callback and LINEAGE_LOG unset: a
@@ -321,6 +321,7 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	if (!rt)
 		return -ENOMEM;
 	rt->fd = -1;
+	rt->cupti = lin_rt_cupti_builtin;
 	rt->gen = atomic_fetch_add(&runtime_gen, 1);
 	rt->flags = o.flags;
 	rt->ext_kind = o.ext_kind ? o.ext_kind : LIN_DEFAULT_EXT_KIND;
@@ -355,7 +356,7 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	if (!err)
 		err = lin_writer_open(rt, &o);
 	if (!err && rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
-		lin_cupti_backend_started(rt);
+		rt->cupti->started(rt);
 	if (!err)
 		err = lin_writer_start(rt);
 	if (err) {
@@ -388,7 +389,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	if (lin_tls.rt == rt && lin_tls.gen == rt->gen && lin_tls.ts)
 		lin_launch_pop_open(rt, lin_tls.ts);
 	if (rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
-		lin_cupti_backend_close(rt);
+		rt->cupti->close(rt);
 	/* Scopes still open on live threads are reported before the states go. */
 	pthread_mutex_lock(&rt->threads_lock);
 	for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next) {

@@ -71,7 +71,11 @@ static int layer_setup(lin_sim *s)
 		.clock = layer_clock,
 		.clock_user = s,
 	};
-	return lin_cl_configure(&c);
+	int err = lin_cl_configure(&c);
+	/* The live binding calls the layer through its table (cupti_layer.h); a runtime made
+	 * before this (attach mode) never opens the binding, and a second simulator in the
+	 * process hands over the same table. */
+	return err ? err : lin_cupti_use_api(lin_cl_cupti_api());
 }
 
 int lin_sim_create(lin_runtime *rt, const struct lin_sim_opts *opts, lin_sim **out)

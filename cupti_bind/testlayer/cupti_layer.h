@@ -6,9 +6,11 @@
  * Linked into a program as object files, it defines cuptiActivityEnable,
  * cuptiActivityRegisterCallbacks, cuptiActivityFlushAll, cuptiActivityPush/Pop-
  * ExternalCorrelationId, cuptiSubscribe, cuptiGetVersion, cuptiGetTimestamp and the other
- * calls the live binding makes; the program's definitions come before libcupti's, so
- * liblineage (shared or static) calls these. cuptiActivityGetNextRecord and
- * cuptiGetResultString are not defined here: the real libcupti walks the buffers.
+ * calls the live binding makes, for the program's own calls (it plays CUDA and other CUPTI
+ * clients). liblineage never reaches them by name: the program hands the binding the
+ * layer's table, lin_cupti_use_api(lin_cl_cupti_api()), before its first CUPTI runtime.
+ * cuptiActivityGetNextRecord and cuptiGetResultString are not defined here: the table
+ * holds the real libcupti's, which walks the buffers.
  *
  * What the layer does as CUPTI does (cupti_activity.h): one set of buffer callbacks per
  * process (the last registration wins); buffers requested on the thread that needs one,
@@ -46,6 +48,8 @@
 
 #include <cupti.h>
 
+#include "cupti_api.h"
+
 /* Correlation ids of a nested driver call (lin_cl_config.driver). */
 enum lin_cl_driver {
 	LIN_CL_DRIVER_DISTINCT = 0, /* its own correlation id */
@@ -72,6 +76,13 @@ struct lin_cl_config {
 
 /* lin_cl_configure - set the switches; call before anything uses the layer. 0 or -EINVAL. */
 int lin_cl_configure(const struct lin_cl_config *c);
+
+/*
+ * lin_cl_cupti_api - the layer as a table of CUPTI entry points (cupti_api.h), for
+ * lin_cupti_use_api: the layer's own, with libcupti's cuptiActivityGetNextRecord and
+ * cuptiGetResultString. Static; any thread.
+ */
+const struct lin_cupti_api *lin_cl_cupti_api(void);
 
 /* ------------------------------------------------------------- the program's CUDA calls */
 

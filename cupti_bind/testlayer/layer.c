@@ -523,3 +523,33 @@ bool lin_cl_callbacks_are(CUpti_BuffersCallbackRequestFunc request,
 {
 	CL_READ(bool, cl.req == request && cl.done == complete);
 }
+
+/*
+ * The layer as the binding sees it: its own entry points, and libcupti's record walker and
+ * result strings (the real libcupti walks the buffers the layer fills).
+ */
+static const struct lin_cupti_api cl_api = {
+	.sz = sizeof(cl_api),
+	.name = "test layer",
+	.cuptiGetResultString = cuptiGetResultString,
+	.cuptiGetVersion = cuptiGetVersion,
+	.cuptiGetTimestamp = cuptiGetTimestamp,
+	.cuptiActivityPushExternalCorrelationId = cuptiActivityPushExternalCorrelationId,
+	.cuptiActivityPopExternalCorrelationId = cuptiActivityPopExternalCorrelationId,
+	.cuptiActivityEnable = cuptiActivityEnable,
+	.cuptiActivityDisable = cuptiActivityDisable,
+	.cuptiActivityEnableLatencyTimestamps = cuptiActivityEnableLatencyTimestamps,
+	.cuptiActivitySetAttribute = cuptiActivitySetAttribute,
+	.cuptiActivityRegisterCallbacks = cuptiActivityRegisterCallbacks,
+	.cuptiActivityRegisterTimestampCallback = cuptiActivityRegisterTimestampCallback,
+	.cuptiActivityFlushAll = cuptiActivityFlushAll,
+	.cuptiActivityFlushPeriod = cuptiActivityFlushPeriod,
+	.cuptiActivityGetNextRecord = cuptiActivityGetNextRecord,
+	.cuptiActivityGetNumDroppedRecords = cuptiActivityGetNumDroppedRecords,
+	.cuptiSubscribe = cuptiSubscribe,
+	.cuptiUnsubscribe = cuptiUnsubscribe,
+	.cuptiGetThreadIdType = cuptiGetThreadIdType,
+	.cuptiSetThreadIdType = cuptiSetThreadIdType,
+};
+
+const struct lin_cupti_api *lin_cl_cupti_api(void) { return &cl_api; }

@@ -4,8 +4,8 @@
  * creates and frees a CUPTI runtime, and unloads the library. CUPTI keeps the callbacks the
  * binding registered (the timestamp callback cannot be unregistered), so the library must
  * stay mapped: CUPTI's next timestamp must still work. The test CUPTI layer stands in for
- * libcupti in this program (exported with -rdynamic, so the loaded library binds to it);
- * the program does not link liblineage.
+ * libcupti in this program (its table is handed to the loaded library with
+ * lin_cupti_use_api); the program does not link liblineage.
  *
  * Usage: test_cupti_dlclose PATH/liblineage.so. Exit 0: the library stayed loaded and the
  * callback answered; 1: it was unloaded (SIGSEGV in CUPTI's call) or a step failed.
@@ -58,6 +58,13 @@ int main(int argc, char **argv)
 	int (*create)(const struct lin_runtime_opts *, lin_runtime **) =
 		(int (*)(const struct lin_runtime_opts *, lin_runtime **))dlsym(h, "lin_runtime_create");
 	void (*destroy)(lin_runtime *) = (void (*)(lin_runtime *))dlsym(h, "lin_runtime_free");
+	/* The binding calls the layer through its table (cupti_layer.h). */
+	int (*use_api)(const struct lin_cupti_api *) =
+		(int (*)(const struct lin_cupti_api *))dlsym(h, "lin_cupti_use_api");
+	if (!use_api || use_api(lin_cl_cupti_api()) != 0) {
+		fprintf(stderr, "FAIL: lin_cupti_use_api\n");
+		return 1;
+	}
 	if (!create || !destroy || create(&o, &rt) != 0) {
 		fprintf(stderr, "FAIL: lin_runtime_create\n");
 		return 1;

@@ -36,6 +36,7 @@ static int child(const char *path)
 	uint64_t req, ep;
 
 	CHECK(lin_cl_configure(&c) == 0);
+	CHECK(lin_cupti_use_api(lin_cl_cupti_api()) == 0);
 	CHECK(lin_runtime_create(&o, &rt) == 0);
 	CHECK(lin_request_begin(rt, NULL, &req) == 0);
 	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &req, .n_requests = 1 };

@@ -45,6 +45,8 @@ static void lf_on_log(enum lin_log_level level, const char *msg, void *user)
 
 static inline void lf_setup(void)
 {
+	/* The binding calls the layer through its table, not libcupti (cupti_layer.h). */
+	cr_assert_eq(lin_cupti_use_api(lin_cl_cupti_api()), 0);
 	tr_sink_init(&lf_sink);
 	lf_tr = calloc(1, sizeof(*lf_tr));
 	lf_log[0] = '\0';
