@@ -21,7 +21,8 @@
 #       their work waits on real sleeps, so their latency timestamps and cause labels
 #       differ from run to run of one build (their tool outputs above are compared).
 #
-# BUILD is a build directory of this project (cmake -B BUILD). Capture with the build of
+# BUILD is a build directory of this project (cmake -B BUILD). SAME_OUTPUT_QUICK=1 (in
+# both steps) writes three synthetic cells instead of every scenario. Capture with the build of
 # the commit before the change, check with the build after it. Prints one line per
 # difference and a summary. Exit: 0 every output the same; 1 a difference (listed);
 # 2 a tool or file missing; 64 a usage error.
@@ -29,7 +30,7 @@ set -euo pipefail
 export LC_ALL=C
 
 usage() {
-	sed -n '3,28s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,30s/^# \{0,1\}//p' "$0" >&2
 	exit 64
 }
 [ $# -ge 3 ] || usage
@@ -46,6 +47,13 @@ done
 # seed gives the same work (tests/synth/check-determinism.sh).
 cells() {
 	local sc
+	if [ -n "${SAME_OUTPUT_QUICK:-}" ]; then
+		# A few cells only (the self-check: it shows the comparison fires, not coverage).
+		echo "pool-handoff epoch 7"
+		echo "graph-worker kineto 9"
+		echo "attr-device-busy epoch 7"
+		return
+	fi
 	while read -r sc _; do
 		echo "$sc epoch 7"
 	done < <("$synth" --list-scenarios)
@@ -203,8 +211,8 @@ check)
 		synth/attr-*) continue ;;
 		fixtures/*) cmp -s "$f" "$g" && ok=1 || ok=0 ;;
 		*)
-			"$canon" "$f" | sort >"$work/a.canon"
-			"$canon" "$g" | sort >"$work/b.canon"
+			{ "$canon" "$f" 2>&1 || true; } | sort >"$work/a.canon"
+			{ "$canon" "$g" 2>&1 || true; } | sort >"$work/b.canon"
 			cmp -s "$work/a.canon" "$work/b.canon" && ok=1 || ok=0
 			;;
 		esac
