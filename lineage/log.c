@@ -44,6 +44,14 @@ void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const
 	deliver(l, level, fmt, ap);
 }
 
+void lin_logger_log(const struct lin_logger *l, enum lin_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	lin_logger_vlog(l, level, fmt, ap);
+	va_end(ap);
+}
+
 void lin_logger_vstatus(const struct lin_logger *l, const char *fmt, va_list ap)
 {
 	if (!l->fn && l->env_level != LIN_LOG_ENV_DEFAULT && (int)LIN_LOG_WARN > l->env_level)

@@ -29,6 +29,10 @@ struct lin_logger {
 void lin_logger_init(struct lin_logger *l, lin_log_fn fn, void *user);
 /* Format (cut at 511 bytes) and deliver. Context: any thread. */
 void lin_logger_vlog(const struct lin_logger *l, enum lin_log_level level, const char *fmt, va_list ap);
+/* The same, printf-style: what the runtime's own files log through (lin_rt_log is for the
+ * modules above the runtime, which see no struct lin_runtime). */
+void lin_logger_log(const struct lin_logger *l, enum lin_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* A status line: to the callback at LIN_LOG_WARN; without one, to standard error unless
  * LINEAGE_LOG is off or error. Context: any thread; not for the launch path (it formats
  * and may write). */

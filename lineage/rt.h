@@ -308,16 +308,16 @@ static inline struct lin_event *lin_event_reserve(struct lin_tstate *ts)
 	return &ts->ev[h & ts->mask];
 }
 
-void lin_writer_kick(struct lin_tstate *ts);
+void lin_tstate_kick(struct lin_tstate *ts);
 
 /* Commit; at every quarter of the buffer, wake the writer if it is half full (a thread
- * launching faster than the writer's polling can hold: lin_writer_kick). */
+ * launching faster than the writer's polling can hold: lin_tstate_kick). */
 static inline void lin_event_commit(struct lin_tstate *ts)
 {
 	uint64_t h = ++ts->head;
 	atomic_store_explicit(&ts->pub_head, h, memory_order_release);
 	if (LIN_UNLIKELY((h & ts->kick_mask) == 0))
-		lin_writer_kick(ts);
+		lin_tstate_kick(ts);
 }
 
 /* Fill and commit in one call. */

@@ -706,3 +706,10 @@ LIN_API int lin_entity_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_in
 		err = lin_opts_copy_out(info, &full, sizeof(full));
 	return err;
 }
+
+/* The 0.1-0.3 name, deprecated in runtime.h but still exported (token.c has the others). */
+LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
+		       uint64_t *requests, size_t cap)
+{
+	return lin_entity_lookup(rt, id, info, requests, cap);
+}

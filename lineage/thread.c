@@ -99,8 +99,8 @@ void lin_record_misuse(lin_runtime *rt, struct lin_tstate *ts, enum lin_misuse_c
 		       uint8_t kind, uint64_t target, uint32_t version, uint64_t detail)
 {
 	atomic_fetch_add_explicit(&rt->misuse, 1, memory_order_relaxed);
-	lin_rt_log(rt, LIN_LOG_WARN, "misuse on thread %u: %s (id %llu)", lin_rt_gettid(),
-		   lin_misuse_names[cause], target == LIN_NIL ? 0ULL : (unsigned long long)target);
+	lin_logger_log(&rt->logger, LIN_LOG_WARN, "misuse on thread %u: %s (id %llu)", lin_rt_gettid(),
+		       lin_misuse_names[cause], target == LIN_NIL ? 0ULL : (unsigned long long)target);
 	if (!ts)
 		return;
 	struct lin_event e = {
@@ -130,4 +130,19 @@ void lin_tstate_key_dtor(void *p)
 		lin_tls.ts = NULL;
 	}
 	atomic_store_explicit(&ts->exited, 1, memory_order_release);
+}
+
+/* Wake the writer when this thread's buffer is half full (rt.h, lin_event_push). */
+void lin_tstate_kick(struct lin_tstate *ts)
+{
+	lin_runtime *rt = ts->rt;
+	uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
+	ts->tail_cache = tail;
+	if (ts->head - tail < ((uint64_t)ts->mask + 1) / 2 || !rt->writer_running || rt->forked_child)
+		return;
+	if (atomic_exchange_explicit(&rt->kicked, 1, memory_order_acq_rel))
+		return;
+	pthread_mutex_lock(&rt->wlock);
+	pthread_cond_signal(&rt->wcond);
+	pthread_mutex_unlock(&rt->wlock);
 }

@@ -162,10 +162,11 @@ LIN_API int lin_token_adopt(lin_runtime *rt, const lin_token *tok, lin_scope *sc
 		}
 		late = late_reason(rt, tok->slot, tok->id);
 		atomic_fetch_add_explicit(&rt->late_adopts, 1, memory_order_relaxed);
-		lin_rt_log(rt, LIN_LOG_DEBUG, "late adopt on thread %u: %s %llu version %u (%s)",
-			   lin_rt_gettid(), tok->kind == LIN_TARGET_EPOCH ? "epoch" : "request",
-			   (unsigned long long)tok->id, (unsigned)tok->version,
-			   late == LIN_LATE_REISSUED ? "re-issued" : "retired or ended");
+		lin_logger_log(&rt->logger, LIN_LOG_DEBUG,
+			       "late adopt on thread %u: %s %llu version %u (%s)", lin_rt_gettid(),
+			       tok->kind == LIN_TARGET_EPOCH ? "epoch" : "request",
+			       (unsigned long long)tok->id, (unsigned)tok->version,
+			       late == LIN_LATE_REISSUED ? "re-issued" : "retired or ended");
 	}
 	uint64_t capture = (tok->flags & TOKEN_FLAG_TEXT) || !tok->capture_tid
 				   ? LIN_NIL
@@ -482,12 +483,6 @@ LIN_API int lin_token_parse(const char *text, lin_token *tok)
  * The 0.1-0.3 names, deprecated in runtime.h but still exported: binaries built against
  * them keep linking, sources keep compiling.
  */
-LIN_API int lin_lookup(lin_runtime *rt, uint64_t id, struct lin_entity_info *info,
-		       uint64_t *requests, size_t cap)
-{
-	return lin_entity_lookup(rt, id, info, requests, cap);
-}
-
 LIN_API int lin_token_for(lin_runtime *rt, uint64_t id, lin_token *tok)
 {
 	return lin_token_make(rt, id, tok);

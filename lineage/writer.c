@@ -98,9 +98,9 @@ static int out_flush_locked(lin_runtime *rt)
 			err = lin_write_all(rt->fd, rt->obuf, rt->olen);
 		if (err) {
 			rt->out_failed = true;
-			lin_rt_log(rt, LIN_LOG_ERROR,
-				   "trace output failed: %s; further output is discarded",
-				   lin_strerror(err));
+			lin_logger_log(&rt->logger, LIN_LOG_ERROR,
+				       "trace output failed: %s; further output is discarded",
+				       lin_strerror(err));
 		} else {
 			atomic_fetch_add_explicit(&rt->bytes_written, rt->olen, memory_order_relaxed);
 		}
@@ -419,9 +419,9 @@ static int open_otlp_tap(lin_runtime *rt, const struct lin_runtime_opts *o)
 {
 	lin_tap_open_fn open = atomic_load(&otlp_open);
 	if (!open) {
-		lin_rt_log(rt, LIN_LOG_ERROR,
-			   "otlp_path/otlp_write: the OTLP stream is in "
-			   "liblineage-otlp: link it and call lin_otlp_enable() first");
+		lin_logger_log(&rt->logger, LIN_LOG_ERROR,
+			       "otlp_path/otlp_write: the OTLP stream is in "
+			       "liblineage-otlp: link it and call lin_otlp_enable() first");
 		return -ENOTSUP;
 	}
 	struct lin_tap_args a = {
@@ -434,7 +434,7 @@ static int open_otlp_tap(lin_runtime *rt, const struct lin_runtime_opts *o)
 		return err;
 	if (!ops || ops->sz < sizeof(*ops) || !ops->feed || !ops->tick || !ops->close ||
 	    !ops->fork_prepare || !ops->fork_parent || !ops->fork_child) {
-		lin_rt_log(rt, LIN_LOG_ERROR, "otlp tap: incomplete operations");
+		lin_logger_log(&rt->logger, LIN_LOG_ERROR, "otlp tap: incomplete operations");
 		if (ops && ops->close && tap)
 			ops->close(tap);
 		return -EINVAL;
@@ -470,8 +470,8 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 		rt->fd = open(o->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (rt->fd < 0) {
 			int err = -errno;
-			lin_rt_log(rt, LIN_LOG_ERROR, "cannot open trace '%s': %s", o->trace_path,
-				   lin_strerror(err));
+			lin_logger_log(&rt->logger, LIN_LOG_ERROR, "cannot open trace '%s': %s",
+				       o->trace_path, lin_strerror(err));
 			return err;
 		}
 	}
@@ -514,20 +514,6 @@ int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
  * the writer clears the flag before it drains. Without a writer thread
  * (LIN_RT_NO_WRITER_THREAD, a fork child) nothing is done: lin_runtime_flush drains.
  */
-void lin_writer_kick(struct lin_tstate *ts)
-{
-	lin_runtime *rt = ts->rt;
-	uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
-	ts->tail_cache = tail;
-	if (ts->head - tail < ((uint64_t)ts->mask + 1) / 2 || !rt->writer_running || rt->forked_child)
-		return;
-	if (atomic_exchange_explicit(&rt->kicked, 1, memory_order_acq_rel))
-		return;
-	pthread_mutex_lock(&rt->wlock);
-	pthread_cond_signal(&rt->wcond);
-	pthread_mutex_unlock(&rt->wlock);
-}
-
 static void *writer_main(void *arg)
 {
 	lin_runtime *rt = arg;
