@@ -46,10 +46,6 @@
  * table of cupti_api.h), which is loaded before the first call here and never changes.
  */
 static struct {
-	/* The probe: -1 not run, 0 failed, 1 works (probe_mu). */
-	pthread_mutex_t probe_mu;
-	int probe;
-	char probe_status[192];
 	/* The runtime that owns activity collection, and what the callbacks use for it. */
 	pthread_rwlock_t cb_lock;
 	pthread_mutex_t owner_mu;
@@ -74,8 +70,6 @@ static struct {
 	_Atomic uint64_t ts_seq, ts_npt, ts_tsc0, ts_ns0, ts_tsc;
 	_Atomic int ts_registered;
 } g_cupti = {
-	.probe_mu = PTHREAD_MUTEX_INITIALIZER,
-	.probe = -1,
 	.cb_lock = PTHREAD_RWLOCK_INITIALIZER,
 	.owner_mu = PTHREAD_MUTEX_INITIALIZER,
 	.fl_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -85,110 +79,6 @@ static struct {
 
 /* CUPTI's entry points: libcupti's, loaded at the first open, or a test's (cupti_api.h). */
 static inline const struct lin_cupti_api *cupti(void) { return lin_cupti_api(NULL); }
-
-static const char *result_name(CUptiResult r)
-{
-	const char *s = NULL;
-
-	if (cupti()->cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
-		return "CUPTI_ERROR_?";
-	return s;
-}
-
-/*
- * probe - push and pop one id of @kind on this thread, once per process. Without a driver
- * each CUPTI call costs tens of microseconds and fails; after a failed probe nothing in
- * this file calls push/pop again.
- */
-static int probe(uint32_t kind, const char **status)
-{
-	const char *why = NULL;
-	int ok;
-
-	if (!lin_cupti_api(&why)) { /* libcupti cannot be loaded: dlopen's or dlsym's error */
-		if (status)
-			*status = why;
-		return -LIN_ENOCUPTI;
-	}
-	pthread_mutex_lock(&g_cupti.probe_mu);
-	if (g_cupti.probe < 0) {
-		uint64_t last = 0;
-		CUptiResult r = cupti()->cuptiActivityPushExternalCorrelationId(
-			(CUpti_ExternalCorrelationKind)kind, 0);
-
-		if (r == CUPTI_SUCCESS) {
-			r = cupti()->cuptiActivityPopExternalCorrelationId(
-				(CUpti_ExternalCorrelationKind)kind, &last);
-			snprintf(g_cupti.probe_status, sizeof(g_cupti.probe_status),
-				 r == CUPTI_SUCCESS
-					 ? "ok"
-					 : "unavailable: cuptiActivityPopExternalCorrelationId: %s",
-				 result_name(r));
-		} else {
-			snprintf(g_cupti.probe_status, sizeof(g_cupti.probe_status),
-				 "unavailable: cuptiActivityPushExternalCorrelationId: %s",
-				 result_name(r));
-		}
-		g_cupti.probe = r == CUPTI_SUCCESS;
-	}
-	ok = g_cupti.probe;
-	if (status)
-		*status = g_cupti.probe_status;
-	pthread_mutex_unlock(&g_cupti.probe_mu);
-	return ok ? 0 : -LIN_ENOCUPTI;
-}
-
-static int cupti_push(void *ctx, uint32_t ext_kind, uint64_t id)
-{
-	(void)ctx;
-	return cupti()->cuptiActivityPushExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind,
-							       id) == CUPTI_SUCCESS
-		       ? 0
-		       : -LIN_EBACKEND;
-}
-
-static int cupti_pop(void *ctx, uint32_t ext_kind, uint64_t *id)
-{
-	uint64_t last = 0;
-
-	(void)ctx;
-	if (cupti()->cuptiActivityPopExternalCorrelationId((CUpti_ExternalCorrelationKind)ext_kind,
-							   &last) != CUPTI_SUCCESS)
-		return -LIN_EBACKEND;
-	if (id)
-		*id = last;
-	return 0;
-}
-
-static int valid_kind(uint32_t kind)
-{
-	return kind > CUPTI_EXTERNAL_CORRELATION_KIND_INVALID &&
-	       kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE;
-}
-
-static void fill_ops(struct lin_backend_ops *ops, const char *name)
-{
-	memset(ops, 0, sizeof(*ops));
-	ops->sz = sizeof(*ops);
-	ops->name = name;
-	ops->push = cupti_push;
-	ops->pop = cupti_pop;
-}
-
-LIN_API int lin_cupti_push_ops(uint32_t ext_kind, struct lin_backend_ops *ops, const char **status)
-{
-	int err;
-
-	if (ext_kind == 0)
-		ext_kind = LIN_DEFAULT_EXT_KIND;
-	if (!ops || !valid_kind(ext_kind))
-		return -EINVAL;
-	err = probe(ext_kind, status);
-	if (err)
-		return err;
-	fill_ops(ops, "cupti-push");
-	return 0;
-}
 
 /* ------------------------------------------------------------------ buffers */
 
@@ -411,13 +301,13 @@ static int enable_kinds(lin_runtime *rt, uint32_t cupti_flags, const char **stat
 		if (kinds[i].required) {
 			snprintf(g_cupti.open_status, sizeof(g_cupti.open_status),
 				 "unavailable: cuptiActivityEnable(%s): %s", kinds[i].name,
-				 result_name(r));
+				 lin_cupti_result_name(r));
 			*status = g_cupti.open_status;
 			disable_ours();
 			return -LIN_ENOCUPTI;
 		}
 		lin_rt_log(rt, LIN_LOG_WARN, "cupti: activity kind %s not enabled (%s): %s",
-			   kinds[i].name, result_name(r), kinds[i].without);
+			   kinds[i].name, lin_cupti_result_name(r), kinds[i].without);
 	}
 	/* GRAPH_TRACE hides the per-node kernel records of graph launches: only on request. */
 	if (env_flag("LINEAGE_CUPTI_GRAPH_TRACE") && enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS)
@@ -468,7 +358,7 @@ static bool thread_ids_system(bool may_set, char *note, size_t cap)
 		snprintf(note, cap,
 			 "API records carry CUPTI's default thread ids, not gettid() "
 			 "(cuptiSetThreadIdType: %s)",
-			 result_name(r));
+			 lin_cupti_result_name(r));
 	} else {
 		snprintf(note, cap,
 			 "API records carry the other client's thread-id type, not "
@@ -486,10 +376,11 @@ static int open_attached(lin_runtime *rt, struct lin_backend_ops *ops, const cha
 	snprintf(g_cupti.open_status, sizeof(g_cupti.open_status),
 		 "attach: another CUPTI client is subscribed (%s); lineage pushes external ids "
 		 "only, GPU records come through lin_cupti_attach_decode%s%s",
-		 result_name(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED), sys ? "" : "; ", note);
+		 lin_cupti_result_name(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
+		 sys ? "" : "; ", note);
 	*status = g_cupti.open_status;
 	lin_rt_log(rt, LIN_LOG_WARN, "cupti: %s", g_cupti.open_status);
-	fill_ops(ops, "cupti-push");
+	lin_cupti_fill_ops(ops, "cupti-push");
 	return 0;
 }
 
@@ -587,7 +478,7 @@ static bool host_clock(lin_runtime *rt)
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: timestamp callback refused (%s): device times "
 			   "stay on CUPTI's clock",
-			   result_name(r));
+			   lin_cupti_result_name(r));
 		return false;
 	}
 	atomic_store(&g_cupti.ts_registered, 1);
@@ -677,7 +568,7 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiRe
 		lin_rt_log(rt, LIN_LOG_WARN,
 			   "cupti: latency timestamps unavailable (%s): queued and "
 			   "submitted stay unknown",
-			   result_name(latency));
+			   lin_cupti_result_name(latency));
 	/* "Before any of the CUPTI activity kinds are enabled." Once registered the callback
 	 * cannot be taken back, so a later owner asking for CUPTI's clock still gets its own
 	 * host clock, and is told. */
@@ -697,11 +588,11 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiRe
 		lin_rt_log(rt, LIN_LOG_INFO,
 			   "cupti: zeroed-buffer attribute not set (%s): CUPTI "
 			   "zeroes each buffer itself",
-			   result_name(r));
+			   lin_cupti_result_name(r));
 	r = cupti()->cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		snprintf(g_cupti.open_status, sizeof(g_cupti.open_status),
-			 "unavailable: cuptiActivityRegisterCallbacks: %s", result_name(r));
+			 "unavailable: cuptiActivityRegisterCallbacks: %s", lin_cupti_result_name(r));
 		*status = g_cupti.open_status;
 		return -LIN_ENOCUPTI;
 	}
@@ -725,7 +616,7 @@ static int open_owner(lin_runtime *rt, const struct lin_runtime_opts *o, CUptiRe
 	flusher_start(rt);
 	atomic_store(&g_cupti.warned_loss, 0);
 	atomic_store(&g_cupti.warned_foreign, 0);
-	fill_ops(ops, "cupti");
+	lin_cupti_fill_ops(ops, "cupti");
 	*status = owner_status(l, tid_note);
 	return 0;
 }
@@ -746,7 +637,7 @@ static int live_open(lin_runtime *rt, const struct lin_runtime_opts *o, struct l
 			  "runtime after exec)";
 		return -LIN_ENOCUPTI;
 	}
-	if (!ops || !o || !valid_kind(kind)) {
+	if (!ops || !o || !lin_cupti_valid_kind(kind)) {
 		*status = "unavailable: invalid external correlation kind";
 		return -EINVAL;
 	}
@@ -758,7 +649,7 @@ static int live_open(lin_runtime *rt, const struct lin_runtime_opts *o, struct l
 	CUptiResult latency = CUPTI_SUCCESS;
 	if (o->cupti_flags & LIN_CUPTI_LATENCY_TIMESTAMPS)
 		latency = cupti()->cuptiActivityEnableLatencyTimestamps(1);
-	err = probe(kind, status);
+	err = lin_cupti_probe(kind, status);
 	if (err)
 		return err;
 	pthread_mutex_lock(&g_cupti.owner_mu);
@@ -772,7 +663,7 @@ static int live_open(lin_runtime *rt, const struct lin_runtime_opts *o, struct l
 			lin_rt_log(rt, LIN_LOG_INFO,
 				   "cupti: cuptiSubscribe: %s; taking CUPTI as if "
 				   "no other client were present",
-				   result_name(why));
+				   lin_cupti_result_name(why));
 		err = open_owner(rt, o, latency, ops, status);
 	}
 	pthread_mutex_unlock(&g_cupti.owner_mu);
