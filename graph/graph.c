@@ -5,6 +5,7 @@
  * lookups and ordinals, are bounded, and forget what destroyed graphs and execs owned.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,12 @@ LIN_API int lin_graph_tracker_create(lin_runtime *rt, const struct lin_graph_tra
 	gt->rt = rt;
 	gt->max_nodes = 1u << 20;
 	gt->max_execs = 1u << 16;
+	/* A field the caller's sz ends inside is not read (as before the one options copy). */
+	size_t sz = opts ? opts->sz : 0;
+	if (sz < offsetof(struct lin_graph_tracker_opts, max_nodes) + sizeof(o.max_nodes))
+		o.max_nodes = 0;
+	if (sz < offsetof(struct lin_graph_tracker_opts, max_execs) + sizeof(o.max_execs))
+		o.max_execs = 0;
 	if (o.max_nodes)
 		gt->max_nodes = o.max_nodes;
 	if (o.max_execs)

@@ -519,6 +519,30 @@ Test(graph, maps_are_bounded)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+/* An sz that ends inside max_nodes (or max_execs) leaves that bound at its default: a
+ * field is read only when the caller's struct holds all of it. */
+Test(graph, partial_size_reads_whole_fields_only)
+{
+	static const size_t szs[] = { offsetof(struct lin_graph_tracker_opts, max_nodes) + 2,
+				      offsetof(struct lin_graph_tracker_opts, max_execs) + 2,
+				      sizeof(struct lin_graph_tracker_opts) };
+	for (size_t k = 0; k < 3; k++) {
+		struct lin_graph_tracker_opts o = { .sz = szs[k], .max_nodes = 0x10003, .max_execs = 0x10002 };
+		lin_graph_tracker *g;
+		int nodes = 0, execs = 0;
+		cr_assert_eq(lin_graph_tracker_create(rt, &o, &g), 0);
+		for (uint64_t i = 1; i <= 6; i++) {
+			nodes += lin_graph_node_created(g, 9, i) == 0;
+			execs += lin_graph_exec_instantiated(g, 9, 100 + i) == 0;
+		}
+		/* Whole max_nodes read (sz past it): 0x10003 nodes; cut inside: the default. */
+		cr_assert_eq(nodes, 6, "sz %zu: max_nodes cut to its low bytes", szs[k]);
+		cr_assert_eq(execs, 6, "sz %zu: max_execs cut to its low bytes", szs[k]);
+		lin_graph_tracker_free(g);
+	}
+	LIN_TEST_CHECK_LEAKS();
+}
+
 Test(graph, bad_arguments)
 {
 	struct lin_graph_tracker_opts bad[2];
