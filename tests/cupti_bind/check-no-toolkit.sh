@@ -19,8 +19,11 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 fail=0
 
-# (a) the dynamic sections
-for f in "$lib" "$prog"; do
+# (a) the dynamic sections. A static liblineage (BUILD_SHARED_LIBS=OFF) is in PROGRAM:
+# its section is the one to read.
+files=("$prog")
+[ -e "$libdir/liblineage.a" ] && [ ! -e "$lib" ] || files=("$lib" "$prog")
+for f in "${files[@]}"; do
 	readelf -d "$f" >"$t/dyn" || { echo "FAIL: readelf -d $f"; fail=1; continue; }
 	if grep -E '\(NEEDED\)' "$t/dyn" | grep -Eiq 'libcupti|libcuda|libcudart|libnvidia'; then
 		echo "FAIL (a): $f needs a CUDA library:"
