@@ -8,7 +8,7 @@
 
 #include "tracefmt.h"
 
-void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v)
+static void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v)
 {
 	if (v == LIN_NIL)
 		msgpack_pack_nil(pk);
@@ -16,7 +16,7 @@ void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v)
 		msgpack_pack_uint64(pk, v);
 }
 
-void lin_tf_pack_nz(msgpack_packer *pk, uint64_t v)
+static void lin_tf_pack_nz(msgpack_packer *pk, uint64_t v)
 {
 	if (v == 0)
 		msgpack_pack_nil(pk);
@@ -24,7 +24,7 @@ void lin_tf_pack_nz(msgpack_packer *pk, uint64_t v)
 		msgpack_pack_uint64(pk, v);
 }
 
-void lin_tf_pack_str(msgpack_packer *pk, const char *s)
+static void lin_tf_pack_str(msgpack_packer *pk, const char *s)
 {
 	if (!s) {
 		msgpack_pack_nil(pk);

@@ -74,10 +74,6 @@ struct lin_tf_api {
 	int64_t return_value;
 };
 
-void lin_tf_pack_opt(msgpack_packer *pk, uint64_t v);    /* LIN_NIL -> nil */
-void lin_tf_pack_nz(msgpack_packer *pk, uint64_t v);     /* 0 -> nil */
-void lin_tf_pack_str(msgpack_packer *pk, const char *s); /* NULL -> nil */
-
 void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h);
 void lin_tf_string(msgpack_packer *pk, uint64_t sid, const char *text, size_t len);
 void lin_tf_ext_correlation(msgpack_packer *pk, uint32_t ext_kind, uint64_t external_id,
