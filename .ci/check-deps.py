@@ -10,8 +10,12 @@ Every edge between the library's folders must point down:
     graph/       CUDA graph identity             -> include, trace, lineage
     cupti_bind/  the CUPTI binding               -> include, trace, lineage
     otlp/        the OTLP stream                 -> include, trace, lineage
-    validator/   lineage-validate                -> include, trace
-    explain/     lineage-explain (the ledger)    -> include, trace, validator
+    join/        the join layer                  -> include, trace
+    import/      the importers (feed join/)      -> include, trace, join
+    validator/   lineage-validate (a tool)       -> include, trace, join, import
+    explain/     lineage-explain (a tool)        -> include, trace, join, import
+
+validator/ and explain/ are peers: neither uses the other.
 
 An edge is an #include that resolves to a header of another folder, or a CMake file of the
 folder naming another folder's path (${PROJECT_SOURCE_DIR}/x, ${CMAKE_SOURCE_DIR}/x) or
@@ -30,16 +34,18 @@ ALLOWED = {
     "graph": {"include", "trace", "lineage", "graph"},
     "cupti_bind": {"include", "trace", "lineage", "cupti_bind"},
     "otlp": {"include", "trace", "lineage", "otlp"},
-    "validator": {"include", "trace", "validator"},
-    "explain": {"include", "trace", "validator", "explain"},
+    "join": {"include", "trace", "join"},
+    "import": {"include", "trace", "join", "import"},
+    "validator": {"include", "trace", "join", "import", "validator"},
+    "explain": {"include", "trace", "join", "import", "explain"},
 }
 CONSUMERS = {"tests", "bench", "examples", "fixtures", "python"}
 # CMake targets and the folder that defines them.
 TARGETS = {
     "lineage_trace": "trace", "lineage_trace_write_obj": "trace",
     "lineage_trace_read_obj": "trace", "lineage": "lineage", "lineage_otlp": "otlp",
-    "lin_validator": "validator", "lineage-validate": "validator",
-    "lin_import": "validator", "lin_explain": "explain", "lineage-explain": "explain",
+    "lin_join": "join", "lin_validator": "validator", "lineage-validate": "validator",
+    "lin_import": "import", "lin_explain": "explain", "lineage-explain": "explain",
     "lineage_cupti_decode": "cupti_bind", "lineage_cupti_layer": "cupti_bind",
     "lin_sim": "bench", "lineage-synth": "bench",
 }

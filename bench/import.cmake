@@ -5,9 +5,9 @@ pkg_check_modules(LIN_BENCH_YAJL QUIET IMPORTED_TARGET yajl)
 pkg_check_modules(LIN_BENCH_ZLIB QUIET IMPORTED_TARGET zlib)
 if(LIN_BENCH_YAJL_FOUND AND LIN_BENCH_ZLIB_FOUND)
   add_executable(lin-bench-gen-trace-events ${CMAKE_CURRENT_LIST_DIR}/import/gen_trace_events.c
-                 ${PROJECT_SOURCE_DIR}/validator/import/decimal.c)
-  target_include_directories(lin-bench-gen-trace-events PRIVATE ${PROJECT_SOURCE_DIR}/validator ${PROJECT_SOURCE_DIR}/trace
-                             ${PROJECT_SOURCE_DIR}/validator/import ${PROJECT_SOURCE_DIR}/include)
+                 ${PROJECT_SOURCE_DIR}/import/decimal.c)
+  target_include_directories(lin-bench-gen-trace-events PRIVATE ${PROJECT_SOURCE_DIR}/join ${PROJECT_SOURCE_DIR}/trace
+                             ${PROJECT_SOURCE_DIR}/import ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(lin-bench-gen-trace-events PRIVATE PkgConfig::LIN_BENCH_YAJL PkgConfig::LIN_BENCH_ZLIB)
   # A small run in CI (label cli): three copies of a schema-variant extract join three
   # times as the source does; no timing is checked.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * collect.c - what the ledger keeps of the records the validator reads (lin_vopts.on_rec),
- * of its verdicts (on_gpu) and of the importers' joined models (on_model). Nothing here
- * joins: a GPU record's request is the validator's verdict, an imported kernel's launch and
+ * collect.c - the ledger as a tool on the join layer (struct lin_join_tool): what it keeps
+ * of the records the joiner reads (rec), of its verdicts (gpu) and of the importers' joined
+ * models (model). Nothing here joins: a GPU record's request is the join layer's verdict, an imported kernel's launch and
  * op are the importer's links.
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "reader.h"
 #include "xstate.h"
 
-/* What a record handler is given (lin_vopts.on_rec): the ledger, the file, the process. */
+/* What a record handler is given (lin_join_tool.rec): the ledger, the file, the process. */
 struct cctx {
 	struct lin_explain *x;
 	uint32_t file;
@@ -527,10 +527,7 @@ static void on_model(void *arg, uint32_t file, const struct lin_imp *m)
 	}
 }
 
-void lin_explain_hook(struct lin_explain *x, struct lin_vopts *vo)
+struct lin_join_tool lin_explain_tool(struct lin_explain *x)
 {
-	vo->on_rec = on_rec;
-	vo->on_gpu = on_verdict;
-	vo->on_model = on_model;
-	vo->on_gpu_arg = x;
+	return (struct lin_join_tool){ .arg = x, .gpu = on_verdict, .rec = on_rec, .model = on_model };
 }

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * explain.h - the launch-state ledger (docs/ledger.md): for every GPU record the join engine
+ * explain.h - the launch-state ledger (docs/ledger.md): for every GPU record the join layer
  * tied to a request, when the work was ready, declared, handed off, launched, queued,
  * submitted, free of its dependencies and started, each with its evidence; and the
  * statements of why it started when it did.
  *
- * Use: lin_explain_create(); lin_explain_hook() on the lin_vopts of a validator created
- * after it (the ledger takes the validator's records and verdicts: it has no join logic of
- * its own); feed the validator its files (lin_validator_add_file, lin_imp_run);
- * lin_validator_finish(); lin_explain_build(); read the ledgers or print a report;
- * lin_explain_free() (the validator may be freed after lin_explain_build()).
+ * Use: lin_explain_create(); set lin_explain_tool() as the tool of a joiner created after
+ * it (join/join.h: the ledger takes the join layer's records and verdicts; it has no join
+ * logic of its own); feed the joiner its files (lin_joiner_add_file, lin_imp_run);
+ * lin_joiner_finish(); lin_explain_build(); read the ledgers or print a report;
+ * lin_explain_free() (the joiner may be freed after lin_explain_build()).
  * Context: one thread at a time on one struct lin_explain; the ledger keeps no global
  * state, so distinct ones may be built at once on different threads. Memory grows with
  * the GPU, API, token and event records kept (docs/ledger.md, "Limits"), and the ledgers
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "validate.h"
+#include "join.h"
 
 /* The ledger's marks, in order (docs/ledger.md, "Marks"). */
 #define LIN_MARKS(X) \
@@ -142,11 +142,11 @@ struct lin_xlaunch {
 			   * (imported), or LIN_NIL */
 	uint64_t req0;  /* index in the request pool of its requests */
 	uint32_t nreq;  /* requests it serves (a batch: several) */
-	uint32_t file;  /* the file's index (lin_validator_add_* order) */
+	uint32_t file;  /* the file's index (lin_joiner_add_* order) */
 	uint32_t name;  /* name pool offset + 1; 0: none */
 	uint32_t gname; /* imported: its op's name (pool offset + 1); 0: none */
 	uint32_t dev, ctx;
-	uint16_t proc; /* validator process index; imported: 0xffff */
+	uint16_t proc; /* joiner's process index; imported: 0xffff */
 	uint8_t kind;  /* LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE */
 	uint8_t join;  /* enum lin_join */
 	/* enum lin_xcause of the longest statement (LIN_X_N: none), and the enum lin_how of
@@ -158,7 +158,7 @@ struct lin_xlaunch {
 	bool imported;
 	struct lin_xmark m[LIN_M_N];
 	struct lin_xseg seg[LIN_XSEG_MAX];
-	const char *join_rule; /* an inferred join: the validator's rule (static); else NULL */
+	const char *join_rule; /* an inferred join: the join layer's rule (static); else NULL */
 	uint64_t slow_excess;  /* kernel_slow: ns above the median; 0: not slow */
 	uint64_t median;       /* the median duration of its name (0: unknown) */
 	/* The record's truth key (docs/trace-format.md, truth files): a kernel's grid_id, a
@@ -187,7 +187,7 @@ struct lin_xopts {
 	uint64_t tie_ns;
 	unsigned without; /* LIN_XW_*: evidence and rules the ledger leaves out (ablations) */
 	/* --verdicts: lin_explain_build writes the verdict each GPU record's ledger rests on
-	 * there (lin_verdict_line; the validator's file index names[i]); NULL: not written. */
+	 * there (lin_verdict_line; the joiner's file index names[i]); NULL: not written. */
 	FILE *verdicts;
 	const char *const *names;
 	size_t nnames;
@@ -207,11 +207,12 @@ struct lin_explain;
 
 struct lin_explain *lin_explain_create(const struct lin_xopts *o);
 void lin_explain_free(struct lin_explain *x);
-/* Set @vo's on_rec, on_gpu and on_model (and their argument) to feed @x. */
-void lin_explain_hook(struct lin_explain *x, struct lin_vopts *vo);
-/* Build every ledger (after lin_validator_finish). 0, or -ENOMEM (also when a record
+/* The ledger as a tool on the join layer: set it as the joiner's lin_joiner_opts.tool to
+ * feed @x. */
+struct lin_join_tool lin_explain_tool(struct lin_explain *x);
+/* Build every ledger (after lin_joiner_finish). 0, or -ENOMEM (also when a record
  * could not be kept earlier). */
-int lin_explain_build(struct lin_explain *x, const struct lin_validator *v);
+int lin_explain_build(struct lin_explain *x, const struct lin_joiner *v);
 
 /* The ledgers kept (lin_xopts): every one with keep_all, else those of the requested
  * request. */
@@ -227,8 +228,8 @@ struct lin_xsummary {
 	uint64_t gpu_records; /* GPU records seen */
 	uint64_t explained;   /* ... joined to a request (imported: to their launch) */
 	uint64_t unjoined;    /* ... lost or ambiguous: no request to explain */
-	uint64_t unjoined_lost, unjoined_ambiguous; /* unjoined, by the validator's class */
-	/* unjoined by the validator's cause (its static strings), the first LIN_X_CAUSES_MAX
+	uint64_t unjoined_lost, unjoined_ambiguous; /* unjoined, by the join layer's class */
+	/* unjoined by the join layer's cause (its static strings), the first LIN_X_CAUSES_MAX
 	 * causes met; more are counted in unjoined_other. */
 #define LIN_X_CAUSES_MAX 32
 	struct {
@@ -239,7 +240,7 @@ struct lin_xsummary {
 	uint32_t n_unjoined_by;
 	uint64_t unjoined_other;
 	uint64_t epoch_only;      /* ... joined to an epoch that names no request */
-	uint64_t duplicates;      /* ... read twice (the validator's duplicate_gpu_record) */
+	uint64_t duplicates;      /* ... read twice (the join layer's duplicate_gpu_record) */
 	uint64_t join_inferred;   /* explained through an inferred join (host marks inferred) */
 	uint64_t no_start;        /* explained, but their start is unknown (no time or clock) */
 	uint64_t with_statements; /* explained with a stretch before the start */

@@ -47,7 +47,7 @@ bool lin_x_to_host(const struct lin_xbuild *b, const struct lin_xgpu *g, uint64_
 		*h = dev;
 		return true;
 	}
-	return lin_validator_dev_to_host(b->v, g->proc, dev, h, err);
+	return lin_joiner_dev_to_host(b->v, g->proc, dev, h, err);
 }
 
 static void host_times(struct lin_xbuild *b)

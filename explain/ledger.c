@@ -200,7 +200,7 @@ static void summarise(struct lin_explain *x, const struct lin_xlaunch *l)
 
 enum xres { X_OK, X_UNJOINED, X_EPOCH_ONLY, X_DUP };
 
-/* Not joined: the validator's verdict @vd (NULL: none) says how and why. */
+/* Not joined: the join layer's verdict @vd (NULL: none) says how and why. */
 static enum xres unjoined(const struct lin_xverdict *vd, const struct lin_xverdict **out)
 {
 	*out = vd;
@@ -208,7 +208,7 @@ static enum xres unjoined(const struct lin_xverdict *vd, const struct lin_xverdi
 }
 
 /*
- * The ledger of GPU record @i, on the validator's verdict on it: a record the validator lost
+ * The ledger of GPU record @i, on the join layer's verdict on it: a record the join layer lost
  * or found ambiguous gets none (X_UNJOINED, *@why its verdict); an inferred join is
  * inferred here too, with its rule (docs/ledger.md, "Joins").
  */
@@ -303,7 +303,7 @@ static void write_verdict(const struct lin_explain *x, size_t i, enum xres res,
 	}
 }
 
-/* One more record with no ledger for the validator's verdict @vd: lost or ambiguous, and
+/* One more record with no ledger for the join layer's verdict @vd: lost or ambiguous, and
  * why. A record with no verdict at all (an imported record no importer classified) is
  * counted as lost, cause "no_verdict". */
 static void count_unjoined(struct lin_xsummary *s, const struct lin_xverdict *vd)
@@ -329,12 +329,12 @@ static void count_unjoined(struct lin_xsummary *s, const struct lin_xverdict *vd
 	s->unjoined_by[s->n_unjoined_by++].n = 1;
 }
 
-int lin_explain_build(struct lin_explain *x, const struct lin_validator *v)
+int lin_explain_build(struct lin_explain *x, const struct lin_joiner *v)
 {
 	if (x->oom)
 		return -ENOMEM;
 	lin_x_marks_index(x);
-	/* Kernel names of lineage traces (their string records), and the records the validator
+	/* Kernel names of lineage traces (their string records), and the records the joiner
 	 * gave no verdict: duplicates, which take no part in stream order either. */
 	for (size_t i = 0; i < x->gpus.n; i++) {
 		struct lin_xgpu *g = lin_vec_at(&x->gpus, i);

@@ -159,8 +159,8 @@ static int parse_without(const char *list, unsigned *out)
 	}
 }
 
-/* Feed one path: a lineage trace to the validator, a foreign one to its importer. */
-static int add(struct lin_validator *v, const char *path, const char *from)
+/* Feed one path: a lineage trace to the joiner, a foreign one to its importer. */
+static int add(struct lin_joiner *v, const char *path, const char *from)
 {
 	const char *fmt = from;
 	if (!fmt) {
@@ -169,7 +169,7 @@ static int add(struct lin_validator *v, const char *path, const char *from)
 		fmt = f < 0 ? NULL : lin_imp_fmt_name((enum lin_imp_fmt)f);
 	}
 	if (!fmt) {
-		lin_validator_add_file(v, path); /* its reader says what is wrong */
+		lin_joiner_add_file(v, path); /* its reader says what is wrong */
 		return 0;
 	}
 	const char *lacks = NULL;
@@ -184,7 +184,7 @@ static int add(struct lin_validator *v, const char *path, const char *from)
 }
 
 /* --score: load the cause truth, label the ledgers, print the scores. */
-static int score(const char *truth, const struct lin_explain *x, const struct lin_validator *v,
+static int score(const char *truth, const struct lin_explain *x, const struct lin_joiner *v,
 		 const char *without)
 {
 	char err[512];
@@ -236,7 +236,7 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 {
 	struct lin_xopts xo2 = *xo_in;
 	const struct lin_xopts *xo = &xo2;
-	/* --verdicts names files by the validator's index: the order they are added. */
+	/* --verdicts names files by the joiner's index: the order they are added. */
 	const char **names = calloc((size_t)n + 1, sizeof(*names));
 	if (!names) {
 		fprintf(stderr, "lineage-explain: out of memory\n");
@@ -269,11 +269,11 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 		    const char **names, size_t *nadded)
 {
 	struct lin_explain *x = lin_explain_create(xo);
-	struct lin_vopts vo = { 0 };
+	struct lin_joiner_opts vo = { 0 };
 	vo.allow_empty = true;
 	if (x)
-		lin_explain_hook(x, &vo);
-	struct lin_validator *v = x ? lin_validator_create(&vo) : NULL;
+		vo.tool = lin_explain_tool(x);
+	struct lin_joiner *v = x ? lin_joiner_create(&vo) : NULL;
 	if (!v) {
 		lin_explain_free(x);
 		fprintf(stderr, "lineage-explain: out of memory\n");
@@ -282,7 +282,7 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 	int rc = 0;
 	struct stat *seen = calloc((size_t)n, sizeof(*seen));
 	if (!seen) {
-		lin_validator_free(v);
+		lin_joiner_free(v);
 		lin_explain_free(x);
 		fprintf(stderr, "lineage-explain: out of memory\n");
 		return EXIT_NOMEM;
@@ -304,15 +304,15 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 	}
 	free(seen);
 	if (rc) {
-		lin_validator_free(v);
+		lin_joiner_free(v);
 		lin_explain_free(x);
 		return rc;
 	}
-	lin_validator_finish(v);
-	const struct lin_vsummary *vs = lin_validator_summary(v);
-	if (lin_validator_oom(v) || lin_explain_build(x, v) < 0) {
+	lin_joiner_finish(v);
+	const struct lin_join_summary *vs = lin_joiner_summary(v);
+	if (lin_joiner_oom(v) || lin_explain_build(x, v) < 0) {
 		fprintf(stderr, "lineage-explain: out of memory\n");
-		lin_validator_free(v);
+		lin_joiner_free(v);
 		lin_explain_free(x);
 		return EXIT_NOMEM;
 	}
@@ -328,7 +328,7 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 	if (vs->file_errors) {
 		uint64_t off = 0;
 		const char *file = "";
-		const char *msg = lin_validator_error(v, &off, &file);
+		const char *msg = lin_joiner_error(v, &off, &file);
 		fprintf(stderr, "lineage-explain: %s: byte %" PRIu64 ": %s\n", file, off,
 			msg[0] ? msg : "out of memory");
 		rc = EXIT_BAD_FILE;
@@ -372,7 +372,7 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 		fprintf(stderr, "lineage-explain: --export-perfetto %s: %s\n", perfetto, strerror(errno));
 		rc = EXIT_BAD_FILE;
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	lin_explain_free(x);
 	return rc;
 }

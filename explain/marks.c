@@ -135,7 +135,7 @@ void lin_x_host_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 			mark_unknown(l, m, LIN_HOW_NOT_IN_FORMAT);
 		return;
 	}
-	unsigned losses = lin_validator_proc_losses(b->v, g->proc);
+	unsigned losses = lin_joiner_proc_losses(b->v, g->proc);
 	/* The call's start, and how far the clock mapping may have moved it. */
 	uint64_t anchor = UINT64_MAX - 1, aerr = 0;
 	if (mark_known(l, LIN_M_API_ENTER))
@@ -426,7 +426,7 @@ void lin_x_dep_mark(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 		return;
 	}
 	bool lost = g->proc != LIN_XPROC_IMPORTED &&
-		    (lin_validator_proc_losses(b->v, g->proc) & LIN_LOST_CUPTI);
+		    (lin_joiner_proc_losses(b->v, g->proc) & LIN_LOST_CUPTI);
 	mark_unknown(l, LIN_M_DEP_READY,
 		     overlap ? LIN_HOW_OVERLAPPING_PREDECESSOR
 		     : lost  ? LIN_HOW_DROPPED_RECORDS

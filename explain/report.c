@@ -297,7 +297,7 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	fprintf(out, "}");
 }
 
-/* The unjoined records by the validator's cause, lost or @ambiguous ones. */
+/* The unjoined records by the join layer's cause, lost or @ambiguous ones. */
 static void unjoined_json(const struct lin_xsummary *s, FILE *out, bool ambiguous)
 {
 	bool first = true;

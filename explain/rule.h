@@ -31,7 +31,7 @@ struct lin_xrule;
 /* One build: what every rule reads. Arrays are by GPU record (index in x->gpus). */
 struct lin_xbuild {
 	struct lin_explain *x;
-	const struct lin_validator *v;
+	const struct lin_joiner *v;
 	size_t n;
 	uint64_t *hs, *he, *herr; /* host start, end (LIN_NIL: unknown), mapping error */
 	size_t *pred;             /* the record before on its stream, or SIZE_MAX */

@@ -319,16 +319,15 @@ enum lin_slabel lin_score_label(enum lin_smethod m, const struct lin_xlaunch *l,
 
 static bool t_ok(const struct tlabel *t) { return t->matched && !t->conflict && !t->twice; }
 
-int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct lin_validator *v)
+int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct lin_joiner *v)
 {
 	size_t n = lin_explain_count(x);
 	for (size_t i = 0; i < n; i++) {
 		const struct lin_xlaunch *l = lin_explain_at(x, i);
 		uint64_t pid;
 		const char *host;
-		if (l->key == UINT64_MAX || l->imported ||
-		    !lin_validator_proc_id(v, l->proc, &pid, &host) || pid != s->pid ||
-		    strcmp(host, s->host) != 0)
+		if (l->key == UINT64_MAX || l->imported || !lin_joiner_proc_id(v, l->proc, &pid, &host) ||
+		    pid != s->pid || strcmp(host, s->host) != 0)
 			continue; /* a label names a GPU record of one process (host, pid, kind, key) */
 		s->in_proc++;
 		/* A label naming this launch's correlation first (a graph node's kernel has the

@@ -67,7 +67,7 @@ int lin_score_load_mem(struct lin_score *s, const char *name, const void *data, 
 		       char *err, size_t errlen);
 /* Label every ledger of @x that has a truth label, by every method: a label and a GPU record
  * match when their process (host, pid: @v's) and (gpu_kind, key) are equal. */
-int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct lin_validator *v);
+int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct lin_joiner *v);
 /* Labels matched to a ledger; labels read; explained launches of the truth's process. A
  * label no launch matched is scored as unknown for every method. */
 size_t lin_score_matched(const struct lin_score *s);

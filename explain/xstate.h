@@ -19,16 +19,16 @@ struct lin_xgpu {
 	uint64_t name_sid;             /* lineage: the name's string id (LIN_NIL: none) */
 	uint64_t node;                 /* graph_node_id (the clone), LIN_NIL: none */
 	uint64_t key;                  /* truth key: grid_id, or start_dev (LIN_NIL: none) */
-	uint64_t vkey;                 /* the validator's verdict key: offset, imported: index */
+	uint64_t vkey;                 /* the join layer's verdict key: offset, imported: index */
 	uint32_t file, dev, ctx, name; /* name: pool offset + 1 (0: none, or by sid) */
 	uint32_t gname;                /* imported: the op's name (pool offset + 1) */
-	uint16_t proc;                 /* validator process index; LIN_XPROC_IMPORTED */
+	uint16_t proc;                 /* joiner's process index; LIN_XPROC_IMPORTED */
 	uint8_t kind, flags;
 };
 #define LIN_XG_IMPORTED 1
 #define LIN_XG_GRAPH 2
 #define LIN_XG_LAUNCH 4    /* imported: linked to its launch */
-#define LIN_XG_DUP 8       /* lineage: no verdict, a duplicate the validator did not classify */
+#define LIN_XG_DUP 8       /* lineage: no verdict, a duplicate the join layer did not classify */
 #define LIN_XG_NOSTREAM 16 /* imported: the file does not say its stream */
 
 /* A verdict kept for (file, offset). */

@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 
 #include "lineage/version.h"
-#include "validate.h"
-#include "import/imp.h"
+#include "join.h"
+#include "report.h"
+#include "imp.h"
 #include "export/otlp.h"
 
 #define EXIT_USAGE 64
@@ -300,13 +301,13 @@ static int check_import_opts(const char *fmt, int ntruth, const char *otlp)
 
 /* The report, and on exit 2 the first file error on stderr: FILE: byte N: MESSAGE (an
  * SQLite file's message names its table and rowid instead). */
-static void report(struct lin_validator *v, bool json, const struct inputs *in, const char *const *fmts)
+static void report(struct lin_joiner *v, bool json, const struct inputs *in, const char *const *fmts)
 {
 	if (json)
 		lin_validator_report_json(v, stdout);
 	else
 		lin_validator_report_text(v, stdout);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	if (s->bracket_unchecked > s->bracket_checked) {
 		/* Most tagged calls went unchecked: say so where a pipeline sees it. */
 		fprintf(stderr,
@@ -323,11 +324,11 @@ static void report(struct lin_validator *v, bool json, const struct inputs *in, 
 		fprintf(stderr, "): an external id cross-wired near a bracket's edge would go unseen "
 				"there (docs/validator.md, \"The bracket check\")\n");
 	}
-	if (lin_validator_exit_code(v) != 2)
+	if (lin_joiner_exit_code(v) != 2)
 		return;
 	uint64_t off = 0;
 	const char *file = "";
-	const char *msg = lin_validator_error(v, &off, &file);
+	const char *msg = lin_joiner_error(v, &off, &file);
 	bool sqlite = false;
 	for (int i = 0; i < in->n && !sqlite; i++)
 		sqlite = fmts[i] && !strcmp(fmts[i], "nsys") && !strcmp(in->path[i], file);
@@ -363,12 +364,12 @@ static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 }
 
 /* Validate the collected inputs: lineage traces, or imported ones. Return the exit code. */
-static int run(const struct lin_vopts *opts_in, const struct inputs *in, const char *from,
+static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, const char *from,
 	       const char **truths, int ntruth, bool json, const char *perfetto, const char *otlp,
 	       const char *verdicts)
 {
-	struct lin_vopts o = *opts_in;
-	const struct lin_vopts *opts = &o;
+	struct lin_joiner_opts o = *opts_in;
+	const struct lin_joiner_opts *opts = &o;
 	struct vlist vl = { NULL, truths, ntruth, in };
 	if (verdicts) {
 		vl.out = fopen(verdicts, "w");
@@ -377,8 +378,8 @@ static int run(const struct lin_vopts *opts_in, const struct inputs *in, const c
 				strerror(errno));
 			return EXIT_BAD_FILE;
 		}
-		o.on_gpu = on_verdict;
-		o.on_gpu_arg = &vl;
+		o.tool.gpu = on_verdict;
+		o.tool.arg = &vl;
 	}
 	const char **fmts = calloc((size_t)in->n + 1, sizeof(*fmts));
 	if (!fmts) {
@@ -389,7 +390,7 @@ static int run(const struct lin_vopts *opts_in, const struct inputs *in, const c
 	int rc = choose(in, from, fmts, &import);
 	for (int i = 0; i < in->n && import && !rc; i++)
 		rc = check_import_opts(fmts[i], ntruth, otlp);
-	struct lin_validator *v = rc ? NULL : lin_validator_create(opts);
+	struct lin_joiner *v = rc ? NULL : lin_joiner_create(opts);
 	if (!rc && !v) {
 		fprintf(stderr, "lineage-validate: out of memory\n");
 		rc = EXIT_BAD_FILE;
@@ -401,14 +402,14 @@ static int run(const struct lin_vopts *opts_in, const struct inputs *in, const c
 		return rc;
 	}
 	for (int i = 0; i < ntruth; i++)
-		lin_validator_add_truth(v, truths[i]);
+		lin_joiner_add_truth(v, truths[i]);
 	if (import)
 		lin_imp_run(v, fmts, in->path, in->n, perfetto);
 	for (int i = 0; i < in->n && !import; i++)
-		lin_validator_add_file(v, in->path[i]);
-	lin_validator_finish(v);
+		lin_joiner_add_file(v, in->path[i]);
+	lin_joiner_finish(v);
 	report(v, json, in, fmts);
-	rc = lin_validator_exit_code(v);
+	rc = lin_joiner_exit_code(v);
 	char perr[300];
 	const char *last = in->path[in->n - 1];
 	if (perfetto && !import && lin_imp_lineage_perfetto(last, perfetto, perr, sizeof(perr))) {
@@ -422,7 +423,7 @@ static int run(const struct lin_vopts *opts_in, const struct inputs *in, const c
 		rc = EXIT_BAD_FILE;
 	}
 	vl.out = NULL;
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	free(fmts);
 	return rc;
 }
@@ -443,7 +444,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
-	struct lin_vopts opts = { DEFAULT_MAX_FINDINGS };
+	struct lin_joiner_opts opts = { DEFAULT_MAX_FINDINGS };
 	const char *truths[64];
 	int ntruth = 0, c;
 	const char *from = NULL, *perfetto = NULL;

@@ -8,19 +8,20 @@
 #include "lineage/trace_format.h"
 #include "lineage/version.h"
 #include "otlp_emit.h"
-#include "vstate.h"
+#include "jstate.h"
+#include "report.h"
 
 /* A JSON string: valid UTF-8 as it is, U+FFFD for each maximal ill-formed subsequence
  * (the OTLP writer's encoder). */
 static void json_str(FILE *out, const char *s) { lin_oj_fstr(out, s, strlen(s)); }
 
-static double bytes_per_launch(const struct lin_vsummary *s)
+static double bytes_per_launch(const struct lin_join_summary *s)
 {
 	uint64_t n = s->launches ? s->launches : s->gpu_records;
 	return n ? (double)s->bytes / (double)n : 0.0;
 }
 
-static void json_finding(const struct lin_validator *v, const struct lin_finding *f, FILE *out)
+static void json_finding(const struct lin_joiner *v, const struct lin_finding *f, FILE *out)
 {
 	fputs("{\"kind\":", out);
 	json_str(out, f->kind);
@@ -50,11 +51,11 @@ static void json_finding(const struct lin_validator *v, const struct lin_finding
 	fputc('}', out);
 }
 
-static void json_files(const struct lin_validator *v, FILE *out)
+static void json_files(const struct lin_joiner *v, FILE *out)
 {
 	fputs("\"files\":[", out);
 	for (unsigned i = 0; i < v->nfiles; i++) {
-		const struct lin_vfile *f = &v->files[i];
+		const struct lin_jfile *f = &v->files[i];
 		fprintf(out, "%s{\"name\":", i ? "," : "");
 		json_str(out, f->name);
 		fprintf(out, ",\"truth\":%s,\"bytes\":%" PRIu64 ",\"records\":%" PRIu64,
@@ -79,12 +80,12 @@ static void json_levels(FILE *out, const char *key, const uint64_t *by_level)
 	fputs("},", out);
 }
 
-void lin_validator_report_json(const struct lin_validator *v, FILE *out)
+void lin_validator_report_json(const struct lin_joiner *v, FILE *out)
 {
-	const struct lin_vsummary *s = &v->sum;
+	const struct lin_join_summary *s = &v->sum;
 	fprintf(out, "{\"format_version\":\"%d.%d\",\"validator\":\"%d.%d.%d\",\"exit_code\":%d,",
 		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR, LIN_VERSION_MAJOR,
-		LIN_VERSION_MINOR, LIN_VERSION_PATCH, lin_validator_exit_code(v));
+		LIN_VERSION_MINOR, LIN_VERSION_PATCH, lin_joiner_exit_code(v));
 	json_files(v, out);
 	fprintf(out,
 		"\"records\":%" PRIu64 ",\"gpu_records\":%" PRIu64 ",\"joined_observed\":%" PRIu64
@@ -146,7 +147,7 @@ void lin_validator_report_json(const struct lin_validator *v, FILE *out)
 	fputs("]}\n", out);
 }
 
-static void text_finding(const struct lin_validator *v, const struct lin_finding *f, FILE *out)
+static void text_finding(const struct lin_joiner *v, const struct lin_finding *f, FILE *out)
 {
 	fprintf(out, "  %s:%" PRIu64 ": record #%" PRIu64 ": %s %s",
 		v->nfiles ? v->files[f->file].name : "?", f->offset, f->index, f->kind, f->cause);
@@ -161,7 +162,7 @@ static void text_finding(const struct lin_validator *v, const struct lin_finding
 }
 
 /* "1 trace, 1 truth file": what the files read were. */
-static void text_files(const struct lin_validator *v, FILE *out)
+static void text_files(const struct lin_joiner *v, FILE *out)
 {
 	unsigned truth = 0;
 	for (unsigned i = 0; i < v->nfiles; i++)
@@ -172,9 +173,9 @@ static void text_files(const struct lin_validator *v, FILE *out)
 		fprintf(out, ", %u truth file%s", truth, truth == 1 ? "" : "s");
 }
 
-void lin_validator_report_text(const struct lin_validator *v, FILE *out)
+void lin_validator_report_text(const struct lin_joiner *v, FILE *out)
 {
-	const struct lin_vsummary *s = &v->sum;
+	const struct lin_join_summary *s = &v->sum;
 	for (unsigned i = 0; i < v->nfiles; i++)
 		if (v->files[i].failed)
 			fprintf(out, "error: %s: byte %" PRIu64 ": %s\n", v->files[i].name,
@@ -247,49 +248,5 @@ void lin_validator_report_text(const struct lin_validator *v, FILE *out)
 			"  ... %" PRIu64 " more finding(s) not listed (--max-findings %" PRIu64
 			" lists them all)\n",
 			s->findings - (uint64_t)v->findings.n, s->findings);
-	fprintf(out, "exit status %d\n", lin_validator_exit_code(v));
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-void lin_verdict_line(FILE *out, const char *file, uint64_t key, enum lin_join join,
-		      const char *why, uint64_t op, const uint64_t *reqs, uint32_t nreqs)
-{
-	static const char *const names[] = { "none", "observed", "inferred", "lost", "ambiguous" };
-	fprintf(out, "%s\t%" PRIu64 "\t%s\t%s\t", file, key,
-		(unsigned)join < sizeof(names) / sizeof(names[0]) ? names[join] : "none",
-		why ? why : "-");
-	if (op != LIN_NIL) {
-		fprintf(out, "op:%" PRIu64 "\n", op);
-		return;
-	}
-	uint64_t *s = nreqs ? malloc(nreqs * sizeof(*s)) : NULL;
-	if (s) {
-		memcpy(s, reqs, nreqs * sizeof(*s));
-		qsort(s, nreqs, sizeof(*s), cmp_u64);
-		reqs = s;
-	}
-	for (uint32_t i = 0; i < nreqs; i++)
-		fprintf(out, "%s%" PRIu64, i ? "," : "", reqs[i]);
-	fprintf(out, "%s\n", nreqs ? "" : "-");
-	free(s);
-}
-
-const char *lin_unchecked_name(enum lin_unchecked u)
-{
-	static const char *const names[LIN_UNCHK_N] = {
-		[LIN_UNCHK_NO_CLOCK_BOUND] = "no_clock_bound",
-		[LIN_UNCHK_NO_CLOCK_RECORD] = "no_clock_record",
-		[LIN_UNCHK_NO_API_TIMES] = "no_api_times",
-		[LIN_UNCHK_DROPPED_BRACKETS] = "dropped_brackets",
-		[LIN_UNCHK_CLOCK_UNCERTAINTY] = "clock_uncertainty",
-		[LIN_UNCHK_BRACKET_UNCLOSED] = "bracket_unclosed",
-		[LIN_UNCHK_LIMIT] = "limit",
-		[LIN_UNCHK_NO_THREAD_IDS] = "no_thread_ids",
-	};
-	return (unsigned)u < LIN_UNCHK_N ? names[u] : "unknown";
+	fprintf(out, "exit status %d\n", lin_joiner_exit_code(v));
 }

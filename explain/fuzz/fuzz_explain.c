@@ -23,13 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lin_explain *x = lin_explain_create(&xo);
 	if (!x)
 		return 0;
-	struct lin_vopts o = { 0 };
+	struct lin_joiner_opts o = { 0 };
 	o.allow_empty = true;
-	lin_explain_hook(x, &o);
-	struct lin_validator *v = lin_validator_create(&o);
+	o.tool = lin_explain_tool(x);
+	struct lin_joiner *v = lin_joiner_create(&o);
 	if (v) {
-		lin_validator_add_mem(v, "trace", data, size);
-		lin_validator_finish(v);
+		lin_joiner_add_mem(v, "trace", data, size);
+		lin_joiner_finish(v);
 		if (lin_explain_build(x, v) == 0) {
 			lin_explain_report_text(x, sink);
 			lin_explain_report_json(x, sink);
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				lin_score_report(s, sink, "");
 			lin_score_free(s);
 		}
-		lin_validator_free(v);
+		lin_joiner_free(v);
 	}
 	lin_explain_free(x);
 	return 0;

@@ -15,7 +15,8 @@
 #include "cupti_layer.h"
 #include "lin_test.h"
 #include "tr_helpers.h"
-#include "validate.h"
+#include "join.h"
+#include "report.h"
 #include "lineage/runtime.h"
 #include "lineage/trace_format.h"
 
@@ -180,26 +181,26 @@ static inline struct lin_cl_corr lf_memop(lin_runtime *rt, bool set)
 
 /* The validator's verdict on the trace in lf_sink; *@text gets its text report. */
 struct lf_verdict {
-	struct lin_vsummary s;
+	struct lin_join_summary s;
 	int exit_code;
 	char text[8192];
 };
 
 static inline void lf_validate(struct lf_verdict *vd)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	FILE *f = fmemopen(vd->text, sizeof(vd->text) - 1, "w");
 
 	cr_assert_not_null(v);
 	cr_assert_not_null(f);
 	memset(vd->text, 0, sizeof(vd->text));
-	cr_assert_eq(lin_validator_add_mem(v, "trace", lf_sink.data, lf_sink.len), 0);
-	lin_validator_finish(v);
-	vd->s = *lin_validator_summary(v);
-	vd->exit_code = lin_validator_exit_code(v);
+	cr_assert_eq(lin_joiner_add_mem(v, "trace", lf_sink.data, lf_sink.len), 0);
+	lin_joiner_finish(v);
+	vd->s = *lin_joiner_summary(v);
+	vd->exit_code = lin_joiner_exit_code(v);
 	lin_validator_report_text(v, f);
 	fclose(f);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 }
 
 /* Records of @type in the trace. */

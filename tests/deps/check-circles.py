@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-LIB_FOLDERS = ("trace", "lineage", "graph", "cupti_bind", "otlp", "validator", "explain")
+LIB_FOLDERS = ("trace", "lineage", "graph", "cupti_bind", "otlp", "join", "import", "validator", "explain")
 # Library targets only: tools (lineage-validate, lineage-explain), tests and the test layer
 # are not library folders' code.
 TOOLS = {"lineage-validate", "lineage-explain", "lineage_cupti_layer"}

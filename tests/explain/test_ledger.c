@@ -23,7 +23,7 @@
 
 struct run {
 	struct lin_explain *x;
-	struct lin_validator *v;
+	struct lin_joiner *v;
 };
 
 /* lin_xopts.without of the runs finish_run makes (ablations). */
@@ -36,20 +36,20 @@ static struct run finish_run(void)
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true, .without = xw };
 	r.x = lin_explain_create(&xo);
 	cr_assert_not_null(r.x);
-	struct lin_vopts vo = { 0 };
+	struct lin_joiner_opts vo = { 0 };
 	vo.allow_empty = true;
-	lin_explain_hook(r.x, &vo);
-	r.v = lin_validator_create(&vo);
-	cr_assert_eq(lin_validator_add_mem(r.v, "trace", sb.data, sb.size), 0);
+	vo.tool = lin_explain_tool(r.x);
+	r.v = lin_joiner_create(&vo);
+	cr_assert_eq(lin_joiner_add_mem(r.v, "trace", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(r.v);
+	lin_joiner_finish(r.v);
 	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
 	return r;
 }
 
 static void done(struct run *r)
 {
-	lin_validator_free(r->v);
+	lin_joiner_free(r->v);
 	lin_explain_free(r->x);
 	LIN_TEST_CHECK_LEAKS();
 }
@@ -1090,14 +1090,14 @@ Test(ledger, duplicates_are_counted_as_such)
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	struct run r;
 	r.x = lin_explain_create(&xo);
-	struct lin_vopts vo = { 0 };
+	struct lin_joiner_opts vo = { 0 };
 	vo.allow_empty = true;
-	lin_explain_hook(r.x, &vo);
-	r.v = lin_validator_create(&vo);
-	lin_validator_add_mem(r.v, "a", sb.data, sb.size);
-	lin_validator_add_mem(r.v, "b", sb.data, sb.size); /* the same process's records again */
+	vo.tool = lin_explain_tool(r.x);
+	r.v = lin_joiner_create(&vo);
+	lin_joiner_add_mem(r.v, "a", sb.data, sb.size);
+	lin_joiner_add_mem(r.v, "b", sb.data, sb.size); /* the same process's records again */
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(r.v);
+	lin_joiner_finish(r.v);
 	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
 	const struct lin_xsummary *s = lin_explain_summary(r.x);
 	cr_assert_eq(s->gpu_records, 2);
@@ -1236,15 +1236,15 @@ static bool import_kineto(const char *json, struct run *r)
 	close(fd);
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	r->x = lin_explain_create(&xo);
-	struct lin_vopts vo = { 0 };
+	struct lin_joiner_opts vo = { 0 };
 	vo.allow_empty = true;
-	lin_explain_hook(r->x, &vo);
-	r->v = lin_validator_create(&vo);
+	vo.tool = lin_explain_tool(r->x);
+	r->v = lin_joiner_create(&vo);
 	const char *fmts[] = { "kineto" };
 	char *paths[] = { path };
 	cr_assert_eq(lin_imp_run(r->v, fmts, paths, 1, NULL), 0);
 	unlink(path);
-	lin_validator_finish(r->v);
+	lin_joiner_finish(r->v);
 	cr_assert_eq(lin_explain_build(r->x, r->v), 0);
 	return true;
 }
@@ -1681,12 +1681,12 @@ Test(ledger, the_tie_window_is_an_option)
 	lin_tf_trace_end(&pk, 1000000, 0);
 	struct lin_xopts xo = { .keep_all = true, .tie_ns = 4000 };
 	struct run r = { .x = lin_explain_create(&xo) };
-	struct lin_vopts vo = { .allow_empty = true };
-	lin_explain_hook(r.x, &vo);
-	r.v = lin_validator_create(&vo);
-	cr_assert_eq(lin_validator_add_mem(r.v, "trace", sb.data, sb.size), 0);
+	struct lin_joiner_opts vo = { .allow_empty = true };
+	vo.tool = lin_explain_tool(r.x);
+	r.v = lin_joiner_create(&vo);
+	cr_assert_eq(lin_joiner_add_mem(r.v, "trace", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(r.v);
+	lin_joiner_finish(r.v);
 	cr_assert_eq(lin_explain_build(r.x, r.v), 0);
 	const struct lin_xlaunch *l = launch(&r, 10);
 	seg_is(l, l->nseg - 2, LIN_X_DEVICE_BUSY, 13000, 17000, LIN_EV_INFERRED);

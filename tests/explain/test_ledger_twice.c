@@ -20,7 +20,7 @@
 
 struct run {
 	struct lin_explain *x;
-	struct lin_validator *v;
+	struct lin_joiner *v;
 };
 
 /*
@@ -58,20 +58,20 @@ static struct run make_run(int n, uint64_t shift, FILE *verdicts)
 				.nnames = 1 };
 	r.x = lin_explain_create(&xo);
 	cr_assert_not_null(r.x);
-	struct lin_vopts vo = { 0 };
+	struct lin_joiner_opts vo = { 0 };
 	vo.allow_empty = true;
-	lin_explain_hook(r.x, &vo);
-	r.v = lin_validator_create(&vo);
+	vo.tool = lin_explain_tool(r.x);
+	r.v = lin_joiner_create(&vo);
 	cr_assert_not_null(r.v);
-	cr_assert_eq(lin_validator_add_mem(r.v, "trace", sb.data, sb.size), 0);
+	cr_assert_eq(lin_joiner_add_mem(r.v, "trace", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(r.v);
+	lin_joiner_finish(r.v);
 	return r;
 }
 
 static void done(struct run *r)
 {
-	lin_validator_free(r->v);
+	lin_joiner_free(r->v);
 	lin_explain_free(r->x);
 }
 

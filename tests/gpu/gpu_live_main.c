@@ -33,7 +33,8 @@
 
 #include "explain.h"
 #include "tr_helpers.h"
-#include "validate.h"
+#include "join.h"
+#include "report.h"
 #include "lineage/runtime.h"
 #include "lineage/trace_format.h"
 
@@ -210,18 +211,18 @@ static void explain(const struct tr_sink *sink)
 {
 	struct lin_xopts xo = { 0, 1.5, 5, 0, false, 0, true };
 	struct lin_explain *x = lin_explain_create(&xo);
-	struct lin_vopts vo = { 0 };
+	struct lin_joiner_opts vo = { 0 };
 	vo.allow_empty = true;
 	if (!x) {
 		fail("lin_explain_create", NULL);
 		return;
 	}
-	lin_explain_hook(x, &vo);
-	struct lin_validator *v = lin_validator_create(&vo);
-	if (!v || lin_validator_add_mem(v, "gpu_live", sink->data, sink->len)) {
+	vo.tool = lin_explain_tool(x);
+	struct lin_joiner *v = lin_joiner_create(&vo);
+	if (!v || lin_joiner_add_mem(v, "gpu_live", sink->data, sink->len)) {
 		fail("the trace cannot be read for the ledger", NULL);
 	} else {
-		lin_validator_finish(v);
+		lin_joiner_finish(v);
 		if (lin_explain_build(x, v) != 0) {
 			fail("lin_explain_build", NULL);
 		} else {
@@ -245,7 +246,7 @@ static void explain(const struct tr_sink *sink)
 				fail("not every GPU record has a ledger with a known start", NULL);
 		}
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	lin_explain_free(x);
 }
 
@@ -277,7 +278,7 @@ static void print_pairs(const struct tr_trace *tr)
 static void check_trace(const struct tr_sink *sink)
 {
 	static struct tr_trace tr;
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	char cupti[256];
 	size_t queued = 0;
 
@@ -315,16 +316,16 @@ static void check_trace(const struct tr_sink *sink)
 		fail("no cuda_event record, no stream-wait sync record, or none naming the other", NULL);
 	tr_free(&tr);
 	explain(sink);
-	if (!v || lin_validator_add_mem(v, "gpu_live", sink->data, sink->len)) {
+	if (!v || lin_joiner_add_mem(v, "gpu_live", sink->data, sink->len)) {
 		fail("the trace cannot be read", NULL);
-		lin_validator_free(v);
+		lin_joiner_free(v);
 		return;
 	}
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	printf("gpu_live: lineage-validate: %llu GPU records, %llu observed, %llu lost, exit %d\n",
 	       (unsigned long long)s->gpu_records, (unsigned long long)s->observed,
-	       (unsigned long long)s->lost, lin_validator_exit_code(v));
+	       (unsigned long long)s->lost, lin_joiner_exit_code(v));
 	printf("gpu_live: bracket check: %llu API calls decided inside their launch brackets, "
 	       "%llu undecided (device_clock %s)\n",
 	       (unsigned long long)s->bracket_checked, (unsigned long long)s->bracket_unchecked,
@@ -334,11 +335,11 @@ static void check_trace(const struct tr_sink *sink)
 	if (!own_clock && s->bracket_checked < N_KERNELS)
 		fail("CUPTI's API records were not checked against their brackets", NULL);
 	if (s->gpu_records < N_KERNELS + 3 || s->observed != s->gpu_records ||
-	    lin_validator_exit_code(v) != 0) {
+	    lin_joiner_exit_code(v) != 0) {
 		lin_validator_report_text(v, stderr);
 		fail("not every GPU record joined its epoch", NULL);
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 }
 
 /* A GPU is visible: the driver's control node exists, or the caller (tests/gpu/run.sh, which

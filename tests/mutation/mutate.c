@@ -36,8 +36,8 @@
 #include <msgpack.h>
 
 #include "lineage/trace_format.h"
-#include "validate.h"
-#include "vstate.h"
+#include "join.h"
+#include "jstate.h"
 
 #define MAX_LABELS 65536
 
@@ -407,19 +407,18 @@ static uint64_t wrong_joins(const struct trace *t, const struct edit *e, const s
 
 static int validate(const struct out *o, const struct truth *tr, struct verdicts *vs, uint64_t *incorrect)
 {
-	struct lin_vopts opts = { .max_findings = vs ? 1u << 20 : 0,
-				  .on_gpu = vs ? keep : NULL,
-				  .on_gpu_arg = vs };
-	struct lin_validator *v = lin_validator_create(&opts);
+	struct lin_joiner_opts opts = { .max_findings = vs ? 1u << 20 : 0,
+					.tool = { .gpu = vs ? keep : NULL, .arg = vs } };
+	struct lin_joiner *v = lin_joiner_create(&opts);
 	if (!v)
 		exit(2);
-	if (tr && lin_validator_add_truth_mem(v, "truth", tr->data, tr->len) < -1)
+	if (tr && lin_joiner_add_truth_mem(v, "truth", tr->data, tr->len) < -1)
 		exit(2);
-	lin_validator_add_mem(v, "damaged", o->data, o->len);
-	lin_validator_finish(v);
-	int rc = lin_validator_exit_code(v);
+	lin_joiner_add_mem(v, "damaged", o->data, o->len);
+	lin_joiner_finish(v);
+	int rc = lin_joiner_exit_code(v);
 	if (incorrect)
-		*incorrect = lin_validator_summary(v)->incorrect;
+		*incorrect = lin_joiner_summary(v)->incorrect;
 	for (size_t i = 0; vs && i < v->findings.n; i++) {
 		const struct lin_finding *f = lin_vec_at(&v->findings, i);
 		if (strcmp(f->kind, "incorrect"))
@@ -429,7 +428,7 @@ static int validate(const struct out *o, const struct truth *tr, struct verdicts
 			exit(2);
 		vs->inc[vs->ninc++] = f->offset;
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	return rc;
 }
 

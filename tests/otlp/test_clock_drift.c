@@ -39,7 +39,7 @@
 #include "otlp_stream.h"
 #include "reader.h"
 #include "tracefmt.h"
-#include "validate.h"
+#include "join.h"
 
 #define TID 7
 #define SEC 1000000000ull
@@ -181,13 +181,13 @@ static uint64_t vhost[NK], verr[NK];
 
 static void validator_places(const char *trace)
 {
-	struct lin_vopts vo = { 0 };
-	struct lin_validator *v = lin_validator_create(&vo);
+	struct lin_joiner_opts vo = { 0 };
+	struct lin_joiner *v = lin_joiner_create(&vo);
 	cr_assert_not_null(v);
-	cr_assert_eq(lin_validator_add_file(v, trace), 0);
-	lin_validator_finish(v);
+	cr_assert_eq(lin_joiner_add_file(v, trace), 0);
+	lin_joiner_finish(v);
 	for (int i = 0; i < NK; i++) {
-		cr_assert(lin_validator_dev_to_host(v, 0, ks[i].dev, &vhost[i], &verr[i]));
+		cr_assert(lin_joiner_dev_to_host(v, 0, ks[i].dev, &vhost[i], &verr[i]));
 		uint64_t off = vhost[i] > ks[i].host ? vhost[i] - ks[i].host : ks[i].host - vhost[i];
 		/* Against the truth: the pair's width, and beyond the last pair its widening. */
 		cr_assert_leq(off, verr[i],
@@ -195,7 +195,7 @@ static void validator_places(const char *trace)
 			      i, vhost[i], ks[i].host, verr[i]);
 		cr_assert_leq(verr[i], i < NK - 1 ? WIDTH : WIDTH + EXTRA_WIDEN);
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 }
 
 /*
@@ -383,12 +383,12 @@ Test(clock_drift, the_explain_ledger_marks_kernel_starts_where_the_validator_doe
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .keep_all = true };
 	struct lin_explain *x = lin_explain_create(&xo);
 	cr_assert_not_null(x);
-	struct lin_vopts vo = { 0 };
-	lin_explain_hook(x, &vo);
-	struct lin_validator *v = lin_validator_create(&vo);
+	struct lin_joiner_opts vo = { 0 };
+	vo.tool = lin_explain_tool(x);
+	struct lin_joiner *v = lin_joiner_create(&vo);
 	cr_assert_not_null(v);
-	cr_assert_eq(lin_validator_add_file(v, trace), 0);
-	lin_validator_finish(v);
+	cr_assert_eq(lin_joiner_add_file(v, trace), 0);
+	lin_joiner_finish(v);
 	cr_assert_eq(lin_explain_build(x, v), 0);
 	uint64_t got[NK];
 	for (int i = 0; i < NK; i++)
@@ -398,7 +398,7 @@ Test(clock_drift, the_explain_ledger_marks_kernel_starts_where_the_validator_doe
 		cr_assert_eq(l->m[LIN_M_KERNEL_START].ev, LIN_EV_OBSERVED);
 		got[index_of(l->corr)] = l->m[LIN_M_KERNEL_START].t;
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	lin_explain_free(x);
 	agrees("lineage-explain kernel_start", got, WIDTH, WIDTH + EXTRA_WIDEN);
 }

@@ -14,8 +14,8 @@
 #include "clockmap.h"
 #include "lin_test.h"
 #include "tracefmt.h"
-#include "validate.h"
-#include "vstate.h"
+#include "join.h"
+#include "jstate.h"
 
 static uint64_t to_host(const struct lin_clockmap *m, uint64_t dev, uint64_t *widen)
 {
@@ -503,21 +503,21 @@ Test(clockmap, the_validator_maps_through_it)
 	}
 	lin_cm_finish(&m);
 	lin_tf_trace_end(&pk, 3000000, 0);
-	struct lin_vopts vo = { 0 };
+	struct lin_joiner_opts vo = { 0 };
 	vo.allow_empty = true;
-	struct lin_validator *v = lin_validator_create(&vo);
+	struct lin_joiner *v = lin_joiner_create(&vo);
 	cr_assert_not_null(v);
-	cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	cr_assert_eq(lin_joiner_add_mem(v, "trace", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(v);
+	lin_joiner_finish(v);
 	for (uint64_t d = 0; d < 3000000; d += 12345) {
 		uint64_t vh, ve, mh, me;
-		cr_assert(lin_validator_dev_to_host(v, 0, d, &vh, &ve));
+		cr_assert(lin_joiner_dev_to_host(v, 0, d, &vh, &ve));
 		cr_assert(lin_cm_map(&m, d, &mh, &me));
 		cr_assert_eq(vh, mh, "at device %llu", (unsigned long long)d);
 		cr_assert_eq(ve, me, "at device %llu", (unsigned long long)d);
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	lin_cm_free(&m);
 	LIN_TEST_CHECK_LEAKS();
 }

@@ -7,8 +7,9 @@
 
 #include "lin_test.h"
 #include "tracefmt.h"
-#include "validate.h"
-#include "vstate.h"
+#include "join.h"
+#include "report.h"
+#include "jstate.h"
 
 static msgpack_sbuffer sb;
 static msgpack_packer pk;
@@ -50,38 +51,38 @@ static void declare(uint64_t epoch, const uint64_t *reqs, size_t n)
 	lin_tf_epoch_declare(&pk, 10, 100, epoch, 1, reqs, n, LIN_NIL, 0);
 }
 
-static void add(struct lin_validator *v, bool truth)
+static void add(struct lin_joiner *v, bool truth)
 {
 	if (truth) {
-		cr_assert_eq(lin_validator_add_truth_mem(v, "truth", sb.data, sb.size), 0);
+		cr_assert_eq(lin_joiner_add_truth_mem(v, "truth", sb.data, sb.size), 0);
 	} else {
 		lin_tf_trace_end(&pk, 1000000, 0);
-		cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+		cr_assert_eq(lin_joiner_add_mem(v, "trace", sb.data, sb.size), 0);
 	}
 	msgpack_sbuffer_destroy(&sb);
 }
 
 Test(join, records_in_any_order_still_join)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r = 7;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	kernel(11, 1); /* before its ext, API and epoch */
 	ext_api(2, 11);
 	declare(2, &r, 1);
 	add(v, false);
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	cr_assert_eq(s->gpu_records, 1);
 	cr_assert_eq(s->observed, 1);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
-	lin_validator_free(v);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, correlation_ids_are_scoped_by_process)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	for (uint64_t pid = 1; pid <= 2; pid++) { /* truth first, as the CLI does */
 		uint64_t r = pid * 10;
 		begin(pid, LIN_TRUTH_FORMAT_NAME);
@@ -96,19 +97,19 @@ Test(join, correlation_ids_are_scoped_by_process)
 		kernel(11, 1);
 		add(v, false);
 	}
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	cr_assert_eq(s->observed, 2);
 	cr_assert_eq(s->ambiguous, 0);
 	cr_assert_eq(s->matched, 2);
 	cr_assert_eq(s->incorrect, 0);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, closed_joins_are_evicted)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r = 7;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(2, &r, 1);
@@ -119,15 +120,15 @@ Test(join, closed_joins_are_evicted)
 	add(v, false);
 	cr_assert_eq(v->corrs.n, 0, "%zu correlations still open", v->corrs.n);
 	cr_assert_eq(v->pending.n, 0);
-	lin_validator_finish(v);
-	cr_assert_eq(lin_validator_summary(v)->observed, 50000);
-	lin_validator_free(v);
+	lin_joiner_finish(v);
+	cr_assert_eq(lin_joiner_summary(v)->observed, 50000);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, fan_in_set_must_match_truth_exactly)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t reqs[] = { 1, 2, 3 }, part[] = { 1, 2 };
 	begin(1, LIN_TRUTH_FORMAT_NAME);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, reqs, 3, LIN_NIL);
@@ -141,14 +142,14 @@ Test(join, fan_in_set_must_match_truth_exactly)
 	ext_api(9, 12);
 	kernel(12, 2);
 	add(v, false);
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	cr_assert_eq(s->truth_records, 3);
 	cr_assert_eq(s->matched, 1);
 	cr_assert_eq(s->incorrect, 1);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
-	cr_assert_eq(lin_validator_exit_code(v), 1);
-	lin_validator_free(v);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -156,7 +157,7 @@ Test(join, fan_in_set_must_match_truth_exactly)
  * "request", an epoch that names no request at "epoch". */
 Test(join, truth_is_counted_by_join_level)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r1 = 1, r2 = 2;
 	begin(1, LIN_TRUTH_FORMAT_NAME);
 	for (uint64_t g = 1; g <= 4; g++)
@@ -174,8 +175,8 @@ Test(join, truth_is_counted_by_join_level)
 	kernel(13, 3); /* an op only */
 	kernel(14, 4); /* lost: neither */
 	add(v, false);
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	cr_assert_eq(s->matched, 1);
 	cr_assert_eq(s->incorrect, 2);
 	cr_assert_eq(s->lost, 1);
@@ -197,20 +198,20 @@ Test(join, truth_is_counted_by_join_level)
 			      "\"epoch\":1,\"request\":1}"),
 		  "%s", buf);
 	free(buf);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, truth_by_level_is_absent_without_truth)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r = 1;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(10, &r, 1);
 	ext_api(10, 11);
 	kernel(11, 1);
 	add(v, false);
-	lin_validator_finish(v);
+	lin_joiner_finish(v);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -219,15 +220,15 @@ Test(join, truth_by_level_is_absent_without_truth)
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_null(strstr(buf, "matched_by_level"), "%s", buf);
 	cr_assert_null(strstr(buf, "incorrect_by_level"), "%s", buf);
-	cr_assert_eq(lin_validator_summary(v)->matched_by_level[LIN_LEVEL_REQUEST], 0);
+	cr_assert_eq(lin_joiner_summary(v)->matched_by_level[LIN_LEVEL_REQUEST], 0);
 	free(buf);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r1 = 1, r2 = 2;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(10, &r1, 1);
@@ -246,20 +247,20 @@ Test(join, graph_kernel_joins_by_replay_and_by_node_origin)
 	k.grid_id = 3;
 	lin_tf_kernel(&pk, &k);
 	add(v, false);
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	cr_assert_eq(s->observed, 1);
 	/* Node origin is provenance: the replay without ext and API is not joined by it. */
 	cr_assert_eq(s->inferred, 0);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_API_RECORD], 1);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_UNKNOWN_GRAPH_NODE], 1);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, other_ext_kinds_are_ignored)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r = 1;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(2, &r, 1);
@@ -268,11 +269,11 @@ Test(join, other_ext_kinds_are_ignored)
 	lin_tf_api(&pk, &a);
 	kernel(11, 1);
 	add(v, false);
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	cr_assert_eq(s->observed, 0);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], 1);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -281,7 +282,7 @@ Test(join, other_ext_kinds_are_ignored)
 Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
 {
 	for (uint32_t kind = 3; kind <= 5; kind += 2) {
-		struct lin_validator *v = lin_validator_create(NULL);
+		struct lin_joiner *v = lin_joiner_create(NULL);
 		uint64_t r = 1;
 		begin(1, LIN_TRUTH_FORMAT_NAME);
 		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
@@ -293,36 +294,36 @@ Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
 		lin_tf_api(&pk, &a);
 		kernel(11, 1);
 		add(v, false);
-		lin_validator_finish(v);
-		const struct lin_vsummary *s = lin_validator_summary(v);
+		lin_joiner_finish(v);
+		const struct lin_join_summary *s = lin_joiner_summary(v);
 		cr_assert_eq(s->observed, kind == 3, "kind %u", kind);
 		cr_assert_eq(s->matched, kind == 3, "kind %u", kind);
 		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], kind != 3);
-		lin_validator_free(v);
+		lin_joiner_free(v);
 	}
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, findings_are_capped_but_counted)
 {
-	struct lin_vopts o = { 3 };
-	struct lin_validator *v = lin_validator_create(&o);
+	struct lin_joiner_opts o = { 3 };
+	struct lin_joiner *v = lin_joiner_create(&o);
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	for (uint64_t c = 1; c <= 10; c++)
 		kernel(c, c);
 	add(v, false);
-	lin_validator_finish(v);
-	cr_assert_eq(lin_validator_summary(v)->lost, 10);
+	lin_joiner_finish(v);
+	cr_assert_eq(lin_joiner_summary(v)->lost, 10);
 	/* 10 lost, and no API record for GPU records that name their call: no_api_records */
-	cr_assert_eq(lin_validator_summary(v)->findings, 11);
+	cr_assert_eq(lin_joiner_summary(v)->findings, 11);
 	cr_assert_eq(v->findings.n, 3);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, truncated_file_keeps_prior_records_and_exits_2)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r = 1;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(2, &r, 1);
@@ -330,23 +331,23 @@ Test(join, truncated_file_keeps_prior_records_and_exits_2)
 	kernel(11, 1);
 	size_t full = sb.size;
 	kernel(12, 2);
-	lin_validator_add_mem(v, "cut", sb.data, full + 3);
+	lin_joiner_add_mem(v, "cut", sb.data, full + 3);
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(v);
+	lin_joiner_finish(v);
 	uint64_t off = 0;
 	const char *file = NULL;
-	cr_assert(strstr(lin_validator_error(v, &off, &file), "truncated"));
+	cr_assert(strstr(lin_joiner_error(v, &off, &file), "truncated"));
 	cr_assert_eq(off, full);
 	cr_assert_str_eq(file, "cut");
-	cr_assert_eq(lin_validator_summary(v)->observed, 1);
-	cr_assert_eq(lin_validator_exit_code(v), 2);
-	lin_validator_free(v);
+	cr_assert_eq(lin_joiner_summary(v)->observed, 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 2);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
 Test(join, records_after_trace_end_are_reported)
 {
-	struct lin_validator *v = lin_validator_create(NULL);
+	struct lin_joiner *v = lin_joiner_create(NULL);
 	uint64_t r = 7;
 	begin(1, LIN_TRACE_FORMAT_NAME);
 	declare(2, &r, 1);
@@ -354,12 +355,12 @@ Test(join, records_after_trace_end_are_reported)
 	lin_tf_trace_end(&pk, 500, 0);
 	kernel(11, 1); /* appended after the trace was closed */
 	add(v, false); /* closes it again */
-	lin_validator_finish(v);
-	const struct lin_vsummary *s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	cr_assert_eq(s->observed, 1, "the record is still validated");
 	cr_assert_eq(s->structural, 2, "the kernel and the second trace_end");
-	cr_assert_eq(lin_validator_exit_code(v), 1);
-	lin_validator_free(v);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -376,19 +377,19 @@ static void keep_verdict(void *arg, const struct lin_gpu_verdict *vd)
 }
 
 /* The JSON report on the generated @fixture, validated with @o. */
-static char *fixture_report(const char *fixture, const struct lin_vopts *o)
+static char *fixture_report(const char *fixture, const struct lin_joiner_opts *o)
 {
 	char path[4096], *buf = NULL;
 	size_t len = 0;
 	snprintf(path, sizeof(path), "%s/%s", LIN_FIXTURE_GEN_DIR, fixture);
-	struct lin_validator *v = lin_validator_create(o);
-	cr_assert_eq(lin_validator_add_file(v, path), 0, "%s", path);
-	lin_validator_finish(v);
+	struct lin_joiner *v = lin_joiner_create(o);
+	cr_assert_eq(lin_joiner_add_file(v, path), 0, "%s", path);
+	lin_joiner_finish(v);
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
 	lin_validator_report_json(v, f);
 	cr_assert_eq(fclose(f), 0);
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	return buf;
 }
 
@@ -411,8 +412,9 @@ Test(join, verdict_hook_sees_every_gpu_record_and_changes_nothing)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct seen s = { 0 };
-		struct lin_vopts plain = { 100 };
-		struct lin_vopts hooked = { .max_findings = 100, .on_gpu = keep_verdict, .on_gpu_arg = &s };
+		struct lin_joiner_opts plain = { 100 };
+		struct lin_joiner_opts hooked = { .max_findings = 100,
+						  .tool = { .gpu = keep_verdict, .arg = &s } };
 		char *a = fixture_report(cases[c].fixture, &plain);
 		char *b = fixture_report(cases[c].fixture, &hooked);
 		cr_assert_str_eq(a, b, "%s: the hook changed the report", cases[c].fixture);
@@ -454,8 +456,8 @@ static void api_of(uint32_t domain, uint64_t corr, uint32_t tid, uint64_t epoch)
 	lin_tf_api(&pk, &a);
 }
 
-static const struct lin_vsummary *nested_trace(struct lin_validator *v, const uint32_t *domains,
-					       const uint32_t *tids, size_t n)
+static const struct lin_join_summary *nested_trace(struct lin_joiner *v, const uint32_t *domains,
+						   const uint32_t *tids, size_t n)
 {
 	uint64_t r = 7;
 	begin(1, LIN_TRACE_FORMAT_NAME);
@@ -464,8 +466,8 @@ static const struct lin_vsummary *nested_trace(struct lin_validator *v, const ui
 		api_of(domains[i], 11, tids[i], 2);
 	kernel(11, 1);
 	add(v, false);
-	lin_validator_finish(v);
-	return lin_validator_summary(v);
+	lin_joiner_finish(v);
+	return lin_joiner_summary(v);
 }
 
 /* A runtime launch and the driver call nested in it, one correlation id: one call. */
@@ -473,12 +475,12 @@ Test(join, runtime_and_nested_driver_record_share_a_correlation)
 {
 	const uint32_t d1[] = { 2, 1 }, d2[] = { 1, 2 }, tids[] = { 100, 100 };
 	for (int order = 0; order < 2; order++) {
-		struct lin_validator *v = lin_validator_create(NULL);
-		const struct lin_vsummary *s = nested_trace(v, order ? d2 : d1, tids, 2);
+		struct lin_joiner *v = lin_joiner_create(NULL);
+		const struct lin_join_summary *s = nested_trace(v, order ? d2 : d1, tids, 2);
 		cr_assert_eq(s->structural, 0, "no correlation_reused");
 		cr_assert_eq(s->observed, 1);
-		cr_assert_eq(lin_validator_exit_code(v), 0);
-		lin_validator_free(v);
+		cr_assert_eq(lin_joiner_exit_code(v), 0);
+		lin_joiner_free(v);
 	}
 	LIN_TEST_CHECK_LEAKS();
 }
@@ -497,11 +499,11 @@ Test(join, correlation_reused_across_calls_is_still_found)
 		{ three, tids3, 3 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lin_validator *v = lin_validator_create(NULL);
-		const struct lin_vsummary *s = nested_trace(v, cases[i].d, cases[i].t, cases[i].n);
+		struct lin_joiner *v = lin_joiner_create(NULL);
+		const struct lin_join_summary *s = nested_trace(v, cases[i].d, cases[i].t, cases[i].n);
 		cr_assert_eq(s->structural, 1, "case %zu: correlation_reused", i);
-		cr_assert_eq(lin_validator_exit_code(v), 1);
-		lin_validator_free(v);
+		cr_assert_eq(lin_joiner_exit_code(v), 1);
+		lin_joiner_free(v);
 	}
 	LIN_TEST_CHECK_LEAKS();
 }

@@ -11,15 +11,15 @@
 
 #include "lin_test.h"
 #include "tracefmt.h"
-#include "validate.h"
-#include "vstate.h"
+#include "join.h"
+#include "jstate.h"
 
 #define TID 100
 
 static msgpack_sbuffer sb;
 static msgpack_packer pk;
-static struct lin_validator *v;
-static const struct lin_vsummary *s;
+static struct lin_joiner *v;
+static const struct lin_join_summary *s;
 
 static void begin_clock(const char *backend, const char *device_clock)
 {
@@ -29,7 +29,7 @@ static void begin_clock(const char *backend, const char *device_clock)
 		LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, backend, "ok", device_clock
 	};
 	lin_tf_header(&pk, &h);
-	v = lin_validator_create(NULL);
+	v = lin_joiner_create(NULL);
 	cr_assert_not_null(v);
 }
 
@@ -38,15 +38,15 @@ static void begin(const char *backend) { begin_clock(backend, NULL); }
 static void finish(void)
 {
 	lin_tf_trace_end(&pk, 10000000, 0);
-	cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	cr_assert_eq(lin_joiner_add_mem(v, "trace", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(v);
-	s = lin_validator_summary(v);
+	lin_joiner_finish(v);
+	s = lin_joiner_summary(v);
 }
 
 static void done(void)
 {
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -210,7 +210,7 @@ Test(launches, a_driver_launch_inside_a_runtime_launch_owes_nothing_of_its_own)
 	kernel_at(1, 1, 300);
 	finish();
 	cr_assert_eq(s->lost, 0);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	/* A process that traced only driver calls is held to them. */
 	begin("cupti");
@@ -235,11 +235,11 @@ Test(launches, a_truth_label_tied_to_a_missing_launch_is_one_loss)
 	uint64_t r = 1;
 	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 7, &r, 1, LIN_NIL, 1);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 8, &r, 1, LIN_NIL); /* no correlation known */
-	struct lin_validator *tv = lin_validator_create(NULL);
-	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
+	struct lin_joiner *tv = lin_joiner_create(NULL);
+	cr_assert_eq(lin_joiner_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
 	begin("cupti");
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	v = tv;
 	request(1, 2);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
@@ -275,7 +275,7 @@ Test(launches, a_launch_after_its_epoch_retired_is_stale)
 	kernel_at(1, 1, 300);
 	finish();
 	cr_assert(!finding("stale_launch"));
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 }
 
@@ -319,17 +319,17 @@ Test(launches, late_work_the_runtime_marked_joins_its_epoch_and_is_counted)
 	cr_assert_eq(s->late_launches[LIN_LATE_ENDED], 1);
 	cr_assert_eq(s->late_adopts, 1);
 	cr_assert_eq(s->bracket_checked, 1, "the late bit is part of the pushed id");
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	late_launch(LIN_LATE_REISSUED, LIN_EXT_LATE_REISSUED, LIN_EXT_LATE_REISSUED, 2);
 	cr_assert(late_consistent());
 	cr_assert(finding("late_after_reissue"));
 	cr_assert_eq(s->joined_late[LIN_LATE_REISSUED], 1);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	late_launch(3, 0, 0, 1);
 	cr_assert(finding("late_invalid"));
-	cr_assert_eq(lin_validator_exit_code(v), 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
 	done();
 }
 
@@ -341,14 +341,14 @@ Test(launches, late_evidence_that_contradicts_itself_is_structural)
 {
 	late_launch(LIN_LATE_ENDED, 0, 0, 1); /* the record says late, the pushed id does not */
 	cr_assert(finding("late_mismatch"));
-	cr_assert_eq(lin_validator_exit_code(v), 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
 	done();
 	late_launch(LIN_LATE_NONE, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED, 1);
 	cr_assert(finding("late_mismatch"));
 	done();
 	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, 0, 1); /* CUPTI's record lost the bit */
 	cr_assert(finding("late_mismatch"));
-	cr_assert_eq(lin_validator_exit_code(v), 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
 	done();
 	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_REISSUED, 1);
 	cr_assert(finding("late_mismatch"));
@@ -359,7 +359,7 @@ Test(launches, late_evidence_that_contradicts_itself_is_structural)
 	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED, 0);
 	cr_assert(finding("late_without_end"));
 	cr_assert(!finding("late_mismatch"));
-	cr_assert_eq(lin_validator_exit_code(v), 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
 	done();
 	late_launch(LIN_LATE_ENDED, LIN_EXT_LATE_ENDED, LIN_EXT_LATE_ENDED, 2);
 	cr_assert(finding("late_without_end"));
@@ -429,7 +429,7 @@ Test(launches, a_late_request_adopt_after_its_end_is_consistent)
 	finish();
 	cr_assert(late_consistent());
 	cr_assert_eq(s->late_adopts, 1);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 }
 
@@ -449,7 +449,7 @@ Test(launches, a_graph_memcpy_read_twice_is_a_duplicate_but_two_replays_are_not)
 	lin_tf_memcpy(&pk, &m);
 	finish();
 	cr_assert_eq(s->duplicates, 0);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	begin("cupti");
 	request(1, 2);
@@ -492,7 +492,7 @@ Test(launches, a_graph_kernel_of_two_replays_is_two_records_and_one_read_twice_a
 	finish();
 	cr_assert_eq(s->duplicates, 0);
 	cr_assert_eq(s->observed, 2);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	begin("cupti");
 	two_replays();
@@ -518,11 +518,11 @@ static void replay_truth(bool twice, bool swapped)
 	uint64_t r1 = swapped ? 3 : 1, r3 = swapped ? 1 : 3;
 	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r1, 1, LIN_NIL, 1);
 	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r3, 1, LIN_NIL, twice ? 1 : 2);
-	struct lin_validator *tv = lin_validator_create(NULL);
-	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
+	struct lin_joiner *tv = lin_joiner_create(NULL);
+	cr_assert_eq(lin_joiner_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
 	begin("cupti");
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	v = tv;
 	two_replays();
 	graph_kernel_at(1, 6, 70, 300);
@@ -536,7 +536,7 @@ Test(launches, truth_labels_naming_a_correlation_match_that_replay_only)
 	cr_assert_eq(s->matched, 2);
 	cr_assert_eq(s->incorrect, 0);
 	cr_assert_not(finding("duplicate_truth_label"));
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	replay_truth(false, true); /* each label names the other replay's request */
 	cr_assert_eq(s->matched, 0);
@@ -589,7 +589,7 @@ Test(launches, with_host_clock_times_every_tagged_call_lies_in_its_bracket)
 	finish();
 	cr_assert_eq(s->bracket_checked, 2);
 	cr_assert_eq(s->bracket_unchecked, 0);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 }
 
@@ -606,7 +606,7 @@ Test(launches, a_tagged_call_inside_another_epochs_bracket_is_found)
 	finish();
 	cr_assert(finding("ext_outside_bracket"));
 	cr_assert(finding("launch_without_api_record"), "epoch 2's bracket now holds no call");
-	cr_assert_eq(lin_validator_exit_code(v), 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
 	done();
 }
 
@@ -645,7 +645,7 @@ Test(launches, a_tagged_call_before_its_bracket_arrives_waits_for_it)
 	pushed(100, 300, 2, 1);
 	finish();
 	cr_assert_eq(s->bracket_checked, 1);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 }
 
@@ -662,7 +662,7 @@ Test(launches, nested_pushed_brackets_tag_the_innermost)
 	lin_tf_launch_end(&pk, 400, TID, 1);
 	finish();
 	cr_assert_eq(s->bracket_checked, 2);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 }
 
@@ -676,11 +676,11 @@ Test(launches, a_truth_file_read_first_does_not_hide_the_trace_header)
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
-	struct lin_validator *tv = lin_validator_create(NULL);
-	cr_assert_eq(lin_validator_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
+	struct lin_joiner *tv = lin_joiner_create(NULL);
+	cr_assert_eq(lin_joiner_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
 	begin_clock("custom", "host");
-	lin_validator_free(v);
+	lin_joiner_free(v);
 	v = tv;
 	request(1, 2);
 	pushed(100, 300, 2, 1);
@@ -764,7 +764,7 @@ Test(launches, a_pushed_bracket_around_pushed_ones_owes_no_call_of_its_own)
 		lin_tf_launch_end(&pk, 400, TID, 1);
 		finish();
 		cr_assert(!finding("launch_without_api_record"), "case %d", host);
-		cr_assert_eq(lin_validator_exit_code(v), 0, "case %d", host);
+		cr_assert_eq(lin_joiner_exit_code(v), 0, "case %d", host);
 		done();
 	}
 }
@@ -908,7 +908,7 @@ Test(launches, a_thread_with_one_bracket_holds_little_room)
 	}
 	finish();
 	for (uint32_t i = 0; i < 4; i++) {
-		struct lin_bthread *t = lin_v_bthread(v, 0, TID + 1 + i, false);
+		struct lin_bthread *t = lin_j_bthread(v, 0, TID + 1 + i, false);
 		cr_assert(t && t->n == 1 && t->cap <= 2, "tid %u: %u of %u", i, t ? t->n : 0,
 			  t ? t->cap : 0);
 	}
@@ -993,7 +993,7 @@ Test(launches, capture_windows_exempt_only_what_they_may_have_captured)
 {
 	capture_case(TID, 0, TID, TID); /* captured on its own thread */
 	cr_assert_eq(s->captured_launches, 1);
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	capture_case(TID, 900, TID, TID); /* the begin failed: no capture */
 	cr_assert_eq(s->captured_launches, 0);
@@ -1088,7 +1088,7 @@ Test(launches, a_truth_file_after_a_trace_is_refused_and_recorded)
 	api_at(1, 211, 1, 100, 200, 0);
 	kernel_at(1, 1, 300);
 	lin_tf_trace_end(&pk, 10000000, 0);
-	cr_assert_eq(lin_validator_add_mem(v, "trace", sb.data, sb.size), 0);
+	cr_assert_eq(lin_joiner_add_mem(v, "trace", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
@@ -1098,15 +1098,15 @@ Test(launches, a_truth_file_after_a_trace_is_refused_and_recorded)
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
-	cr_assert_eq(lin_validator_add_truth_mem(v, "late-truth", sb.data, sb.size), -1);
+	cr_assert_eq(lin_joiner_add_truth_mem(v, "late-truth", sb.data, sb.size), -1);
 	msgpack_sbuffer_destroy(&sb);
-	lin_validator_finish(v);
-	s = lin_validator_summary(v);
-	cr_assert_eq(lin_validator_exit_code(v), 2);
+	lin_joiner_finish(v);
+	s = lin_joiner_summary(v);
+	cr_assert_eq(lin_joiner_exit_code(v), 2);
 	cr_assert_eq(s->truth_records, 0, "nothing read from it");
 	uint64_t off;
 	const char *file;
-	cr_assert(strstr(lin_validator_error(v, &off, &file), "truth files must come before"));
+	cr_assert(strstr(lin_joiner_error(v, &off, &file), "truth files must come before"));
 	cr_assert_str_eq(file, "late-truth");
 	done();
 }
@@ -1115,8 +1115,8 @@ Test(launches, allow_empty_passes_only_an_empty_run)
 {
 	/* One process with its GPU record, one that launched and got none: --allow-empty does
 	 * not excuse the second. */
-	struct lin_vopts o = { .max_findings = 100, .allow_empty = true };
-	struct lin_validator *av = lin_validator_create(&o);
+	struct lin_joiner_opts o = { .max_findings = 100, .allow_empty = true };
+	struct lin_joiner *av = lin_joiner_create(&o);
 	for (int p = 0; p < 2; p++) {
 		msgpack_sbuffer_init(&sb);
 		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
@@ -1140,13 +1140,13 @@ Test(launches, allow_empty_passes_only_an_empty_run)
 			kernel_at(1, 1, 400);
 		}
 		lin_tf_trace_end(&pk, 10000000, 0);
-		cr_assert_eq(lin_validator_add_mem(av, "trace", sb.data, sb.size), 0);
+		cr_assert_eq(lin_joiner_add_mem(av, "trace", sb.data, sb.size), 0);
 		msgpack_sbuffer_destroy(&sb);
 	}
-	lin_validator_finish(av);
+	lin_joiner_finish(av);
 	v = av;
 	cr_assert(finding("no_gpu_records"));
-	cr_assert_eq(lin_validator_exit_code(v), 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
 	done();
 }
 
@@ -1179,11 +1179,11 @@ Test(launches, another_tools_request_id_in_the_wrong_bracket_is_a_conflict_in_an
 	for (int first = 0; first < 2; first++) {
 		own_push(3, first);
 		cr_assert(finding("ext_bracket_conflict"), "calls first: %d", first);
-		cr_assert_eq(lin_validator_exit_code(v), 1);
+		cr_assert_eq(lin_joiner_exit_code(v), 1);
 		done();
 		own_push(1, first);
 		cr_assert(!finding("ext_bracket_conflict"), "calls first: %d", first);
-		cr_assert_eq(lin_validator_exit_code(v), 0);
+		cr_assert_eq(lin_joiner_exit_code(v), 0);
 		done();
 	}
 }
@@ -1200,7 +1200,7 @@ static void foreign_tids(const char *status)
 		LIN_TRACE_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "cupti", status, "host"
 	};
 	lin_tf_header(&pk, &h);
-	v = lin_validator_create(NULL);
+	v = lin_joiner_create(NULL);
 	cr_assert_not_null(v);
 	request(1, 2);
 	lin_tf_launch(&pk, 500, TID, 2, 1, 2, 0, 0, LIN_NIL, 1);
@@ -1217,10 +1217,10 @@ Test(launches, cuptis_own_thread_ids_leave_the_bracket_check_unmade)
 	foreign_tids("ok, API records carry CUPTI's default thread ids, not gettid() (test)");
 	cr_assert_eq(s->bracket_unchecked_by[LIN_UNCHK_NO_THREAD_IDS], 1);
 	cr_assert(!finding("ext_outside_bracket") && !finding("launch_without_api_record"));
-	cr_assert_eq(lin_validator_exit_code(v), 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
 	done();
 	foreign_tids("ok");
 	cr_assert(finding("ext_outside_bracket"));
-	cr_assert_eq(lin_validator_exit_code(v), 1);
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
 	done();
 }

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "otlp_model.h"
-#include "validate.h"
-#include "vstate.h"
+#include "join.h"
+#include "jstate.h"
 
 /* The GPU record at (@file, @offset): m->gpus is in file order, then offset order. */
 static struct xgpu *gpu_at(const struct xmodel *m, uint32_t file, uint64_t offset)
@@ -40,15 +40,16 @@ static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 
 void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 {
-	struct lin_vopts o = { .max_findings = (size_t)-1, .on_gpu = on_verdict, .on_gpu_arg = m };
-	struct lin_validator *v = lin_validator_create(&o);
+	struct lin_joiner_opts o = { .max_findings = (size_t)-1,
+				     .tool = { .gpu = on_verdict, .arg = m } };
+	struct lin_joiner *v = lin_joiner_create(&o);
 	if (!v) {
 		m->oom = true;
 		return;
 	}
 	for (int i = 0; i < n; i++)
-		lin_validator_add_file(v, files[i]);
-	lin_validator_finish(v);
+		lin_joiner_add_file(v, files[i]);
+	lin_joiner_finish(v);
 	for (size_t i = 0; i < v->findings.n && !m->oom; i++) {
 		const struct lin_finding *f = lin_vec_at(&v->findings, i);
 		if (!strcmp(f->kind, "note"))
@@ -78,5 +79,5 @@ void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 			t = lin_vec_at(&m->finds, t->next);
 		t->next = m->finds.n - 1;
 	}
-	lin_validator_free(v);
+	lin_joiner_free(v);
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "otlp_emit.h"
-#include "validate.h"
+#include "join.h"
 #include "vtab.h"
 
 struct xproc {

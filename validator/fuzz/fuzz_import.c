@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "imp.h"
-#include "validate.h"
+#include "join.h"
+#include "report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -45,11 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sink)
 		sink = fopen("/dev/null", "w");
 	decimal(data, size);
-	struct lin_vopts o = { 16 };
-	struct lin_validator *v = lin_validator_create(&o);
+	struct lin_joiner_opts o = { 16 };
+	struct lin_joiner *v = lin_joiner_create(&o);
 	if (!v)
 		return 0;
-	struct lin_vfile *f = calloc(1, sizeof(*f));
+	struct lin_jfile *f = calloc(1, sizeof(*f));
 	struct lin_imp m;
 	memset(&m, 0, sizeof(m));
 	if (f) {
@@ -60,10 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	lin_imp_free(&m);
 	free(f);
-	lin_validator_finish(v);
+	lin_joiner_finish(v);
 	lin_validator_report_json(v, sink);
 	lin_validator_report_text(v, sink);
-	(void)lin_validator_exit_code(v);
-	lin_validator_free(v);
+	(void)lin_joiner_exit_code(v);
+	lin_joiner_free(v);
 	return 0;
 }

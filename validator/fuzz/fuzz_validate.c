@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "validate.h"
+#include "join.h"
+#include "report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,17 +17,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	if (!sink)
 		sink = fopen("/dev/null", "w");
-	struct lin_vopts o = { 16 };
-	struct lin_validator *v = lin_validator_create(&o);
+	struct lin_joiner_opts o = { 16 };
+	struct lin_joiner *v = lin_joiner_create(&o);
 	if (!v)
 		return 0;
 	/* The same bytes as a truth file and as a trace, so both paths see them. */
-	lin_validator_add_truth_mem(v, "truth", data, size);
-	lin_validator_add_mem(v, "trace", data, size);
-	lin_validator_finish(v);
+	lin_joiner_add_truth_mem(v, "truth", data, size);
+	lin_joiner_add_mem(v, "trace", data, size);
+	lin_joiner_finish(v);
 	lin_validator_report_json(v, sink);
 	lin_validator_report_text(v, sink);
-	(void)lin_validator_exit_code(v);
-	lin_validator_free(v);
+	(void)lin_joiner_exit_code(v);
+	lin_joiner_free(v);
 	return 0;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* findings.c - the findings the join engine lists (the bottom of the validator: it calls
+/* findings.c - the findings the join engine lists (the bottom of the join layer: it calls
  * nothing of it). */
 #include <string.h>
 
-#include "vstate.h"
+#include "jstate.h"
 
-void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause, uint32_t file,
+void lin_j_finding(struct lin_joiner *v, const char *kind, const char *cause, uint32_t file,
 		   uint64_t offset, uint64_t index, int nids, const char *const *names,
 		   const uint64_t *ids)
 {
@@ -30,9 +30,9 @@ void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause,
 	}
 }
 
-void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
-		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids)
+void lin_j_structural(struct lin_joiner *v, const char *cause, uint32_t file, const struct lin_rec *r,
+		      int nids, const char *const *names, const uint64_t *ids)
 {
 	v->sum.structural++;
-	lin_v_finding(v, "structural", cause, file, r->offset, r->index, nids, names, ids);
+	lin_j_finding(v, "structural", cause, file, r->offset, r->index, nids, names, ids);
 }

@@ -22,12 +22,12 @@
 struct nctx {
 	sqlite3 *db;
 	struct lin_imp *m;
-	struct lin_vfile *f;
+	struct lin_jfile *f;
 	uint64_t index;
 	uint64_t ticks, max_ticks; /* progress-handler calls, and the bound */
 };
 
-static int fail(struct lin_vfile *f, uint64_t row, const char *fmt, const char *a, const char *b)
+static int fail(struct lin_jfile *f, uint64_t row, const char *fmt, const char *a, const char *b)
 {
 	snprintf(f->err, sizeof(f->err), fmt, a, b);
 	f->err_off = row;
@@ -262,7 +262,7 @@ static void read_names(struct nctx *c, bool strings)
 	}
 }
 
-int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
+int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_jfile *f)
 {
 	struct stat sb;
 	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
@@ -309,7 +309,7 @@ out:
 
 #else /* !LIN_HAVE_SQLITE */
 
-int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f)
+int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_jfile *f)
 {
 	(void)m;
 	(void)path;

@@ -9,9 +9,9 @@
  * epoch, version and open scope; the ones that need the whole trace run at the end.
  */
 #include "lineage/trace_format.h"
-#include "vstate.h"
+#include "jstate.h"
 
-static struct lin_epoch_ent *epoch_get(struct lin_validator *v, uint16_t proc, uint64_t id)
+static struct lin_epoch_ent *epoch_get(struct lin_joiner *v, uint16_t proc, uint64_t id)
 {
 	bool fresh;
 	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
@@ -20,7 +20,7 @@ static struct lin_epoch_ent *epoch_get(struct lin_validator *v, uint16_t proc, u
 	return e;
 }
 
-static struct lin_vers_ent *vers_get(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint64_t ver)
+static struct lin_vers_ent *vers_get(struct lin_joiner *v, uint16_t proc, uint64_t epoch, uint64_t ver)
 {
 	bool fresh;
 	struct lin_vers_ent *e = lin_vtab_get(&v->vers, epoch, lin_k1(proc, ver), &fresh);
@@ -30,7 +30,7 @@ static struct lin_vers_ent *vers_get(struct lin_validator *v, uint16_t proc, uin
 }
 
 /* epoch_declare (host_ns, tid, epoch, version, ...): when and where, and version 1's issue. */
-void lin_v_inv_declare(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+void lin_j_inv_declare(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	struct lin_epoch_ent *e = epoch_get(v, proc, LIN_GET(r, EPOCH_DECLARE, EPOCH));
 	if (!e)
@@ -49,7 +49,7 @@ void lin_v_inv_declare(struct lin_validator *v, uint16_t proc, uint32_t file, co
 }
 
 /* epoch_reissue (host_ns, tid, epoch, new version, reason): the new version's issue. */
-void lin_v_inv_reissue(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+void lin_j_inv_reissue(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r)
 {
 	struct lin_epoch_ent *e = epoch_get(v, proc, LIN_GET(r, EPOCH_REISSUE, EPOCH));
 	if (!e || LIN_GET(r, EPOCH_REISSUE, VERSION) > UINT32_MAX)
@@ -64,7 +64,7 @@ void lin_v_inv_reissue(struct lin_validator *v, uint16_t proc, const struct lin_
 }
 
 /* A launch or adopt at @t under (@epoch, @ver; 0: the version not said). */
-void lin_v_inv_use(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint64_t ver, uint64_t t)
+void lin_j_inv_use(struct lin_joiner *v, uint16_t proc, uint64_t epoch, uint64_t ver, uint64_t t)
 {
 	struct lin_epoch_ent *e = epoch_get(v, proc, epoch);
 	if (!e)
@@ -80,7 +80,7 @@ void lin_v_inv_use(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint6
 
 /* token_adopt (host_ns, tid, kind, target, version, capture_tid, capture_seq, depth, late):
  * the scope it opened on its thread, at its depth. */
-void lin_v_inv_adopt(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+void lin_j_inv_adopt(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r)
 {
 	if (LIN_IS_NIL(r, TOKEN_ADOPT, DEPTH) || LIN_GET(r, TOKEN_ADOPT, DEPTH) == 0 ||
 	    LIN_GET(r, TOKEN_ADOPT, DEPTH) > 0xffff)
@@ -94,7 +94,7 @@ void lin_v_inv_adopt(struct lin_validator *v, uint16_t proc, const struct lin_re
 	}
 	*s = LIN_GET(r, TOKEN_ADOPT, TARGET) + 1;
 	if (LIN_GET(r, TOKEN_ADOPT, TARGET_KIND) == LIN_TARGET_EPOCH)
-		lin_v_inv_use(v, proc, LIN_GET(r, TOKEN_ADOPT, TARGET),
+		lin_j_inv_use(v, proc, LIN_GET(r, TOKEN_ADOPT, TARGET),
 			      LIN_IS_NIL(r, TOKEN_ADOPT, VERSION) ? 0 : LIN_GET(r, TOKEN_ADOPT, VERSION),
 			      LIN_GET(r, TOKEN_ADOPT, HOST_NS));
 }
@@ -102,7 +102,7 @@ void lin_v_inv_adopt(struct lin_validator *v, uint16_t proc, const struct lin_re
 /* scope_close (host_ns?, tid, kind, target, depth): the scope its thread opened at that
  * depth, for that target. A close that pairs with none was written for another thread or
  * target than the runtime's (its adopt may also have been lost: a dropped record says so). */
-void lin_v_inv_scope_close(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+void lin_j_inv_scope_close(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (LIN_IS_NIL(r, SCOPE_CLOSE, DEPTH) || LIN_GET(r, SCOPE_CLOSE, DEPTH) == 0 ||
 	    LIN_GET(r, SCOPE_CLOSE, DEPTH) > 0xffff)
@@ -116,11 +116,11 @@ void lin_v_inv_scope_close(struct lin_validator *v, uint16_t proc, uint32_t file
 	static const char *const n[] = { "tid", "target", "depth" };
 	uint64_t ids[] = { LIN_GET(r, SCOPE_CLOSE, TID), LIN_GET(r, SCOPE_CLOSE, TARGET),
 			   LIN_GET(r, SCOPE_CLOSE, DEPTH) };
-	lin_v_structural(v, "unpaired_scope_close", file, r, 3, n, ids);
+	lin_j_structural(v, "unpaired_scope_close", file, r, 3, n, ids);
 }
 
 /* At the end of the run. */
-void lin_v_inv_finish(struct lin_validator *v)
+void lin_j_inv_finish(struct lin_joiner *v)
 {
 	size_t it = 0;
 	struct lin_vkey k;
@@ -135,11 +135,11 @@ void lin_v_inv_finish(struct lin_validator *v)
 			static const char *const n[] = { "epoch", "used_ns", "declared_ns" };
 			uint64_t ids[] = { k.k0, e->use_ns, e->decl_ns };
 			v->sum.structural++;
-			lin_v_finding(v, "structural", "used_before_declare", e->decl_file,
+			lin_j_finding(v, "structural", "used_before_declare", e->decl_file,
 				      e->decl_off, e->decl_index, 3, n, ids);
 		}
 		uint32_t nr = 0;
-		const uint64_t *reqs = lin_v_epoch_reqs(v, e, &nr);
+		const uint64_t *reqs = lin_j_epoch_reqs(v, e, &nr);
 		for (uint32_t i = 0; i < nr; i++) {
 			const uint64_t *b = lin_vtab_find(&v->requests, reqs[i], lin_k1(proc, 0));
 			if (!b || !*b || *b <= e->decl_ns)
@@ -148,7 +148,7 @@ void lin_v_inv_finish(struct lin_validator *v)
 			static const char *const n[] = { "epoch", "request", "declared_ns", "begun_ns" };
 			uint64_t ids[] = { k.k0, reqs[i], e->decl_ns, *b };
 			v->sum.structural++;
-			lin_v_finding(v, "structural", "epoch_before_request", e->decl_file,
+			lin_j_finding(v, "structural", "epoch_before_request", e->decl_file,
 				      e->decl_off, e->decl_index, 4, n, ids);
 		}
 	}
@@ -175,7 +175,7 @@ void lin_v_inv_finish(struct lin_validator *v)
 			v->sum.notes++;
 		else
 			v->sum.structural++;
-		lin_v_finding(v, kind, ve->issued_ns ? "version_before_issue" : "unknown_version",
+		lin_j_finding(v, kind, ve->issued_ns ? "version_before_issue" : "unknown_version",
 			      ve->launched ? ve->file : ep->decl_file,
 			      ve->launched ? ve->offset : ep->decl_off,
 			      ve->launched ? ve->index : ep->decl_index, 4, n, ids);

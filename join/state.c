@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * state.c - the validator object: its creation and release, the processes its files
+ * state.c - the joiner object: its creation and release, the processes its files
  * belong to (keyed by each header's host and pid), and the findings it lists.
  */
 #include <inttypes.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "lineage/trace_format.h"
-#include "vstate.h"
+#include "jstate.h"
 
-struct lin_validator *lin_validator_create(const struct lin_vopts *opts)
+struct lin_joiner *lin_joiner_create(const struct lin_joiner_opts *opts)
 {
-	struct lin_validator *v = calloc(1, sizeof(*v));
+	struct lin_joiner *v = calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
 	if (opts)
@@ -57,7 +57,7 @@ static void free_pages(struct lin_vtab *t)
 	lin_vtab_free(t);
 }
 
-void lin_validator_free(struct lin_validator *v)
+void lin_joiner_free(struct lin_joiner *v)
 {
 	if (!v)
 		return;
@@ -74,7 +74,7 @@ void lin_validator_free(struct lin_validator *v)
 	free_pages(&v->closed);
 	free_pages(&v->captures);
 	free_pages(&v->grids);
-	lin_v_bthreads_free(v);
+	lin_j_bthreads_free(v);
 	struct lin_vtab *tabs[] = { &v->epochs,  &v->corrs,    &v->nodes,   &v->clones,
 				    &v->strings, &v->undef,    &v->stale,   &v->truth,
 				    &v->vers,    &v->gmemops,  &v->replays, &v->requests,
@@ -89,7 +89,7 @@ void lin_validator_free(struct lin_validator *v)
 }
 
 /* What a process's trace header says of it (its truth file's header says none of it). */
-static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uint32_t file)
+static void proc_from_trace(struct lin_jproc *p, const struct lin_header *h, uint32_t file)
 {
 	snprintf(p->backend, sizeof(p->backend), "%s", h->backend);
 	snprintf(p->cupti, sizeof(p->cupti), "%s", h->cupti);
@@ -103,16 +103,16 @@ static void proc_from_trace(struct lin_vproc *p, const struct lin_header *h, uin
 	p->traced = true;
 }
 
-int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth)
+int lin_j_proc(struct lin_joiner *v, const struct lin_header *h, uint32_t file, bool truth)
 {
-	struct lin_vproc *p = NULL;
+	struct lin_jproc *p = NULL;
 	for (unsigned i = 0; i < v->nprocs && !p; i++)
 		if (v->procs[i].pid == h->pid && strcmp(v->procs[i].host, h->host) == 0)
 			p = &v->procs[i];
 	if (!p) {
 		if (v->nprocs >= LIN_MAX_PROCS)
 			return -1;
-		struct lin_vproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
+		struct lin_jproc *np = realloc(v->procs, (v->nprocs + 1) * sizeof(*np));
 		if (!np)
 			return -1;
 		v->procs = np;
@@ -133,7 +133,7 @@ int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t fil
 	return (int)(p - v->procs);
 }
 
-unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc)
+unsigned lin_joiner_proc_losses(const struct lin_joiner *v, uint16_t proc)
 {
 	if (proc >= v->nprocs)
 		return 0;
@@ -141,7 +141,7 @@ unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc)
 	       (v->procs[proc].dropped_cupti ? LIN_LOST_CUPTI : 0u);
 }
 
-bool lin_validator_proc_id(const struct lin_validator *v, uint16_t proc, uint64_t *pid, const char **host)
+bool lin_joiner_proc_id(const struct lin_joiner *v, uint16_t proc, uint64_t *pid, const char **host)
 {
 	if (proc >= v->nprocs)
 		return false;
@@ -150,4 +150,4 @@ bool lin_validator_proc_id(const struct lin_validator *v, uint16_t proc, uint64_
 	return true;
 }
 
-bool lin_validator_oom(const struct lin_validator *v) { return v->oom; }
+bool lin_joiner_oom(const struct lin_joiner *v) { return v->oom; }

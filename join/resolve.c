@@ -10,7 +10,7 @@
 
 #include "lineage/trace_format.h"
 #include "pages.h"
-#include "vstate.h"
+#include "jstate.h"
 
 enum cls { CLS_PENDING, CLS_OBSERVED, CLS_INFERRED, CLS_LOST, CLS_AMBIGUOUS };
 
@@ -44,12 +44,12 @@ struct target {
 	uint64_t one;
 };
 
-static bool declared(const struct lin_validator *v, uint16_t proc, uint64_t id, struct target *t)
+static bool declared(const struct lin_joiner *v, uint16_t proc, uint64_t id, struct target *t)
 {
 	const struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, id, lin_k1(proc, 0));
 	if (e && (e->flags & LIN_EP_DECLARED)) {
 		if (t)
-			t->req = lin_v_epoch_reqs(v, e, &t->nreq);
+			t->req = lin_j_epoch_reqs(v, e, &t->nreq);
 		return true;
 	}
 	if (!lin_vtab_find(&v->requests, id, lin_k1(proc, 0)))
@@ -69,7 +69,7 @@ static enum lin_level target_level(const struct target *t)
 }
 
 /* Node origin: clone -> original -> graph_node(epoch) -> declared epoch. */
-static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, uint64_t *epoch)
+static bool node_origin(const struct lin_joiner *v, const struct lin_gpu *g, uint64_t *epoch)
 {
 	const struct lin_clone_ent *cl = lin_vtab_find(&v->clones, g->node, lin_k1(g->proc, 0));
 	const struct lin_node_ent *n =
@@ -86,20 +86,20 @@ static bool node_origin(const struct lin_validator *v, const struct lin_gpu *g, 
  * launch bracket that pushed nothing, on the same thread, with a known end. The innermost
  * such bracket names the epoch. Returns the bracket search's result; *b is the bracket.
  */
-static enum lin_bracket_find containment(const struct lin_validator *v, const struct lin_gpu *g,
+static enum lin_bracket_find containment(const struct lin_joiner *v, const struct lin_gpu *g,
 					 const struct lin_corr_ent *c, const struct lin_br **b)
 {
 	*b = NULL;
 	if (!c || !(c->flags & LIN_C_API))
 		return LIN_BF_NONE;
-	return lin_v_bracket_find(v, g->proc, c, b);
+	return lin_j_bracket_find(v, g->proc, c, b);
 }
 
-static enum lin_cause lost_cause(const struct lin_validator *v, const struct lin_gpu *g,
+static enum lin_cause lost_cause(const struct lin_joiner *v, const struct lin_gpu *g,
 				 const struct lin_corr_ent *c, bool node_missing, bool node_ok,
 				 enum lin_bracket_find bf)
 {
-	const struct lin_vproc *p = &v->procs[g->proc];
+	const struct lin_jproc *p = &v->procs[g->proc];
 	if (g->flags & LIN_G_DEVLAUNCH)
 		return LIN_CAUSE_DEVICE_LAUNCHED_GRAPH;
 	if (c && (c->flags & LIN_C_EXT))
@@ -155,8 +155,7 @@ static bool many(const struct lin_gpu *g, const struct lin_corr_ent *c)
 	       (c && (c->lkind == LIN_LAUNCH_KERNEL_MULTI || c->lkind == LIN_LAUNCH_MEMCPY_BATCH));
 }
 
-static bool mismatched(const struct lin_validator *v, const struct lin_gpu *g,
-		       const struct lin_corr_ent *c)
+static bool mismatched(const struct lin_joiner *v, const struct lin_gpu *g, const struct lin_corr_ent *c)
 {
 	if (!c || !(c->flags & LIN_C_API) || !c->lkind)
 		return false;
@@ -179,7 +178,7 @@ static bool mismatched(const struct lin_validator *v, const struct lin_gpu *g,
 	return cl && x && cl->exec != LIN_NIL && cl->exec != *x;
 }
 
-static struct verdict classify(const struct lin_validator *v, const struct lin_gpu *g,
+static struct verdict classify(const struct lin_joiner *v, const struct lin_gpu *g,
 			       const struct lin_corr_ent *c, bool final)
 {
 	struct verdict r = { CLS_PENDING, 0, LIN_NIL, LIN_NIL, LIN_LEVEL_NONE };
@@ -299,7 +298,7 @@ static void mismatch_detail(char *buf, size_t size, uint64_t epoch, const uint64
 		put_requests(buf + k, size - k, want, nwant);
 }
 
-static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const struct verdict *r)
+static void check_truth(struct lin_joiner *v, const struct lin_gpu *g, const struct verdict *r)
 {
 	if (!(g->flags & LIN_G_KEY))
 		return;
@@ -331,15 +330,15 @@ static void check_truth(struct lin_validator *v, const struct lin_gpu *g, const 
 	static const char *const nm[] = { "key", "epoch", "joined_request", "true_request" };
 	uint64_t ids[] = { g->key, r->epoch, n ? got[0] : LIN_NIL, t->nreq ? want[0] : LIN_NIL };
 	size_t before = v->findings.n;
-	lin_v_finding(v, "incorrect", "request_mismatch", g->file, g->offset, g->index, 4, nm, ids);
+	lin_j_finding(v, "incorrect", "request_mismatch", g->file, g->offset, g->index, 4, nm, ids);
 	if (v->findings.n > before) {
 		struct lin_finding *f = lin_vec_at(&v->findings, before);
 		mismatch_detail(f->detail, sizeof(f->detail), r->epoch, got, n, want, t->nreq);
 	}
 }
 
-/* lin_vopts.on_gpu: the verdict on @g, keyed by its file and offset. */
-static void hand_over(const struct lin_validator *v, const struct lin_gpu *g, const struct verdict *r)
+/* lin_join_tool.gpu: the verdict on @g, keyed by its file and offset. */
+static void hand_over(const struct lin_joiner *v, const struct lin_gpu *g, const struct verdict *r)
 {
 	static const enum lin_join join[] = {
 		[CLS_OBSERVED] = LIN_JOIN_OBSERVED,
@@ -363,12 +362,12 @@ static void hand_over(const struct lin_validator *v, const struct lin_gpu *g, co
 		vd.why = cause_names[r->why];
 	else if (r->cls == CLS_AMBIGUOUS)
 		vd.why = AMBIGUOUS_CAUSE;
-	v->opts.on_gpu(v->opts.on_gpu_arg, &vd);
+	v->opts.tool.gpu(v->opts.tool.arg, &vd);
 }
 
-static void account(struct lin_validator *v, const struct lin_gpu *g, const struct verdict *r)
+static void account(struct lin_joiner *v, const struct lin_gpu *g, const struct verdict *r)
 {
-	if (v->opts.on_gpu)
+	if (v->opts.tool.gpu)
 		hand_over(v, g, r);
 	static const char *const nm[] = { "correlation", "epoch", "graph_node_id", "node_epoch", "pid" };
 	uint64_t ids[] = { g->corr ? g->corr : LIN_NIL, r->epoch, g->node ? g->node : LIN_NIL,
@@ -385,12 +384,12 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 	case CLS_LOST:
 		v->sum.lost++;
 		v->sum.lost_by_cause[r->why]++;
-		lin_v_finding(v, "lost", cause_names[r->why], g->file, g->offset, g->index, 5, nm, ids);
+		lin_j_finding(v, "lost", cause_names[r->why], g->file, g->offset, g->index, 5, nm, ids);
 		break;
 	case CLS_AMBIGUOUS: {
 		v->sum.ambiguous++;
 		size_t before = v->findings.n;
-		lin_v_finding(v, "ambiguous", AMBIGUOUS_CAUSE, g->file, g->offset, g->index, 1, nm, ids);
+		lin_j_finding(v, "ambiguous", AMBIGUOUS_CAUSE, g->file, g->offset, g->index, 1, nm, ids);
 		if (v->findings.n == before)
 			break;
 		struct lin_finding *f = lin_vec_at(&v->findings, before);
@@ -409,7 +408,7 @@ static void account(struct lin_validator *v, const struct lin_gpu *g, const stru
 	check_truth(v, g, r);
 }
 
-static void api_before_gpu(struct lin_validator *v, const struct lin_gpu *g, const struct lin_corr_ent *c)
+static void api_before_gpu(struct lin_joiner *v, const struct lin_gpu *g, const struct lin_corr_ent *c)
 {
 	if (!c || !(c->flags & LIN_C_API) || c->api_start == LIN_NIL || g->t0 == LIN_NIL ||
 	    g->t0 >= c->api_start)
@@ -417,18 +416,18 @@ static void api_before_gpu(struct lin_validator *v, const struct lin_gpu *g, con
 	static const char *const n[] = { "correlation", "api_start_dev", "gpu_dev" };
 	uint64_t ids[] = { g->corr, c->api_start, g->t0 };
 	v->sum.structural++;
-	lin_v_finding(v, "structural", "time_order", g->file, g->offset, g->index, 3, n, ids);
+	lin_j_finding(v, "structural", "time_order", g->file, g->offset, g->index, 3, n, ids);
 }
 
-void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
+void lin_j_gpu(struct lin_joiner *v, struct lin_gpu *g)
 {
 	struct lin_corr_ent *c = NULL;
 	if (g->corr) {
 		c = lin_vtab_find(&v->corrs, g->corr, lin_k1(g->proc, 0));
-		if (!c && lin_v_closed(v, g->proc, g->corr, false)) {
+		if (!c && lin_j_closed(v, g->proc, g->corr, false)) {
 			static const char *const n[] = { "correlation" };
 			v->sum.structural++;
-			lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
+			lin_j_finding(v, "structural", "correlation_reused", g->file, g->offset,
 				      g->index, 1, n, &g->corr);
 			struct verdict r = { CLS_LOST, LIN_CAUSE_CORRELATION_REUSED, LIN_NIL,
 					     LIN_NIL, LIN_LEVEL_NONE };
@@ -438,7 +437,7 @@ void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
 		if (c && c->ngpu && !many(g, c)) {
 			static const char *const n[] = { "correlation" };
 			v->sum.structural++;
-			lin_v_finding(v, "structural", "correlation_reused", g->file, g->offset,
+			lin_j_finding(v, "structural", "correlation_reused", g->file, g->offset,
 				      g->index, 1, n, &g->corr);
 		}
 		if (c && c->ngpu < 255) {
@@ -458,27 +457,27 @@ void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g)
 	}
 	account(v, g, &r);
 	if (r.cls == CLS_OBSERVED && !many(g, c) && c) {
-		lin_v_closed(v, g->proc, g->corr, true);
+		lin_j_closed(v, g->proc, g->corr, true);
 		lin_vtab_del(&v->corrs, c);
 	}
 }
 
-static void finish_adopts(struct lin_validator *v)
+static void finish_adopts(struct lin_joiner *v)
 {
 	static const char *const n[] = { "capture_tid", "capture_seq" };
 	for (size_t i = 0; i < v->adopts.n; i++) {
 		const struct lin_adopt *a = lin_vec_at(&v->adopts, i);
-		const uint64_t *s = lin_v_capture_slot(v, a->proc, a->tid, a->seq, false);
+		const uint64_t *s = lin_j_capture_slot(v, a->proc, a->tid, a->seq, false);
 		uint64_t ids[] = { a->tid, a->seq };
 		const char *cause = NULL;
 		if (!s || !*s)
 			cause = "adopt_without_capture";
-		else if (*s != LIN_V_CAPTURE_UNTIMED && a->host_ns < *s - 1)
+		else if (*s != LIN_J_CAPTURE_UNTIMED && a->host_ns < *s - 1)
 			cause = "adopt_before_capture";
 		if (!cause)
 			continue;
 		v->sum.structural++;
-		lin_v_finding(v, "structural", cause, a->file, a->offset, a->index, 2, n, ids);
+		lin_j_finding(v, "structural", cause, a->file, a->offset, a->index, 2, n, ids);
 	}
 }
 
@@ -487,7 +486,7 @@ static void finish_adopts(struct lin_validator *v)
  * are held to it only in processes that traced no runtime API: inside a runtime launch,
  * the driver call is its implementation and the GPU record carries one of the two ids.
  */
-static bool missing_gpu(const struct lin_validator *v, uint16_t proc, uint64_t corr)
+static bool missing_gpu(const struct lin_joiner *v, uint16_t proc, uint64_t corr)
 {
 	const struct lin_corr_ent *c = lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0));
 	if (!c || !(c->flags & LIN_C_LAUNCH) || c->ngpu)
@@ -496,7 +495,7 @@ static bool missing_gpu(const struct lin_validator *v, uint16_t proc, uint64_t c
 		return true;
 	/* Its nested partner got the record: joined and evicted, or still open with one. */
 	const struct lin_corr_ent *p = lin_vtab_find(&v->corrs, c->partner, lin_k1(proc, 0));
-	return p ? !p->ngpu : !lin_v_closed((struct lin_validator *)v, proc, c->partner, false);
+	return p ? !p->ngpu : !lin_j_closed((struct lin_joiner *)v, proc, c->partner, false);
 }
 
 static int capture_cmp(const void *a, const void *b)
@@ -516,10 +515,10 @@ static int capthr_cmp(const void *a, const void *b)
 /* Sort each process's capture windows, an open one ending at the end of the run; each
  * window's aux becomes the latest end up to it. The closed ones are listed again by thread
  * (capthr), each with the latest end of its thread's windows up to it. */
-static void sort_captures(struct lin_validator *v)
+static void sort_captures(struct lin_joiner *v)
 {
 	for (unsigned i = 0; i < v->nprocs; i++) {
-		struct lin_vproc *p = &v->procs[i];
+		struct lin_jproc *p = &v->procs[i];
 		struct lin_vec *w = &p->capwin;
 		for (size_t k = 0; k < w->n; k++) {
 			struct lin_capture *c = lin_vec_at(w, k);
@@ -561,9 +560,9 @@ static void sort_captures(struct lin_validator *v)
  * the trace holds nothing for sure. Two binary searches: the windows that began before
  * corr and the latest end among them (aux), then the closed ones of its thread alike.
  */
-static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t corr, uint32_t tid)
+static int in_capture(const struct lin_joiner *v, uint16_t proc, uint64_t corr, uint32_t tid)
 {
-	const struct lin_vproc *p = &v->procs[proc];
+	const struct lin_jproc *p = &v->procs[proc];
 	const struct lin_vec *w = &p->capwin;
 	size_t lo = 0, hi = w->n; /* windows opened before corr */
 	while (lo < hi) {
@@ -590,7 +589,7 @@ static int in_capture(const struct lin_validator *v, uint16_t proc, uint64_t cor
 }
 
 /* Launch accounting: every launch API that returned success is owed a GPU record. */
-static void finish_launches(struct lin_validator *v)
+static void finish_launches(struct lin_joiner *v)
 {
 	static const char *const n[] = { "correlation", "pid", "tid" };
 	size_t it = 0;
@@ -611,12 +610,12 @@ static void finish_launches(struct lin_validator *v)
 		uint64_t ids[] = { k.k0, v->procs[proc].pid, c->api_tid };
 		v->sum.lost++;
 		v->sum.lost_by_cause[cause]++;
-		lin_v_finding(v, "lost", cause_names[cause], c->api_file, c->api_offset,
+		lin_j_finding(v, "lost", cause_names[cause], c->api_file, c->api_offset,
 			      c->api_index, 3, n, ids);
 	}
 }
 
-static void finish_strings_truth(struct lin_validator *v)
+static void finish_strings_truth(struct lin_joiner *v)
 {
 	size_t it = 0;
 	struct lin_vkey k;
@@ -624,7 +623,7 @@ static void finish_strings_truth(struct lin_validator *v)
 	static const char *const n[] = { "sid" };
 	while ((u = lin_vtab_next(&v->undef, &it, &k))) {
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "undefined_string_id", u->file, u->offset, u->index,
+		lin_j_finding(v, "structural", "undefined_string_id", u->file, u->offset, u->index,
 			      1, n, &k.k0);
 	}
 	static const char *const tn[] = { "gpu_kind", "key", "pid" };
@@ -642,12 +641,12 @@ static void finish_strings_truth(struct lin_validator *v)
 		uint64_t ids[] = { k.k1 & 0xffffu, t->key, v->procs[proc].pid };
 		v->sum.lost++;
 		v->sum.lost_by_cause[LIN_CAUSE_NO_GPU_RECORD]++;
-		lin_v_finding(v, "lost", cause_names[LIN_CAUSE_NO_GPU_RECORD], 0, 0, 0, 3, tn, ids);
+		lin_j_finding(v, "lost", cause_names[LIN_CAUSE_NO_GPU_RECORD], 0, 0, 0, 3, tn, ids);
 	}
 }
 
 /* Why a process (or the run, when @p is NULL) has launches and no GPU record, in words. */
-static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, char *buf, size_t n)
+static void why_empty(const struct lin_joiner *v, const struct lin_jproc *p, char *buf, size_t n)
 {
 	if (!p && v->empty_why[0]) { /* an importer knows why */
 		snprintf(buf, n, "%s", v->empty_why);
@@ -690,13 +689,13 @@ static void why_empty(const struct lin_validator *v, const struct lin_vproc *p, 
 		snprintf(buf, n, "the trace holds no launch and no GPU record");
 }
 
-static void empty_finding(struct lin_validator *v, const struct lin_vproc *p)
+static void empty_finding(struct lin_joiner *v, const struct lin_jproc *p)
 {
 	static const char *const n[] = { "pid", "launches" };
 	uint64_t ids[] = { p ? p->pid : LIN_NIL, p ? p->launches : v->sum.launches };
 	size_t before = v->findings.n;
 	v->sum.structural++;
-	lin_v_finding(v, "structural", "no_gpu_records", p ? p->file : 0, 0, 0, 2, n, ids);
+	lin_j_finding(v, "structural", "no_gpu_records", p ? p->file : 0, 0, 0, 2, n, ids);
 	if (v->findings.n > before) {
 		struct lin_finding *f = lin_vec_at(&v->findings, before);
 		why_empty(v, p, f->detail, sizeof(f->detail));
@@ -705,7 +704,7 @@ static void empty_finding(struct lin_validator *v, const struct lin_vproc *p)
 
 /* No vacuous pass: a run without GPU records, or a process that launched and got none,
  * proves nothing about its joins (unless the caller allows an empty run). */
-static void finish_empty(struct lin_validator *v)
+static void finish_empty(struct lin_joiner *v)
 {
 	if (v->sum.file_errors)
 		return;
@@ -717,7 +716,7 @@ static void finish_empty(struct lin_validator *v)
 	/* A run with GPU records: --allow-empty says nothing of a process in it. */
 	static const char *const n[] = { "pid", "gpu_records" };
 	for (unsigned i = 0; i < v->nprocs; i++) {
-		struct lin_vproc *p = &v->procs[i];
+		struct lin_jproc *p = &v->procs[i];
 		if (p->launches && !p->gpu_records)
 			empty_finding(v, p);
 		if (!p->gpu_called || p->api_records)
@@ -726,7 +725,7 @@ static void finish_empty(struct lin_validator *v)
 		uint64_t ids[] = { p->pid, p->gpu_records };
 		size_t before = v->findings.n;
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "no_api_records", p->file, 0, 0, 2, n, ids);
+		lin_j_finding(v, "structural", "no_api_records", p->file, 0, 0, 2, n, ids);
 		if (v->findings.n > before)
 			snprintf(((struct lin_finding *)lin_vec_at(&v->findings, before))->detail,
 				 sizeof(((struct lin_finding *)NULL)->detail),
@@ -740,10 +739,10 @@ static void finish_empty(struct lin_validator *v)
  * count them thread by thread. Fewer in the records than at the end is a loss the records
  * do not show (a dropped record removed, or a writer that failed to write one).
  */
-static void finish_end_counts(struct lin_validator *v)
+static void finish_end_counts(struct lin_joiner *v)
 {
 	for (unsigned p = 0; p < v->nprocs; p++) {
-		const struct lin_vproc *pr = &v->procs[p];
+		const struct lin_jproc *pr = &v->procs[p];
 		if (pr->end_dropped == LIN_NIL || pr->end_dropped <= pr->host_dropped)
 			continue;
 		static const char *const n[] = { "pid", "trace_end_dropped", "recorded" };
@@ -751,7 +750,7 @@ static void finish_end_counts(struct lin_validator *v)
 		v->sum.dropped += pr->end_dropped - pr->host_dropped;
 		v->sum.structural++;
 		size_t before = v->findings.n;
-		lin_v_finding(v, "loss", "dropped_records", pr->end_file, pr->end_offset,
+		lin_j_finding(v, "loss", "dropped_records", pr->end_file, pr->end_offset,
 			      pr->end_index, 3, n, ids);
 		if (v->findings.n > before)
 			snprintf(((struct lin_finding *)lin_vec_at(&v->findings, before))->detail,
@@ -760,10 +759,10 @@ static void finish_end_counts(struct lin_validator *v)
 	}
 }
 
-void lin_v_resolve_all(struct lin_validator *v)
+void lin_j_resolve_all(struct lin_joiner *v)
 {
-	lin_v_brackets_finish(v);
-	lin_v_xcheck_finish(v);
+	lin_j_brackets_finish(v);
+	lin_j_xcheck_finish(v);
 	for (size_t i = 0; i < v->pending.n; i++) {
 		const struct lin_gpu *g = lin_vec_at(&v->pending, i);
 		struct lin_corr_ent *c =
@@ -774,7 +773,7 @@ void lin_v_resolve_all(struct lin_validator *v)
 			if (c->ngpu && !many(g, c)) {
 				static const char *const n[] = { "correlation" };
 				v->sum.structural++;
-				lin_v_finding(v, "structural", "correlation_reused", g->file,
+				lin_j_finding(v, "structural", "correlation_reused", g->file,
 					      g->offset, g->index, 1, n, &g->corr);
 			}
 			if (c->ngpu < 255)
@@ -783,8 +782,8 @@ void lin_v_resolve_all(struct lin_validator *v)
 		struct verdict r = classify(v, g, c, true);
 		account(v, g, &r);
 	}
-	lin_v_accounting_finish(v);
-	lin_v_inv_finish(v);
+	lin_j_accounting_finish(v);
+	lin_j_inv_finish(v);
 	sort_captures(v);
 	finish_launches(v);
 	finish_adopts(v);
@@ -793,13 +792,13 @@ void lin_v_resolve_all(struct lin_validator *v)
 	finish_end_counts(v);
 }
 
-void lin_validator_finish(struct lin_validator *v) { lin_v_resolve_all(v); }
+void lin_joiner_finish(struct lin_joiner *v) { lin_j_resolve_all(v); }
 
-const struct lin_vsummary *lin_validator_summary(const struct lin_validator *v) { return &v->sum; }
+const struct lin_join_summary *lin_joiner_summary(const struct lin_joiner *v) { return &v->sum; }
 
-int lin_validator_exit_code(const struct lin_validator *v)
+int lin_joiner_exit_code(const struct lin_joiner *v)
 {
-	const struct lin_vsummary *s = &v->sum;
+	const struct lin_join_summary *s = &v->sum;
 	if (s->file_errors || v->oom)
 		return 2;
 	if (s->lost || s->ambiguous || s->incorrect || s->structural)
@@ -807,7 +806,7 @@ int lin_validator_exit_code(const struct lin_validator *v)
 	return 0;
 }
 
-const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset, const char **file)
+const char *lin_joiner_error(const struct lin_joiner *v, uint64_t *offset, const char **file)
 {
 	for (unsigned i = 0; i < v->nfiles; i++) {
 		if (v->files[i].failed) {

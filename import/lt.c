@@ -3,7 +3,7 @@
  * lt.c - lineage traces into the import model, for the Perfetto export: request slices
  * (request_begin..request_end), handoff slices (token_adopt..scope_close), launch records,
  * GPU records (device time mapped to host time through the clock map of every clock
- * record, trace/clockmap.h, as the validator maps it), linked request -> handoff -> launch
+ * record, trace/clockmap.h, as the join layer maps it), linked request -> handoff -> launch
  * -> GPU record (docs/importers.md).
  */
 #include <stdio.h>

@@ -11,21 +11,21 @@
 
 #include "lineage/trace_format.h"
 #include "pages.h"
-#include "vstate.h"
+#include "jstate.h"
 
-static void reuse(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t corr)
+static void reuse(struct lin_joiner *v, uint32_t file, const struct lin_rec *r, uint64_t corr)
 {
 	static const char *const n[] = { "correlation" };
-	lin_v_structural(v, "correlation_reused", file, r, 1, n, &corr);
+	lin_j_structural(v, "correlation_reused", file, r, 1, n, &corr);
 }
 
 /* An API or ext record without a correlation id: it can join nothing (brackets.c). */
 /* The correlation's entry, made when new; NULL when the correlation was closed already (a
  * reuse, reported) or memory ran out (v->oom). */
-static struct lin_corr_ent *corr_entry(struct lin_validator *v, uint16_t proc, uint32_t file,
+static struct lin_corr_ent *corr_entry(struct lin_joiner *v, uint16_t proc, uint32_t file,
 				       const struct lin_rec *r, uint64_t corr, bool *fresh)
 {
-	if (lin_v_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
+	if (lin_j_closed(v, proc, corr, false) && !lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0))) {
 		reuse(v, file, r, corr);
 		return NULL;
 	}
@@ -35,17 +35,17 @@ static struct lin_corr_ent *corr_entry(struct lin_validator *v, uint16_t proc, u
 	return e;
 }
 
-static void nil_correlation(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
+static void nil_correlation(struct lin_joiner *v, uint32_t file, const struct lin_rec *r)
 {
 	static const char *const n[] = { "record_type" };
 	uint64_t type = r->type;
-	lin_v_structural(v, "nil_correlation", file, r, 1, n, &type);
+	lin_j_structural(v, "nil_correlation", file, r, 1, n, &type);
 }
 
 /* One more API call made under pushed id @id (launch accounting, brackets.c), its ext
  * record @r. */
-static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, uint64_t id, uint16_t late)
+static void count_ext(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r,
+		      uint64_t id, uint16_t late)
 {
 	bool fresh;
 	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
@@ -62,7 +62,7 @@ static void count_ext(struct lin_validator *v, uint16_t proc, uint32_t file,
 }
 
 /* The ring entry of launch record @corr on @tid (NULL: not among its last LIN_APIRING). */
-static struct lin_apirec *ring_rec(struct lin_validator *v, uint16_t proc, uint32_t tid, uint64_t corr)
+static struct lin_apirec *ring_rec(struct lin_joiner *v, uint16_t proc, uint32_t tid, uint64_t corr)
 {
 	struct lin_apiring *ring = lin_vtab_find(&v->apiring, tid, lin_k1(proc, 0));
 	for (uint32_t i = 0; ring && i < ring->n; i++)
@@ -74,7 +74,7 @@ static struct lin_apirec *ring_rec(struct lin_validator *v, uint16_t proc, uint3
 /* The ext id of @pcorr, the nested partner of @corr on @tid, when the two are paired both
  * ways and it has its ext record: from its entry, or once it was joined and evicted, from
  * its ring entry (false: not known). */
-static bool partner_ext(struct lin_validator *v, uint16_t proc, uint32_t tid, uint64_t corr,
+static bool partner_ext(struct lin_joiner *v, uint16_t proc, uint32_t tid, uint64_t corr,
 			uint64_t pcorr, uint64_t *epoch)
 {
 	const struct lin_corr_ent *pc = lin_vtab_find(&v->corrs, pcorr, lin_k1(proc, 0));
@@ -100,7 +100,7 @@ static bool partner_ext(struct lin_validator *v, uint16_t proc, uint32_t tid, ui
  * runtime call and the driver call inside it) the call counts under neither, so no
  * epoch's brackets are credited with it.
  */
-static void count_pair(struct lin_validator *v, uint16_t proc, uint64_t a, uint64_t b)
+static void count_pair(struct lin_joiner *v, uint16_t proc, uint64_t a, uint64_t b)
 {
 	struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, a, lin_k1(proc, 0));
 	if (e)
@@ -109,7 +109,7 @@ static void count_pair(struct lin_validator *v, uint16_t proc, uint64_t a, uint6
 		e->paired++;
 }
 
-void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+void lin_j_on_ext(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (LIN_GET(r, EXT_CORRELATION, EXT_KIND) != v->procs[proc].ext_kind)
 		return;
@@ -129,7 +129,7 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 		/* Both late bits: no launch pushes that (docs/trace-format.md, "Late work"). */
 		static const char *const n[] = { "correlation", "ext_id" };
 		uint64_t ids[] = { corr, LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) };
-		lin_v_structural(v, "late_invalid", file, r, 2, n, ids);
+		lin_j_structural(v, "late_invalid", file, r, 2, n, ids);
 	}
 	bool fresh;
 	struct lin_corr_ent *e = corr_entry(v, proc, file, r, corr, &fresh);
@@ -152,7 +152,7 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 				o->epoch = epoch;
 			if (e->partner && partner_ext(v, proc, e->api_tid, corr, e->partner, &pe))
 				count_pair(v, proc, epoch, pe);
-			lin_v_xcheck(v, proc, corr, e);
+			lin_j_xcheck(v, proc, corr, e);
 		}
 		return;
 	}
@@ -161,7 +161,7 @@ void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 			/* One call, one epoch, late and not late (or late two ways). */
 			static const char *const n[] = { "correlation", "epoch", "late", "late_before" };
 			uint64_t ids[] = { corr, epoch, lin_c_late(late), lin_c_late(e->flags) };
-			lin_v_structural(v, "late_mismatch", file, r, 4, n, ids);
+			lin_j_structural(v, "late_mismatch", file, r, 4, n, ids);
 		}
 		return;
 	}
@@ -207,9 +207,9 @@ static bool nested_call(const struct lin_corr_ent *e, const struct lin_rec *r)
  * stack through aux (a close always takes the top of its window's thread: the last open
  * anywhere is the last open on its own thread too), and capopen lists the opened ones in
  * order, closed ones dropped from its top as met: constant time a record, amortized. */
-static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, uint64_t corr, bool begin)
+static void capture_api(struct lin_joiner *v, uint16_t proc, uint64_t tid, uint64_t corr, bool begin)
 {
-	struct lin_vproc *p = &v->procs[proc];
+	struct lin_jproc *p = &v->procs[proc];
 	struct lin_vec *w = &p->capwin;
 	if (!begin) {
 		/* A window keeps its thread id in 32 bits: a wider id matches none of its own. */
@@ -262,7 +262,7 @@ static void capture_api(struct lin_validator *v, uint16_t proc, uint64_t tid, ui
  * not say which), so the pair owes one record between them. Each launch record looks for
  * its partner among its thread's last LIN_APIRING launch records.
  */
-static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr, struct lin_corr_ent *e)
+static void pair_nested(struct lin_joiner *v, uint16_t proc, uint64_t corr, struct lin_corr_ent *e)
 {
 	bool fresh;
 	struct lin_apiring *ring = lin_vtab_get(&v->apiring, e->api_tid, lin_k1(proc, 0), &fresh);
@@ -299,14 +299,14 @@ static void pair_nested(struct lin_validator *v, uint16_t proc, uint64_t corr, s
 		ring->n++;
 }
 
-void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+void lin_j_on_api(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (LIN_IS_NIL(r, API, CORRELATION)) {
 		nil_correlation(v, file, r);
 		return;
 	}
 	uint64_t corr = LIN_GET(r, API, CORRELATION);
-	struct lin_vproc *p = &v->procs[proc];
+	struct lin_jproc *p = &v->procs[proc];
 	p->api_records++;
 	p->runtime_api |= LIN_GET(r, API, DOMAIN) == LIN_API_RUNTIME;
 	int cap = LIN_IS_NIL(r, API, CBID) ? -1
@@ -343,7 +343,7 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 		e->flags |= LIN_C_FOREIGN;
 		static const char *const n[] = { "correlation", "pid", "header_pid" };
 		uint64_t ids[] = { corr, LIN_GET(r, API, PID), p->pid };
-		lin_v_structural(v, "api_pid_mismatch", file, r, 3, n, ids);
+		lin_j_structural(v, "api_pid_mismatch", file, r, 3, n, ids);
 	}
 	e->lkind = LIN_IS_NIL(r, API, CBID)
 			   ? LIN_LAUNCH_NONE
@@ -361,10 +361,10 @@ void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const s
 	if (e->api_start != LIN_NIL && e->api_end != LIN_NIL && e->api_end < e->api_start) {
 		static const char *const n[] = { "correlation", "start_dev", "end_dev" };
 		uint64_t ids[] = { corr, e->api_start, e->api_end };
-		lin_v_structural(v, "time_order", file, r, 3, n, ids);
+		lin_j_structural(v, "time_order", file, r, 3, n, ids);
 	}
 	if (e->lkind)
 		pair_nested(v, proc, corr, e);
 	if ((e->flags & LIN_C_EXT) && !second) /* the call was checked with its first record */
-		lin_v_xcheck(v, proc, corr, e);
+		lin_j_xcheck(v, proc, corr, e);
 }

@@ -6,9 +6,9 @@
  */
 #include <stdlib.h>
 
-#include "vstate.h"
+#include "jstate.h"
 
-struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid, bool create)
+struct lin_bthread *lin_j_bthread(struct lin_joiner *v, uint16_t proc, uint64_t tid, bool create)
 {
 	if (!create)
 		return lin_vtab_find(&v->bthreads, tid, lin_k1(proc, 0));
@@ -26,10 +26,9 @@ struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64
 
 /* ---------------------------------------------------------------- lookups by time */
 
-bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
-		   uint64_t *widen)
+bool lin_j_to_host(const struct lin_joiner *v, uint16_t proc, uint64_t dev, uint64_t *host, uint64_t *widen)
 {
-	const struct lin_vproc *p = &v->procs[proc];
+	const struct lin_jproc *p = &v->procs[proc];
 	if (widen)
 		*widen = 0;
 	if (dev == LIN_NIL)
@@ -41,12 +40,12 @@ bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, u
 	return lin_cm_to_host(&p->clocks, dev, host, widen);
 }
 
-bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
+bool lin_j_call_to_host(const struct lin_joiner *v, uint16_t proc, uint64_t ds, uint64_t de,
 			uint64_t *s, uint64_t *e, uint64_t *u)
 {
-	const struct lin_vproc *p = &v->procs[proc];
+	const struct lin_jproc *p = &v->procs[proc];
 	uint64_t ws, we;
-	if (!lin_v_to_host(v, proc, ds, s, &ws) || !lin_v_to_host(v, proc, de, e, &we))
+	if (!lin_j_to_host(v, proc, ds, s, &ws) || !lin_j_to_host(v, proc, de, e, &we))
 		return false;
 	if (p->host_clock || !p->clocks.width_known) {
 		*u = 0;
@@ -75,7 +74,7 @@ static int holds(const struct lin_br *b, uint64_t s, uint64_t e, uint64_t u)
 	return b->begin + u <= s && e + u <= b->end ? 2 : 1;
 }
 
-void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bool pushed_only,
+void lin_j_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bool pushed_only,
 		   bool final, bool mark, struct lin_hold *h)
 {
 	*h = (struct lin_hold){ NULL, false, false, false };
@@ -124,11 +123,11 @@ void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bo
 	}
 }
 
-enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
+enum lin_bracket_find lin_j_bracket_find(const struct lin_joiner *v, uint16_t proc,
 					 const struct lin_corr_ent *c, const struct lin_br **out)
 {
 	*out = NULL;
-	const struct lin_vproc *p = &v->procs[proc];
+	const struct lin_jproc *p = &v->procs[proc];
 	if (!(c->flags & LIN_C_API) || !p->unpushed)
 		return LIN_BF_NONE;
 	/* A lookup without marking changes nothing: the table's entry is only read. */
@@ -138,13 +137,13 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 	uint64_t s, e, u;
 	if (c->api_start == LIN_NIL || c->api_end == LIN_NIL)
 		return LIN_BF_NONE;
-	if (!lin_v_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
+	if (!lin_j_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
 		return LIN_BF_NO_CLOCK;
 	if (t->unordered)
 		return LIN_BF_UNCERTAIN;
 	bool bounded = p->host_clock || p->clocks.width_known;
 	struct lin_hold h;
-	lin_v_holders(t, s, e, u, false, true, false, &h);
+	lin_j_holders(t, s, e, u, false, true, false, &h);
 	if (h.unclosed)
 		return LIN_BF_UNCLOSED; /* one without an end may hold it: cannot tell */
 	if (!bounded)
@@ -157,7 +156,7 @@ enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t
 	return LIN_BF_FOUND;
 }
 
-void lin_v_bthreads_free(struct lin_validator *v)
+void lin_j_bthreads_free(struct lin_joiner *v)
 {
 	size_t it = 0;
 	struct lin_bthread *t;
@@ -168,11 +167,11 @@ void lin_v_bthreads_free(struct lin_validator *v)
 	lin_vtab_free(&v->bthreads);
 }
 
-bool lin_validator_dev_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev,
-			       uint64_t *host, uint64_t *err)
+bool lin_joiner_dev_to_host(const struct lin_joiner *v, uint16_t proc, uint64_t dev, uint64_t *host,
+			    uint64_t *err)
 {
 	uint64_t s, e, u;
-	if (proc >= v->nprocs || !lin_v_call_to_host(v, proc, dev, dev, &s, &e, &u))
+	if (proc >= v->nprocs || !lin_j_call_to_host(v, proc, dev, dev, &s, &e, &u))
 		return false;
 	*host = s;
 	*err = u;

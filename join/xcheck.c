@@ -23,10 +23,10 @@
 #include <string.h>
 
 #include "lineage/trace_format.h"
-#include "vstate.h"
+#include "jstate.h"
 
 /* One more tagged call the bracket check could not check, and why. */
-static void unchecked(struct lin_validator *v, enum lin_unchecked why)
+static void unchecked(struct lin_joiner *v, enum lin_unchecked why)
 {
 	v->sum.bracket_unchecked++;
 	v->sum.bracket_unchecked_by[why]++;
@@ -50,7 +50,7 @@ static void drop_checked(struct lin_bthread *t)
 	t->horizon = horizon;
 }
 
-bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
+bool lin_j_bracket_room(struct lin_joiner *v, struct lin_bthread *t)
 {
 	if (!t->unpushed && t->n >= LIN_PBR_KEEP && t->n == t->cap)
 		drop_checked(t);
@@ -82,12 +82,12 @@ bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t)
 	return true;
 }
 
-static void outside(struct lin_validator *v, const struct lin_xdefer *d, const struct lin_br *b)
+static void outside(struct lin_joiner *v, const struct lin_xdefer *d, const struct lin_br *b)
 {
 	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
 	uint64_t ids[] = { d->corr, d->ext, b ? b->id : LIN_NIL, d->tid };
 	v->sum.structural++;
-	lin_v_finding(v, "structural", "ext_outside_bracket", d->file, d->offset, d->index, 4, n, ids);
+	lin_j_finding(v, "structural", "ext_outside_bracket", d->file, d->offset, d->index, 4, n, ids);
 }
 
 /* The call's bracket and its pushed ancestors held a call. */
@@ -106,16 +106,16 @@ static void mark(struct lin_bthread *t, struct lin_br *b)
  * brackets that pushed nothing, brackets.c), and an id that names a declared epoch other
  * than the epoch of the closed bracket that holds the call for certain is a conflict.
  */
-static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
+static void decide_unpushed(struct lin_joiner *v, const struct lin_xdefer *d)
 {
-	const struct lin_vproc *p = &v->procs[d->proc];
-	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
+	const struct lin_jproc *p = &v->procs[d->proc];
+	struct lin_bthread *t = lin_j_bthread(v, d->proc, d->tid, false);
 	uint64_t s, e, u;
 	if (!t || t->unordered || (!p->host_clock && !p->clocks.width_known) ||
-	    !lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u))
+	    !lin_j_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u))
 		return;
 	struct lin_hold h;
-	lin_v_holders(t, s, e, u, false, true, true, &h);
+	lin_j_holders(t, s, e, u, false, true, true, &h);
 	const struct lin_br *b = h.inner;
 	if (!b || b->pushed || b->id == LIN_NIL || b->id == d->ext || h.ambiguous || h.unclosed)
 		return;
@@ -125,7 +125,7 @@ static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
 		const struct lin_epoch_ent *be = lin_vtab_find(&v->epochs, b->id, lin_k1(d->proc, 0));
 		uint32_t nr = 0;
 		const uint64_t *reqs =
-			be && (be->flags & LIN_EP_DECLARED) ? lin_v_epoch_reqs(v, be, &nr) : NULL;
+			be && (be->flags & LIN_EP_DECLARED) ? lin_j_epoch_reqs(v, be, &nr) : NULL;
 		bool named = !nr;
 		for (uint32_t i = 0; i < nr && !named; i++)
 			named = reqs[i] == d->ext;
@@ -139,13 +139,13 @@ static void decide_unpushed(struct lin_validator *v, const struct lin_xdefer *d)
 	static const char *const n[] = { "correlation", "epoch", "bracket_epoch", "tid" };
 	uint64_t ids[] = { d->corr, d->ext, b->id, d->tid };
 	v->sum.structural++;
-	lin_v_finding(v, "structural", "ext_bracket_conflict", d->file, d->offset, d->index, 4, n, ids);
+	lin_j_finding(v, "structural", "ext_bracket_conflict", d->file, d->offset, d->index, 4, n, ids);
 }
 
 /* Decide @d; false: it has to wait. */
-static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool final)
+static bool decide(struct lin_joiner *v, const struct lin_xdefer *d, bool final)
 {
-	const struct lin_vproc *p = &v->procs[d->proc];
+	const struct lin_jproc *p = &v->procs[d->proc];
 	if (!p->pushes) {
 		if (!final)
 			return false;
@@ -158,9 +158,9 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 		unchecked(v, LIN_UNCHK_NO_CLOCK_BOUND);
 		return true;
 	}
-	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, false);
+	struct lin_bthread *t = lin_j_bthread(v, d->proc, d->tid, false);
 	uint64_t s, e, u;
-	if (!lin_v_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u)) {
+	if (!lin_j_call_to_host(v, d->proc, d->s, d->e, &s, &e, &u)) {
 		unchecked(v, LIN_UNCHK_NO_CLOCK_RECORD);
 		return true;
 	}
@@ -172,7 +172,7 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	}
 	struct lin_hold h = { NULL, false, false, false };
 	if (t)
-		lin_v_holders(t, s, e, u, true, final, false, &h);
+		lin_j_holders(t, s, e, u, true, final, false, &h);
 	else if (!final)
 		h.later = true;
 	if (h.later || (h.unclosed && !final))
@@ -180,7 +180,7 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	if (h.unclosed || h.ambiguous) {
 		/* Not decided; every bracket that may hold it has held a call. That credit is
 		 * a guess: its process is also held to launch accounting by count. */
-		lin_v_holders(t, s, e, u, true, true, true, &h);
+		lin_j_holders(t, s, e, u, true, true, true, &h);
 		unchecked(v, h.unclosed ? LIN_UNCHK_BRACKET_UNCLOSED : LIN_UNCHK_CLOCK_UNCERTAINTY);
 		v->procs[d->proc].xcheck_unmarked = true;
 		return true;
@@ -194,7 +194,7 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 			static const char *const n[] = { "correlation", "epoch", "late", "bracket_late" };
 			uint64_t ids[] = { d->corr, d->ext, d->late, h.inner->late };
 			v->sum.structural++;
-			lin_v_finding(v, "structural", "late_mismatch", d->file, d->offset,
+			lin_j_finding(v, "structural", "late_mismatch", d->file, d->offset,
 				      d->index, 4, n, ids);
 		}
 		return true;
@@ -203,9 +203,9 @@ static bool decide(struct lin_validator *v, const struct lin_xdefer *d, bool fin
 	return true;
 }
 
-static bool defer(struct lin_validator *v, const struct lin_xdefer *d)
+static bool defer(struct lin_joiner *v, const struct lin_xdefer *d)
 {
-	struct lin_bthread *t = lin_v_bthread(v, d->proc, d->tid, true);
+	struct lin_bthread *t = lin_j_bthread(v, d->proc, d->tid, true);
 	if (!t || v->xdefer >= LIN_XDEFER_CAP)
 		return false;
 	if (t->nd == t->capd) {
@@ -223,9 +223,9 @@ static bool defer(struct lin_validator *v, const struct lin_xdefer *d)
 	return true;
 }
 
-void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const struct lin_corr_ent *c)
+void lin_j_xcheck(struct lin_joiner *v, uint16_t proc, uint64_t corr, const struct lin_corr_ent *c)
 {
-	const struct lin_vproc *p = &v->procs[proc];
+	const struct lin_jproc *p = &v->procs[proc];
 	if (!p->pushes) {
 		/* Its ext records come from another tool, not brackets: not checked, but the
 		 * brackets around the call are marked at the end (decide_unpushed). */
@@ -260,14 +260,14 @@ void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const s
 				proc,          lin_c_late(c->flags), { 0 } };
 	if (!decide(v, &d, false) && !defer(v, &d)) {
 		unchecked(v, LIN_UNCHK_LIMIT);
-		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
+		struct lin_bthread *t = lin_j_bthread(v, proc, c->api_tid, false);
 		if (t)
 			t->unmarked = true;
 		v->procs[proc].xcheck_unmarked = true;
 	}
 }
 
-void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t begin)
+void lin_j_xcheck_wake(struct lin_joiner *v, struct lin_bthread *t, uint64_t begin)
 {
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->nd; i++) {
@@ -287,7 +287,7 @@ void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t 
  * was not collected (no_api_records) or CUPTI dropped records (the drop is the finding).
  * Before the final joins: a correlation is only evicted once it has both records.
  */
-static void ext_without_api(struct lin_validator *v)
+static void ext_without_api(struct lin_joiner *v)
 {
 	static const char *const n[] = { "correlation", "epoch" };
 	size_t it = 0;
@@ -295,17 +295,17 @@ static void ext_without_api(struct lin_validator *v)
 	const struct lin_corr_ent *c;
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
-		const struct lin_vproc *p = &v->procs[proc];
+		const struct lin_jproc *p = &v->procs[proc];
 		if (!(c->flags & LIN_C_EXT) || (c->flags & LIN_C_API) || !p->api_records || p->dropped_cupti)
 			continue;
 		uint64_t ids[] = { k.k0, c->epoch };
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "ext_without_api_record", c->api_file, c->api_offset,
+		lin_j_finding(v, "structural", "ext_without_api_record", c->api_file, c->api_offset,
 			      c->api_index, 2, n, ids);
 	}
 }
 
-void lin_v_xcheck_finish(struct lin_validator *v)
+void lin_j_xcheck_finish(struct lin_joiner *v)
 {
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	size_t it = 0;
@@ -321,7 +321,7 @@ void lin_v_xcheck_finish(struct lin_validator *v)
 	it = 0;
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
-		const struct lin_vproc *p = &v->procs[proc];
+		const struct lin_jproc *p = &v->procs[proc];
 		if ((!p->host_clock && !p->clocks.width_known) || t->unordered || t->unmarked ||
 		    p->cupti_tids)
 			continue; /* checked by count instead (brackets.c) */
@@ -331,7 +331,7 @@ void lin_v_xcheck_finish(struct lin_validator *v)
 				continue;
 			uint64_t ids[] = { k.k0, b->id, b->depth };
 			v->sum.structural++;
-			lin_v_finding(v, "structural", "launch_without_api_record", b->file,
+			lin_j_finding(v, "structural", "launch_without_api_record", b->file,
 				      b->offset, b->index, 3, n, ids);
 		}
 	}

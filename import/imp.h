@@ -4,7 +4,7 @@
  * lineage-validate: a compact event model, the joins, and the Perfetto export.
  *
  * Use: lin_imp_run(v, formats, paths, n, perfetto_out_or_NULL) after
- * lin_validator_create(); it fills the validator's summary and findings (so the normal
+ * lin_joiner_create(); it fills the joiner's summary and findings (so the normal
  * reports print them) and records file errors there (exit 2).
  * Context: single-threaded; memory grows with the events kept (80 B each, names interned
  * once), never with the size of the JSON text.
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vstate.h"
+#include "jstate.h"
 
 /* Kinds from KERNEL on are GPU records; REQUEST and HANDOFF come from lineage traces. */
 enum lin_imp_kind {
@@ -108,15 +108,15 @@ const char *lin_imp_meta_name(const struct lin_imp *m, uint64_t proc, uint64_t t
 bool lin_imp_us_to_ns(const char *s, size_t len, int64_t *out);
 
 /* Readers: 0, -1 on a file error (message in f->err, offset in f->err_off). */
-int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_vfile *f);
+int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_jfile *f);
 /* The same reader on @n bytes of uncompressed JSON in memory (the fuzz harness). */
-int lin_imp_kineto_mem(struct lin_imp *m, const void *data, size_t n, struct lin_vfile *f);
-int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_vfile *f);
+int lin_imp_kineto_mem(struct lin_imp *m, const void *data, size_t n, struct lin_jfile *f);
+int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_jfile *f);
 /* Which readers this build has (false: the library was absent at build time). */
 bool lin_imp_have(const char *fmt, const char **lacks);
 
 /* Join and classify the events of file fi into v. */
-void lin_imp_join(struct lin_validator *v, struct lin_imp *m, uint32_t fi);
+void lin_imp_join(struct lin_joiner *v, struct lin_imp *m, uint32_t fi);
 /* Chrome/Perfetto trace-event JSON of the joined model; 0 or -1 (errno set). */
 int lin_imp_perfetto(const struct lin_imp *m, const char *out_path);
 
@@ -129,7 +129,7 @@ int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err,
  * report into v (with the reason when a file or the run has no GPU record); export when
  * perfetto != NULL (the last file's model). Return 0, 64 (a format unknown or not built),
  * or -1 on a file error (recorded in v). */
-int lin_imp_run(struct lin_validator *v, const char *const *fmts, char *const *paths, int n,
+int lin_imp_run(struct lin_joiner *v, const char *const *fmts, char *const *paths, int n,
 		const char *perfetto);
 
 /* What a file holds, from its first bytes (detect.c). */

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * validate.h - lineage-validate's engine: ingest trace files, rebuild every join, classify
- * each GPU record, compare with truth files, report.
+ * join.h - the join layer (docs/architecture.md, "Modules"): ingest trace files, rebuild
+ * every join, classify each GPU record (observed, inferred, lost, ambiguous; incorrect
+ * against truth files), and keep the findings. The tools are peers on top of it:
+ * lineage-validate (validator/: the report, the exports) and lineage-explain (explain/:
+ * the ledger); the importers (import/) feed it foreign traces.
  *
- * Use: lin_validator_create(); lin_validator_add_truth() for each --expect file (all truth
+ * Use: lin_joiner_create(); lin_joiner_add_truth() for each --expect file (all truth
  * files before the first trace: records are compared as they resolve);
- * lin_validator_add_file() (or _add_mem()) for each trace; lin_validator_finish();
- * then read lin_validator_summary() or print a report; lin_validator_free().
- * Context: single-threaded; one validator per run.
+ * lin_joiner_add_file() (or _add_mem()) for each trace; lin_joiner_finish();
+ * then read lin_joiner_summary() and the getters below, or hand the joiner to a tool's
+ * report (validator/report.h); lin_joiner_free().
+ * Context: single-threaded; one joiner per run.
  */
-#ifndef LIN_VALIDATOR_VALIDATE_H
-#define LIN_VALIDATOR_VALIDATE_H
+#ifndef LIN_JOIN_JOIN_H
+#define LIN_JOIN_JOIN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -65,7 +69,7 @@ enum lin_unchecked {
 	LIN_UNCHK_DROPPED_BRACKETS,  /* brackets it may lie in were dropped or came unordered */
 	LIN_UNCHK_CLOCK_UNCERTAINTY, /* within the clock map's error of a bracket's edge */
 	LIN_UNCHK_BRACKET_UNCLOSED,  /* a bracket that may hold it has no known end */
-	LIN_UNCHK_LIMIT,             /* more calls waiting than the validator keeps */
+	LIN_UNCHK_LIMIT,             /* more calls waiting than the joiner keeps */
 	LIN_UNCHK_NO_THREAD_IDS,     /* its API records carry CUPTI's thread ids, not gettid() */
 	LIN_UNCHK_N
 };
@@ -86,7 +90,7 @@ const char *lin_unchecked_name(enum lin_unchecked u);
 enum lin_level { LIN_LEVELS(LIN_LEVEL_ENUM) LIN_LEVEL_N };
 #undef LIN_LEVEL_ENUM
 
-struct lin_vsummary {
+struct lin_join_summary {
 	uint64_t records, gpu_records;
 	uint64_t observed, inferred, lost, ambiguous, incorrect;
 	uint64_t lost_by_cause[LIN_CAUSE_N];
@@ -116,7 +120,7 @@ struct lin_vsummary {
 /* lin_gpu_verdict.proc of a GPU record an importer read (--from kineto|nsys). */
 #define LIN_VPROC_IMPORTED 0xffffu
 
-/* A GPU record's classification, as handed to lin_vopts.on_gpu. */
+/* A GPU record's classification, as handed to lin_joiner_opts.on_gpu. */
 enum lin_join {
 	LIN_JOIN_NONE,
 	LIN_JOIN_OBSERVED,
@@ -132,7 +136,7 @@ struct lin_gpu_verdict {
 			  * index), else UINT64_MAX */
 	const char *why; /* inferred: the rule (lin_rule_name()); lost, ambiguous:
 				     * the finding's cause; observed: NULL. Static storage. */
-	uint32_t file;   /* the file's index: the order of lin_validator_add_*()
+	uint32_t file;   /* the file's index: the order of lin_joiner_add_*()
 				     * calls, truth files included */
 	enum lin_join join;
 	enum lin_level level; /* how far the chain reaches */
@@ -140,74 +144,74 @@ struct lin_gpu_verdict {
 	 * ended on), valid during the call only; nreqs 0 otherwise. */
 	const uint64_t *reqs;
 	uint32_t nreqs;
-	uint16_t proc; /* the process's index (lin_vopts.on_rec's proc), LIN_VPROC_IMPORTED */
+	uint16_t proc; /* the process's index (lin_join_tool.rec's proc), LIN_VPROC_IMPORTED */
 	uint8_t late;  /* observed, inferred: enum lin_late of the launch it joined through */
 };
 
 struct lin_rec;
 struct lin_imp;
 
-struct lin_vopts {
+/*
+ * struct lin_join_tool - what a tool built on the join layer is handed as the joiner
+ * works (as perf hands its tools decoded samples): every member optional (NULL: no call),
+ * each given @arg. None may call into the joiner. The report, summary and exit status are
+ * the same with or without a tool.
+ * @gpu: once for every GPU record as it is classified (in resolution order, not file
+ *   order), whatever max_findings says; for imported files (--from) too, keyed by event
+ *   index. The verdict only.
+ * @rec: every record of a lineage trace file (not of truth files) as it is read, with its
+ *   file index and its process's index, before the joiner acts on it.
+ * @model: for each file an importer read (--from kineto|nsys), once with its joined event
+ *   model after the joins.
+ */
+struct lin_join_tool {
+	void *arg;
+	void (*gpu)(void *arg, const struct lin_gpu_verdict *vd);
+	void (*rec)(void *arg, uint32_t file, uint16_t proc, const struct lin_rec *r);
+	void (*model)(void *arg, uint32_t file, const struct lin_imp *m);
+};
+
+struct lin_joiner_opts {
 	size_t max_findings; /* findings kept for the report (all are counted) */
-	/*
-	 * Optional: called once for every GPU record as it is classified (in resolution
-	 * order, not file order), whatever max_findings says; for imported files (--from)
-	 * too, keyed by event index. It sees the verdict only: the
-	 * report, summary and exit status are the same with or without it. NULL: no call.
-	 * It must not call into the validator.
-	 */
-	void (*on_gpu)(void *arg, const struct lin_gpu_verdict *vd);
-	void *on_gpu_arg;
-	/*
-	 * Optional, for tools built on the join engine (lineage-explain): called for every
-	 * record of a lineage trace file (not of truth files) as it is read, with its file
-	 * index and its process's index, before the validator acts on it; and, for each file
-	 * an importer read (--from kineto|nsys), once with its joined event model after the
-	 * joins. Neither may call into the validator; both get on_gpu_arg. NULL: no call.
-	 */
-	void (*on_rec)(void *arg, uint32_t file, uint16_t proc, const struct lin_rec *r);
-	void (*on_model)(void *arg, uint32_t file, const struct lin_imp *m);
+	struct lin_join_tool tool;
 	/* A run with no GPU record exits 0 when nothing else is wrong (--allow-empty);
 	 * by default it is the finding no_gpu_records (exit 1). */
 	bool allow_empty;
 };
 
-struct lin_validator;
+struct lin_joiner;
 
-struct lin_validator *lin_validator_create(const struct lin_vopts *opts);
-void lin_validator_free(struct lin_validator *v);
+struct lin_joiner *lin_joiner_create(const struct lin_joiner_opts *opts);
+void lin_joiner_free(struct lin_joiner *v);
 /* Return 0, -1 when the file is unreadable/malformed (recorded, reported, exit 2),
  * -2 on ENOMEM. */
-int lin_validator_add_file(struct lin_validator *v, const char *path);
-int lin_validator_add_mem(struct lin_validator *v, const char *name, const void *data, size_t n);
+int lin_joiner_add_file(struct lin_joiner *v, const char *path);
+int lin_joiner_add_mem(struct lin_joiner *v, const char *name, const void *data, size_t n);
 /* Truth files come before every trace: one added after a trace is refused (-1, recorded as
  * a file error, exit 2). */
-int lin_validator_add_truth(struct lin_validator *v, const char *path);
-int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data, size_t n);
-void lin_validator_finish(struct lin_validator *v);
-const struct lin_vsummary *lin_validator_summary(const struct lin_validator *v);
+int lin_joiner_add_truth(struct lin_joiner *v, const char *path);
+int lin_joiner_add_truth_mem(struct lin_joiner *v, const char *name, const void *data, size_t n);
+void lin_joiner_finish(struct lin_joiner *v);
+const struct lin_join_summary *lin_joiner_summary(const struct lin_joiner *v);
 /* 0, 1 or 2 as documented in lineage-validate --help. */
-int lin_validator_exit_code(const struct lin_validator *v);
+int lin_joiner_exit_code(const struct lin_joiner *v);
 /* First file error message ("" when none), its byte offset and file name. */
-const char *lin_validator_error(const struct lin_validator *v, uint64_t *offset, const char **file);
-void lin_validator_report_json(const struct lin_validator *v, FILE *out);
-void lin_validator_report_text(const struct lin_validator *v, FILE *out);
+const char *lin_joiner_error(const struct lin_joiner *v, uint64_t *offset, const char **file);
 /* Device time @dev of process @proc on the host clock, through its clock records (after
- * lin_validator_finish); *err: the mapping's error bound in ns (clock pair width plus
+ * lin_joiner_finish); *err: the mapping's error bound in ns (clock pair width plus
  * drift; 0 with device_clock "host"). false: the process has no clock mapping. */
-bool lin_validator_dev_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev,
-			       uint64_t *host, uint64_t *err);
+bool lin_joiner_dev_to_host(const struct lin_joiner *v, uint16_t proc, uint64_t dev, uint64_t *host,
+			    uint64_t *err);
 /* Whether the join engine ran out of memory (its joins are then incomplete). */
-bool lin_validator_oom(const struct lin_validator *v);
+bool lin_joiner_oom(const struct lin_joiner *v);
 /* What process @proc's traces reported lost: LIN_LOST_HOST (host events, dropped source 1),
  * LIN_LOST_CUPTI (CUPTI records, sources 2-7), or 0. */
 #define LIN_LOST_HOST 1u
 #define LIN_LOST_CUPTI 2u
-unsigned lin_validator_proc_losses(const struct lin_validator *v, uint16_t proc);
+unsigned lin_joiner_proc_losses(const struct lin_joiner *v, uint16_t proc);
 /* Process @proc's pid and host, as its trace headers say (@host lives as long as @v).
  * false: no such process. */
-bool lin_validator_proc_id(const struct lin_validator *v, uint16_t proc, uint64_t *pid,
-			   const char **host);
+bool lin_joiner_proc_id(const struct lin_joiner *v, uint16_t proc, uint64_t *pid, const char **host);
 /*
  * lin_verdict_line - one line of a verdict listing (lineage-validate and lineage-explain
  * --verdicts; docs/validator.md, "Verdicts"): FILE, KEY (byte offset; imported: event

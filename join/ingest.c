@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ingest.c - reading trace and truth files into the validator's join state.
+ * ingest.c - reading trace and truth files into the join layer's state.
  *
  * Every record updates compact per-id state (hash tables of fixed-size entries); GPU
  * records are resolved as soon as their chain is complete and the closed correlation is
@@ -14,10 +14,10 @@
 #include "dispatch.h"
 #include "misuse.h"
 #include "pages.h"
-#include "vstate.h"
+#include "jstate.h"
 
-static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
-		       const struct lin_rec *r, int field)
+static void string_ref(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r,
+		       int field)
 {
 	if (LIN_IS_NIL_AT(r, field) || lin_vtab_find(&v->strings, r->f[field], lin_k1(proc, 0)))
 		return;
@@ -34,7 +34,7 @@ static void string_ref(struct lin_validator *v, uint16_t proc, uint32_t file,
 	}
 }
 
-static void on_string(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_string(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	bool fresh;
 	if (!lin_vtab_get(&v->strings, LIN_GET(r, STRING, SID), lin_k1(proc, 0), &fresh)) {
@@ -43,7 +43,7 @@ static void on_string(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	}
 	if (!fresh) {
 		static const char *const n[] = { "sid" };
-		lin_v_structural(v, "duplicate_string_id", file, r, 1, n, &LIN_GET(r, STRING, SID));
+		lin_j_structural(v, "duplicate_string_id", file, r, 1, n, &LIN_GET(r, STRING, SID));
 	}
 	void *u = lin_vtab_find(&v->undef, LIN_GET(r, STRING, SID), lin_k1(proc, 0));
 	if (u)
@@ -71,8 +71,7 @@ static uint64_t repeated_id(const uint64_t *ids, uint32_t n)
 	return LIN_NIL;
 }
 
-static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t file,
-			     const struct lin_rec *r)
+static void on_epoch_declare(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	bool fresh;
 	struct lin_epoch_ent *e =
@@ -84,17 +83,17 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 	if ((e->flags & LIN_EP_DECLARED) ||
 	    lin_vtab_find(&v->requests, LIN_GET(r, EPOCH_DECLARE, EPOCH), lin_k1(proc, 0))) {
 		static const char *const n[] = { "epoch" };
-		lin_v_structural(v, "duplicate_epoch_id", file, r, 1, n,
+		lin_j_structural(v, "duplicate_epoch_id", file, r, 1, n,
 				 &LIN_GET(r, EPOCH_DECLARE, EPOCH));
 		return;
 	}
 	e->flags |= LIN_EP_DECLARED;
-	lin_v_inv_declare(v, proc, file, r);
+	lin_j_inv_declare(v, proc, file, r);
 	uint64_t dup = repeated_id(r->reqs, r->nreqs);
 	if (dup != LIN_NIL) {
 		static const char *const n[] = { "epoch", "request" };
 		uint64_t ids[] = { LIN_GET(r, EPOCH_DECLARE, EPOCH), dup };
-		lin_v_structural(v, "duplicate_epoch_request", file, r, 2, n, ids);
+		lin_j_structural(v, "duplicate_epoch_request", file, r, 2, n, ids);
 	}
 	e->nreq = r->nreqs;
 	if (r->nreqs == 1) {
@@ -113,7 +112,7 @@ static void on_epoch_declare(struct lin_validator *v, uint16_t proc, uint32_t fi
 	string_ref(v, proc, file, r, LIN_F_EPOCH_DECLARE_NAME_SID);
 }
 
-static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_adopt(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	/* A late adopt (format 1.4): the token's version had ended; its work is joined late. */
 	if (!LIN_IS_NIL(r, TOKEN_ADOPT, LATE) && LIN_GET(r, TOKEN_ADOPT, LATE) != LIN_LATE_NONE) {
@@ -124,26 +123,26 @@ static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 			/* A request is never re-issued; an epoch version starts at 1. */
 			static const char *const n[] = { "tid", "late" };
 			uint64_t ids[] = { LIN_GET(r, TOKEN_ADOPT, TID), LIN_GET(r, TOKEN_ADOPT, LATE) };
-			lin_v_structural(v, "late_invalid", file, r, 2, n, ids);
+			lin_j_structural(v, "late_invalid", file, r, 2, n, ids);
 		} else {
 			v->sum.late_adopts++;
 			/* Its version must end in the trace (finish_versions: late_without_end). */
-			lin_v_late_claim(v, proc, file, r, LIN_GET(r, TOKEN_ADOPT, TARGET),
+			lin_j_late_claim(v, proc, file, r, LIN_GET(r, TOKEN_ADOPT, TARGET),
 					 request ? 0 : LIN_GET(r, TOKEN_ADOPT, VERSION),
 					 (uint8_t)LIN_GET(r, TOKEN_ADOPT, LATE));
 		}
 	}
 	if (LIN_IS_NIL(r, TOKEN_ADOPT, CAPTURE_TID) || LIN_IS_NIL(r, TOKEN_ADOPT, CAPTURE_SEQ))
 		return; /* token parsed from text: no capture to match */
-	uint64_t *s = lin_v_capture_slot(v, proc, LIN_GET(r, TOKEN_ADOPT, CAPTURE_TID),
+	uint64_t *s = lin_j_capture_slot(v, proc, LIN_GET(r, TOKEN_ADOPT, CAPTURE_TID),
 					 LIN_GET(r, TOKEN_ADOPT, CAPTURE_SEQ), false);
 	if (s && *s) {
-		if (*s != LIN_V_CAPTURE_UNTIMED && LIN_GET(r, TOKEN_ADOPT, HOST_NS) < *s - 1) {
+		if (*s != LIN_J_CAPTURE_UNTIMED && LIN_GET(r, TOKEN_ADOPT, HOST_NS) < *s - 1) {
 			static const char *const n[] = { "tid", "capture_tid", "capture_seq" };
 			uint64_t ids[] = { LIN_GET(r, TOKEN_ADOPT, TID),
 					   LIN_GET(r, TOKEN_ADOPT, CAPTURE_TID),
 					   LIN_GET(r, TOKEN_ADOPT, CAPTURE_SEQ) };
-			lin_v_structural(v, "adopt_before_capture", file, r, 3, n, ids);
+			lin_j_structural(v, "adopt_before_capture", file, r, 3, n, ids);
 		}
 		return;
 	}
@@ -161,7 +160,7 @@ static void on_adopt(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 				 proc };
 }
 
-static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_misuse(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	enum lin_misuse_cause c = lin_misuse_lookup(r->str, r->str_len);
 	const char *cause = c == LIN_MISUSE_COUNT ? "other" : lin_misuse_names[c];
@@ -174,20 +173,19 @@ static void on_misuse(struct lin_validator *v, uint16_t proc, uint32_t file, con
 	uint64_t ids[] = { LIN_GET(r, MISUSE, TID), LIN_GET(r, MISUSE, TARGET),
 			   LIN_GET(r, MISUSE, VERSION) };
 	v->sum.structural++;
-	lin_v_finding(v, "misuse", cause, file, r->offset, r->index,
+	lin_j_finding(v, "misuse", cause, file, r->offset, r->index,
 		      LIN_IS_NIL(r, MISUSE, TARGET) ? 1 : 3, n, ids);
 }
 
-static void on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_launch(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	string_ref(v, proc, file, r, LIN_F_LAUNCH_NAME_SID);
 	string_ref(v, proc, file, r, LIN_F_LAUNCH_API);
-	lin_v_on_launch(v, proc, file, r);
+	lin_j_on_launch(v, proc, file, r);
 }
 
 /* A request is a joinable id too: an external id that names it joins straight to it. */
-static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t file,
-			     const struct lin_rec *r)
+static void on_request_begin(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	string_ref(v, proc, file, r, LIN_F_REQUEST_BEGIN_NAME_SID);
 	bool fresh;
@@ -203,13 +201,13 @@ static void on_request_begin(struct lin_validator *v, uint16_t proc, uint32_t fi
 		*begun = LIN_GET(r, REQUEST_BEGIN, HOST_NS) ? LIN_GET(r, REQUEST_BEGIN, HOST_NS) : 1;
 	if (!fresh || (e && (e->flags & LIN_EP_DECLARED))) {
 		static const char *const n[] = { "request" };
-		lin_v_structural(v, "duplicate_request_id", file, r, 1, n,
+		lin_j_structural(v, "duplicate_request_id", file, r, 1, n,
 				 &LIN_GET(r, REQUEST_BEGIN, REQUEST));
 	}
 }
 
 /* Check queued <= submitted <= start <= end where known. */
-static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_rec *r, uint64_t *t0)
+static void gpu_times(struct lin_joiner *v, uint32_t file, const struct lin_rec *r, uint64_t *t0)
 {
 	static const char *const kn[] = { "queued_dev", "submitted_dev", "start_dev", "end_dev" };
 	uint64_t t[4] = { LIN_NIL, LIN_NIL, LIN_OPT(r, GPU, START_DEV), LIN_OPT(r, GPU, END_DEV) };
@@ -227,7 +225,7 @@ static void gpu_times(struct lin_validator *v, uint32_t file, const struct lin_r
 		if (prev >= 0 && t[i] < t[prev]) {
 			const char *n[] = { "correlation", kn[prev], kn[i] };
 			uint64_t ids[] = { LIN_GET(r, GPU, CORRELATION), t[prev], t[i] };
-			lin_v_structural(v, "time_order", file, r, 3, n, ids);
+			lin_j_structural(v, "time_order", file, r, 3, n, ids);
 			return;
 		}
 		prev = i;
@@ -274,8 +272,8 @@ static struct graph_ids graph_ids(const struct lin_rec *r)
 	}
 }
 
-static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, struct graph_ids gi)
+static bool duplicate(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r,
+		      struct graph_ids gi)
 {
 	bool dup = false;
 	uint64_t key = LIN_NIL;
@@ -283,7 +281,7 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 	bool grid = r->type == LIN_REC_KERNEL && !LIN_IS_NIL(r, KERNEL, GRID_ID);
 	if (grid && !graph) {
 		key = LIN_GET(r, KERNEL, GRID_ID);
-		dup = lin_v_page_bit(v, &v->grids, lin_k1(proc, LIN_GET(r, KERNEL, CONTEXT)), key, true);
+		dup = lin_j_page_bit(v, &v->grids, lin_k1(proc, LIN_GET(r, KERNEL, CONTEXT)), key, true);
 	} else if (grid && !LIN_IS_NIL(r, KERNEL, CORRELATION)) {
 		/* A graph node's kernel has the same grid id in every replay (seen on an H200):
 		 * one record per replay, by the replay's correlation, the grid id and the node. */
@@ -318,11 +316,11 @@ static bool duplicate(struct lin_validator *v, uint16_t proc, uint32_t file,
 	static const char *const n[] = { "correlation", "key" };
 	uint64_t ids[] = { LIN_OPT(r, GPU, CORRELATION), key };
 	v->sum.duplicates++;
-	lin_v_structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
+	lin_j_structural(v, "duplicate_gpu_record", file, r, 2, n, ids);
 	return true;
 }
 
-static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_gpu(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	struct lin_gpu g = { 0 };
 	v->sum.gpu_records++;
@@ -354,11 +352,11 @@ static void on_gpu(struct lin_validator *v, uint16_t proc, uint32_t file, const 
 		g.key = LIN_GET(r, GPU, START_DEV);
 		g.flags |= LIN_G_KEY;
 	}
-	lin_v_gpu(v, &g);
+	lin_j_gpu(v, &g);
 }
 
 /* A dropped record is explicit loss: counted, reported as a finding, exit status 1. */
-static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_dropped(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (LIN_GET(r, DROPPED, COUNT) == 0)
 		return;
@@ -368,7 +366,7 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file, co
 	v->sum.dropped += LIN_GET(r, DROPPED, COUNT);
 	v->sum.structural++;
 	size_t before = v->findings.n;
-	lin_v_finding(v, "loss", "dropped_records", file, r->offset, r->index,
+	lin_j_finding(v, "loss", "dropped_records", file, r->offset, r->index,
 		      LIN_IS_NIL(r, DROPPED, TID) ? 2 : 3, n, ids);
 	/* The writer's reason, as the detail (printable ASCII only: it is the trace's text). */
 	if (v->findings.n > before && r->str && !LIN_IS_NIL(r, DROPPED, REASON)) {
@@ -385,7 +383,7 @@ static void on_dropped(struct lin_validator *v, uint16_t proc, uint32_t file, co
 		v->procs[proc].dropped_cupti = true;
 }
 
-static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_graph(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	bool fresh;
 	if (r->type == LIN_REC_GRAPH_NODE_CLONE) {
@@ -406,11 +404,11 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		 * held to the stale check like any launch's. */
 		v->sum.launches++;
 		if (!LIN_IS_NIL(r, GRAPH_LAUNCH, EPOCH) && !LIN_IS_NIL(r, GRAPH_LAUNCH, VERSION))
-			lin_v_launched_under(v, proc, file, r, LIN_GET(r, GRAPH_LAUNCH, EPOCH),
+			lin_j_launched_under(v, proc, file, r, LIN_GET(r, GRAPH_LAUNCH, EPOCH),
 					     LIN_GET(r, GRAPH_LAUNCH, VERSION),
 					     LIN_GET(r, GRAPH_LAUNCH, HOST_NS));
 		if (!LIN_IS_NIL(r, GRAPH_LAUNCH, EPOCH))
-			lin_v_inv_use(v, proc, LIN_GET(r, GRAPH_LAUNCH, EPOCH),
+			lin_j_inv_use(v, proc, LIN_GET(r, GRAPH_LAUNCH, EPOCH),
 				      LIN_IS_NIL(r, GRAPH_LAUNCH, VERSION)
 					      ? 0
 					      : LIN_GET(r, GRAPH_LAUNCH, VERSION),
@@ -435,7 +433,7 @@ static void on_graph(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	n->epoch = node ? LIN_GET(r, GRAPH_NODE, EPOCH) : LIN_GET(r, GRAPH_NODE_UPDATE, EPOCH);
 }
 
-static void on_unknown(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
+static void on_unknown(struct lin_joiner *v, uint32_t file, const struct lin_rec *r)
 {
 	uint32_t t = r->type < 256 ? r->type : 256;
 	if (v->unknown_seen[t / 8] & (1u << (t % 8)))
@@ -444,11 +442,11 @@ static void on_unknown(struct lin_validator *v, uint32_t file, const struct lin_
 	v->sum.notes++;
 	static const char *const n[] = { "type" };
 	uint64_t id = r->type;
-	lin_v_finding(v, "note", "unknown_record_type", file, r->offset, r->index, 1, n, &id);
+	lin_j_finding(v, "note", "unknown_record_type", file, r->offset, r->index, 1, n, &id);
 }
 
 /* request_link: a W3C trace id and parent span id are never all zero; flags are one byte. */
-static void on_link(struct lin_validator *v, uint32_t file, const struct lin_rec *r)
+static void on_link(struct lin_joiner *v, uint32_t file, const struct lin_rec *r)
 {
 	if ((LIN_GET(r, REQUEST_LINK, TRACE_HI) | LIN_GET(r, REQUEST_LINK, TRACE_LO)) &&
 	    LIN_GET(r, REQUEST_LINK, PARENT_SPAN) && LIN_GET(r, REQUEST_LINK, TRACE_FLAGS) <= 255)
@@ -456,12 +454,12 @@ static void on_link(struct lin_validator *v, uint32_t file, const struct lin_rec
 	static const char *const n[] = { "request" };
 	uint64_t ids[] = { LIN_GET(r, REQUEST_LINK, REQUEST) };
 	v->sum.structural++;
-	lin_v_finding(v, "structural", "bad_request_link", file, r->offset, r->index, 1, n, ids);
+	lin_j_finding(v, "structural", "bad_request_link", file, r->offset, r->index, 1, n, ids);
 }
 
 /* Where a record was read: the handlers' context (lin_rec_dispatch). */
 struct at {
-	struct lin_validator *v;
+	struct lin_joiner *v;
 	uint16_t proc;
 	uint32_t file;
 };
@@ -475,7 +473,7 @@ static void h_request_begin(void *c, const struct lin_rec *r)
 static void h_request_end(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_on_request_end(a->v, a->proc, r);
+	lin_j_on_request_end(a->v, a->proc, r);
 }
 
 static void h_request_link(void *c, const struct lin_rec *r)
@@ -493,10 +491,10 @@ static void h_epoch_declare(void *c, const struct lin_rec *r)
 static void h_token_capture(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	uint64_t *s = lin_v_capture_slot(a->v, a->proc, LIN_GET(r, TOKEN_CAPTURE, TID),
+	uint64_t *s = lin_j_capture_slot(a->v, a->proc, LIN_GET(r, TOKEN_CAPTURE, TID),
 					 LIN_GET(r, TOKEN_CAPTURE, CAPTURE_SEQ), true);
 	if (s)
-		*s = LIN_IS_NIL(r, TOKEN_CAPTURE, HOST_NS) ? LIN_V_CAPTURE_UNTIMED
+		*s = LIN_IS_NIL(r, TOKEN_CAPTURE, HOST_NS) ? LIN_J_CAPTURE_UNTIMED
 							   : LIN_GET(r, TOKEN_CAPTURE, HOST_NS) + 1;
 }
 
@@ -504,13 +502,13 @@ static void h_token_adopt(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
 	on_adopt(a->v, a->proc, a->file, r);
-	lin_v_inv_adopt(a->v, a->proc, r);
+	lin_j_inv_adopt(a->v, a->proc, r);
 }
 
 static void h_scope_close(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_inv_scope_close(a->v, a->proc, a->file, r);
+	lin_j_inv_scope_close(a->v, a->proc, a->file, r);
 }
 
 static void h_misuse(void *c, const struct lin_rec *r)
@@ -528,26 +526,26 @@ static void h_launch(void *c, const struct lin_rec *r)
 static void h_launch_end(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_on_launch_end(a->v, a->proc, a->file, r);
+	lin_j_on_launch_end(a->v, a->proc, a->file, r);
 }
 
 static void h_epoch_reissue(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_inv_reissue(a->v, a->proc, r);
-	lin_v_on_version_change(a->v, a->proc, r);
+	lin_j_inv_reissue(a->v, a->proc, r);
+	lin_j_on_version_change(a->v, a->proc, r);
 }
 
 static void h_epoch_retire(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_on_version_change(a->v, a->proc, r);
+	lin_j_on_version_change(a->v, a->proc, r);
 }
 
 static void h_trace_end(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	struct lin_vproc *p = &a->v->procs[a->proc];
+	struct lin_jproc *p = &a->v->procs[a->proc];
 	a->v->files[a->file].ended = true;
 	if (LIN_IS_NIL(r, TRACE_END, EVENTS_DROPPED))
 		return;
@@ -569,13 +567,13 @@ static void h_string(void *c, const struct lin_rec *r)
 static void h_ext_correlation(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_on_ext(a->v, a->proc, a->file, r);
+	lin_j_on_ext(a->v, a->proc, a->file, r);
 }
 
 static void h_api(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_on_api(a->v, a->proc, a->file, r);
+	lin_j_on_api(a->v, a->proc, a->file, r);
 }
 
 static void h_gpu(void *c, const struct lin_rec *r)
@@ -599,7 +597,7 @@ static void h_dropped(void *c, const struct lin_rec *r)
 static void h_clock(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
-	lin_v_on_clock(a->v, a->proc, r);
+	lin_j_on_clock(a->v, a->proc, r);
 }
 
 static void h_unknown(void *c, const struct lin_rec *r)
@@ -608,7 +606,7 @@ static void h_unknown(void *c, const struct lin_rec *r)
 	on_unknown(a->v, a->file, r);
 }
 
-/* What the validator does with each record of a trace (truth files: on_truth). */
+/* What the joiner does with each record of a trace (truth files: on_truth). */
 static const struct lin_rec_ops trace_ops = {
 	.on = {
 		[LIN_REC_REQUEST_BEGIN] = h_request_begin,
@@ -641,7 +639,7 @@ static const struct lin_rec_ops trace_ops = {
 	.unknown = h_unknown,
 };
 
-static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_record(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	if (v->files[file].ended) {
 		/* trace_end is the last record a writer writes: anything after it was appended
@@ -649,14 +647,14 @@ static void on_record(struct lin_validator *v, uint16_t proc, uint32_t file, con
 		static const char *const n[] = { "type" };
 		uint64_t ids[] = { r->type };
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "record_after_trace_end", file, r->offset, r->index,
+		lin_j_finding(v, "structural", "record_after_trace_end", file, r->offset, r->index,
 			      1, n, ids);
 	}
 	struct at a = { v, proc, file };
 	lin_rec_dispatch(&trace_ops, &a, r);
 }
 
-static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+static void on_truth(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	bool fresh;
 	if (r->type != LIN_REC_TRUTH) {
@@ -680,7 +678,7 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		 * record. */
 		static const char *const n[] = { "gpu_kind", "key" };
 		uint64_t ids[] = { LIN_GET(r, TRUTH, GPU_KIND), LIN_GET(r, TRUTH, KEY) };
-		lin_v_structural(v, "duplicate_truth_label", file, r, 2, n, ids);
+		lin_j_structural(v, "duplicate_truth_label", file, r, 2, n, ids);
 		t->conflict = 1;
 		return;
 	}
@@ -698,9 +696,9 @@ static void on_truth(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	}
 }
 
-static int new_file(struct lin_validator *v, const char *name, bool truth)
+static int new_file(struct lin_joiner *v, const char *name, bool truth)
 {
-	struct lin_vfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
+	struct lin_jfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
 	if (!nf)
 		return -1;
 	v->files = nf;
@@ -712,7 +710,7 @@ static int new_file(struct lin_validator *v, const char *name, bool truth)
 	return (int)v->nfiles++;
 }
 
-static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *name, bool truth)
+static int ingest(struct lin_joiner *v, struct lin_reader *rd, const char *name, bool truth)
 {
 	struct lin_header h;
 	int fi = rd ? new_file(v, name, truth) : -1;
@@ -721,10 +719,10 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 		v->oom = true;
 		return -2;
 	}
-	struct lin_vfile *f = &v->files[fi];
+	struct lin_jfile *f = &v->files[fi];
 	v->sum.files++;
 	int rc = lin_reader_header(rd, truth ? LIN_TRUTH_FORMAT_NAME : LIN_TRACE_FORMAT_NAME, &h);
-	int proc = rc == 0 ? lin_v_proc(v, &h, (uint32_t)fi, truth) : 0;
+	int proc = rc == 0 ? lin_j_proc(v, &h, (uint32_t)fi, truth) : 0;
 	if (rc == 0 && proc < 0) {
 		rc = -1;
 		snprintf(f->err, sizeof(f->err), "too many processes or out of memory");
@@ -734,8 +732,8 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 		if (truth)
 			on_truth(v, (uint16_t)proc, (uint32_t)fi, &v->rec);
 		else {
-			if (v->opts.on_rec)
-				v->opts.on_rec(v->opts.on_gpu_arg, (uint32_t)fi, (uint16_t)proc, &v->rec);
+			if (v->opts.tool.rec)
+				v->opts.tool.rec(v->opts.tool.arg, (uint32_t)fi, (uint16_t)proc, &v->rec);
 			on_record(v, (uint16_t)proc, (uint32_t)fi, &v->rec);
 		}
 	}
@@ -771,12 +769,12 @@ static int ingest(struct lin_validator *v, struct lin_reader *rd, const char *na
 	return rc;
 }
 
-int lin_validator_add_file(struct lin_validator *v, const char *path)
+int lin_joiner_add_file(struct lin_joiner *v, const char *path)
 {
 	return ingest(v, lin_reader_open(path), path, false);
 }
 
-int lin_validator_add_mem(struct lin_validator *v, const char *name, const void *data, size_t n)
+int lin_joiner_add_mem(struct lin_joiner *v, const char *name, const void *data, size_t n)
 {
 	return ingest(v, lin_reader_open_mem(name, data, n), name, false);
 }
@@ -786,7 +784,7 @@ int lin_validator_add_mem(struct lin_validator *v, const char *name, const void 
  * resolve, so the records already read would be judged without them. The file is refused
  * and recorded as a file error (exit 2), nothing read from it.
  */
-static int truth_too_late(struct lin_validator *v, const char *name)
+static int truth_too_late(struct lin_joiner *v, const char *name)
 {
 	for (unsigned i = 0; i < v->nfiles; i++) {
 		if (v->files[i].truth)
@@ -796,7 +794,7 @@ static int truth_too_late(struct lin_validator *v, const char *name)
 			v->oom = true;
 			return -2;
 		}
-		struct lin_vfile *f = &v->files[fi];
+		struct lin_jfile *f = &v->files[fi];
 		v->sum.files++;
 		f->failed = true;
 		snprintf(f->err, sizeof(f->err),
@@ -809,7 +807,7 @@ static int truth_too_late(struct lin_validator *v, const char *name)
 	return 0;
 }
 
-int lin_validator_add_truth(struct lin_validator *v, const char *path)
+int lin_joiner_add_truth(struct lin_joiner *v, const char *path)
 {
 	int late = truth_too_late(v, path);
 	if (late)
@@ -818,7 +816,7 @@ int lin_validator_add_truth(struct lin_validator *v, const char *path)
 	return ingest(v, lin_reader_open(path), path, true);
 }
 
-int lin_validator_add_truth_mem(struct lin_validator *v, const char *name, const void *data, size_t n)
+int lin_joiner_add_truth_mem(struct lin_joiner *v, const char *name, const void *data, size_t n)
 {
 	int late = truth_too_late(v, name);
 	if (late)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run.c - the command-line entry of the importers: read each file with its reader, join,
- * report into the validator, and say why when a file or the run holds no GPU record
+ * report into the joiner, and say why when a file or the run holds no GPU record
  * (docs/importers.md, "No vacuous pass").
  */
 #include <errno.h>
@@ -19,9 +19,9 @@ struct fstat {
 	char why[DETAIL];
 };
 
-static int add_file(struct lin_validator *v, const char *name)
+static int add_file(struct lin_joiner *v, const char *name)
 {
-	struct lin_vfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
+	struct lin_jfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
 	if (!nf)
 		return -1;
 	v->files = nf;
@@ -78,7 +78,7 @@ static void why_nsys(const struct lin_imp *m, const struct fstat *st, char *buf,
 		snprintf(buf + w, n - w, ")");
 }
 
-static int read_one(struct lin_validator *v, const char *fmt, const char *path, bool export,
+static int read_one(struct lin_joiner *v, const char *fmt, const char *path, bool export,
 		    const char *perfetto, struct fstat *st)
 {
 	struct lin_imp m;
@@ -88,7 +88,7 @@ static int read_one(struct lin_validator *v, const char *fmt, const char *path, 
 		v->oom = true;
 		return -1;
 	}
-	struct lin_vfile *f = &v->files[fi];
+	struct lin_jfile *f = &v->files[fi];
 	bool kineto = !strcmp(fmt, "kineto");
 	int r = kineto ? lin_imp_kineto(&m, path, f) : lin_imp_nsys(&m, path, f);
 	f->records = m.records;
@@ -99,8 +99,8 @@ static int read_one(struct lin_validator *v, const char *fmt, const char *path, 
 		v->sum.file_errors++;
 	}
 	lin_imp_join(v, &m, (uint32_t)fi); /* what was read before an error counts */
-	if (v->opts.on_model)
-		v->opts.on_model(v->opts.on_gpu_arg, (uint32_t)fi, &m);
+	if (v->opts.tool.model)
+		v->opts.tool.model(v->opts.tool.arg, (uint32_t)fi, &m);
 	count(&m, st);
 	(kineto ? why_kineto : why_nsys)(&m, st, st->why, sizeof(st->why));
 	if (export) {
@@ -121,11 +121,11 @@ static int read_one(struct lin_validator *v, const char *fmt, const char *path, 
 }
 
 /*
- * No vacuous pass. A run without any GPU record gets the validator's no_gpu_records
- * finding (lin_validator_finish); here its detail says why. In a run that has GPU records,
+ * No vacuous pass. A run without any GPU record gets the join layer's no_gpu_records
+ * finding (lin_joiner_finish); here its detail says why. In a run that has GPU records,
  * each file that launched and got none gets its own finding.
  */
-static void no_gpu(struct lin_validator *v, const struct fstat *st, int n, unsigned first_file)
+static void no_gpu(struct lin_joiner *v, const struct fstat *st, int n, unsigned first_file)
 {
 	if (v->opts.allow_empty)
 		return;
@@ -139,12 +139,12 @@ static void no_gpu(struct lin_validator *v, const struct fstat *st, int n, unsig
 	}
 	static const char *const nm[] = { "launches" };
 	for (int i = 0; i < n; i++) {
-		const struct lin_vfile *f = &v->files[first_file + (unsigned)i];
+		const struct lin_jfile *f = &v->files[first_file + (unsigned)i];
 		if (f->failed || !st[i].launches || st[i].gpu)
 			continue;
 		size_t before = v->findings.n;
 		v->sum.structural++;
-		lin_v_finding(v, "structural", "no_gpu_records", first_file + (unsigned)i, 0, 0, 1,
+		lin_j_finding(v, "structural", "no_gpu_records", first_file + (unsigned)i, 0, 0, 1,
 			      nm, &st[i].launches);
 		if (v->findings.n > before) {
 			struct lin_finding *fd = lin_vec_at(&v->findings, before);
@@ -153,7 +153,7 @@ static void no_gpu(struct lin_validator *v, const struct fstat *st, int n, unsig
 	}
 }
 
-int lin_imp_run(struct lin_validator *v, const char *const *fmts, char *const *paths, int n,
+int lin_imp_run(struct lin_joiner *v, const char *const *fmts, char *const *paths, int n,
 		const char *perfetto)
 {
 	for (int i = 0; i < n; i++) {

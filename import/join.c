@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * join.c - the joins of an imported trace: GPU record -> launch (correlation, per process)
- * -> enclosing op (same thread), each GPU record classified into the validator's summary,
+ * -> enclosing op (same thread), each GPU record classified into the joiner's summary,
  * findings and join levels (docs/importers.md, "Joins").
  */
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "imp.h"
 
 struct jctx {
-	struct lin_validator *v;
+	struct lin_joiner *v;
 	struct lin_imp *m;
 	uint32_t fi;
 	uint32_t *launch; /* launches by (corr, proc, ts) */
@@ -259,17 +259,17 @@ static void report(struct jctx *j, const struct lin_imp_ev *g, const char *kind,
 			    g->dev };
 	if (!(g->flags & LIN_IMP_HAS_CORR))
 		ids[0] = LIN_NIL;
-	lin_v_finding(j->v, kind, cause, j->fi, g->off, g->index, 6, id_names, ids);
+	lin_j_finding(j->v, kind, cause, j->fi, g->off, g->index, 6, id_names, ids);
 }
 
 static void level(struct jctx *j, enum lin_level l) { j->v->sum.joined_by_level[l]++; }
 
-/* lin_vopts.on_gpu for imported GPU record @g: keyed by its file and its event index (an
+/* lin_join_tool.gpu for imported GPU record @g: keyed by its file and its event index (an
  * Nsight export's row ids repeat across tables); epoch: the op's event index. */
 static void hand_over(struct jctx *j, const struct lin_imp_ev *g, enum lin_join join,
 		      const char *why, enum lin_level lvl, const struct lin_imp_ev *op)
 {
-	if (!j->v->opts.on_gpu)
+	if (!j->v->opts.tool.gpu)
 		return;
 	struct lin_gpu_verdict vd = { .offset = g->index,
 				      .epoch = op ? (uint64_t)(op - j->m->ev) : LIN_NIL,
@@ -278,7 +278,7 @@ static void hand_over(struct jctx *j, const struct lin_imp_ev *g, enum lin_join 
 				      .join = join,
 				      .level = lvl,
 				      .proc = LIN_VPROC_IMPORTED };
-	j->v->opts.on_gpu(j->v->opts.on_gpu_arg, &vd);
+	j->v->opts.tool.gpu(j->v->opts.tool.arg, &vd);
 }
 
 static void lost(struct jctx *j, const struct lin_imp_ev *g, enum lin_cause c, const struct lin_imp_ev *l)
@@ -307,7 +307,7 @@ static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *ca
 static void joined(struct jctx *j, const struct lin_imp_ev *g, const struct lin_imp_ev *l,
 		   const struct lin_imp_ev *op, int rule)
 {
-	struct lin_vsummary *s = &j->v->sum;
+	struct lin_join_summary *s = &j->v->sum;
 	if (rule < 0) {
 		s->observed++;
 	} else {
@@ -460,7 +460,7 @@ static void graph_notes(struct jctx *j)
 				    (op->flags & LIN_IMP_HAS_EXT) ? op->ext : LIN_NIL };
 		size_t before = j->v->findings.n;
 		j->v->sum.notes++;
-		lin_v_finding(j->v, "note", "graph_node_unknown", j->fi, l->off, l->index, 5, nm, ids);
+		lin_j_finding(j->v, "note", "graph_node_unknown", j->fi, l->off, l->index, 5, nm, ids);
 		if (j->v->findings.n == before)
 			continue;
 		struct lin_finding *f = lin_vec_at(&j->v->findings, before);
@@ -485,11 +485,11 @@ static void collisions(struct jctx *j)
 		uint64_t ids[3] = { b->corr, a->proc, b->proc };
 		j->v->sum.notes++;
 		j->m->collisions++;
-		lin_v_finding(j->v, "note", "correlation_collision", j->fi, b->off, b->index, 3, nm, ids);
+		lin_j_finding(j->v, "note", "correlation_collision", j->fi, b->off, b->index, 3, nm, ids);
 	}
 }
 
-void lin_imp_join(struct lin_validator *v, struct lin_imp *m, uint32_t fi)
+void lin_imp_join(struct lin_joiner *v, struct lin_imp *m, uint32_t fi)
 {
 	struct jctx j = { v, m, fi, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL };
 	if (!build(&j)) {

@@ -16,13 +16,13 @@
 #include <string.h>
 
 #include "lineage/trace_format.h"
-#include "vstate.h"
+#include "jstate.h"
 
-static void structural(struct lin_validator *v, const char *cause, uint32_t file, uint64_t offset,
+static void structural(struct lin_joiner *v, const char *cause, uint32_t file, uint64_t offset,
 		       uint64_t index, int nids, const char *const *names, const uint64_t *ids)
 {
 	v->sum.structural++;
-	lin_v_finding(v, "structural", cause, file, offset, index, nids, names, ids);
+	lin_j_finding(v, "structural", cause, file, offset, index, nids, names, ids);
 }
 
 static struct lin_br *at(struct lin_bthread *t, uint64_t seq)
@@ -30,7 +30,7 @@ static struct lin_br *at(struct lin_bthread *t, uint64_t seq)
 	return seq != LIN_NIL && seq >= t->base && seq - t->base < t->n ? &t->b[seq - t->base] : NULL;
 }
 
-static struct lin_vers_ent *version(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint64_t ver)
+static struct lin_vers_ent *version(struct lin_joiner *v, uint16_t proc, uint64_t epoch, uint64_t ver)
 {
 	bool fresh;
 	struct lin_vers_ent *e = lin_vtab_get(&v->vers, epoch, lin_k1(proc, ver), &fresh);
@@ -39,7 +39,7 @@ static struct lin_vers_ent *version(struct lin_validator *v, uint16_t proc, uint
 	return e;
 }
 
-static struct lin_epoch_ent *epoch_ent(struct lin_validator *v, uint16_t proc, uint64_t id)
+static struct lin_epoch_ent *epoch_ent(struct lin_joiner *v, uint16_t proc, uint64_t id)
 {
 	bool fresh;
 	struct lin_epoch_ent *e = lin_vtab_get(&v->epochs, id, lin_k1(proc, 0), &fresh);
@@ -48,7 +48,7 @@ static struct lin_epoch_ent *epoch_ent(struct lin_validator *v, uint16_t proc, u
 	return e;
 }
 
-void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
+void lin_j_launched_under(struct lin_joiner *v, uint16_t proc, uint32_t file,
 			  const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint64_t host_ns)
 {
 	struct lin_vers_ent *ve = version(v, proc, epoch, ver);
@@ -65,8 +65,8 @@ void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
  * version must end in the trace, re-issued for LIN_LATE_REISSUED, its epoch retired (the
  * request ended) for LIN_LATE_ENDED (checked at the end of the run: finish_versions). The
  * first such record is kept. */
-void lin_v_late_claim(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint8_t late)
+void lin_j_late_claim(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r,
+		      uint64_t epoch, uint64_t ver, uint8_t late)
 {
 	struct lin_vers_ent *ve = version(v, proc, epoch, ver);
 	if (!ve || ve->late)
@@ -92,7 +92,7 @@ static uint64_t late_bits(uint64_t late)
  * a depth (format 1.0/1.1) is not counted at all: nothing says whether another one opened
  * inside it (those formats have no launch_end either, so time cannot tell).
  */
-static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file, struct lin_bthread *t,
+static void count_pushed(struct lin_joiner *v, uint16_t proc, uint32_t file, struct lin_bthread *t,
 			 const struct lin_rec *r, uint64_t parent, uint8_t late)
 {
 	struct lin_epoch_ent *e = epoch_ent(v, proc, LIN_GET(r, LAUNCH, EXT_ID) & LIN_EXT_ID_MASK);
@@ -117,7 +117,7 @@ static void count_pushed(struct lin_validator *v, uint16_t proc, uint32_t file, 
 	}
 }
 
-void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+void lin_j_on_launch(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	v->sum.launches++;
 	v->procs[proc].launches++;
@@ -140,7 +140,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		structural(v, "late_mismatch", file, r->offset, r->index, 4, n, ids);
 	}
 	if (!LIN_IS_NIL(r, LAUNCH, EPOCH))
-		lin_v_inv_use(v, proc, LIN_GET(r, LAUNCH, EPOCH),
+		lin_j_inv_use(v, proc, LIN_GET(r, LAUNCH, EPOCH),
 			      LIN_IS_NIL(r, LAUNCH, VERSION) ? 0 : LIN_GET(r, LAUNCH, VERSION),
 			      LIN_GET(r, LAUNCH, HOST_NS));
 	if (late) {
@@ -149,22 +149,22 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		static const char *const n[] = { "tid", "epoch", "version" };
 		uint64_t ids[] = { LIN_GET(r, LAUNCH, TID), LIN_OPT(r, LAUNCH, EPOCH),
 				   LIN_OPT(r, LAUNCH, VERSION) };
-		lin_v_finding(v, "note",
+		lin_j_finding(v, "note",
 			      late == LIN_LATE_ENDED ? "late_after_retire" : "late_after_reissue",
 			      file, r->offset, r->index, 3, n, ids);
 		if (!LIN_IS_NIL(r, LAUNCH, EPOCH) && !LIN_IS_NIL(r, LAUNCH, VERSION) &&
 		    LIN_GET(r, LAUNCH, VERSION))
-			lin_v_late_claim(v, proc, file, r, LIN_GET(r, LAUNCH, EPOCH),
+			lin_j_late_claim(v, proc, file, r, LIN_GET(r, LAUNCH, EPOCH),
 					 LIN_GET(r, LAUNCH, VERSION), (uint8_t)late);
 	} else if (!LIN_IS_NIL(r, LAUNCH, EPOCH) && !LIN_IS_NIL(r, LAUNCH, VERSION)) {
-		lin_v_launched_under(v, proc, file, r, LIN_GET(r, LAUNCH, EPOCH),
+		lin_j_launched_under(v, proc, file, r, LIN_GET(r, LAUNCH, EPOCH),
 				     LIN_GET(r, LAUNCH, VERSION), LIN_GET(r, LAUNCH, HOST_NS));
 	}
 	bool pushed = !LIN_IS_NIL(r, LAUNCH, EXT_ID);
 	uint64_t depth = LIN_IS_NIL(r, LAUNCH, DEPTH) || LIN_GET(r, LAUNCH, DEPTH) > LIN_OPEN_DEPTH
 				 ? 0
 				 : LIN_GET(r, LAUNCH, DEPTH);
-	struct lin_bthread *t = lin_v_bthread(v, proc, LIN_GET(r, LAUNCH, TID), true);
+	struct lin_bthread *t = lin_j_bthread(v, proc, LIN_GET(r, LAUNCH, TID), true);
 	uint64_t parent = t && depth > 1 ? t->open[depth - 2] : LIN_NIL;
 	bool orphan = t && depth > 1 && parent == LIN_NIL;
 	/* No bracket open at the depth above (bracket_without_parent, below): its enclosing
@@ -178,7 +178,7 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 	if (!t)
 		return;
 	t->uncheckable = !v->procs[proc].host_clock && !v->procs[proc].clocks.width_known;
-	if (!lin_v_bracket_room(v, t))
+	if (!lin_j_bracket_room(v, t))
 		return;
 	if (t->n && LIN_GET(r, LAUNCH, HOST_NS) < t->b[t->n - 1].begin && !t->unordered) {
 		static const char *const n[] = { "tid", "begin_ns", "previous_begin_ns" };
@@ -217,16 +217,16 @@ void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, cons
 		t->open[depth - 1] = seq;
 	}
 	if (t->nd)
-		lin_v_xcheck_wake(v, t, LIN_GET(r, LAUNCH, HOST_NS));
+		lin_j_xcheck_wake(v, t, LIN_GET(r, LAUNCH, HOST_NS));
 }
 
-void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+void lin_j_on_launch_end(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	uint64_t depth = LIN_GET(r, LAUNCH_END, DEPTH);
 	uint64_t end = LIN_IS_NIL(r, LAUNCH_END, HOST_NS) ? LIN_END_UNTIMED
 							  : LIN_GET(r, LAUNCH_END, HOST_NS);
 	struct lin_bthread *t = depth && depth <= LIN_OPEN_DEPTH
-					? lin_v_bthread(v, proc, LIN_GET(r, LAUNCH_END, TID), false)
+					? lin_j_bthread(v, proc, LIN_GET(r, LAUNCH_END, TID), false)
 					: NULL;
 	uint64_t seq = t ? t->open[depth - 1] : LIN_NIL;
 	if (seq == LIN_NIL) {
@@ -251,7 +251,7 @@ void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, 
 
 /* epoch_reissue (fields: host_ns, tid, epoch, new version, reason): the previous version
  * stopped being current then; epoch_retire (host_ns, tid, epoch, version): that one did. */
-void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+void lin_j_on_version_change(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r)
 {
 	uint64_t ver = r->type == LIN_REC_EPOCH_REISSUE ? LIN_GET(r, EPOCH_CHANGE, VERSION) - 1
 							: LIN_GET(r, EPOCH_CHANGE, VERSION);
@@ -272,7 +272,7 @@ void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struc
 }
 
 /* request_end (host_ns, tid, request): a late adopt of its token needs it (finish_versions). */
-void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+void lin_j_on_request_end(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r)
 {
 	struct lin_vers_ent *ve = version(v, proc, LIN_GET(r, REQUEST_END, REQUEST), 0);
 	if (ve && !ve->changed) {
@@ -281,7 +281,7 @@ void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct l
 	}
 }
 
-void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r)
+void lin_j_on_clock(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r)
 {
 	/* The pair's width bounds how far off the device reading can be placed. */
 	if (!lin_cm_add(&v->procs[proc].clocks, LIN_GET(r, CLOCK, HOST_NS), LIN_GET(r, CLOCK, DEVICE_NS),
@@ -291,7 +291,7 @@ void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec
 
 /* ---------------------------------------------------------------- at the end of the run */
 
-static void finish_unclosed(struct lin_validator *v)
+static void finish_unclosed(struct lin_joiner *v)
 {
 	static const char *const n[] = { "tid", "depth", "epoch" };
 	size_t it = 0;
@@ -308,7 +308,7 @@ static void finish_unclosed(struct lin_validator *v)
 	}
 }
 
-static void finish_versions(struct lin_validator *v)
+static void finish_versions(struct lin_joiner *v)
 {
 	static const char *const n[] = { "epoch", "version", "launch_ns", "changed_ns" };
 	size_t it = 0;
@@ -340,7 +340,7 @@ static void finish_versions(struct lin_validator *v)
 	}
 }
 
-void lin_v_brackets_finish(struct lin_validator *v)
+void lin_j_brackets_finish(struct lin_joiner *v)
 {
 	for (unsigned i = 0; i < v->nprocs; i++) {
 		lin_cm_finish(&v->procs[i].clocks);
@@ -354,7 +354,7 @@ void lin_v_brackets_finish(struct lin_validator *v)
  * API call made under a pushed id. Calls, not ext records, are counted: a runtime launch
  * and the driver launch nested in it, each with its own correlation and ext record, are
  * one call (ingest.c, count_pair; paired). */
-static void accounting_by_count(struct lin_validator *v)
+static void accounting_by_count(struct lin_joiner *v)
 {
 	static const char *const n[] = { "epoch", "brackets", "calls" };
 	size_t it = 0;
@@ -362,7 +362,7 @@ static void accounting_by_count(struct lin_validator *v)
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
-		const struct lin_vproc *p = &v->procs[proc];
+		const struct lin_jproc *p = &v->procs[proc];
 		uint64_t calls = e->ext_n - (e->paired < e->ext_n ? e->paired : e->ext_n);
 		if (e->pushed <= calls || !p->api_records ||
 		    ((p->host_clock || p->clocks.width_known) && !p->xcheck_unmarked))
@@ -381,30 +381,30 @@ static void accounting_by_count(struct lin_validator *v)
  * records (xcheck.c, decide_unpushed); where one could not wait for that, the process is
  * not checked. Needs a bounded clock mapping.
  */
-static void accounting_unpushed(struct lin_validator *v)
+static void accounting_unpushed(struct lin_joiner *v)
 {
 	size_t it = 0;
 	struct lin_vkey k;
 	const struct lin_corr_ent *c;
 	while ((c = lin_vtab_next(&v->corrs, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
-		const struct lin_vproc *p = &v->procs[proc];
+		const struct lin_jproc *p = &v->procs[proc];
 		uint64_t s, e, u;
 		if (!(c->flags & LIN_C_API) || p->pushes || !p->unpushed ||
 		    (!p->host_clock && !p->clocks.width_known) ||
-		    !lin_v_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
+		    !lin_j_call_to_host(v, proc, c->api_start, c->api_end, &s, &e, &u))
 			continue;
-		struct lin_bthread *t = lin_v_bthread(v, proc, c->api_tid, false);
+		struct lin_bthread *t = lin_j_bthread(v, proc, c->api_tid, false);
 		struct lin_hold h;
 		if (t && !t->unordered)
-			lin_v_holders(t, s, e, u, false, true, true, &h);
+			lin_j_holders(t, s, e, u, false, true, true, &h);
 	}
 	static const char *const n[] = { "tid", "epoch", "depth" };
 	struct lin_bthread *t;
 	it = 0;
 	while ((t = lin_vtab_next(&v->bthreads, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
-		const struct lin_vproc *p = &v->procs[proc];
+		const struct lin_jproc *p = &v->procs[proc];
 		if (p->pushes || p->xcheck_unmarked || !p->api_records || t->unordered ||
 		    (!p->host_clock && !p->clocks.width_known))
 			continue;
@@ -427,7 +427,7 @@ static void accounting_unpushed(struct lin_validator *v)
  * wrote launch records at all: a trace without any (hand-built, or imported) says nothing
  * of brackets.
  */
-static void ext_without_bracket(struct lin_validator *v)
+static void ext_without_bracket(struct lin_joiner *v)
 {
 	static const char *const n[] = { "epoch", "ext_records" };
 	size_t it = 0;
@@ -435,7 +435,7 @@ static void ext_without_bracket(struct lin_validator *v)
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
 		uint16_t proc = lin_k1_proc(k.k1);
-		const struct lin_vproc *p = &v->procs[proc];
+		const struct lin_jproc *p = &v->procs[proc];
 		if (!p->pushes || !p->launches || !e->ext_n || !(e->flags & LIN_EP_DECLARED) ||
 		    (e->flags & LIN_EP_PUSHED) || lin_vtab_find(&v->replays, k.k0, lin_k1(proc, 0)))
 			continue;
@@ -453,14 +453,14 @@ static void ext_without_bracket(struct lin_validator *v)
  * process lost CUPTI records (the call's ext record may be among them). Only in processes
  * whose runtime pushed the ids.
  */
-static void late_by_presence(struct lin_validator *v)
+static void late_by_presence(struct lin_joiner *v)
 {
 	static const char *const n[] = { "epoch", "ext_late", "push_late" };
 	size_t it = 0;
 	struct lin_vkey k;
 	const struct lin_epoch_ent *e;
 	while ((e = lin_vtab_next(&v->epochs, &it, &k))) {
-		const struct lin_vproc *p = &v->procs[lin_k1_proc(k.k1)];
+		const struct lin_jproc *p = &v->procs[lin_k1_proc(k.k1)];
 		uint8_t missing = (uint8_t)(e->push_late & ~e->ext_late);
 		if (p->dropped_cupti || !e->ext_n)
 			missing = 0; /* none arrived (launch accounting says so), or some were lost */
@@ -473,7 +473,7 @@ static void late_by_presence(struct lin_validator *v)
 	}
 }
 
-void lin_v_accounting_finish(struct lin_validator *v)
+void lin_j_accounting_finish(struct lin_joiner *v)
 {
 	ext_without_bracket(v);
 	late_by_presence(v);

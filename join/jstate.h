@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* vstate.h - the validator's state, shared by ingest.c, resolve.c and report.c. */
-#ifndef LIN_VALIDATOR_VSTATE_H
-#define LIN_VALIDATOR_VSTATE_H
+/*
+ * jstate.h - the join layer's state, shared by its files (and read by the importers,
+ * import/, which add their joins, findings and counts to it, and by lineage-validate's
+ * report, validator/report.c).
+ */
+#ifndef LIN_JOIN_JSTATE_H
+#define LIN_JOIN_JSTATE_H
 
 #include "clockmap.h"
 #include "reader.h"
-#include "validate.h"
+#include "join.h"
 #include "vtab.h"
 
 #define LIN_MAX_PROCS 65535
@@ -13,7 +17,7 @@
 #define LIN_MAX_CAND 8
 #define LIN_MAX_CANDS 4096 /* extra ambiguous candidates remembered in all */
 
-struct lin_vfile {
+struct lin_jfile {
 	char *name;
 	uint64_t size, records;
 	char err[512];
@@ -22,7 +26,7 @@ struct lin_vfile {
 	bool ended; /* a trace_end record was read */
 };
 
-struct lin_vproc {
+struct lin_jproc {
 	char host[256];
 	char backend[32]; /* the header's backend ("" when absent) */
 	char cupti[128];  /* the header's cupti status ("" when nil or absent) */
@@ -105,7 +109,7 @@ struct lin_gpu {
  * A declared epoch (or an id that was pushed or named by ext records before, or without,
  * its declaration). pushed/ext_n: launch brackets that pushed this id, and ext correlation
  * records naming it (docs/validator.md, "Launch accounting"). Begun requests are a set of
- * their own (lin_validator.requests): an external id that names one joins straight to it.
+ * their own (lin_joiner.requests): an external id that names one joins straight to it.
  */
 struct lin_epoch_ent {
 	uint64_t req;
@@ -255,12 +259,12 @@ struct lin_vers_ent {
 	uint64_t issued_ns, first_ns; /* invariants.c: its issue, its first use (0: none) */
 };
 
-struct lin_validator {
-	struct lin_vopts opts;
-	struct lin_vsummary sum;
-	struct lin_vfile *files;
+struct lin_joiner {
+	struct lin_joiner_opts opts;
+	struct lin_join_summary sum;
+	struct lin_jfile *files;
 	unsigned nfiles;
-	struct lin_vproc *procs;
+	struct lin_jproc *procs;
 	unsigned nprocs;
 	struct lin_vec findings; /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
@@ -278,54 +282,53 @@ struct lin_validator {
 
 /* A capture slot's value: host time + 1, 0 = no capture, or this when the capture's time
  * is not known (LIN_RT_LEAN_TIMESTAMPS). */
-#define LIN_V_CAPTURE_UNTIMED UINT64_MAX
+#define LIN_J_CAPTURE_UNTIMED UINT64_MAX
 
 /* ingest.c */
-void lin_v_finding(struct lin_validator *v, const char *kind, const char *cause, uint32_t file,
+void lin_j_finding(struct lin_joiner *v, const char *kind, const char *cause, uint32_t file,
 		   uint64_t offset, uint64_t index, int nids, const char *const *names,
 		   const uint64_t *ids);
-int lin_v_proc(struct lin_validator *v, const struct lin_header *h, uint32_t file, bool truth);
-void lin_v_structural(struct lin_validator *v, const char *cause, uint32_t file,
-		      const struct lin_rec *r, int nids, const char *const *names, const uint64_t *ids);
+int lin_j_proc(struct lin_joiner *v, const struct lin_header *h, uint32_t file, bool truth);
+void lin_j_structural(struct lin_joiner *v, const char *cause, uint32_t file, const struct lin_rec *r,
+		      int nids, const char *const *names, const uint64_t *ids);
 /* ingest_api.c */
-void lin_v_on_ext(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
-void lin_v_on_api(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_j_on_ext(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_j_on_api(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 /* brackets.c */
-void lin_v_on_launch(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
-void lin_v_on_launch_end(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_j_on_launch(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_j_on_launch_end(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
 /* A launch (or graph launch) under (@epoch, @version) at @host_ns, for the stale check. */
-void lin_v_inv_declare(struct lin_validator *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
-void lin_v_inv_reissue(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
-void lin_v_inv_use(struct lin_validator *v, uint16_t proc, uint64_t epoch, uint64_t ver, uint64_t t);
-void lin_v_inv_adopt(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
-void lin_v_inv_scope_close(struct lin_validator *v, uint16_t proc, uint32_t file,
-			   const struct lin_rec *r);
-void lin_v_inv_finish(struct lin_validator *v);
-void lin_v_late_claim(struct lin_validator *v, uint16_t proc, uint32_t file,
-		      const struct lin_rec *r, uint64_t epoch, uint64_t ver, uint8_t late);
-void lin_v_on_request_end(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
-void lin_v_launched_under(struct lin_validator *v, uint16_t proc, uint32_t file,
-			  const struct lin_rec *r, uint64_t epoch, uint64_t version, uint64_t host_ns);
-void lin_v_on_version_change(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
-void lin_v_on_clock(struct lin_validator *v, uint16_t proc, const struct lin_rec *r);
+void lin_j_inv_declare(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_j_inv_reissue(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r);
+void lin_j_inv_use(struct lin_joiner *v, uint16_t proc, uint64_t epoch, uint64_t ver, uint64_t t);
+void lin_j_inv_adopt(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r);
+void lin_j_inv_scope_close(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r);
+void lin_j_inv_finish(struct lin_joiner *v);
+void lin_j_late_claim(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r,
+		      uint64_t epoch, uint64_t ver, uint8_t late);
+void lin_j_on_request_end(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r);
+void lin_j_launched_under(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r,
+			  uint64_t epoch, uint64_t version, uint64_t host_ns);
+void lin_j_on_version_change(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r);
+void lin_j_on_clock(struct lin_joiner *v, uint16_t proc, const struct lin_rec *r);
 /* Finish each process's clock map (its pairs sorted); report unclosed brackets and stale
  * launches. Before any lookup by time. */
-void lin_v_brackets_finish(struct lin_validator *v);
+void lin_j_brackets_finish(struct lin_joiner *v);
 /* Launch accounting by count and of brackets that pushed nothing (after the lookups). */
-void lin_v_accounting_finish(struct lin_validator *v);
+void lin_j_accounting_finish(struct lin_joiner *v);
 /* Device time -> host time through the process's clock map (trace/clockmap.h; false: no
  * clock). Outside the span of the clock pairs the mapping extrapolates the nearest pair's
  * offset, and *widen (when not NULL) is how far the two clocks may have drifted apart
  * since: the distance to that pair times LIN_CLOCK_RATE_ERR (0 inside the span, and with
  * device_clock "host"). */
-bool lin_v_to_host(const struct lin_validator *v, uint16_t proc, uint64_t dev, uint64_t *host,
+bool lin_j_to_host(const struct lin_joiner *v, uint16_t proc, uint64_t dev, uint64_t *host,
 		   uint64_t *widen);
 /* A call's device interval [@ds, @de] in host time [*s, *e], and the bound *u on the error
  * of that placement: the widest pair's width plus the widening of either end (0 with
  * device_clock "host", or where the process has no bound at all). false: no clock. */
-bool lin_v_call_to_host(const struct lin_validator *v, uint16_t proc, uint64_t ds, uint64_t de,
+bool lin_j_call_to_host(const struct lin_joiner *v, uint16_t proc, uint64_t ds, uint64_t de,
 			uint64_t *s, uint64_t *e, uint64_t *u);
-struct lin_bthread *lin_v_bthread(struct lin_validator *v, uint16_t proc, uint64_t tid, bool create);
+struct lin_bthread *lin_j_bthread(struct lin_joiner *v, uint16_t proc, uint64_t tid, bool create);
 /* What the brackets of a thread say of a call whose host interval is [s, e] give or take
  * u (the mapping error): the deepest bracket that holds it for certain (of those that
  * pushed, with @pushed_only), whether another one may hold it instead (ambiguous), whether
@@ -336,7 +339,7 @@ struct lin_hold {
 	struct lin_br *inner;
 	bool ambiguous, unclosed, later;
 };
-void lin_v_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bool pushed_only,
+void lin_j_holders(struct lin_bthread *t, uint64_t s, uint64_t e, uint64_t u, bool pushed_only,
 		   bool final, bool mark, struct lin_hold *h);
 enum lin_bracket_find {
 	LIN_BF_NONE,
@@ -345,24 +348,24 @@ enum lin_bracket_find {
 	LIN_BF_NO_CLOCK,
 	LIN_BF_UNCERTAIN
 };
-/* Time containment's lookup for the API call of @c (after lin_v_brackets_finish): the
+/* Time containment's lookup for the API call of @c (after lin_j_brackets_finish): the
  * innermost bracket that holds it for certain (*out), or why there is none. */
-enum lin_bracket_find lin_v_bracket_find(const struct lin_validator *v, uint16_t proc,
+enum lin_bracket_find lin_j_bracket_find(const struct lin_joiner *v, uint16_t proc,
 					 const struct lin_corr_ent *c, const struct lin_br **out);
 /* xcheck.c */
 /* Correlation @corr now has both its API record and its ext record: check the bracket. */
-void lin_v_xcheck(struct lin_validator *v, uint16_t proc, uint64_t corr, const struct lin_corr_ent *c);
+void lin_j_xcheck(struct lin_joiner *v, uint16_t proc, uint64_t corr, const struct lin_corr_ent *c);
 /* A bracket opened on @t: decide the calls that waited for one to begin after them. */
-void lin_v_xcheck_wake(struct lin_validator *v, struct lin_bthread *t, uint64_t begin);
+void lin_j_xcheck_wake(struct lin_joiner *v, struct lin_bthread *t, uint64_t begin);
 /* Make room on @t for one more bracket (drops checked pushed ones; false: ENOMEM). */
-bool lin_v_bracket_room(struct lin_validator *v, struct lin_bthread *t);
+bool lin_j_bracket_room(struct lin_joiner *v, struct lin_bthread *t);
 /* Deferred checks, and the pushed brackets that held no API call. */
-void lin_v_xcheck_finish(struct lin_validator *v);
-void lin_v_bthreads_free(struct lin_validator *v);
+void lin_j_xcheck_finish(struct lin_joiner *v);
+void lin_j_bthreads_free(struct lin_joiner *v);
 /* resolve.c */
-void lin_v_gpu(struct lin_validator *v, struct lin_gpu *g);
-void lin_v_resolve_all(struct lin_validator *v);
-static inline const uint64_t *lin_v_epoch_reqs(const struct lin_validator *v,
+void lin_j_gpu(struct lin_joiner *v, struct lin_gpu *g);
+void lin_j_resolve_all(struct lin_joiner *v);
+static inline const uint64_t *lin_j_epoch_reqs(const struct lin_joiner *v,
 					       const struct lin_epoch_ent *e, uint32_t *n)
 {
 	*n = e->nreq;

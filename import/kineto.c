@@ -453,7 +453,7 @@ static const yajl_callbacks callbacks = {
 	on_start_map, on_key,  on_end_map, on_start_array, on_end_array,
 };
 
-static int fail(struct lin_vfile *f, uint64_t off, bool trunc, const char *msg)
+static int fail(struct lin_jfile *f, uint64_t off, bool trunc, const char *msg)
 {
 	snprintf(f->err, sizeof(f->err), "%s", msg);
 	f->err_off = off;
@@ -462,7 +462,7 @@ static int fail(struct lin_vfile *f, uint64_t off, bool trunc, const char *msg)
 }
 
 /* Feed @n bytes (n == 0: the end of the input). 0, or -1 with the error in f. */
-static int feed(struct kctx *k, struct lin_vfile *f, const unsigned char *buf, size_t n, unsigned *silent)
+static int feed(struct kctx *k, struct lin_jfile *f, const unsigned char *buf, size_t n, unsigned *silent)
 {
 	uint64_t seen = k->callbacks;
 	if (!k->started && n > 0) {
@@ -517,7 +517,7 @@ static void list_cats(const struct lin_imp *m, char *buf, size_t n)
 
 /* After the last byte: a file that holds no event of a category read is not a trace this
  * reader understands (exit 2), never an empty pass. */
-static int check_end(struct kctx *k, struct lin_vfile *f)
+static int check_end(struct kctx *k, struct lin_jfile *f)
 {
 	if (!k->ev_depth)
 		return fail(f, 0, false, "not a trace-event JSON file: no traceEvents array");
@@ -535,7 +535,7 @@ static int check_end(struct kctx *k, struct lin_vfile *f)
 	return fail(f, 0, false, msg);
 }
 
-static struct kctx *kctx_new(struct lin_imp *m, struct lin_vfile *f)
+static struct kctx *kctx_new(struct lin_imp *m, struct lin_jfile *f)
 {
 	m->gpu_proc_is_file = true;
 	struct kctx *k = calloc(1, sizeof(*k));
@@ -561,7 +561,7 @@ static void kctx_free(struct kctx *k)
 	free(k);
 }
 
-int lin_imp_kineto_mem(struct lin_imp *m, const void *data, size_t n, struct lin_vfile *f)
+int lin_imp_kineto_mem(struct lin_imp *m, const void *data, size_t n, struct lin_jfile *f)
 {
 	f->size = n;
 	struct kctx *k = kctx_new(m, f);
@@ -614,7 +614,7 @@ static const char *src_error(src_t s, bool *trunc)
 #endif
 
 /* One chunk from the file into the parser: 1 more to come, 0 end of input, -1 error. */
-static int read_chunk(struct kctx *k, struct lin_vfile *f, src_t src, unsigned char *buf, unsigned *silent)
+static int read_chunk(struct kctx *k, struct lin_jfile *f, src_t src, unsigned char *buf, unsigned *silent)
 {
 	long n = src_read(src, buf, CHUNK);
 	bool trunc;
@@ -641,7 +641,7 @@ static int read_chunk(struct kctx *k, struct lin_vfile *f, src_t src, unsigned c
 	return n > 0;
 }
 
-int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_vfile *f)
+int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_jfile *f)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -672,7 +672,7 @@ out:
 
 #else /* !LIN_HAVE_YAJL */
 
-int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_vfile *f)
+int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_jfile *f)
 {
 	(void)m;
 	(void)path;
@@ -680,7 +680,7 @@ int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_vfile *f)
 	return -1;
 }
 
-int lin_imp_kineto_mem(struct lin_imp *m, const void *data, size_t n, struct lin_vfile *f)
+int lin_imp_kineto_mem(struct lin_imp *m, const void *data, size_t n, struct lin_jfile *f)
 {
 	(void)m;
 	(void)data;
