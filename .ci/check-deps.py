@@ -17,6 +17,9 @@ Every edge between the library's folders must point down:
 
 validator/ and explain/ are peers: neither uses the other.
 
+A folder's private headers (PRIVATE below) are included from that folder only: the join
+layer's state is read through join.h's getters and fed through feed.h, never touched.
+
 An edge is an #include that resolves to a header of another folder, or a CMake file of the
 folder naming another folder's path (${PROJECT_SOURCE_DIR}/x, ${CMAKE_SOURCE_DIR}/x) or
 linking another folder's target. Folders outside the table (tests/, bench/, examples/,
@@ -40,6 +43,8 @@ ALLOWED = {
     "explain": {"include", "trace", "join", "import", "explain"},
 }
 CONSUMERS = {"tests", "bench", "examples", "fixtures", "python"}
+# Headers only their own folder includes (consumers such as tests/ aside).
+PRIVATE = {("join", "jstate.h"), ("join", "pages.h")}
 # CMake targets and the folder that defines them.
 TARGETS = {
     "lineage_trace": "trace", "lineage_trace_write_obj": "trace",
@@ -130,6 +135,8 @@ def check(root):
                         to = resolve(root, p, m.group(2), idx, m.group(1) == "<")
                         if to and to not in allowed:
                             bad.append(f"{rel}:{n}: {mod}/ includes {m.group(2)} of {to}/")
+                        elif to and to != mod and (to, os.path.basename(m.group(2))) in PRIVATE:
+                            bad.append(f"{rel}:{n}: {mod}/ includes {m.group(2)}, private to {to}/")
             elif os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake"):
                 with open(p, encoding="utf-8") as f:
                     text = strip_comments(f.read())

@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jstate.h"
+#include "feed.h"
+#include "records.h"
+#include "vtab.h"
 
 /* Kinds from KERNEL on are GPU records; REQUEST and HANDOFF come from lineage traces. */
 enum lin_imp_kind {

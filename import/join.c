@@ -12,6 +12,7 @@
 
 struct jctx {
 	struct lin_joiner *v;
+	struct lin_join_summary *sum; /* v's */
 	struct lin_imp *m;
 	uint32_t fi;
 	uint32_t *launch; /* launches by (corr, proc, ts) */
@@ -248,8 +249,9 @@ static const struct lin_imp_ev *launch_of(const struct jctx *j, const struct lin
 static const char *const id_names[] = { "correlation",    "pid",   "tid", "external_id",
 					"op_external_id", "device" };
 
-static void report(struct jctx *j, const struct lin_imp_ev *g, const char *kind, const char *cause,
-		   const struct lin_imp_ev *l, uint64_t ext, const struct lin_imp_ev *op)
+static struct lin_finding *report(struct jctx *j, const struct lin_imp_ev *g, const char *kind,
+				  const char *cause, const struct lin_imp_ev *l, uint64_t ext,
+				  const struct lin_imp_ev *op)
 {
 	uint64_t ids[6] = { g->corr,
 			    l ? l->proc : (j->m->gpu_proc_is_file ? LIN_NIL : g->proc),
@@ -259,18 +261,16 @@ static void report(struct jctx *j, const struct lin_imp_ev *g, const char *kind,
 			    g->dev };
 	if (!(g->flags & LIN_IMP_HAS_CORR))
 		ids[0] = LIN_NIL;
-	lin_j_finding(j->v, kind, cause, j->fi, g->off, g->index, 6, id_names, ids);
+	return lin_joiner_feed_finding(j->v, kind, cause, j->fi, g->off, g->index, 6, id_names, ids);
 }
 
-static void level(struct jctx *j, enum lin_level l) { j->v->sum.joined_by_level[l]++; }
+static void level(struct jctx *j, enum lin_level l) { j->sum->joined_by_level[l]++; }
 
 /* lin_join_tool.gpu for imported GPU record @g: keyed by its file and its event index (an
  * Nsight export's row ids repeat across tables); epoch: the op's event index. */
 static void hand_over(struct jctx *j, const struct lin_imp_ev *g, enum lin_join join,
 		      const char *why, enum lin_level lvl, const struct lin_imp_ev *op)
 {
-	if (!j->v->opts.tool.gpu)
-		return;
 	struct lin_gpu_verdict vd = { .offset = g->index,
 				      .epoch = op ? (uint64_t)(op - j->m->ev) : LIN_NIL,
 				      .why = why,
@@ -278,28 +278,31 @@ static void hand_over(struct jctx *j, const struct lin_imp_ev *g, enum lin_join 
 				      .join = join,
 				      .level = lvl,
 				      .proc = LIN_VPROC_IMPORTED };
-	j->v->opts.tool.gpu(j->v->opts.tool.arg, &vd);
+	lin_joiner_feed_verdict(j->v, &vd);
 }
 
 static void lost(struct jctx *j, const struct lin_imp_ev *g, enum lin_cause c, const struct lin_imp_ev *l)
 {
-	j->v->sum.lost++;
-	j->v->sum.lost_by_cause[c]++;
+	j->sum->lost++;
+	j->sum->lost_by_cause[c]++;
 	level(j, l ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
 	report(j, g, "lost", lin_cause_name(c), l, LIN_NIL, NULL);
 	hand_over(j, g, LIN_JOIN_LOST, lin_cause_name(c), l ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE, NULL);
 }
 
-static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *cause,
-		      const struct lin_imp_ev *l, uint64_t ext, const struct lin_imp_ev *op)
+/* The finding kept (for its detail), or NULL. */
+static struct lin_finding *ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *cause,
+				     const struct lin_imp_ev *l, uint64_t ext,
+				     const struct lin_imp_ev *op)
 {
-	j->v->sum.ambiguous++;
+	j->sum->ambiguous++;
 	bool no_launch = !strcmp(cause, "correlation_collision") ||
 			 !strcmp(cause, "correlation_on_two_threads");
 	level(j, l && !no_launch ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE);
-	report(j, g, "ambiguous", cause, l, ext, op);
+	struct lin_finding *f = report(j, g, "ambiguous", cause, l, ext, op);
 	hand_over(j, g, LIN_JOIN_AMBIGUOUS, cause,
 		  l && !no_launch ? LIN_LEVEL_API_CALL : LIN_LEVEL_NONE, NULL);
+	return f;
 }
 
 /* @g joined to @op through launch @l: observed (rule < 0) or inferred under @rule; the level
@@ -307,7 +310,7 @@ static void ambiguous(struct jctx *j, const struct lin_imp_ev *g, const char *ca
 static void joined(struct jctx *j, const struct lin_imp_ev *g, const struct lin_imp_ev *l,
 		   const struct lin_imp_ev *op, int rule)
 {
-	struct lin_join_summary *s = &j->v->sum;
+	struct lin_join_summary *s = j->sum;
 	if (rule < 0) {
 		s->observed++;
 	} else {
@@ -334,7 +337,7 @@ static void graph_joined(struct jctx *j, const struct lin_imp_ev *l, const struc
 		j->graph_op = calloc(j->m->n, sizeof(uint32_t));
 		j->graph_obs = calloc(j->m->n, 1);
 		if (!j->graph_n || !j->graph_op || !j->graph_obs) {
-			j->v->oom = true;
+			lin_joiner_feed_oom(j->v);
 			return;
 		}
 	}
@@ -363,10 +366,8 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 	}
 	if ((l->flags & LIN_IMP_HAS_EXT) && (g->flags & LIN_IMP_HAS_EXT) && l->ext != g->ext) {
 		/* The launch and its GPU record name different ops: neither is trusted. */
-		size_t before = j->v->findings.n;
-		ambiguous(j, g, "external_id_conflict", l, g->ext, NULL);
-		if (j->v->findings.n > before) {
-			struct lin_finding *f = lin_vec_at(&j->v->findings, before);
+		struct lin_finding *f = ambiguous(j, g, "external_id_conflict", l, g->ext, NULL);
+		if (f) {
 			snprintf(f->detail, sizeof(f->detail),
 				 "the launch's External id is %llu, "
 				 "the GPU record's %llu",
@@ -415,7 +416,7 @@ static void classify_op(struct jctx *j, const struct lin_imp_ev *g, const struct
 
 static void classify(struct jctx *j, struct lin_imp_ev *g)
 {
-	j->v->sum.gpu_records++;
+	j->sum->gpu_records++;
 	if (g->flags & LIN_IMP_NO_PROC) { /* no process: joins nothing, not even pid 0 */
 		lost(j, g, LIN_CAUSE_NO_PID, NULL);
 		return;
@@ -458,12 +459,11 @@ static void graph_notes(struct jctx *j)
 		const struct lin_imp_ev *l = &j->m->ev[i], *op = &j->m->ev[j->graph_op[i] - 1];
 		uint64_t ids[5] = { l->corr, l->proc, l->tid, j->graph_n[i],
 				    (op->flags & LIN_IMP_HAS_EXT) ? op->ext : LIN_NIL };
-		size_t before = j->v->findings.n;
-		j->v->sum.notes++;
-		lin_j_finding(j->v, "note", "graph_node_unknown", j->fi, l->off, l->index, 5, nm, ids);
-		if (j->v->findings.n == before)
+		j->sum->notes++;
+		struct lin_finding *f = lin_joiner_feed_finding(j->v, "note", "graph_node_unknown",
+								j->fi, l->off, l->index, 5, nm, ids);
+		if (!f)
 			continue;
-		struct lin_finding *f = lin_vec_at(&j->v->findings, before);
 		snprintf(f->detail, sizeof(f->detail),
 			 "joined to the step, not to an op inside the "
 			 "graph (%s): op '%.64s'",
@@ -483,24 +483,32 @@ static void collisions(struct jctx *j)
 		if (a->corr != b->corr || a->proc == b->proc)
 			continue;
 		uint64_t ids[3] = { b->corr, a->proc, b->proc };
-		j->v->sum.notes++;
+		j->sum->notes++;
 		j->m->collisions++;
-		lin_j_finding(j->v, "note", "correlation_collision", j->fi, b->off, b->index, 3, nm, ids);
+		lin_joiner_feed_finding(j->v, "note", "correlation_collision", j->fi, b->off,
+					b->index, 3, nm, ids);
 	}
 }
 
 void lin_imp_join(struct lin_joiner *v, struct lin_imp *m, uint32_t fi)
 {
-	struct jctx j = { v, m, fi, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL };
+	struct jctx j = { v,    lin_joiner_feed_summary(v),
+			  m,    fi,
+			  NULL, 0,
+			  NULL, NULL,
+			  0,    NULL,
+			  0,    NULL,
+			  0,    NULL,
+			  NULL, NULL };
 	if (!build(&j)) {
-		v->oom = true;
+		lin_joiner_feed_oom(v);
 	} else {
 		if (!m->gpu_proc_is_file)
 			collisions(&j);
 		for (size_t i = 0; i < m->n; i++) {
 			struct lin_imp_ev *e = &m->ev[i];
 			if (e->kind == LIN_IMP_LAUNCH)
-				v->sum.launches++;
+				j.sum->launches++;
 			else if (e->kind >= LIN_IMP_KERNEL)
 				classify(&j, e);
 		}

@@ -19,20 +19,6 @@ struct fstat {
 	char why[DETAIL];
 };
 
-static int add_file(struct lin_joiner *v, const char *name)
-{
-	struct lin_jfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
-	if (!nf)
-		return -1;
-	v->files = nf;
-	memset(&nf[v->nfiles], 0, sizeof(*nf));
-	nf[v->nfiles].name = strdup(name);
-	if (!nf[v->nfiles].name)
-		return -1;
-	v->sum.files++;
-	return (int)v->nfiles++;
-}
-
 static void count(const struct lin_imp *m, struct fstat *st)
 {
 	for (size_t i = 0; i < m->n; i++) {
@@ -83,24 +69,22 @@ static int read_one(struct lin_joiner *v, const char *fmt, const char *path, boo
 {
 	struct lin_imp m;
 	memset(&m, 0, sizeof(m));
-	int fi = add_file(v, path);
-	if (fi < 0) {
-		v->oom = true;
+	int fi = lin_joiner_feed_file(v, path);
+	if (fi < 0)
 		return -1;
-	}
-	struct lin_jfile *f = &v->files[fi];
+	struct lin_jfile *f = lin_joiner_feed_fileat(v, (unsigned)fi);
+	struct lin_join_summary *sum = lin_joiner_feed_summary(v);
 	bool kineto = !strcmp(fmt, "kineto");
 	int r = kineto ? lin_imp_kineto(&m, path, f) : lin_imp_nsys(&m, path, f);
 	f->records = m.records;
-	v->sum.records += m.records;
-	v->sum.bytes += f->size;
+	sum->records += m.records;
+	sum->bytes += f->size;
 	if (r < 0) {
 		f->failed = true;
-		v->sum.file_errors++;
+		sum->file_errors++;
 	}
 	lin_imp_join(v, &m, (uint32_t)fi); /* what was read before an error counts */
-	if (v->opts.tool.model)
-		v->opts.tool.model(v->opts.tool.arg, (uint32_t)fi, &m);
+	lin_joiner_feed_model(v, (uint32_t)fi, &m);
 	count(&m, st);
 	(kineto ? why_kineto : why_nsys)(&m, st, st->why, sizeof(st->why));
 	if (export) {
@@ -111,7 +95,7 @@ static int read_one(struct lin_joiner *v, const char *fmt, const char *path, boo
 			if (!f->failed) {
 				f->failed = true;
 				f->err_off = 0;
-				v->sum.file_errors++;
+				sum->file_errors++;
 			}
 			r = -1;
 		}
@@ -127,29 +111,29 @@ static int read_one(struct lin_joiner *v, const char *fmt, const char *path, boo
  */
 static void no_gpu(struct lin_joiner *v, const struct fstat *st, int n, unsigned first_file)
 {
-	if (v->opts.allow_empty)
+	if (lin_joiner_allow_empty(v))
 		return;
-	if (!v->sum.gpu_records) {
+	struct lin_join_summary *sum = lin_joiner_feed_summary(v);
+	if (!sum->gpu_records) {
+		char why[DETAIL];
 		if (n == 1)
-			snprintf(v->empty_why, sizeof(v->empty_why), "%s", st[0].why);
+			snprintf(why, sizeof(why), "%s", st[0].why);
 		else
-			snprintf(v->empty_why, sizeof(v->empty_why),
-				 "none in %d files; the first: %.150s", n, st[0].why);
+			snprintf(why, sizeof(why), "none in %d files; the first: %.150s", n, st[0].why);
+		lin_joiner_feed_empty_why(v, why);
 		return;
 	}
 	static const char *const nm[] = { "launches" };
 	for (int i = 0; i < n; i++) {
-		const struct lin_jfile *f = &v->files[first_file + (unsigned)i];
+		const struct lin_jfile *f = lin_joiner_file(v, first_file + (unsigned)i);
 		if (f->failed || !st[i].launches || st[i].gpu)
 			continue;
-		size_t before = v->findings.n;
-		v->sum.structural++;
-		lin_j_finding(v, "structural", "no_gpu_records", first_file + (unsigned)i, 0, 0, 1,
-			      nm, &st[i].launches);
-		if (v->findings.n > before) {
-			struct lin_finding *fd = lin_vec_at(&v->findings, before);
+		sum->structural++;
+		struct lin_finding *fd = lin_joiner_feed_finding(v, "structural", "no_gpu_records",
+								 first_file + (unsigned)i, 0, 0, 1,
+								 nm, &st[i].launches);
+		if (fd)
 			snprintf(fd->detail, sizeof(fd->detail), "%s", st[i].why);
-		}
 	}
 }
 
@@ -164,15 +148,15 @@ int lin_imp_run(struct lin_joiner *v, const char *const *fmts, char *const *path
 	}
 	struct fstat *st = calloc((size_t)n + 1, sizeof(*st));
 	if (!st) {
-		v->oom = true;
+		lin_joiner_feed_oom(v);
 		return -1;
 	}
-	unsigned first = v->nfiles;
+	unsigned first = lin_joiner_nfiles(v);
 	int rc = 0;
 	for (int i = 0; i < n; i++)
 		if (read_one(v, fmts[i], paths[i], perfetto && i == n - 1, perfetto, &st[i]) < 0)
 			rc = -1;
-	if (!v->oom && (int)(v->nfiles - first) == n)
+	if (!lin_joiner_oom(v) && (int)(lin_joiner_nfiles(v) - first) == n)
 		no_gpu(v, st, n, first);
 	free(st);
 	return rc;

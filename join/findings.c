@@ -5,17 +5,17 @@
 
 #include "jstate.h"
 
-void lin_j_finding(struct lin_joiner *v, const char *kind, const char *cause, uint32_t file,
-		   uint64_t offset, uint64_t index, int nids, const char *const *names,
-		   const uint64_t *ids)
+struct lin_finding *lin_j_finding(struct lin_joiner *v, const char *kind, const char *cause,
+				  uint32_t file, uint64_t offset, uint64_t index, int nids,
+				  const char *const *names, const uint64_t *ids)
 {
 	v->sum.findings++;
 	if (v->findings.n >= v->opts.max_findings)
-		return;
+		return NULL;
 	struct lin_finding *f = lin_vec_push(&v->findings);
 	if (!f) {
 		v->oom = true;
-		return;
+		return NULL;
 	}
 	f->kind = kind;
 	f->cause = cause;
@@ -28,6 +28,7 @@ void lin_j_finding(struct lin_joiner *v, const char *kind, const char *cause, ui
 		f->idname[i] = names[i];
 		f->id[i] = ids[i];
 	}
+	return f;
 }
 
 void lin_j_structural(struct lin_joiner *v, const char *cause, uint32_t file, const struct lin_rec *r,

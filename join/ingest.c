@@ -696,24 +696,10 @@ static void on_truth(struct lin_joiner *v, uint16_t proc, uint32_t file, const s
 	}
 }
 
-static int new_file(struct lin_joiner *v, const char *name, bool truth)
-{
-	struct lin_jfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
-	if (!nf)
-		return -1;
-	v->files = nf;
-	memset(&nf[v->nfiles], 0, sizeof(*nf));
-	nf[v->nfiles].name = strdup(name);
-	nf[v->nfiles].truth = truth;
-	if (!nf[v->nfiles].name)
-		return -1;
-	return (int)v->nfiles++;
-}
-
 static int ingest(struct lin_joiner *v, struct lin_reader *rd, const char *name, bool truth)
 {
 	struct lin_header h;
-	int fi = rd ? new_file(v, name, truth) : -1;
+	int fi = rd ? lin_j_new_file(v, name, truth) : -1;
 	if (fi < 0) {
 		lin_reader_free(rd);
 		v->oom = true;
@@ -789,7 +775,7 @@ static int truth_too_late(struct lin_joiner *v, const char *name)
 	for (unsigned i = 0; i < v->nfiles; i++) {
 		if (v->files[i].truth)
 			continue;
-		int fi = new_file(v, name, true);
+		int fi = lin_j_new_file(v, name, true);
 		if (fi < 0) {
 			v->oom = true;
 			return -2;

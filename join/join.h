@@ -181,6 +181,31 @@ struct lin_joiner_opts {
 
 struct lin_joiner;
 
+/* A finding (docs/validator.md, "Findings"): a record lost, ambiguous or incorrect with
+ * its cause, a structural fault, a loss, a misuse, a note. */
+#define LIN_MAX_IDS 6
+#define LIN_MAX_CAND 8
+struct lin_finding {
+	const char *kind, *cause; /* static storage */
+	uint32_t file;            /* the file's index (lin_joiner_add_* order) */
+	uint64_t offset, index;   /* the record's byte offset and index in its file */
+	int nids, ncand;
+	const char *idname[LIN_MAX_IDS];
+	uint64_t id[LIN_MAX_IDS];
+	uint64_t cand[LIN_MAX_CAND]; /* ambiguous: the candidates (the first LIN_MAX_CAND) */
+	char detail[384];            /* why, in words ("" when the cause says it all) */
+};
+
+/* A file of the run, as read: truth and trace files, in lin_joiner_add_* order. */
+struct lin_jfile {
+	char *name;
+	uint64_t size, records;
+	char err[512]; /* the first error ("": none) */
+	uint64_t err_off;
+	bool failed, truncated, truth;
+	bool ended; /* a trace_end record was read */
+};
+
 struct lin_joiner *lin_joiner_create(const struct lin_joiner_opts *opts);
 void lin_joiner_free(struct lin_joiner *v);
 /* Return 0, -1 when the file is unreadable/malformed (recorded, reported, exit 2),
@@ -202,6 +227,14 @@ const char *lin_joiner_error(const struct lin_joiner *v, uint64_t *offset, const
  * drift; 0 with device_clock "host"). false: the process has no clock mapping. */
 bool lin_joiner_dev_to_host(const struct lin_joiner *v, uint16_t proc, uint64_t dev, uint64_t *host,
 			    uint64_t *err);
+/* The files of the run (lin_joiner_add_* order; importers' files too), and file @i (NULL
+ * past the end). */
+unsigned lin_joiner_nfiles(const struct lin_joiner *v);
+const struct lin_jfile *lin_joiner_file(const struct lin_joiner *v, unsigned i);
+/* The findings kept (lin_joiner_opts.max_findings; the summary counts them all), in the
+ * order they were found, and finding @i (NULL past the end). */
+size_t lin_joiner_nfindings(const struct lin_joiner *v);
+const struct lin_finding *lin_joiner_finding(const struct lin_joiner *v, size_t i);
 /* Whether the join engine ran out of memory (its joins are then incomplete). */
 bool lin_joiner_oom(const struct lin_joiner *v);
 /* What process @proc's traces reported lost: LIN_LOST_HOST (host events, dropped source 1),

@@ -1,30 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jstate.h - the join layer's state, shared by its files (and read by the importers,
- * import/, which add their joins, findings and counts to it, and by lineage-validate's
- * report, validator/report.c).
+ * jstate.h - the join layer's state, shared by its files and private to join/ (tests
+ * aside): its tools read the joined run through join.h's getters, the importers feed it
+ * through feed.h.
  */
 #ifndef LIN_JOIN_JSTATE_H
 #define LIN_JOIN_JSTATE_H
 
 #include "clockmap.h"
 #include "reader.h"
+#include "feed.h"
 #include "join.h"
 #include "vtab.h"
 
 #define LIN_MAX_PROCS 65535
-#define LIN_MAX_IDS 6
-#define LIN_MAX_CAND 8
 #define LIN_MAX_CANDS 4096 /* extra ambiguous candidates remembered in all */
-
-struct lin_jfile {
-	char *name;
-	uint64_t size, records;
-	char err[512];
-	uint64_t err_off;
-	bool failed, truncated, truth;
-	bool ended; /* a trace_end record was read */
-};
 
 struct lin_jproc {
 	char host[256];
@@ -78,17 +68,6 @@ struct lin_capture {
 struct lin_capthr {
 	uint64_t begin, pmax;
 	uint32_t tid, pad;
-};
-
-struct lin_finding {
-	const char *kind, *cause;
-	uint32_t file;
-	uint64_t offset, index;
-	int nids, ncand;
-	const char *idname[LIN_MAX_IDS];
-	uint64_t id[LIN_MAX_IDS];
-	uint64_t cand[LIN_MAX_CAND];
-	char detail[384]; /* why, in words ("" when the cause says it all) */
 };
 
 /* A GPU record waiting for its joins. */
@@ -285,10 +264,13 @@ struct lin_joiner {
 #define LIN_J_CAPTURE_UNTIMED UINT64_MAX
 
 /* ingest.c */
-void lin_j_finding(struct lin_joiner *v, const char *kind, const char *cause, uint32_t file,
-		   uint64_t offset, uint64_t index, int nids, const char *const *names,
-		   const uint64_t *ids);
+/* Count a finding and keep it (up to max_findings): the one kept, or NULL. */
+struct lin_finding *lin_j_finding(struct lin_joiner *v, const char *kind, const char *cause,
+				  uint32_t file, uint64_t offset, uint64_t index, int nids,
+				  const char *const *names, const uint64_t *ids);
 int lin_j_proc(struct lin_joiner *v, const struct lin_header *h, uint32_t file, bool truth);
+/* state.c: add a file named @name (copied) to the run: its index, or -1 (out of memory). */
+int lin_j_new_file(struct lin_joiner *v, const char *name, bool truth);
 void lin_j_structural(struct lin_joiner *v, const char *cause, uint32_t file, const struct lin_rec *r,
 		      int nids, const char *const *names, const uint64_t *ids);
 /* ingest_api.c */

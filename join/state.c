@@ -151,3 +151,17 @@ bool lin_joiner_proc_id(const struct lin_joiner *v, uint16_t proc, uint64_t *pid
 }
 
 bool lin_joiner_oom(const struct lin_joiner *v) { return v->oom; }
+
+int lin_j_new_file(struct lin_joiner *v, const char *name, bool truth)
+{
+	struct lin_jfile *nf = realloc(v->files, (v->nfiles + 1) * sizeof(*nf));
+	if (!nf)
+		return -1;
+	v->files = nf;
+	memset(&nf[v->nfiles], 0, sizeof(*nf));
+	nf[v->nfiles].name = strdup(name);
+	nf[v->nfiles].truth = truth;
+	if (!nf[v->nfiles].name)
+		return -1;
+	return (int)v->nfiles++;
+}

@@ -8,7 +8,6 @@
 #include "lineage/trace_format.h"
 #include "lineage/version.h"
 #include "otlp_emit.h"
-#include "jstate.h"
 #include "report.h"
 
 /* A JSON string: valid UTF-8 as it is, U+FFFD for each maximal ill-formed subsequence
@@ -21,6 +20,13 @@ static double bytes_per_launch(const struct lin_join_summary *s)
 	return n ? (double)s->bytes / (double)n : 0.0;
 }
 
+/* The name of file @fi, or @none. */
+static const char *file_name(const struct lin_joiner *v, uint32_t fi, const char *none)
+{
+	const struct lin_jfile *f = lin_joiner_file(v, fi);
+	return f ? f->name : none;
+}
+
 static void json_finding(const struct lin_joiner *v, const struct lin_finding *f, FILE *out)
 {
 	fputs("{\"kind\":", out);
@@ -28,7 +34,7 @@ static void json_finding(const struct lin_joiner *v, const struct lin_finding *f
 	fputs(",\"cause\":", out);
 	json_str(out, f->cause);
 	fputs(",\"file\":", out);
-	json_str(out, v->nfiles ? v->files[f->file].name : "");
+	json_str(out, file_name(v, f->file, ""));
 	fprintf(out, ",\"offset\":%" PRIu64 ",\"record\":%" PRIu64 ",\"ids\":{", f->offset, f->index);
 	int first = 1;
 	for (int i = 0; i < f->nids; i++) {
@@ -54,8 +60,8 @@ static void json_finding(const struct lin_joiner *v, const struct lin_finding *f
 static void json_files(const struct lin_joiner *v, FILE *out)
 {
 	fputs("\"files\":[", out);
-	for (unsigned i = 0; i < v->nfiles; i++) {
-		const struct lin_jfile *f = &v->files[i];
+	for (unsigned i = 0; i < lin_joiner_nfiles(v); i++) {
+		const struct lin_jfile *f = lin_joiner_file(v, i);
 		fprintf(out, "%s{\"name\":", i ? "," : "");
 		json_str(out, f->name);
 		fprintf(out, ",\"truth\":%s,\"bytes\":%" PRIu64 ",\"records\":%" PRIu64,
@@ -82,7 +88,7 @@ static void json_levels(FILE *out, const char *key, const uint64_t *by_level)
 
 void lin_validator_report_json(const struct lin_joiner *v, FILE *out)
 {
-	const struct lin_join_summary *s = &v->sum;
+	const struct lin_join_summary *s = lin_joiner_summary(v);
 	fprintf(out, "{\"format_version\":\"%d.%d\",\"validator\":\"%d.%d.%d\",\"exit_code\":%d,",
 		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR, LIN_VERSION_MAJOR,
 		LIN_VERSION_MINOR, LIN_VERSION_PATCH, lin_joiner_exit_code(v));
@@ -139,18 +145,18 @@ void lin_validator_report_json(const struct lin_joiner *v, FILE *out)
 		json_levels(out, "incorrect_by_level", s->incorrect_by_level);
 	}
 	fprintf(out, "\"findings_total\":%" PRIu64 ",\"findings\":[", s->findings);
-	for (size_t i = 0; i < v->findings.n; i++) {
+	for (size_t i = 0; i < lin_joiner_nfindings(v); i++) {
 		if (i)
 			fputc(',', out);
-		json_finding(v, lin_vec_at(&v->findings, i), out);
+		json_finding(v, lin_joiner_finding(v, i), out);
 	}
 	fputs("]}\n", out);
 }
 
 static void text_finding(const struct lin_joiner *v, const struct lin_finding *f, FILE *out)
 {
-	fprintf(out, "  %s:%" PRIu64 ": record #%" PRIu64 ": %s %s",
-		v->nfiles ? v->files[f->file].name : "?", f->offset, f->index, f->kind, f->cause);
+	fprintf(out, "  %s:%" PRIu64 ": record #%" PRIu64 ": %s %s", file_name(v, f->file, "?"),
+		f->offset, f->index, f->kind, f->cause);
 	for (int i = 0; i < f->nids; i++)
 		if (f->id[i] != LIN_NIL)
 			fprintf(out, " %s=%" PRIu64, f->idname[i], f->id[i]);
@@ -165,9 +171,9 @@ static void text_finding(const struct lin_joiner *v, const struct lin_finding *f
 static void text_files(const struct lin_joiner *v, FILE *out)
 {
 	unsigned truth = 0;
-	for (unsigned i = 0; i < v->nfiles; i++)
-		truth += v->files[i].truth != 0;
-	unsigned traces = v->nfiles - truth;
+	for (unsigned i = 0; i < lin_joiner_nfiles(v); i++)
+		truth += lin_joiner_file(v, i)->truth != 0;
+	unsigned traces = lin_joiner_nfiles(v) - truth;
 	fprintf(out, "%u trace%s", traces, traces == 1 ? "" : "s");
 	if (truth)
 		fprintf(out, ", %u truth file%s", truth, truth == 1 ? "" : "s");
@@ -175,11 +181,11 @@ static void text_files(const struct lin_joiner *v, FILE *out)
 
 void lin_validator_report_text(const struct lin_joiner *v, FILE *out)
 {
-	const struct lin_join_summary *s = &v->sum;
-	for (unsigned i = 0; i < v->nfiles; i++)
-		if (v->files[i].failed)
-			fprintf(out, "error: %s: byte %" PRIu64 ": %s\n", v->files[i].name,
-				v->files[i].err_off, v->files[i].err);
+	const struct lin_join_summary *s = lin_joiner_summary(v);
+	for (unsigned i = 0; i < lin_joiner_nfiles(v); i++)
+		if (lin_joiner_file(v, i)->failed)
+			fprintf(out, "error: %s: byte %" PRIu64 ": %s\n", lin_joiner_file(v, i)->name,
+				lin_joiner_file(v, i)->err_off, lin_joiner_file(v, i)->err);
 	fprintf(out, "lineage-validate %s (trace format %d.%d): ", LIN_STRINGIFY_VERSION,
 		LIN_TRACE_FORMAT_MAJOR, LIN_TRACE_FORMAT_MINOR);
 	text_files(v, out);
@@ -239,14 +245,15 @@ void lin_validator_report_text(const struct lin_joiner *v, FILE *out)
 		", API call only %" PRIu64 ", none %" PRIu64 "\n",
 		jl[LIN_LEVEL_REQUEST], jl[LIN_LEVEL_EPOCH] + jl[LIN_LEVEL_OP],
 		jl[LIN_LEVEL_API_CALL], jl[LIN_LEVEL_NONE]);
-	if (v->findings.n)
-		fprintf(out, "findings (first %zu of %" PRIu64 "):\n", v->findings.n, s->findings);
-	for (size_t i = 0; i < v->findings.n; i++)
-		text_finding(v, lin_vec_at(&v->findings, i), out);
-	if (s->findings > v->findings.n)
+	if (lin_joiner_nfindings(v))
+		fprintf(out, "findings (first %zu of %" PRIu64 "):\n", lin_joiner_nfindings(v),
+			s->findings);
+	for (size_t i = 0; i < lin_joiner_nfindings(v); i++)
+		text_finding(v, lin_joiner_finding(v, i), out);
+	if (s->findings > lin_joiner_nfindings(v))
 		fprintf(out,
 			"  ... %" PRIu64 " more finding(s) not listed (--max-findings %" PRIu64
 			" lists them all)\n",
-			s->findings - (uint64_t)v->findings.n, s->findings);
+			s->findings - (uint64_t)lin_joiner_nfindings(v), s->findings);
 	fprintf(out, "exit status %d\n", lin_joiner_exit_code(v));
 }

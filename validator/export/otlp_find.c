@@ -9,7 +9,6 @@
 
 #include "otlp_model.h"
 #include "join.h"
-#include "jstate.h"
 
 /* The GPU record at (@file, @offset): m->gpus is in file order, then offset order. */
 static struct xgpu *gpu_at(const struct xmodel *m, uint32_t file, uint64_t offset)
@@ -50,8 +49,8 @@ void lin_xmodel_load_findings(struct xmodel *m, const char *const *files, int n)
 	for (int i = 0; i < n; i++)
 		lin_joiner_add_file(v, files[i]);
 	lin_joiner_finish(v);
-	for (size_t i = 0; i < v->findings.n && !m->oom; i++) {
-		const struct lin_finding *f = lin_vec_at(&v->findings, i);
+	for (size_t i = 0; i < lin_joiner_nfindings(v) && !m->oom; i++) {
+		const struct lin_finding *f = lin_joiner_finding(v, i);
 		if (!strcmp(f->kind, "note"))
 			continue;
 		struct xfind *x = lin_vec_push(&m->finds);
