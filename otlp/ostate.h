@@ -24,22 +24,20 @@ struct sreq {
 	bool remote;
 };
 
-struct sreqref {
-	uint64_t id;
-	uint8_t trace[16];
-};
-
 struct sepoch {
-	uint64_t begin, parent_span, name_sid, exec, ordinal;
+	uint64_t begin, name_sid, exec, ordinal;
+	uint64_t parent_epoch, first_req; /* its parent span's (span_model.h), LIN_NIL: none */
 	uint8_t trace[16];
-	struct sreqref *reqs; /* [nreq], owned */
+	uint64_t *reqs;        /* [nreq] the requests it serves, owned (one allocation with:) */
+	uint8_t (*rtrace)[16]; /* [nreq] their traces */
 	uint32_t nreq, version, reissues, tid;
 };
 
 struct sadopt {
-	uint64_t begin, target, capture_tid, parent;
-	uint8_t trace[16];
+	uint64_t begin, target, capture_tid;
+	uint8_t trace[16]; /* the target's, when known */
 	uint32_t kind;
+	bool known; /* the target is a span (open, or retired within the retention time) */
 };
 
 struct scorr {                /* external correlation -> epoch */
@@ -51,12 +49,18 @@ struct sdone { /* a retired epoch or ended request, for GPU records that come la
 	uint8_t trace[16];
 };
 
+/* The fields a host record that makes spans keeps in the heap (the most of any). */
+#define LIN_OS_HOST_FIELDS 9
+
 /* A host record waiting for its turn: host records are processed in host-time order
- * (the writer drains thread by thread, so the byte stream is ordered per thread only). */
+ * (the writer drains thread by thread, so the byte stream is ordered per thread only).
+ * It keeps the decoded record's fields as the reader gave them, read by name when it is
+ * rebuilt (spans.c). */
 struct srec {
-	uint64_t t, seq; /* ordering key: host time, then decode order */
-	uint64_t f[8];   /* fields 1..8; LIN_NIL when nil or absent */
-	uint64_t *reqs;  /* epoch_declare: its requests, owned */
+	uint64_t t, seq;                /* ordering key: host time, then decode order */
+	uint64_t f[LIN_OS_HOST_FIELDS]; /* struct lin_rec's f[], nil and nfields */
+	uint32_t nil, nfields;
+	uint64_t *reqs; /* epoch_declare: its requests, owned */
 	uint32_t nreq;
 	uint8_t type;
 	char str[40]; /* misuse: its cause */

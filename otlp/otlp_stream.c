@@ -27,14 +27,6 @@
 
 /* ---------------------------------------------------------------- decoding */
 
-/* Field @i of a host record @r (0: host_ns), LIN_NIL when nil or absent, for struct srec's
- * copy of its first fields: the span model (spans.c) reads them there by position. Every
- * other field is read by name (records.h). */
-static uint64_t host_field(const struct lin_rec *r, uint32_t i)
-{
-	return i >= r->nfields || (r->nil >> i & 1) ? LIN_NIL : r->f[i];
-}
-
 /* The record's str field (a record type has at most one), or NULL (*len 0). */
 static const char *fstr(const struct lin_rec *r, size_t *len)
 {
@@ -180,10 +172,11 @@ static void on_memset(void *arg, const struct lin_rec *r)
  * of their thread's previous record, so they stay after it. */
 static void queue_host(struct lin_ostream *s, const struct lin_rec *r)
 {
-	uint32_t type = r->type;
-	struct srec q = { .type = (uint8_t)type, .seq = s->seq++ };
-	for (uint32_t i = 0; i < 8; i++)
-		q.f[i] = host_field(r, i);
+	struct srec q = { .type = (uint8_t)r->type,
+			  .seq = s->seq++,
+			  .nil = r->nil,
+			  .nfields = r->nfields < LIN_OS_HOST_FIELDS ? r->nfields : LIN_OS_HOST_FIELDS };
+	memcpy(q.f, r->f, q.nfields * sizeof(q.f[0]));
 	uint64_t tid = LIN_OPT(r, HOST, TID), host_ns = LIN_OPT(r, HOST, HOST_NS);
 	uint64_t *last = tid == LIN_NIL ? NULL : lin_os_get(s, &s->lastt, tid, 0);
 	q.t = host_ns != LIN_NIL ? host_ns : last && *last ? *last : s->tmax;
@@ -192,10 +185,10 @@ static void queue_host(struct lin_ostream *s, const struct lin_rec *r)
 	if (last)
 		*last = q.t;
 	size_t clen;
-	const char *c = type == LIN_REC_MISUSE ? fstr(r, &clen) : NULL;
+	const char *c = fstr(r, &clen); /* misuse: its cause */
 	if (c)
 		memcpy(q.str, c, clen < sizeof(q.str) - 1 ? clen : sizeof(q.str) - 1);
-	if (type == LIN_REC_EPOCH_DECLARE && r->nreqs) {
+	if (r->nreqs) { /* epoch_declare: its requests */
 		q.reqs = malloc(r->nreqs * sizeof(uint64_t));
 		if (!q.reqs) {
 			lin_os_fail(s, -ENOMEM, "out of memory");

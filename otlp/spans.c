@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spans.c - the OTLP stream's spans: host records put back in host-time order (a heap,
- * processed up to each tick's watermark), the request, epoch, handoff and GPU spans they
- * make (docs/fleet.md), and the document writer. See otlp_stream.c for the rest.
+ * spans.c - the OTLP stream's driver of the span model (trace/span_model.h): host records
+ * put back in host-time order (a heap, processed up to each tick's watermark) and handed
+ * to their handlers (a struct lin_rec_ops), the request, epoch, handoff and GPU span values
+ * they fill, and the document writer. See otlp_stream.c for the rest.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "ostate.h"
+#include "span_model.h"
 #include "sys.h"
 
 /* ---------------------------------------------------------------- output */
@@ -47,14 +50,27 @@ static bool doc_begin(struct lin_ostream *s)
 	return !s->failed;
 }
 
-/* ---------------------------------------------------------------- ids and names */
+/* ---------------------------------------------------------------- the span model's values */
 
-static uint64_t unix_ns(const struct lin_ostream *s, uint64_t host_ns)
+/* The stream's differences from the export (span_model.h, docs/fleet.md). */
+#define STREAM_FLAGS (LIN_SP_GPU_OFFSET | LIN_SP_EPOCH_REQS_CAP | LIN_SP_EMPTY_AT_HOST_ZERO)
+
+/* The process, as the span model sees it. */
+static void sp_proc(struct lin_ostream *s, struct lin_sp_proc *p)
 {
-	return lin_oj_host_unix(&s->clk, host_ns);
+	*p = (struct lin_sp_proc){ .w = &s->w,
+				   .clk = &s->clk,
+				   .res = 0,
+				   .key = s->key,
+				   .tmin = s->tmin,
+				   .tmax = s->tmax,
+				   .host = s->host,
+				   .backend = s->backend,
+				   .service = s->service,
+				   .host_clock = "CLOCK_MONOTONIC+CLOCK_REALTIME_offset",
+				   .pid = s->pid,
+				   .flags = STREAM_FLAGS };
 }
-
-static uint64_t proc_span(const struct lin_ostream *s) { return lin_w3c_span_id(s->key, 0); }
 
 void lin_os_seen(struct lin_ostream *s, uint64_t t)
 {
@@ -66,26 +82,21 @@ void lin_os_seen(struct lin_ostream *s, uint64_t t)
 		s->tmax = t;
 }
 
-static const char *name_or(const struct lin_ostream *s, uint64_t sid, const char *dflt, size_t *len)
+/* The string @sid names, or NULL (*len 0). */
+static const char *name_of(const struct lin_ostream *s, uint64_t sid, size_t *len)
 {
 	char *const *p = sid == LIN_NIL ? NULL : lin_vtab_find(&s->strs, sid, 0);
-	if (!p || !*p || !**p) {
-		*len = strlen(dflt);
-		return dflt;
-	}
-	*len = strlen(*p);
-	return *p;
+	*len = p && *p ? strlen(*p) : 0;
+	return p ? *p : NULL;
 }
 
 void lin_os_resource(struct lin_oj *w, int res, void *user)
 {
+	(void)w;
 	(void)res;
-	struct lin_ostream *s = user;
-	lin_oj_acstr(w, "service.name", s->service);
-	lin_oj_acstr(w, "host.name", s->host);
-	lin_oj_aint(w, "process.pid", s->pid);
-	lin_oj_acstr(w, "lineage.backend", s->backend);
-	lin_oj_acstr(w, "lineage.host_clock", "CLOCK_MONOTONIC+CLOCK_REALTIME_offset");
+	struct lin_sp_proc p;
+	sp_proc(user, &p);
+	lin_sp_resource(&p);
 }
 
 void *lin_os_get(struct lin_ostream *s, struct lin_vtab *t, uint64_t k0, uint64_t k1)
@@ -103,57 +114,52 @@ void lin_os_write_request(struct lin_ostream *s, uint64_t id, const struct sreq 
 {
 	if (!doc_begin(s))
 		return;
-	struct lin_oj *w = &s->w;
-	uint64_t parent = q->remote              ? q->rparent
-			  : q->parent != LIN_NIL ? lin_w3c_span_id(s->key, q->parent)
-						 : 0;
-	size_t nlen;
-	const char *name = name_or(s, q->name_sid, "request", &nlen);
-	lin_oj_span_open(w, 0, q->trace, lin_w3c_span_id(s->key, id), parent, name, nlen,
-			 q->remote ? LIN_OJ_KIND_SERVER : LIN_OJ_KIND_INTERNAL,
-			 unix_ns(s, q->begin), unix_ns(s, end));
-	lin_oj_acstr(w, "lineage.span", "request");
-	lin_oj_aint(w, "lineage.request.id", id);
-	lin_oj_aint(w, "lineage.request.user_id", q->user_id);
-	lin_oj_aint(w, "thread.id", q->tid);
-	if (open)
-		lin_oj_abool(w, "lineage.open", true);
-	if (q->remote)
-		lin_oj_ahex(w, "lineage.remote.parent_span_id", q->rparent);
-	lin_oj_events(w);
-	lin_oj_links(w);
-	lin_oj_span_close(w, NULL);
+	struct lin_sp_proc p;
+	sp_proc(s, &p);
+	struct lin_sp_request v = { .id = id,
+				    .begin = q->begin,
+				    .end = end,
+				    .user_id = q->user_id,
+				    .tid = q->tid,
+				    .parent = q->parent,
+				    .rparent = q->rparent,
+				    .trace = q->trace,
+				    .open = open,
+				    .remote = q->remote };
+	v.name = name_of(s, q->name_sid, &v.nlen);
+	lin_sp_request(&p, &v);
+}
+
+static void req_trace(const void *user, uint32_t i, uint8_t out[16])
+{
+	const struct sepoch *e = user;
+	memcpy(out, e->rtrace[i], 16);
 }
 
 void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch *e, uint64_t end, bool open)
 {
 	if (!doc_begin(s))
 		return;
-	struct lin_oj *w = &s->w;
-	bool replay = e->exec != LIN_NIL;
-	size_t nlen;
-	const char *name = name_or(s, e->name_sid, replay ? "graph replay" : "epoch", &nlen);
-	lin_oj_span_open(w, 0, e->trace, lin_w3c_span_id(s->key, id), e->parent_span, name, nlen,
-			 LIN_OJ_KIND_INTERNAL, unix_ns(s, e->begin), unix_ns(s, end));
-	lin_oj_acstr(w, "lineage.span", replay ? "graph_replay" : "epoch");
-	lin_oj_aint(w, "lineage.epoch.id", id);
-	lin_oj_aint(w, "lineage.epoch.version", e->version);
-	lin_oj_aint(w, "lineage.epoch.reissues", e->reissues);
-	uint64_t ids[64];
-	uint32_t n = e->nreq < 64 ? e->nreq : 64;
-	for (uint32_t i = 0; i < n; i++)
-		ids[i] = e->reqs[i].id;
-	lin_oj_aints(w, "lineage.epoch.requests", ids, n);
-	lin_oj_aint(w, "thread.id", e->tid);
-	lin_oj_aint(w, "lineage.graph.exec_id", e->exec);
-	lin_oj_aint(w, "lineage.graph.replay_ordinal", e->ordinal);
-	if (open)
-		lin_oj_abool(w, "lineage.open", true);
-	lin_oj_events(w);
-	lin_oj_links(w);
-	for (uint32_t i = 1; i < e->nreq; i++) /* fan-in: the other requests it serves */
-		lin_oj_link(w, e->reqs[i].trace, lin_w3c_span_id(s->key, e->reqs[i].id), "fan_in");
-	lin_oj_span_close(w, NULL);
+	struct lin_sp_proc p;
+	sp_proc(s, &p);
+	struct lin_sp_epoch v = { .id = id,
+				  .begin = e->begin,
+				  .end = end,
+				  .version = e->version,
+				  .reissues = e->reissues,
+				  .tid = e->tid,
+				  .exec = e->exec,
+				  .ordinal = e->ordinal,
+				  .parent_epoch = e->parent_epoch,
+				  .first_req = e->first_req,
+				  .trace = e->trace,
+				  .reqs = e->reqs,
+				  .nreq = e->nreq,
+				  .req_trace = req_trace,
+				  .user = e,
+				  .open = open };
+	v.name = name_of(s, e->name_sid, &v.nlen);
+	lin_sp_epoch(&p, &v);
 }
 
 void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth, const struct sadopt *a,
@@ -161,64 +167,52 @@ void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth, con
 {
 	if (!doc_begin(s))
 		return;
-	struct lin_oj *w = &s->w;
-	uint64_t span = lin_w3c_mix64(s->key ^ lin_w3c_mix64(a->begin ^ tid << 40));
-	const char *what = a->capture_tid != LIN_NIL ? "handoff" : "scope";
-	lin_oj_span_open(w, 0, a->trace, span ? span : 1, a->parent, what, strlen(what),
-			 LIN_OJ_KIND_INTERNAL, unix_ns(s, a->begin), unix_ns(s, end));
-	lin_oj_acstr(w, "lineage.span", what);
-	lin_oj_aint(w, "thread.id", tid);
-	lin_oj_aint(w, "lineage.capture.thread_id", a->capture_tid);
-	lin_oj_aint(w, "lineage.scope.depth", depth);
-	lin_oj_acstr(w, "lineage.target.kind", a->kind == LIN_TARGET_REQUEST ? "request" : "epoch");
-	lin_oj_aint(w, "lineage.target.id", a->target);
-	lin_oj_abool(w, "lineage.scope.closed", closed);
-	lin_oj_events(w);
-	lin_oj_links(w);
-	lin_oj_span_close(w, NULL);
-}
-
-static const char *gpu_kind(uint8_t k)
-{
-	return k == LIN_REC_KERNEL ? "kernel" : k == LIN_REC_MEMCPY ? "memcpy" : "memset";
+	struct lin_sp_proc p;
+	sp_proc(s, &p);
+	lin_sp_adopt(&p, &(struct lin_sp_adopt){ .begin = a->begin,
+						 .end = end,
+						 .tid = tid,
+						 .depth = depth,
+						 .capture_tid = a->capture_tid,
+						 .target = a->target,
+						 .kind = a->kind,
+						 .trace = a->known ? a->trace : NULL,
+						 .closed = closed });
 }
 
 /* @join: "observed", "inferred", "ambiguous" (several epochs for its correlation) or "lost"
- * (no epoch within the retention time; lineage-validate on the trace names the cause). */
+ * (no epoch within the retention time; lineage-validate on the trace names the cause).
+ * @epoch: the epoch or request joined, with its @trace (NULL, LIN_NIL: none). */
 void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t *trace,
 		      uint64_t epoch, const char *join)
 {
 	if (!doc_begin(s))
 		return;
-	struct lin_oj *w = &s->w;
-	uint8_t own[16];
-	uint64_t parent = epoch != LIN_NIL ? lin_w3c_span_id(s->key, epoch) : proc_span(s);
-	if (!trace) {
-		lin_w3c_trace_id(s->key, 0, own);
-		trace = own;
-	}
-	uint64_t start = lin_oj_dev_unix(&s->clk, g->start), end = lin_oj_dev_unix(&s->clk, g->end);
-	uint64_t t0 = start != LIN_NIL ? start : end;
-	uint64_t t1 = end != LIN_NIL ? end : t0;
-	bool unknown = t0 == LIN_NIL;
-	if (unknown)
-		t0 = t1 = unix_ns(s, s->tmin == LIN_NIL ? 0 : s->tmin);
-	size_t nlen;
-	const char *name = name_or(s, g->name_sid, gpu_kind(g->kind), &nlen);
-	uint64_t span = lin_w3c_mix64(s->key ^ lin_w3c_mix64(g->offset));
-	lin_oj_span_open(w, 0, trace, span ? span : 1, parent, name, nlen, LIN_OJ_KIND_INTERNAL, t0, t1);
-	lin_oj_acstr(w, "lineage.span", gpu_kind(g->kind));
-	lin_oj_acstr(w, "lineage.join", join);
-	if (!strcmp(join, "inferred"))
-		lin_oj_acstr(w, "lineage.join.rule", "graph_node_origin");
-	lin_oj_gpu_ids(w, g->device, g->context, g->stream, g->corr, g->graph, g->node, g->bytes);
-	lin_oj_aint(w, "lineage.trace.offset", g->offset);
-	if (unknown)
-		lin_oj_abool(w, "lineage.time.unknown", true);
-	lin_oj_events(w);
-	lin_oj_links(w);
+	struct lin_sp_proc p;
+	sp_proc(s, &p);
 	bool ok = epoch != LIN_NIL;
-	lin_oj_span_close(w, !ok ? (strcmp(join, "lost") ? join : "not_joined_in_stream") : NULL);
+	struct lin_sp_gpu v = {
+		.offset = g->offset,
+		.kind = g->kind,
+		.start = g->start,
+		.end = g->end,
+		.parent = epoch,
+		.trace = ok ? trace : NULL,
+		.join = join,
+		.rule = !strcmp(join, "inferred") ? "graph_node_origin" : NULL,
+		.status = ok                     ? NULL
+			  : strcmp(join, "lost") ? join
+						 : "not_joined_in_stream",
+		.device = g->device,
+		.context = g->context,
+		.stream = g->stream,
+		.corr = g->corr,
+		.graph = g->graph,
+		.node = g->node,
+		.bytes = g->bytes,
+	};
+	v.name = name_of(s, g->name_sid, &v.nlen);
+	lin_sp_gpu(&p, &v);
 	if (ok)
 		s->st.gpu_joined++;
 	else
@@ -227,26 +221,25 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 
 /* ---------------------------------------------------------------- host records */
 
-#define F(r, i) ((r)->f[(i)-1])
-
 static void own_trace(const struct lin_ostream *s, uint64_t req, uint8_t out[16])
 {
 	lin_w3c_trace_id(s->key, req, out);
 }
 
-static void on_request_begin(struct lin_ostream *s, const struct srec *r)
+static void on_request_begin(void *arg, const struct lin_rec *r)
 {
-	uint64_t id = F(r, 3);
+	struct lin_ostream *s = arg;
+	uint64_t id = LIN_OPT(r, REQUEST_BEGIN, REQUEST);
 	if (id == LIN_NIL || lin_vtab_find(&s->reqs, id, 0))
 		return;
 	struct sreq *q = lin_os_get(s, &s->reqs, id, 0);
 	if (!q)
 		return;
-	*q = (struct sreq){ .begin = F(r, 1),
-			    .tid = (uint32_t)F(r, 2),
-			    .user_id = F(r, 4),
-			    .name_sid = F(r, 5),
-			    .parent = F(r, 6),
+	*q = (struct sreq){ .begin = LIN_OPT(r, REQUEST_BEGIN, HOST_NS),
+			    .tid = (uint32_t)LIN_OPT(r, REQUEST_BEGIN, TID),
+			    .user_id = LIN_OPT(r, REQUEST_BEGIN, USER_ID),
+			    .name_sid = LIN_OPT(r, REQUEST_BEGIN, NAME_SID),
+			    .parent = LIN_OPT(r, REQUEST_BEGIN, PARENT_REQUEST),
 			    .rparent = LIN_NIL };
 	const struct sreq *p = q->parent == LIN_NIL ? NULL : lin_vtab_find(&s->reqs, q->parent, 0);
 	if (p) {
@@ -257,10 +250,12 @@ static void on_request_begin(struct lin_ostream *s, const struct srec *r)
 	}
 }
 
-static void on_request_link(struct lin_ostream *s, const struct srec *r)
+static void on_request_link(void *arg, const struct lin_rec *r)
 {
-	struct sreq *q = lin_vtab_find(&s->reqs, F(r, 3), 0);
-	uint64_t hi = F(r, 4), lo = F(r, 5), ps = F(r, 6), fl = F(r, 7);
+	struct lin_ostream *s = arg;
+	struct sreq *q = lin_vtab_find(&s->reqs, LIN_OPT(r, REQUEST_LINK, REQUEST), 0);
+	uint64_t hi = LIN_OPT(r, REQUEST_LINK, TRACE_HI), lo = LIN_OPT(r, REQUEST_LINK, TRACE_LO);
+	uint64_t ps = LIN_OPT(r, REQUEST_LINK, PARENT_SPAN), fl = LIN_OPT(r, REQUEST_LINK, TRACE_FLAGS);
 	if (!q || hi == LIN_NIL || lo == LIN_NIL || !(hi | lo) || !ps || ps == LIN_NIL || fl > 255)
 		return;
 	lin_w3c_put64(q->trace, hi);
@@ -269,66 +264,91 @@ static void on_request_link(struct lin_ostream *s, const struct srec *r)
 	q->remote = true;
 }
 
-static void on_request_end(struct lin_ostream *s, const struct srec *r)
+static void on_request_end(void *arg, const struct lin_rec *r)
 {
-	uint64_t id = F(r, 3);
+	struct lin_ostream *s = arg;
+	uint64_t id = LIN_OPT(r, REQUEST_END, REQUEST), t = LIN_OPT(r, REQUEST_END, HOST_NS);
 	struct sreq *q = lin_vtab_find(&s->reqs, id, 0);
 	if (!q)
 		return;
-	lin_os_write_request(s, id, q, F(r, 1), false);
+	lin_os_write_request(s, id, q, t, false);
 	struct sdone *d = lin_os_get(s, &s->done, id, 0);
 	if (d) { /* GPU records whose external correlation names it may still come */
-		d->t = F(r, 1);
+		d->t = t;
 		memcpy(d->trace, q->trace, 16);
 	}
 	lin_vtab_del(&s->reqs, q); /* still valid: only another table was written */
 }
 
-static void on_epoch_declare(struct lin_ostream *s, struct srec *r)
+/* The requests @r serves, their ids and traces (one allocation: free(ids)); NULL when it
+ * serves none or on failure (*@fail). */
+static uint64_t *epoch_reqs(struct lin_ostream *s, const struct lin_rec *r, bool *fail)
 {
-	uint64_t id = F(r, 3);
-	if (id == LIN_NIL || lin_vtab_find(&s->epochs, id, 0))
-		return;
-	uint32_t n = r->nreq;
-	struct sreqref *refs = n ? calloc(n, sizeof(*refs)) : NULL;
-	if (n && !refs) {
+	uint32_t n = r->nreqs;
+	*fail = false;
+	if (!n)
+		return NULL;
+	uint64_t *ids = calloc(n, sizeof(uint64_t) + 16);
+	if (!ids) {
 		lin_os_fail(s, -ENOMEM, "out of memory");
-		return;
+		*fail = true;
+		return NULL;
 	}
+	uint8_t(*traces)[16] = (uint8_t(*)[16])(ids + n);
 	for (uint32_t i = 0; i < n; i++) {
-		refs[i].id = r->reqs[i];
-		const struct sreq *q = lin_vtab_find(&s->reqs, refs[i].id, 0);
+		ids[i] = r->reqs[i];
+		const struct sreq *q = lin_vtab_find(&s->reqs, ids[i], 0);
 		if (q)
-			memcpy(refs[i].trace, q->trace, 16);
+			memcpy(traces[i], q->trace, 16);
 		else
-			own_trace(s, refs[i].id, refs[i].trace);
+			own_trace(s, ids[i], traces[i]);
 	}
-	struct sepoch *e = lin_os_get(s, &s->epochs, id, 0);
-	if (!e) {
-		free(refs);
-		return;
-	}
-	*e = (struct sepoch){ .begin = F(r, 1),
-			      .tid = (uint32_t)F(r, 2),
-			      .version = (uint32_t)F(r, 4),
-			      .name_sid = F(r, 7),
-			      .reqs = refs,
-			      .nreq = n,
-			      .exec = LIN_NIL,
-			      .ordinal = LIN_NIL };
-	uint64_t pid = F(r, 6);
+	return ids;
+}
+
+/* Its trace and parent: the parent epoch's, else the first request's (its span when it is
+ * open here), else the process's. */
+static void epoch_parent(struct lin_ostream *s, struct sepoch *e, uint64_t pid)
+{
 	const struct sepoch *pe = pid == LIN_NIL ? NULL : lin_vtab_find(&s->epochs, pid, 0);
-	const struct sreq *q0 = n ? lin_vtab_find(&s->reqs, refs[0].id, 0) : NULL;
+	e->parent_epoch = e->first_req = LIN_NIL;
 	if (pe) {
 		memcpy(e->trace, pe->trace, 16);
-		e->parent_span = lin_w3c_span_id(s->key, pid);
-	} else if (n) {
-		memcpy(e->trace, refs[0].trace, 16);
-		e->parent_span = q0 ? lin_w3c_span_id(s->key, refs[0].id) : proc_span(s);
+		e->parent_epoch = pid;
+	} else if (e->nreq) {
+		memcpy(e->trace, e->rtrace[0], 16);
+		if (lin_vtab_find(&s->reqs, e->reqs[0], 0))
+			e->first_req = e->reqs[0];
 	} else {
 		own_trace(s, 0, e->trace);
-		e->parent_span = proc_span(s);
 	}
+}
+
+static void on_epoch_declare(void *arg, const struct lin_rec *r)
+{
+	struct lin_ostream *s = arg;
+	uint64_t id = LIN_OPT(r, EPOCH_DECLARE, EPOCH);
+	if (id == LIN_NIL || lin_vtab_find(&s->epochs, id, 0))
+		return;
+	bool fail;
+	uint64_t *reqs = epoch_reqs(s, r, &fail);
+	if (fail)
+		return;
+	struct sepoch *e = lin_os_get(s, &s->epochs, id, 0);
+	if (!e) {
+		free(reqs);
+		return;
+	}
+	*e = (struct sepoch){ .begin = LIN_OPT(r, EPOCH_DECLARE, HOST_NS),
+			      .tid = (uint32_t)LIN_OPT(r, EPOCH_DECLARE, TID),
+			      .version = (uint32_t)LIN_OPT(r, EPOCH_DECLARE, VERSION),
+			      .name_sid = LIN_OPT(r, EPOCH_DECLARE, NAME_SID),
+			      .reqs = reqs,
+			      .rtrace = reqs ? (uint8_t(*)[16])(reqs + r->nreqs) : NULL,
+			      .nreq = reqs ? r->nreqs : 0,
+			      .exec = LIN_NIL,
+			      .ordinal = LIN_NIL };
+	epoch_parent(s, e, LIN_OPT(r, EPOCH_DECLARE, PARENT_EPOCH));
 }
 
 /* A graph launch's replay epoch: the graph tracker writes graph_launch itself, so it may
@@ -345,52 +365,58 @@ static void replay_info(struct lin_ostream *s, uint64_t id, struct sepoch *e)
 	lin_vtab_del(&s->replays, rp);
 }
 
-static void on_epoch(struct lin_ostream *s, const struct srec *r)
+/* Epoch reissue or retire (the EPOCH_CHANGE view): its epoch, now at the record's version. */
+static struct sepoch *epoch_change(struct lin_ostream *s, const struct lin_rec *r)
 {
-	uint64_t id = F(r, 3);
-	struct sepoch *e = lin_vtab_find(&s->epochs, id, 0);
+	struct sepoch *e = lin_vtab_find(&s->epochs, LIN_OPT(r, EPOCH_CHANGE, EPOCH), 0);
+	if (e)
+		e->version = (uint32_t)LIN_OPT(r, EPOCH_CHANGE, VERSION);
+	return e;
+}
+
+static void on_epoch_reissue(void *arg, const struct lin_rec *r)
+{
+	struct sepoch *e = epoch_change(arg, r);
+	if (e)
+		e->reissues++;
+}
+
+static void on_epoch_retire(void *arg, const struct lin_rec *r)
+{
+	struct lin_ostream *s = arg;
+	struct sepoch *e = epoch_change(s, r);
 	if (!e)
 		return;
-	e->version = (uint32_t)F(r, 4);
-	if (r->type == LIN_REC_EPOCH_REISSUE) {
-		e->reissues++;
-		return;
-	}
+	uint64_t id = LIN_OPT(r, EPOCH_RETIRE, EPOCH), t = LIN_OPT(r, EPOCH_RETIRE, HOST_NS);
 	replay_info(s, id, e);
-	lin_os_write_epoch(s, id, e, F(r, 1), false);
+	lin_os_write_epoch(s, id, e, t, false);
 	struct sdone *d = lin_os_get(s, &s->done, id, 0);
 	if (d) { /* its GPU records may still be on their way */
-		d->t = F(r, 1);
+		d->t = t;
 		memcpy(d->trace, e->trace, 16);
 	}
 	free(e->reqs); /* e is still valid: only another table was written */
 	lin_vtab_del(&s->epochs, e);
 }
 
-static void target_trace(const struct lin_ostream *s, uint32_t kind, uint64_t id, uint8_t trace[16],
-			 uint64_t *parent)
+/* The trace of the request or epoch @id an adopt targets: open, or retired (ended) within
+ * the retention time (late work adopted after it). Requests and epochs share one id
+ * space. Return: false when it is none of these (the process's). */
+static bool target_trace(const struct lin_ostream *s, uint32_t kind, uint64_t id, uint8_t trace[16])
 {
 	const struct sreq *q = kind == LIN_TARGET_REQUEST ? lin_vtab_find(&s->reqs, id, 0) : NULL;
 	const struct sepoch *e = kind == LIN_TARGET_EPOCH ? lin_vtab_find(&s->epochs, id, 0) : NULL;
-	/* An epoch retired (a request ended) within the retention time: late work adopted
-	 * after it. Requests and epochs share one id space. */
 	const struct sdone *d = !q && !e ? lin_vtab_find(&s->done, id, 0) : NULL;
-	*parent = lin_w3c_span_id(s->key, id);
-	if (q) {
-		memcpy(trace, q->trace, 16);
-	} else if (e) {
-		memcpy(trace, e->trace, 16);
-	} else if (d) {
-		memcpy(trace, d->trace, 16);
-	} else {
-		own_trace(s, 0, trace);
-		*parent = proc_span(s);
-	}
+	const uint8_t *t = q ? q->trace : e ? e->trace : d ? d->trace : NULL;
+	if (t)
+		memcpy(trace, t, 16);
+	return t != NULL;
 }
 
-static void on_adopt(struct lin_ostream *s, const struct srec *r)
+static void on_adopt(void *arg, const struct lin_rec *r)
 {
-	uint64_t tid = F(r, 2), depth = F(r, 8);
+	struct lin_ostream *s = arg;
+	uint64_t tid = LIN_OPT(r, TOKEN_ADOPT, TID), depth = LIN_OPT(r, TOKEN_ADOPT, DEPTH);
 	bool fresh;
 	struct sadopt *a = lin_vtab_get(&s->adopts, tid, depth, &fresh);
 	if (!a) {
@@ -399,28 +425,28 @@ static void on_adopt(struct lin_ostream *s, const struct srec *r)
 	}
 	if (!fresh) /* never closed (the thread exited with it open): written as it was */
 		lin_os_write_adopt(s, tid, depth, a, a->begin, false);
-	*a = (struct sadopt){
-		.begin = F(r, 1), .kind = (uint32_t)F(r, 3), .target = F(r, 4), .capture_tid = F(r, 6)
-	};
-	target_trace(s, a->kind, a->target, a->trace, &a->parent);
+	*a = (struct sadopt){ .begin = LIN_OPT(r, TOKEN_ADOPT, HOST_NS),
+			      .kind = (uint32_t)LIN_OPT(r, TOKEN_ADOPT, TARGET_KIND),
+			      .target = LIN_OPT(r, TOKEN_ADOPT, TARGET),
+			      .capture_tid = LIN_OPT(r, TOKEN_ADOPT, CAPTURE_TID) };
+	a->known = target_trace(s, a->kind, a->target, a->trace);
 }
 
-static void on_scope_close(struct lin_ostream *s, const struct srec *r)
+static void on_scope_close(void *arg, const struct lin_rec *r)
 {
-	uint64_t tid = F(r, 2), depth = F(r, 5);
+	struct lin_ostream *s = arg;
+	uint64_t tid = LIN_OPT(r, SCOPE_CLOSE, TID), depth = LIN_OPT(r, SCOPE_CLOSE, DEPTH);
 	struct sadopt *a = lin_vtab_find(&s->adopts, tid, depth);
-	if (!a || a->target != F(r, 4))
+	if (!a || a->target != LIN_OPT(r, SCOPE_CLOSE, TARGET))
 		return;
-	uint64_t t = F(r, 1);
+	uint64_t t = LIN_OPT(r, SCOPE_CLOSE, HOST_NS);
 	lin_os_write_adopt(s, tid, depth, a, t == LIN_NIL ? a->begin : t, true); /* untimed: ends at adopt */
 	lin_vtab_del(&s->adopts, a);
 }
 
-static void on_graph(struct lin_ostream *s, const struct srec *r)
+/* Graph node @node was created (or moved) under @epoch: its GPU records are inferred to it. */
+static void graph_node(struct lin_ostream *s, uint64_t node, uint64_t epoch)
 {
-	/* graph_node (node 4, epoch 5) or graph_node_update (node 3, epoch 4) */
-	bool node_rec = r->type == LIN_REC_GRAPH_NODE;
-	uint64_t node = F(r, node_rec ? 4 : 3), epoch = F(r, node_rec ? 5 : 4);
 	const struct sepoch *e = epoch == LIN_NIL ? NULL : lin_vtab_find(&s->epochs, epoch, 0);
 	if (!e)
 		return;
@@ -431,6 +457,23 @@ static void on_graph(struct lin_ostream *s, const struct srec *r)
 		n->epoch = epoch;
 		memcpy(n->trace, trace, 16);
 	}
+}
+
+static void on_graph_node(void *arg, const struct lin_rec *r)
+{
+	graph_node(arg, LIN_OPT(r, GRAPH_NODE, NODE_ID), LIN_OPT(r, GRAPH_NODE, EPOCH));
+}
+
+static void on_graph_node_update(void *arg, const struct lin_rec *r)
+{
+	graph_node(arg, LIN_OPT(r, GRAPH_NODE_UPDATE, NODE_ID), LIN_OPT(r, GRAPH_NODE_UPDATE, EPOCH));
+}
+
+static void on_misuse(void *arg, const struct lin_rec *r)
+{
+	lin_os_add_event(arg, EV_MISUSE, LIN_OPT(r, MISUSE, HOST_NS), r->str, r->str_len,
+			 LIN_OPT(r, MISUSE, TID), LIN_OPT(r, MISUSE, TARGET),
+			 LIN_OPT(r, MISUSE, DETAIL));
 }
 
 void lin_os_add_event(struct lin_ostream *s, uint8_t what, uint64_t t, const char *cause,
@@ -454,27 +497,53 @@ void lin_os_add_event(struct lin_ostream *s, uint8_t what, uint64_t t, const cha
 	memcpy(e->cause, cause, clen < sizeof(e->cause) - 1 ? clen : sizeof(e->cause) - 1);
 }
 
-void lin_os_process(struct lin_ostream *s, struct srec *r)
+/* The host records that make spans, in host-time order (the heap's); struct srec keeps
+ * each one's fields. */
+#define FITS(R) (LIN_F_##R##__N <= LIN_OS_HOST_FIELDS)
+_Static_assert(FITS(REQUEST_BEGIN) && FITS(REQUEST_LINK) && FITS(REQUEST_END) && FITS(EPOCH_DECLARE) &&
+		       FITS(EPOCH_REISSUE) && FITS(EPOCH_RETIRE) && FITS(TOKEN_ADOPT) &&
+		       FITS(SCOPE_CLOSE) && FITS(GRAPH_NODE) && FITS(GRAPH_NODE_UPDATE) && FITS(MISUSE),
+	       "a host record's fields do not fit struct srec");
+static const struct lin_rec_ops host_ops = {
+	.on = {
+		[LIN_REC_REQUEST_BEGIN] = on_request_begin,
+		[LIN_REC_REQUEST_LINK] = on_request_link,
+		[LIN_REC_REQUEST_END] = on_request_end,
+		[LIN_REC_EPOCH_DECLARE] = on_epoch_declare,
+		[LIN_REC_EPOCH_REISSUE] = on_epoch_reissue,
+		[LIN_REC_EPOCH_RETIRE] = on_epoch_retire,
+		[LIN_REC_TOKEN_ADOPT] = on_adopt,
+		[LIN_REC_SCOPE_CLOSE] = on_scope_close,
+		[LIN_REC_GRAPH_NODE] = on_graph_node,
+		[LIN_REC_GRAPH_NODE_UPDATE] = on_graph_node_update,
+		[LIN_REC_MISUSE] = on_misuse,
+	},
+};
+
+/* The record @q keeps, as the reader decoded it, into @r (reqs: taken and freed). */
+static void heap_rec(struct srec *q, struct lin_rec *r)
 {
-	switch (r->type) {
-	case LIN_REC_REQUEST_BEGIN: on_request_begin(s, r); break;
-	case LIN_REC_REQUEST_LINK: on_request_link(s, r); break;
-	case LIN_REC_REQUEST_END: on_request_end(s, r); break;
-	case LIN_REC_EPOCH_DECLARE: on_epoch_declare(s, r); break;
-	case LIN_REC_EPOCH_REISSUE:
-	case LIN_REC_EPOCH_RETIRE: on_epoch(s, r); break;
-	case LIN_REC_TOKEN_ADOPT: on_adopt(s, r); break;
-	case LIN_REC_SCOPE_CLOSE: on_scope_close(s, r); break;
-	case LIN_REC_GRAPH_NODE:
-	case LIN_REC_GRAPH_NODE_UPDATE: on_graph(s, r); break;
-	case LIN_REC_MISUSE:
-		lin_os_add_event(s, EV_MISUSE, F(r, 1), r->str, strlen(r->str), F(r, 2), F(r, 5),
-				 F(r, 7));
-		break;
-	default: break;
-	}
-	free(r->reqs);
-	r->reqs = NULL;
+	r->type = q->type;
+	r->known = true;
+	r->nfields = q->nfields;
+	r->nil = q->nil;
+	memcpy(r->f, q->f, sizeof(q->f));
+	r->str = q->str;
+	r->str_len = (uint32_t)strlen(q->str);
+	r->nreqs = q->nreq;
+	if (q->nreq)
+		memcpy(r->reqs, q->reqs, q->nreq * sizeof(uint64_t));
+	r->offset = r->index = 0;
+	free(q->reqs);
+	q->reqs = NULL;
+}
+
+/* One host record, in its turn. The decoder's record is free between decode calls (the
+ * heap is drained after decoding, never during it): the record is rebuilt there. */
+void lin_os_process(struct lin_ostream *s, struct srec *q)
+{
+	heap_rec(q, s->rec);
+	lin_rec_dispatch(&host_ops, s, s->rec);
 }
 
 /* ---------------------------------------------------------------- the time-ordered heap */
@@ -541,26 +610,20 @@ void lin_os_drain_heap(struct lin_ostream *s, uint64_t watermark)
 	}
 }
 
-void lin_os_write_process(struct lin_ostream *s)
+/* The process span's events: misuse records and dropped-record losses (at its end). */
+struct proc_events {
+	struct lin_ostream *s;
+	const struct lin_sp_proc *p;
+};
+
+static void write_events(void *user, struct lin_oj *w, uint64_t t0, uint64_t t1)
 {
-	if (!doc_begin(s))
-		return;
-	struct lin_oj *w = &s->w;
-	uint8_t trace[16];
-	own_trace(s, 0, trace);
-	char name[300];
-	int n = snprintf(name, sizeof(name), "process %s:%llu", s->host, (unsigned long long)s->pid);
-	uint64_t t0 = unix_ns(s, s->tmin == LIN_NIL ? 0 : s->tmin), t1 = unix_ns(s, s->tmax);
-	lin_oj_span_open(w, 0, trace, proc_span(s), 0, name, (size_t)n, LIN_OJ_KIND_INTERNAL, t0, t1);
-	lin_oj_acstr(w, "lineage.span", "process");
-	if (s->events_over)
-		lin_oj_aint(w, "lineage.events.dropped", s->events_over);
-	if (s->dropped_bytes) /* the stream fell behind: spans of these bytes are missing */
-		lin_oj_aint(w, "lineage.stream.skipped_bytes", s->dropped_bytes);
-	lin_oj_events(w);
+	(void)t0;
+	const struct proc_events *pe = user;
+	struct lin_ostream *s = pe->s;
 	for (size_t i = 0; i < s->events.n; i++) {
 		const struct sevent *e = lin_vec_at(&s->events, i);
-		lin_oj_event_open(w, e->what == EV_MISUSE ? unix_ns(s, e->t) : t1, e->name);
+		lin_oj_event_open(w, e->what == EV_MISUSE ? lin_sp_host_unix(pe->p, e->t) : t1, e->name);
 		lin_oj_acstr(w, "lineage.cause", e->what == EV_LOSS ? "dropped_records" : e->cause);
 		if (e->what == EV_MISUSE) {
 			lin_oj_aint(w, "thread.id", e->a);
@@ -575,8 +638,19 @@ void lin_os_write_process(struct lin_ostream *s)
 		}
 		lin_oj_event_close(w);
 	}
-	lin_oj_links(w);
-	lin_oj_span_close(w, NULL);
+}
+
+void lin_os_write_process(struct lin_ostream *s)
+{
+	if (!doc_begin(s))
+		return;
+	struct lin_sp_proc p;
+	sp_proc(s, &p);
+	struct proc_events pe = { s, &p };
+	lin_sp_process(&p, &(struct lin_sp_process){ .events_dropped = s->events_over,
+						     .skipped_bytes = s->dropped_bytes,
+						     .events = write_events,
+						     .user = &pe });
 }
 
 void lin_os_write_open(struct lin_ostream *s)

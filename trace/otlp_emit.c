@@ -431,15 +431,3 @@ uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns)
 		return lin_oj_host_unix(c, host);
 	return dev_ns;
 }
-
-void lin_oj_gpu_ids(struct lin_oj *w, uint64_t device, uint64_t context, uint64_t stream,
-		    uint64_t correlation, uint64_t graph, uint64_t node, uint64_t bytes)
-{
-	lin_oj_aint(w, "lineage.device.id", device);
-	lin_oj_aint(w, "lineage.device.context", context);
-	lin_oj_aint(w, "lineage.device.stream", stream);
-	lin_oj_aint(w, "lineage.cuda.correlation_id", correlation);
-	lin_oj_aint(w, "lineage.graph.id", graph);
-	lin_oj_aint(w, "lineage.graph.node_id", node);
-	lin_oj_aint(w, "lineage.bytes", bytes);
-}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * otlp_emit.h - OTLP/JSON ExportTraceServiceRequest writing, shared by the runtime's OTLP
- * stream (otlp_stream.c) and lineage-validate --export-otlp (validator/export/); its
- * JSON string encoder also serves lineage-validate's --json report and Perfetto export.
+ * otlp_emit.h - OTLP/JSON ExportTraceServiceRequest writing, under the span model
+ * (span_model.h) that the runtime's OTLP stream (otlp/) and lineage-validate --export-otlp
+ * (validator/export/) drive; its JSON string encoder also serves lineage-validate's --json
+ * report and Perfetto export.
  *
  * A writer builds one document in its own buffer and hands it, newline included, to its
  * sink when the document is closed (JSON Lines: {"resourceSpans":[...]} and a newline).
@@ -83,7 +84,8 @@ void lin_oj_ahex(struct lin_oj *w, const char *key, uint64_t v);
 
 /*
  * Span times on the Unix clock: one rule for the OTLP stream and lineage-validate
- * --export-otlp (docs/fleet.md, "Time"). Host times move by unix_off (header start_unix_ns
+ * --export-otlp (docs/fleet.md, "Time"), applied by the span model (span_model.c: every
+ * span time goes through these two; a driver only fills the clock). Host times move by unix_off (header start_unix_ns
  * - start_host_ns) when known, else onto the device clock through the clock map (its
  * inverse), else stay. Device times are host times when dev_host (header device_clock
  * "host"), else go to host time through the clock map (trace/clockmap.h: every clock
@@ -100,9 +102,5 @@ void lin_oj_clock_init(struct lin_oj_clock *c);
 void lin_oj_clock_free(struct lin_oj_clock *c);
 uint64_t lin_oj_host_unix(const struct lin_oj_clock *c, uint64_t host_ns); /* NIL: 0 */
 uint64_t lin_oj_dev_unix(const struct lin_oj_clock *c, uint64_t dev_ns);   /* NIL: NIL */
-
-/* A GPU record's identity attributes, in the order both writers give them. */
-void lin_oj_gpu_ids(struct lin_oj *w, uint64_t device, uint64_t context, uint64_t stream,
-		    uint64_t correlation, uint64_t graph, uint64_t node, uint64_t bytes);
 
 #endif

@@ -608,16 +608,6 @@ void lin_xmodel_epoch_trace(const struct xmodel *m, const struct xepoch *e, uint
 		lin_w3c_trace_id(m->procs[e->proc].key, 0, out);
 }
 
-uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns)
-{
-	return lin_oj_host_unix(&m->procs[proc].clk, host_ns);
-}
-
-uint64_t lin_xmodel_dev_unix(const struct xmodel *m, uint16_t proc, uint64_t dev_ns)
-{
-	return lin_oj_dev_unix(&m->procs[proc].clk, dev_ns);
-}
-
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset)
 {
 	return ix_get(&m->find_ix, file, offset);

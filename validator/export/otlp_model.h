@@ -99,9 +99,6 @@ void lin_xmodel_req_trace(const struct xmodel *m, const struct xreq *r, uint8_t 
 void lin_xmodel_epoch_trace(const struct xmodel *m, const struct xepoch *e, uint8_t out[16]);
 /* The request at the root of @e's request chain, or NULL. */
 struct xreq *lin_xmodel_epoch_root(const struct xmodel *m, const struct xepoch *e);
-/* Unix ns of a host time, and of a GPU record's device time (docs/fleet.md, "Time"). */
-uint64_t lin_xmodel_unix(const struct xmodel *m, uint16_t proc, uint64_t host_ns);
-uint64_t lin_xmodel_dev_unix(const struct xmodel *m, uint16_t proc, uint64_t dev_ns);
 /* The first finding about the record at (@file, @offset), or LIN_NIL; then xfind.next. */
 uint64_t lin_xmodel_find(const struct xmodel *m, uint32_t file, uint64_t offset);
 
