@@ -18,6 +18,7 @@
 #include "records.h"
 #include "misuse.h"
 #include "rt_internal.h"
+#include "taps.h"
 
 #define LIN_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LIN_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -240,10 +241,9 @@ struct lin_runtime {
 	lin_trace_write_fn write_cb;
 	void *write_user;
 	bool have_output;
-	bool have_sink; /* a trace file or callback (not only an OTLP stream) */
+	bool have_sink; /* a trace file or callback (not only taps) */
 	bool out_failed;
-	const struct lin_tap_ops *tap_ops; /* the OTLP stream (lineage/tap.h), or NULL */
-	void *tap;
+	struct lin_taps taps; /* attached to the writer (lineage/tap.h; taps.h) */
 	char *obuf;
 	size_t olen, ocap;
 	msgpack_packer pk;
@@ -270,7 +270,7 @@ struct lin_runtime {
 int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o);
 int lin_writer_start(lin_runtime *rt);
 void lin_writer_stop(lin_runtime *rt);
-/* Encode all pending events; takes out_lock. @exact: the OTLP stream takes every event
+/* Encode all pending events; takes out_lock. @exact: the taps take every event
  * (flush, free), not only those older than a margin (the periodic drain). */
 int lin_writer_drain(lin_runtime *rt, bool exact);
 void lin_writer_close(lin_runtime *rt);

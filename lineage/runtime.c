@@ -85,6 +85,21 @@ uint32_t lin_rt_ext_kind(const lin_runtime *rt) { return rt->ext_kind; }
 
 /* ---------------------------------------------------------------- options */
 
+/* The options refused with a log line that says why: the reserved fields (set by a
+ * program built against 0.4 or older to stream spans) and the tap specs. */
+static int check_logged(const struct lin_runtime_opts *o)
+{
+	struct lin_logger lg;
+	lin_logger_init(&lg, o->log, o->log_user);
+	if (o->reserved_0_2[0] || o->reserved_0_2[1] || o->reserved_0_2[2] || o->reserved_0_4) {
+		lin_logger_log(&lg, LIN_LOG_ERROR,
+			       "lin_runtime_opts: reserved fields set (by a program built against "
+			       "liblineage 0.4 or older?): attach exporters as taps (lineage/tap.h)");
+		return -EINVAL;
+	}
+	return lin_taps_check(o, &lg);
+}
+
 static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts *o)
 {
 	int err = lin_opts_copy(o, sizeof(*o), in);
@@ -104,15 +119,13 @@ static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts 
 		return -EINVAL;
 	if (o->trace_path && o->trace_write)
 		return -EINVAL;
-	if (o->otlp_path && o->otlp_write)
-		return -EINVAL;
 	if (o->ext_kind > 5)
 		return -EINVAL;
 	if (o->cupti_flags & ~LIN_CUPTI_FLAGS_ALL)
 		return -EINVAL;
 	if (o->cupti_buffer_kib && (o->cupti_buffer_kib < 4 || o->cupti_buffer_kib > (1u << 20)))
 		return -EINVAL;
-	return 0;
+	return check_logged(o);
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -135,21 +148,18 @@ static void fork_prepare(void)
 		pthread_mutex_lock(&rt->out_lock);
 		pthread_mutex_lock(&rt->threads_lock);
 		pthread_mutex_lock(&rt->reg.lock);
-		if (rt->tap)
-			rt->tap_ops->fork_prepare(rt->tap);
+		lin_taps_fork_prepare(&rt->taps);
 	}
 }
 
-/* @child: the tap's copy is the child's to drop (its output is the parent's). */
+/* @child: the taps' copies are the child's to drop (its output is the parent's). */
 static void unlock_all(bool child)
 {
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
-		if (rt->tap && child) {
-			rt->tap_ops->fork_child(rt->tap);
-			rt->tap = NULL;
-		} else if (rt->tap) {
-			rt->tap_ops->fork_parent(rt->tap);
-		}
+		if (child)
+			lin_taps_fork_child(&rt->taps);
+		else
+			lin_taps_fork_parent(&rt->taps);
 		pthread_mutex_unlock(&rt->reg.lock);
 		pthread_mutex_unlock(&rt->threads_lock);
 		pthread_mutex_unlock(&rt->out_lock);
@@ -177,7 +187,7 @@ static void fork_child(void)
 			if (!(lin_tls.rt == rt && lin_tls.ts == ts))
 				atomic_store(&ts->exited, 1); /* their threads are not in the child */
 	}
-	/* A tap (the OTLP stream) is the parent's: the child's copy is freed, unwritten. */
+	/* A tap (an exporter's stream) is the parent's: the child's copy is freed, unwritten. */
 	unlock_all(true);
 }
 

@@ -21,6 +21,7 @@
 
 #include "lineage/w3c.h"
 #include "rt.h"
+#include "taps.h"
 #include "tracefmt_fast.h"
 
 #define OBUF_FLUSH (64u * 1024u)
@@ -88,8 +89,7 @@ static int out_flush_locked(lin_runtime *rt)
 {
 	if (!rt->olen)
 		return 0;
-	if (rt->tap)
-		rt->tap_ops->feed(rt->tap, rt->obuf, rt->olen);
+	lin_taps_feed(&rt->taps, rt->obuf, rt->olen);
 	int err = 0;
 	if (!rt->out_failed && rt->have_sink) {
 		if (rt->write_cb)
@@ -318,11 +318,11 @@ static bool drain_thread(lin_runtime *rt, struct lin_tstate *ts)
 	return exited;
 }
 
-/* Events are timed before they are published: the periodic drain hands the OTLP stream
- * only events older than this, so that one published late (a thread preempted between the
- * two) still reaches it in time order. lin_runtime_flush/free hand over everything: the
- * caller's own events precede the call. */
-#define OSTREAM_MARGIN_NS (10u * 1000000u)
+/* Events are timed before they are published: the periodic drain tells the taps (an
+ * exporter's stream) only of events older than this, so that one published late (a thread
+ * preempted between the two) still reaches them in time order. lin_runtime_flush/free hand
+ * over everything: the caller's own events precede the call. */
+#define TAP_MARGIN_NS (10u * 1000000u)
 
 int lin_writer_drain(lin_runtime *rt, bool exact)
 {
@@ -372,8 +372,8 @@ int lin_writer_drain(lin_runtime *rt, bool exact)
 		err = out_flush_locked(rt);
 	}
 	pthread_mutex_unlock(&rt->out_lock);
-	if (rt->tap) /* decoded and written outside the output lock */
-		rt->tap_ops->tick(rt->tap, exact ? drain_start : drain_start - OSTREAM_MARGIN_NS, exact);
+	/* decoded and written outside the output lock */
+	lin_taps_tick(&rt->taps, exact ? drain_start : drain_start - TAP_MARGIN_NS, exact);
 	return err;
 }
 
@@ -404,64 +404,22 @@ static void get_host(char *buf, size_t len)
 	buf[len - 1] = 0;
 }
 
-/* The OTLP stream's opener: set by lin_otlp_enable() (liblineage-otlp), else none. */
-static _Atomic(lin_tap_open_fn) otlp_open;
-
-LIN_API int lin_runtime_set_otlp_tap(lin_tap_open_fn open)
-{
-	if (!open)
-		return -EINVAL;
-	atomic_store(&otlp_open, open);
-	return 0;
-}
-
-static int open_otlp_tap(lin_runtime *rt, const struct lin_runtime_opts *o)
-{
-	lin_tap_open_fn open = atomic_load(&otlp_open);
-	if (!open) {
-		lin_logger_log(&rt->logger, LIN_LOG_ERROR,
-			       "otlp_path/otlp_write: the OTLP stream is in "
-			       "liblineage-otlp: link it and call lin_otlp_enable() first");
-		return -ENOTSUP;
-	}
-	struct lin_tap_args a = {
-		.sz = sizeof(a), .opts = o, .rt = rt, .threaded = !(rt->flags & LIN_RT_NO_WRITER_THREAD)
-	};
-	const struct lin_tap_ops *ops = NULL;
-	void *tap = NULL;
-	int err = open(&a, &ops, &tap);
-	if (err)
-		return err;
-	if (!ops || ops->sz < sizeof(*ops) || !ops->feed || !ops->tick || !ops->close ||
-	    !ops->fork_prepare || !ops->fork_parent || !ops->fork_child) {
-		lin_logger_log(&rt->logger, LIN_LOG_ERROR, "otlp tap: incomplete operations");
-		if (ops && ops->close && tap)
-			ops->close(tap);
-		return -EINVAL;
-	}
-	rt->tap_ops = ops;
-	rt->tap = tap;
-	return 0;
-}
-
 int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o)
 {
 	rt->fd = -1;
 	if (pthread_mutex_init(&rt->out_lock, NULL))
 		return -ENOMEM;
 	rt->out_lock_init = true;
-	if (!o->trace_path && !o->trace_write && !o->otlp_path && !o->otlp_write)
+	if (!o->trace_path && !o->trace_write && !o->ntaps)
 		return 0;
 	rt->strtab = calloc(1, sizeof(*rt->strtab));
 	rt->ocap = OBUF_FLUSH * 2;
 	rt->obuf = malloc(rt->ocap);
 	if (!rt->strtab || !rt->obuf)
 		return -ENOMEM;
-	if (o->otlp_path || o->otlp_write) {
-		int err = open_otlp_tap(rt, o);
-		if (err)
-			return err;
-	}
+	int terr = lin_taps_open(&rt->taps, o, rt, !(rt->flags & LIN_RT_NO_WRITER_THREAD), &rt->logger);
+	if (terr)
+		return terr;
 	rt->have_sink = o->trace_path || o->trace_write;
 	if (o->trace_write) {
 		rt->write_cb = o->trace_write;
@@ -592,10 +550,7 @@ void lin_writer_close(lin_runtime *rt)
 {
 	if (rt->out_lock_init)
 		write_trace_end(rt);
-	if (rt->tap) {
-		rt->tap_ops->close(rt->tap);
-		rt->tap = NULL;
-	}
+	lin_taps_close(&rt->taps);
 	if (rt->fd >= 0)
 		close(rt->fd);
 	rt->fd = -1;
