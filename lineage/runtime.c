@@ -18,6 +18,7 @@
 #include "lineage/w3c.h"
 #include "opts.h"
 #include "rt.h"
+#include "taps.h"
 
 static _Atomic uint64_t runtime_gen = 1;
 
@@ -144,11 +145,10 @@ static void fork_prepare(void)
 {
 	pthread_mutex_lock(&rt_list_lock);
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
-		pthread_mutex_lock(&rt->wlock);
-		pthread_mutex_lock(&rt->out_lock);
+		lin_writer_fork_lock(rt->w);
 		pthread_mutex_lock(&rt->threads_lock);
 		pthread_mutex_lock(&rt->reg.lock);
-		lin_taps_fork_prepare(&rt->taps);
+		lin_writer_fork_taps_lock(rt->w);
 	}
 }
 
@@ -156,14 +156,10 @@ static void fork_prepare(void)
 static void unlock_all(bool child)
 {
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
-		if (child)
-			lin_taps_fork_child(&rt->taps);
-		else
-			lin_taps_fork_parent(&rt->taps);
+		lin_writer_fork_taps_unlock(rt->w, child);
 		pthread_mutex_unlock(&rt->reg.lock);
 		pthread_mutex_unlock(&rt->threads_lock);
-		pthread_mutex_unlock(&rt->out_lock);
-		pthread_mutex_unlock(&rt->wlock);
+		lin_writer_fork_unlock(rt->w);
 	}
 	pthread_mutex_unlock(&rt_list_lock);
 }
@@ -177,12 +173,8 @@ static void fork_child(void)
 	lin_rt_tid_forget();
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
 		rt->forked_child = true;
-		rt->have_output = false;
 		rt->have_backend = false;
-		rt->writer_running = false; /* the thread was not copied */
-		/* The writer was waiting on wcond in the parent; the child's copy still counts
-		 * it as a waiter and would block pthread_cond_destroy. Start it afresh. */
-		pthread_cond_init(&rt->wcond, NULL);
+		lin_writer_fork_detach(rt->w); /* no output; its thread was not copied */
 		for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next)
 			if (!(lin_tls.rt == rt && lin_tls.ts == ts))
 				atomic_store(&ts->exited, 1); /* their threads are not in the child */
@@ -316,6 +308,17 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 	return -EINVAL;
 }
 
+/* The writer, its outputs open and its header written; on failure it is left for
+ * lin_runtime_free. */
+static int open_writer(lin_runtime *rt, const struct lin_runtime_opts *o)
+{
+	rt->w = lin_writer_new(rt);
+	if (!rt->w)
+		return -ENOMEM;
+	rt->bell = lin_writer_bell(rt->w);
+	return lin_writer_open(rt->w, o);
+}
+
 LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime **out)
 {
 	struct lin_runtime_opts o;
@@ -330,7 +333,6 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	lin_runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return -ENOMEM;
-	rt->fd = -1;
 	rt->cupti = lin_rt_cupti_builtin;
 	rt->gen = atomic_fetch_add(&runtime_gen, 1);
 	rt->flags = o.flags;
@@ -364,11 +366,11 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	if (!err)
 		err = open_backend(rt, &o);
 	if (!err)
-		err = lin_writer_open(rt, &o);
+		err = open_writer(rt, &o);
 	if (!err && rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
 		rt->cupti->started(rt);
 	if (!err)
-		err = lin_writer_start(rt);
+		err = lin_writer_start(rt->w);
 	if (err) {
 		lin_runtime_free(rt);
 		return err;
@@ -385,7 +387,7 @@ LIN_API int lin_runtime_flush(lin_runtime *rt)
 {
 	if (!rt)
 		return -EINVAL;
-	return lin_writer_drain(rt, true);
+	return lin_writer_drain(rt->w, true);
 }
 
 LIN_API void lin_runtime_free(lin_runtime *rt)
@@ -395,7 +397,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	rt_list_remove(rt);
 	/* No more exit destructors against this runtime. */
 	pthread_key_delete(rt->key);
-	lin_writer_stop(rt);
+	lin_writer_stop(rt->w);
 	if (lin_tls.rt == rt && lin_tls.gen == rt->gen && lin_tls.ts)
 		lin_launch_pop_open(rt, lin_tls.ts);
 	if (rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
@@ -411,21 +413,17 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 		atomic_store(&ts->exited, 1);
 	}
 	pthread_mutex_unlock(&rt->threads_lock);
-	if (rt->out_lock_init)
-		lin_writer_drain(rt, true);
-	lin_writer_close(rt);
+	if (rt->w)
+		lin_writer_drain(rt->w, true);
+	lin_writer_free(rt->w);
+	rt->w = NULL;
+	rt->bell = NULL;
 	if (lin_tls.rt == rt) {
 		lin_tls.rt = NULL;
 		lin_tls.ts = NULL;
 	}
 	lin_registry_fini(&rt->reg, rt->forked_child);
 	pthread_mutex_destroy(&rt->threads_lock);
-	if (rt->out_lock_init)
-		pthread_mutex_destroy(&rt->out_lock);
-	if (rt->wlock_init) {
-		pthread_mutex_destroy(&rt->wlock);
-		pthread_cond_destroy(&rt->wcond);
-	}
 	free(rt);
 }
 
@@ -448,7 +446,7 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 	st->events_dropped = dr;
 	st->misuse = atomic_load(&rt->misuse);
 	st->threads = atomic_load(&rt->nthreads);
-	st->bytes_written = atomic_load(&rt->bytes_written);
+	st->bytes_written = lin_writer_bytes_written(rt->w);
 	st->late_adopts = atomic_load(&rt->late_adopts);
 	st->late_launches = atomic_load(&rt->late_launches);
 	st->captures_without_context = atomic_load(&rt->no_context_captures);
