@@ -18,6 +18,7 @@
 #include "records.h"
 #include "misuse.h"
 #include "rt_internal.h"
+#include "writer.h"
 
 #define LIN_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LIN_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -200,8 +201,6 @@ static inline bool lin_registry_check(struct lin_registry *reg, uint32_t slot, u
 
 /* ---------------------------------------------------------------- the runtime */
 
-struct lin_strtab;
-
 struct lin_runtime {
 	struct lin_registry reg;
 	struct lin_clock clock;
@@ -234,46 +233,12 @@ struct lin_runtime {
 	_Atomic uint64_t events_retired;
 	_Atomic uint64_t dropped_retired;
 
-	/* output (writer.c) */
-	pthread_mutex_t out_lock; /* output buffer, packer, string table */
-	int fd;
-	lin_trace_write_fn write_cb;
-	void *write_user;
-	bool have_output;
-	bool have_sink; /* a trace file or callback (not only an OTLP stream) */
-	bool out_failed;
-	const struct lin_tap_ops *tap_ops; /* the OTLP stream (lineage/tap.h), or NULL */
-	void *tap;
-	char *obuf;
-	size_t olen, ocap;
-	msgpack_packer pk;
-	struct lin_strtab *strtab;
-	_Atomic uint64_t bytes_written;
-	_Atomic uint64_t ext_dropped[4];
-	uint64_t ext_dropped_reported[4];
-
-	/* writer thread */
-	pthread_mutex_t wlock;
-	pthread_cond_t wcond;
-	pthread_t writer;
-	bool writer_running;
-	_Atomic int kicked;          /* a producer asked the writer to drain before its period */
-	_Atomic uint64_t backlog;    /* most events one thread had waiting at the last drain */
+	/* the trace writer (writer.c): an object of its own */
+	struct lin_writer *w;
+	struct lin_doorbell *bell;   /* the writer's, rung by producers (lin_tstate_kick) */
 	bool forked_child;           /* this copy lives in a child of fork(): detached */
 	struct lin_runtime *next_rt; /* list of live runtimes, for the fork handlers */
-	bool out_lock_init;
-	bool wlock_init;
-	bool stop;
 };
-
-/* writer.c */
-int lin_writer_open(lin_runtime *rt, const struct lin_runtime_opts *o);
-int lin_writer_start(lin_runtime *rt);
-void lin_writer_stop(lin_runtime *rt);
-/* Encode all pending events; takes out_lock. @exact: the OTLP stream takes every event
- * (flush, free), not only those older than a margin (the periodic drain). */
-int lin_writer_drain(lin_runtime *rt, bool exact);
-void lin_writer_close(lin_runtime *rt);
 
 /* Per-thread state of the calling thread for @rt, created on first use (NULL: ENOMEM). */
 extern __thread struct lin_tls_cache {

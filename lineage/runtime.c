@@ -18,6 +18,7 @@
 #include "lineage/w3c.h"
 #include "opts.h"
 #include "rt.h"
+#include "taps.h"
 
 static _Atomic uint64_t runtime_gen = 1;
 
@@ -85,6 +86,21 @@ uint32_t lin_rt_ext_kind(const lin_runtime *rt) { return rt->ext_kind; }
 
 /* ---------------------------------------------------------------- options */
 
+/* The options refused with a log line that says why: the reserved fields (set by a
+ * program built against 0.4 or older to stream spans) and the tap specs. */
+static int check_logged(const struct lin_runtime_opts *o)
+{
+	struct lin_logger lg;
+	lin_logger_init(&lg, o->log, o->log_user);
+	if (o->reserved_0_2[0] || o->reserved_0_2[1] || o->reserved_0_2[2] || o->reserved_0_4) {
+		lin_logger_log(&lg, LIN_LOG_ERROR,
+			       "lin_runtime_opts: reserved fields set (by a program built against "
+			       "liblineage 0.4 or older?): attach exporters as taps (lineage/tap.h)");
+		return -EINVAL;
+	}
+	return lin_taps_check(o, &lg);
+}
+
 static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts *o)
 {
 	int err = lin_opts_copy(o, sizeof(*o), in);
@@ -104,15 +120,13 @@ static int load_opts(const struct lin_runtime_opts *in, struct lin_runtime_opts 
 		return -EINVAL;
 	if (o->trace_path && o->trace_write)
 		return -EINVAL;
-	if (o->otlp_path && o->otlp_write)
-		return -EINVAL;
 	if (o->ext_kind > 5)
 		return -EINVAL;
 	if (o->cupti_flags & ~LIN_CUPTI_FLAGS_ALL)
 		return -EINVAL;
 	if (o->cupti_buffer_kib && (o->cupti_buffer_kib < 4 || o->cupti_buffer_kib > (1u << 20)))
 		return -EINVAL;
-	return 0;
+	return check_logged(o);
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -131,29 +145,21 @@ static void fork_prepare(void)
 {
 	pthread_mutex_lock(&rt_list_lock);
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
-		pthread_mutex_lock(&rt->wlock);
-		pthread_mutex_lock(&rt->out_lock);
+		lin_writer_fork_lock(rt->w);
 		pthread_mutex_lock(&rt->threads_lock);
 		pthread_mutex_lock(&rt->reg.lock);
-		if (rt->tap)
-			rt->tap_ops->fork_prepare(rt->tap);
+		lin_writer_fork_taps_lock(rt->w);
 	}
 }
 
-/* @child: the tap's copy is the child's to drop (its output is the parent's). */
+/* @child: the taps' copies are the child's to drop (its output is the parent's). */
 static void unlock_all(bool child)
 {
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
-		if (rt->tap && child) {
-			rt->tap_ops->fork_child(rt->tap);
-			rt->tap = NULL;
-		} else if (rt->tap) {
-			rt->tap_ops->fork_parent(rt->tap);
-		}
+		lin_writer_fork_taps_unlock(rt->w, child);
 		pthread_mutex_unlock(&rt->reg.lock);
 		pthread_mutex_unlock(&rt->threads_lock);
-		pthread_mutex_unlock(&rt->out_lock);
-		pthread_mutex_unlock(&rt->wlock);
+		lin_writer_fork_unlock(rt->w);
 	}
 	pthread_mutex_unlock(&rt_list_lock);
 }
@@ -167,17 +173,13 @@ static void fork_child(void)
 	lin_rt_tid_forget();
 	for (lin_runtime *rt = rt_list; rt; rt = rt->next_rt) {
 		rt->forked_child = true;
-		rt->have_output = false;
 		rt->have_backend = false;
-		rt->writer_running = false; /* the thread was not copied */
-		/* The writer was waiting on wcond in the parent; the child's copy still counts
-		 * it as a waiter and would block pthread_cond_destroy. Start it afresh. */
-		pthread_cond_init(&rt->wcond, NULL);
+		lin_writer_fork_detach(rt->w); /* no output; its thread was not copied */
 		for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next)
 			if (!(lin_tls.rt == rt && lin_tls.ts == ts))
 				atomic_store(&ts->exited, 1); /* their threads are not in the child */
 	}
-	/* A tap (the OTLP stream) is the parent's: the child's copy is freed, unwritten. */
+	/* A tap (an exporter's stream) is the parent's: the child's copy is freed, unwritten. */
 	unlock_all(true);
 }
 
@@ -306,6 +308,17 @@ static int open_backend(lin_runtime *rt, const struct lin_runtime_opts *o)
 	return -EINVAL;
 }
 
+/* The writer, its outputs open and its header written; on failure it is left for
+ * lin_runtime_free. */
+static int open_writer(lin_runtime *rt, const struct lin_runtime_opts *o)
+{
+	rt->w = lin_writer_new(rt);
+	if (!rt->w)
+		return -ENOMEM;
+	rt->bell = lin_writer_bell(rt->w);
+	return lin_writer_open(rt->w, o);
+}
+
 LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime **out)
 {
 	struct lin_runtime_opts o;
@@ -320,7 +333,6 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	lin_runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return -ENOMEM;
-	rt->fd = -1;
 	rt->cupti = lin_rt_cupti_builtin;
 	rt->gen = atomic_fetch_add(&runtime_gen, 1);
 	rt->flags = o.flags;
@@ -354,11 +366,11 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	if (!err)
 		err = open_backend(rt, &o);
 	if (!err)
-		err = lin_writer_open(rt, &o);
+		err = open_writer(rt, &o);
 	if (!err && rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
 		rt->cupti->started(rt);
 	if (!err)
-		err = lin_writer_start(rt);
+		err = lin_writer_start(rt->w);
 	if (err) {
 		lin_runtime_free(rt);
 		return err;
@@ -375,7 +387,7 @@ LIN_API int lin_runtime_flush(lin_runtime *rt)
 {
 	if (!rt)
 		return -EINVAL;
-	return lin_writer_drain(rt, true);
+	return lin_writer_drain(rt->w, true);
 }
 
 LIN_API void lin_runtime_free(lin_runtime *rt)
@@ -385,7 +397,7 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 	rt_list_remove(rt);
 	/* No more exit destructors against this runtime. */
 	pthread_key_delete(rt->key);
-	lin_writer_stop(rt);
+	lin_writer_stop(rt->w);
 	if (lin_tls.rt == rt && lin_tls.gen == rt->gen && lin_tls.ts)
 		lin_launch_pop_open(rt, lin_tls.ts);
 	if (rt->backend_kind == LIN_BACKEND_CUPTI && rt->have_backend)
@@ -401,21 +413,17 @@ LIN_API void lin_runtime_free(lin_runtime *rt)
 		atomic_store(&ts->exited, 1);
 	}
 	pthread_mutex_unlock(&rt->threads_lock);
-	if (rt->out_lock_init)
-		lin_writer_drain(rt, true);
-	lin_writer_close(rt);
+	if (rt->w)
+		lin_writer_drain(rt->w, true);
+	lin_writer_free(rt->w);
+	rt->w = NULL;
+	rt->bell = NULL;
 	if (lin_tls.rt == rt) {
 		lin_tls.rt = NULL;
 		lin_tls.ts = NULL;
 	}
 	lin_registry_fini(&rt->reg, rt->forked_child);
 	pthread_mutex_destroy(&rt->threads_lock);
-	if (rt->out_lock_init)
-		pthread_mutex_destroy(&rt->out_lock);
-	if (rt->wlock_init) {
-		pthread_mutex_destroy(&rt->wlock);
-		pthread_cond_destroy(&rt->wcond);
-	}
 	free(rt);
 }
 
@@ -438,7 +446,7 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 	st->events_dropped = dr;
 	st->misuse = atomic_load(&rt->misuse);
 	st->threads = atomic_load(&rt->nthreads);
-	st->bytes_written = atomic_load(&rt->bytes_written);
+	st->bytes_written = lin_writer_bytes_written(rt->w);
 	st->late_adopts = atomic_load(&rt->late_adopts);
 	st->late_launches = atomic_load(&rt->late_launches);
 	st->captures_without_context = atomic_load(&rt->no_context_captures);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sys.h - two system helpers every thread-starting or file-writing module of the library
- * shares (the runtime, the CUPTI binding, the OTLP stream). Internal.
+ * shares (the runtime, the CUPTI binding, the exporters above it). Internal.
  */
 #ifndef LIN_SYS_H
 #define LIN_SYS_H

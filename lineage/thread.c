@@ -136,13 +136,14 @@ void lin_tstate_key_dtor(void *p)
 void lin_tstate_kick(struct lin_tstate *ts)
 {
 	lin_runtime *rt = ts->rt;
+	struct lin_doorbell *b = rt->bell;
 	uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
 	ts->tail_cache = tail;
-	if (ts->head - tail < ((uint64_t)ts->mask + 1) / 2 || !rt->writer_running || rt->forked_child)
+	if (ts->head - tail < ((uint64_t)ts->mask + 1) / 2 || !b || !b->armed || rt->forked_child)
 		return;
-	if (atomic_exchange_explicit(&rt->kicked, 1, memory_order_acq_rel))
+	if (atomic_exchange_explicit(&b->rung, 1, memory_order_acq_rel))
 		return;
-	pthread_mutex_lock(&rt->wlock);
-	pthread_cond_signal(&rt->wcond);
-	pthread_mutex_unlock(&rt->wlock);
+	pthread_mutex_lock(&b->lock);
+	pthread_cond_signal(&b->cond);
+	pthread_mutex_unlock(&b->lock);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * otlp_stream.h - the runtime's OTLP stream (lin_runtime_opts.otlp_path / otlp_write):
+ * otlp_stream.h - the runtime's OTLP stream (a tap: lin_otlp_tap, lineage/otlp.h):
  * the trace's own msgpack bytes, decoded again as the writer hands them out, become
  * OpenTelemetry spans written as OTLP/JSON documents (docs/fleet.md, "Streaming from the
  * runtime").

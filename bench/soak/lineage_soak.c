@@ -161,7 +161,7 @@ static void usage(FILE *f)
 	      "                    [--otlp PATH]\n"
 	      "Pushes N requests (default 1000000) through a pool of W workers (default 2); every\n"
 	      "K-th (default 8) is a graph replay. The trace is discarded unless PATH is given.\n"
-	      "--otlp also streams the run as OTLP/JSON spans to PATH (the runtime's otlp_path).\n"
+	      "--otlp also streams the run as OTLP/JSON spans to PATH (the OTLP tap, lin_otlp_tap).\n"
 	      "Prints a SUMMARY line with resident memory and registry size; exit 0 when the\n"
 	      "registry ends empty, 1 otherwise, 64 on usage errors.\n",
 	      f);
@@ -203,11 +203,14 @@ int main(int argc, char **argv)
 				      .backend_ops = &be,
 				      .trace_path = trace,
 				      .trace_write = trace ? NULL : discard,
-				      .flush_interval_ms = 10,
-				      .otlp_path = otlp };
-	int err = otlp ? lin_otlp_enable() : 0;
-	if (!err)
-		err = lin_runtime_create(&o, &s.rt);
+				      .flush_interval_ms = 10 };
+	struct lin_otlp_opts so = { .sz = sizeof(so), .path = otlp };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	if (otlp) {
+		o.taps = &tap;
+		o.ntaps = 1;
+	}
+	int err = lin_runtime_create(&o, &s.rt);
 	if (!err)
 		err = lin_graph_tracker_create(s.rt, NULL, &s.gt);
 	if (err) {

@@ -91,7 +91,7 @@ static const char usage_text[] =
 	"    -o TRACE           the lineage trace to write\n"
 	"    --truth TRUTH      the truth file to write\n"
 	"    --otlp FILE        also stream the run as OpenTelemetry spans (OTLP/JSON lines) to\n"
-	"                       FILE while it runs: the runtime's otlp_path option\n"
+	"                       FILE while it runs: the OTLP tap (lin_otlp_tap)\n"
 	"    --cupti MODE       sim (default): the simulator decodes its buffers through\n"
 	"                       lin_cupti_attach_decode; layer: the simulator drives a stand-in\n"
 	"                       for libcupti's activity API (cupti_bind/testlayer) and the epoch\n"

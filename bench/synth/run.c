@@ -106,8 +106,14 @@ static int open_runtime(struct synth *sx, struct trace_out *out)
 		.trace_user = out,
 		.observer = lin_sim_observer,
 		.observer_user = sx->sim,
-		.otlp_path = sx->o.otlp,
 	};
+	/* --otlp: the OTLP stream (liblineage-otlp), attached as a tap. */
+	struct lin_otlp_opts so = { .sz = sizeof(so), .path = sx->o.otlp };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	if (so.path) {
+		ro.taps = &tap;
+		ro.ntaps = 1;
+	}
 	synth_strategy_runtime(sx, &ro, &ops);
 	if (epoch && layer) {
 		/* Through the test CUPTI layer the live binding owns CUPTI, and pairs the
@@ -119,9 +125,7 @@ static int open_runtime(struct synth *sx, struct trace_out *out)
 		out->clock_done = true;
 		out->live_clock = true;
 	}
-	int r = sx->o.otlp ? lin_otlp_enable() : 0;
-	if (!r)
-		r = lin_runtime_create(&ro, &sx->rt);
+	int r = lin_runtime_create(&ro, &sx->rt);
 	if (r) {
 		fprintf(stderr, "lineage-synth: lin_runtime_create: %s\n", lin_strerror(r));
 		return r;

@@ -23,6 +23,7 @@ extern "C" {
 #endif
 
 typedef struct lin_runtime lin_runtime;
+struct lin_tap_spec; /* lineage/tap.h */
 
 /* Severity of a log message passed to lin_log_fn. */
 enum lin_log_level { LIN_LOG_ERROR = 0, LIN_LOG_WARN = 1, LIN_LOG_INFO = 2, LIN_LOG_DEBUG = 3 };
@@ -162,33 +163,39 @@ struct lin_runtime_opts {
 	uint32_t flush_interval_ms;    /* writer wake-up period; 0 = 50 ms */
 	lin_launch_observer_fn observer;
 	void *observer_user;
-	/* Since 0.2: also stream the trace as OpenTelemetry spans, OTLP/JSON
-	 * ExportTraceServiceRequest documents, one per line (docs/fleet.md): to a file
-	 * (created or truncated) or to a callback that receives one whole line per call. The
-	 * spans ended since the last flush interval are written on a thread of the stream's
-	 * own (with LIN_RT_NO_WRITER_THREAD: in lin_runtime_flush); the trace never waits for
-	 * it. Works with or without a msgpack trace. Not both path and callback (-EINVAL). */
-	const char *otlp_path;
-	lin_trace_write_fn otlp_write;
-	void *otlp_user;
+	/* 0.2 to 0.4: an exporter's options, now its own library's (attached through taps,
+	 * below). Reserved: must be zero (-EINVAL), so a program built against 0.4 that set
+	 * them is refused, never silently left without its stream. */
+	const void *reserved_0_2[3];
 	/* Since 0.3: the live CUPTI binding (backend = LIN_BACKEND_CUPTI; docs/cupti.md). */
 	uint32_t cupti_flags;       /* LIN_CUPTI_* */
 	uint32_t cupti_buffer_kib;  /* activity buffer size, 4 KiB..1 GiB; 0 = 1024 (1 MiB) */
 	uint32_t cupti_buffers_max; /* activity buffers lent at once (CUPTI asks one per
 					  * thread that makes CUDA calls); 0 = 512 */
-	/* Since 0.4: the OTLP stream's service.name (copied); NULL: $OTEL_SERVICE_NAME when
-	 * set, else "lineage". */
-	const char *otlp_service;
+	const void *reserved_0_4;   /* 0.4: an exporter's option, as reserved_0_2 */
+	/* Since 0.5: taps attached to the trace writer (lineage/tap.h), opened in order at
+	 * create: @ntaps specs of lin_tap_spec (at most LIN_TAPS_MAX), each with the opener
+	 * and configuration its library hands out (e.g. lin_otlp_tap, lineage/otlp.h). The
+	 * array and what it points to are borrowed until lin_runtime_create returns. A tap
+	 * works with or without a msgpack trace. */
+	const struct lin_tap_spec *taps;
+	size_t ntaps;
 };
 
 /*
  * lin_runtime_create - create a runtime and open its trace.
  * @opts: options or NULL. @out: receives the runtime.
  * Return: 0; -EINVAL (bad opts, unknown flags or cupti_flags, non-pow2 buffer size, a
- * cupti_buffer_kib out of range, non-zero unknown trailing bytes); -ENOMEM; -errno from
- * opening trace_path; -LIN_ENOCUPTI is never returned: an unusable CUPTI is logged once,
- * recorded in the trace header, and the runtime falls back to host-side lineage.
- * Ownership: the caller frees the runtime with lin_runtime_free. @opts is copied.
+ * cupti_buffer_kib out of range, non-zero unknown trailing bytes or reserved fields, a
+ * tap spec with no opener, an sz too small or unlike the first's, ntaps over
+ * LIN_TAPS_MAX or taps NULL; a tap whose operations are incomplete); -ENOMEM; -errno from
+ * opening trace_path; a tap opener's error: like a trace file that cannot be opened, a
+ * tap that cannot open fails the create (logged; the taps opened before it are closed),
+ * before any work was handed to the runtime, so no work is refused: create it without
+ * the tap to run untapped. -LIN_ENOCUPTI is never returned: an unusable CUPTI is logged
+ * once, recorded in the trace header, and the runtime falls back to host-side lineage.
+ * Ownership: the caller frees the runtime with lin_runtime_free. @opts is copied (the tap
+ * specs are read during the call only).
  * Context: any thread; blocks (file open, thread start, a short TSC calibration).
  * Since: 0.1
  */

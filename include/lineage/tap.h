@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lineage/tap.h - how a module outside liblineage takes the trace as the writer produces
- * it. The OTLP stream (liblineage-otlp, lineage/otlp.h) is such a tap: liblineage itself is
- * the runtime alone, and knows the stream only through the interface below
- * (docs/architecture.md, "Modules").
+ * it. The caller attaches taps when it creates the runtime: lin_runtime_opts.taps lists
+ * them, each an opener and the tap's own configuration, as the tap's library hands them
+ * out (an exporter's options are its library's, never liblineage's). liblineage is the
+ * runtime alone and names no tap (docs/architecture.md, "Modules").
  *
  * A tap sees the trace's own bytes, in order, the header first, exactly as the trace file
- * receives them (with or without a trace file). Since: 0.4
+ * receives them (with or without a trace file). Since: 0.4 (taps as options: 0.5)
  */
 #ifndef LINEAGE_TAP_H
 #define LINEAGE_TAP_H
@@ -29,7 +30,8 @@ extern "C" {
  * @tick: every event taken before @watermark_ns (trace host clock) has been fed; the tap
  *   may process up to it. Called outside the output lock, from the writer thread (or from
  *   lin_runtime_flush without one); with @wait, return only when the work is done.
- * @close: at lin_runtime_free, after the last feed; free the tap.
+ * @close: at lin_runtime_free, after the last feed (or when lin_runtime_create fails after
+ *   the tap opened); free the tap.
  * @fork_prepare, @fork_parent: fork(): take the tap's locks before (after the runtime's
  *   own), release them after, in the parent.
  * @fork_child: in the child: release the copies of the locks and free the tap without
@@ -49,23 +51,34 @@ struct lin_tap_ops {
 /* What a tap is opened with. */
 struct lin_tap_args {
 	size_t sz;
-	const struct lin_runtime_opts *opts; /* the runtime's options (the otlp_* fields) */
+	const struct lin_runtime_opts *opts; /* the runtime's options */
 	const lin_runtime *rt;               /* being created: for lin_runtime_log only */
 	bool threaded;                       /* ticks come from the runtime's writer thread */
+	const void *config;                  /* since 0.5: the spec's config, as given */
 };
 
-/* Open a tap: fill *@ops and *@tap and return 0, or return -errno (logged by the tap). */
+/*
+ * lin_tap_open_fn - open a tap: fill *@ops and *@tap and return 0, or return a negative
+ * error (logged by the tap through lin_runtime_log). Called by lin_runtime_create, on its
+ * thread, once per spec, in the order of lin_runtime_opts.taps.
+ */
 typedef int (*lin_tap_open_fn)(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap);
 
 /*
- * lin_runtime_set_otlp_tap - the opener the runtime calls when lin_runtime_opts.otlp_path or
- * otlp_write is set. lin_otlp_enable() (liblineage-otlp) sets it; without it such options
- * make lin_runtime_create fail with -ENOTSUP (logged: link liblineage-otlp).
- * Return: 0; -EINVAL for NULL. Context: any thread; process-wide; runtimes created before
- * the call are not affected.
- * Since: 0.4
+ * struct lin_tap_spec - one tap to attach (lin_runtime_opts.taps). Set sz to
+ * sizeof(struct lin_tap_spec); the runtime walks the array by its first element's sz, so
+ * every element has the same sz. @open is required. @config is the tap's own (a tap's
+ * library documents what it points to): handed to @open as lin_tap_args.config, borrowed
+ * until lin_runtime_create returns. Since: 0.5
  */
-LIN_API int lin_runtime_set_otlp_tap(lin_tap_open_fn open);
+struct lin_tap_spec {
+	size_t sz;
+	lin_tap_open_fn open;
+	const void *config;
+};
+
+/* The most taps one runtime takes (lin_runtime_opts.ntaps). */
+#define LIN_TAPS_MAX 16
 
 /*
  * lin_runtime_log - log through @rt's log callback (or LINEAGE_LOG on standard error), as

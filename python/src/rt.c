@@ -126,12 +126,19 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 				    flag(lean, LIN_RT_LEAN_TIMESTAMPS)),
 		.thread_buffer_events = tbe,
 		.flush_interval_ms = fim,
-		.otlp_path = otlp != Py_None ? PyBytes_AS_STRING(otlp) : NULL,
 		.cupti_flags = (uint32_t)(flag(clat, LIN_CUPTI_LATENCY_TIMESTAMPS) |
 					  flag(cown, LIN_CUPTI_OWN_CLOCK)),
 		.cupti_buffer_kib = ckib,
 		.cupti_buffers_max = cmax,
 	};
+	/* otlp_path: the stream is liblineage-otlp's, attached as a tap. */
+	struct lin_otlp_opts so = { .sz = sizeof(so),
+				    .path = otlp != Py_None ? PyBytes_AS_STRING(otlp) : NULL };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	if (so.path) {
+		o.taps = &tap;
+		o.ntaps = 1;
+	}
 	if (backend && parse_backend(self, backend, &o, &be) < 0)
 		goto out;
 	self->trackers = PyList_New(0);
@@ -142,9 +149,7 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 	}
 	int err;
 	lin_runtime *rt = NULL;
-	Py_BEGIN_ALLOW_THREADS err = o.otlp_path ? lin_otlp_enable() : 0; /* the stream is liblineage-otlp's */
-	if (!err)
-		err = lin_runtime_create(&o, &rt);
+	Py_BEGIN_ALLOW_THREADS err = lin_runtime_create(&o, &rt);
 	Py_END_ALLOW_THREADS if (err)
 	{
 		lin_py_raise(err, NULL);

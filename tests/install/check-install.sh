@@ -68,7 +68,7 @@ starts() {
 for exe in $exes; do starts "$exe"; done
 echo "the README's programs start with no loader entry for the prefix or the CUDA libraries"
 
-# The OTLP stream's library (liblineage-otlp): a consumer enables it and streams spans,
+# The OTLP stream's library (liblineage-otlp): a consumer attaches it as a tap and streams spans,
 # built with pkg-config lineage-otlp and with CMake's lineage::lineage_otlp.
 static=()
 [ "$kind" = static ] && static=(--static)
@@ -79,10 +79,10 @@ cat >"$tmp/otlp.c" <<'C'
 int main(int argc, char **argv)
 {
 	lin_runtime *rt;
-	struct lin_runtime_opts o = {.sz = sizeof(o), .otlp_path = argv[1]};
-	int err = argc == 2 ? lin_otlp_enable() : -1;
-	if (!err)
-		err = lin_runtime_create(&o, &rt);
+	struct lin_otlp_opts so = {.sz = sizeof(so), .path = argv[1]};
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	struct lin_runtime_opts o = {.sz = sizeof(o), .taps = &tap, .ntaps = 1};
+	int err = argc == 2 ? lin_runtime_create(&o, &rt) : -1;
 	if (err) {
 		fprintf(stderr, "otlp consumer: %s\n", lin_strerror(err));
 		return 1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_otlp_stream.c - the runtime's OTLP stream (lin_runtime_opts.otlp_path/otlp_write):
+ * test_otlp_stream.c - the runtime's OTLP stream (a tap: lin_otlp_tap, lineage/otlp.h):
  * spans are handed out while the runtime runs, with the ids lineage-validate derives,
  * open work is written at the close, and a failing stream never harms the trace.
  */
@@ -22,9 +22,8 @@
 #include "lineage/w3c.h"
 #include "trace_read.h"
 
-/* The stream is liblineage-otlp's: each test of this suite (a process of its own) enables it. */
-static void enable_otlp(void) { cr_assert_eq(lin_otlp_enable(), 0); }
-TestSuite(otlp_stream, .init = enable_otlp);
+/* The stream is liblineage-otlp's, attached as a tap: nothing process-wide to enable. */
+TestSuite(otlp_stream);
 
 struct lines {
 	char *p;
@@ -104,12 +103,14 @@ Test(otlp_stream, spans_are_written_while_the_runtime_runs)
 {
 	struct lines l = { 0 };
 	struct membuf mb = { 0 };
+	struct lin_otlp_opts so = { .sz = sizeof(so), .write = collect, .user = &l };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
 	struct lin_runtime_opts o = { .sz = sizeof(o),
 				      .flags = LIN_RT_NO_WRITER_THREAD,
 				      .trace_write = membuf_write,
 				      .trace_user = &mb,
-				      .otlp_write = collect,
-				      .otlp_user = &l };
+				      .taps = &tap,
+				      .ntaps = 1 };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req, epoch;
@@ -167,9 +168,9 @@ Test(otlp_stream, spans_are_written_while_the_runtime_runs)
 Test(otlp_stream, flush_waits_for_the_stream_thread)
 {
 	struct lines l = { 0 };
-	struct lin_runtime_opts o = {
-		.sz = sizeof(o), .otlp_write = collect, .otlp_user = &l, .flush_interval_ms = 1000
-	};
+	struct lin_otlp_opts so = { .sz = sizeof(so), .write = collect, .user = &l };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .taps = &tap, .ntaps = 1, .flush_interval_ms = 1000 };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0); /* a writer thread: a threaded stream */
 	uint64_t key = my_key();
@@ -190,7 +191,9 @@ Test(otlp_stream, flush_waits_for_the_stream_thread)
 Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
 {
 	struct lines l = { 0 };
-	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l };
+	struct lin_otlp_opts so = { .sz = sizeof(so), .write = collect, .user = &l };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .taps = &tap, .ntaps = 1 };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0); /* no msgpack trace at all */
 	uint64_t req;
@@ -206,7 +209,9 @@ Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
 Test(otlp_stream, remote_request_keeps_the_received_trace)
 {
 	struct lines l = { 0 };
-	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l };
+	struct lin_otlp_opts so = { .sz = sizeof(so), .write = collect, .user = &l };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .taps = &tap, .ntaps = 1 };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	struct lin_w3c_context c;
@@ -229,11 +234,11 @@ Test(otlp_stream, a_failing_stream_leaves_the_trace_alone)
 {
 	struct lines l = { .fail = 1 };
 	struct membuf mb = { 0 };
-	struct lin_runtime_opts o = { .sz = sizeof(o),
-				      .trace_write = membuf_write,
-				      .trace_user = &mb,
-				      .otlp_write = collect,
-				      .otlp_user = &l };
+	struct lin_otlp_opts so = { .sz = sizeof(so), .write = collect, .user = &l };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	struct lin_runtime_opts o = {
+		.sz = sizeof(o), .trace_write = membuf_write, .trace_user = &mb, .taps = &tap, .ntaps = 1
+	};
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	for (int i = 0; i < 100; i++) {
@@ -260,10 +265,12 @@ Test(otlp_stream, service_name_from_the_option_else_the_environment_else_lineage
 	for (int i = 0; i < 3; i++) {
 		lin_runtime *rt = NULL;
 		struct lines l = { 0 };
-		struct lin_runtime_opts o = { .sz = sizeof(o),
-					      .otlp_write = collect,
-					      .otlp_user = &l,
-					      .otlp_service = i == 0 ? "svc-option" : NULL };
+		struct lin_otlp_opts so = { .sz = sizeof(so),
+					    .write = collect,
+					    .user = &l,
+					    .service = i == 0 ? "svc-option" : NULL };
+		struct lin_tap_spec tap = lin_otlp_tap(&so);
+		struct lin_runtime_opts o = { .sz = sizeof(o), .taps = &tap, .ntaps = 1 };
 		if (i < 2)
 			setenv("OTEL_SERVICE_NAME", "svc-env", 1);
 		else
@@ -278,17 +285,67 @@ Test(otlp_stream, service_name_from_the_option_else_the_environment_else_lineage
 	}
 }
 
-Test(otlp_stream, bad_options_are_refused)
+static char logged[512];
+static void keep_log(enum lin_log_level level, const char *msg, void *user)
 {
-	lin_runtime *rt = NULL;
+	(void)user;
+	if (level == LIN_LOG_ERROR)
+		snprintf(logged, sizeof(logged), "%s", msg);
+}
+
+/* Create with the OTLP tap's options @so: the error, and no runtime left on failure. */
+static int create_with(const struct lin_otlp_opts *so)
+{
+	struct lin_tap_spec tap = lin_otlp_tap(so);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .taps = &tap, .ntaps = 1, .log = keep_log };
+	lin_runtime *rt = (lin_runtime *)&o;
+	logged[0] = 0;
+	int err = lin_runtime_create(&o, &rt);
+	if (err)
+		cr_assert_null(rt);
+	else
+		lin_runtime_free(rt);
+	return err;
+}
+
+Test(otlp_stream, bad_options_are_refused_and_say_why)
+{
 	struct lines l = { 0 };
-	struct lin_runtime_opts o = {
-		.sz = sizeof(o), .otlp_path = "/tmp/x.json", .otlp_write = collect, .otlp_user = &l
-	};
-	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
-	struct lin_runtime_opts p = { .sz = sizeof(p), .otlp_path = "/nonexistent-dir/otlp.json" };
-	cr_assert_eq(lin_runtime_create(&p, &rt), -ENOENT);
-	cr_assert_null(rt);
+	struct lin_otlp_opts so = { .sz = sizeof(so), .path = "/tmp/x.json", .write = collect, .user = &l };
+	cr_assert_eq(create_with(&so), -EINVAL);
+	cr_assert(strstr(logged, "both are set"), "%s", logged);
+	so = (struct lin_otlp_opts){ .sz = sizeof(so) };
+	cr_assert_eq(create_with(&so), -EINVAL);
+	cr_assert(strstr(logged, "neither is set"), "%s", logged);
+	so = (struct lin_otlp_opts){ .sz = sizeof(so), .path = "/nonexistent-dir/otlp.json" };
+	cr_assert_eq(create_with(&so), -ENOENT);
+	cr_assert(strstr(logged, "/nonexistent-dir/otlp.json"), "%s", logged);
+	so = (struct lin_otlp_opts){ .sz = 1, .write = collect };
+	cr_assert_eq(create_with(&so), -EINVAL);
+	cr_assert(strstr(logged, "sizeof(struct lin_otlp_opts)"), "%s", logged);
+	cr_assert_eq(create_with(NULL), -EINVAL, "no options");
+	cr_assert_eq(l.calls, 0, "a refused stream writes nothing");
+}
+
+Test(otlp_stream, a_newer_callers_options_pass_only_with_zero_unknown_bytes)
+{
+	struct lines l = { 0 };
+	struct {
+		struct lin_otlp_opts o;
+		uint64_t newer;
+	} big = { .o = { .sz = sizeof(big), .write = collect, .user = &l } };
+	cr_assert_eq(create_with(&big.o), 0, "%s", logged);
+	cr_assert_str_eq(logged, "");
+	cr_assert(l.calls > 0 && strstr(l.p, "resourceSpans"));
+	big.newer = 1;
+	cr_assert_eq(create_with(&big.o), -EINVAL);
+	cr_assert(strstr(logged, "does not know"), "%s", logged);
+	/* An older caller's shorter struct: the fields it lacks are the defaults. */
+	struct lin_otlp_opts old = { .sz = offsetof(struct lin_otlp_opts, service),
+				     .write = collect,
+				     .user = &l };
+	cr_assert_eq(create_with(&old), 0, "%s", logged);
+	free(l.p);
 }
 
 Test(otlp_stream, a_forked_child_writes_nothing_to_the_parents_stream, .timeout = 120,
@@ -298,7 +355,9 @@ Test(otlp_stream, a_forked_child_writes_nothing_to_the_parents_stream, .timeout 
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
 	close(fd);
-	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_path = path, .flush_interval_ms = 1 };
+	struct lin_otlp_opts so = { .sz = sizeof(so), .path = path };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .taps = &tap, .ntaps = 1, .flush_interval_ms = 1 };
 	lin_runtime *rt;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	uint64_t req;
@@ -335,33 +394,52 @@ Test(otlp_stream, a_forked_child_writes_nothing_to_the_parents_stream, .timeout 
 	cr_assert_eq(spans, 2, "the parent's request and process spans, nothing of the child's");
 }
 
-/* ---- the tap interface, without lin_otlp_enable (suite otlp_tap: none of its processes
- * enabled the stream) */
+/* ---- the generic tap interface (lineage/tap.h), with taps of the test's own */
 
-static char logged[512];
-static void keep_log(enum lin_log_level level, const char *msg, void *user)
+/* A tap that keeps what it is given. */
+struct rec_tap {
+	char *bytes;
+	size_t n;
+	int ticks, closes, opens;
+	const void *config;
+};
+
+static void r_feed(void *t, const void *b, size_t n)
 {
-	(void)user;
-	if (level == LIN_LOG_ERROR)
-		snprintf(logged, sizeof(logged), "%s", msg);
+	struct rec_tap *r = t;
+	r->bytes = realloc(r->bytes, r->n + n);
+	cr_assert(r->bytes);
+	memcpy(r->bytes + r->n, b, n);
+	r->n += n;
 }
-
-Test(otlp_tap, otlp_options_without_the_otlp_library_are_refused_and_say_why)
+static void r_tick(void *t, uint64_t wm, bool wait)
 {
-	lin_runtime *rt = NULL;
-	struct lines l = { 0 };
-	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l, .log = keep_log };
-	cr_assert_eq(lin_runtime_create(&o, &rt), -ENOTSUP);
-	cr_assert_null(rt);
-	cr_assert(strstr(logged, "liblineage-otlp"), "%s", logged);
-	cr_assert(strstr(logged, "lin_otlp_enable"), "%s", logged);
-	/* Without OTLP options nothing is asked of it. */
-	logged[0] = 0;
-	struct lin_runtime_opts p = { .sz = sizeof(p), .log = keep_log };
-	cr_assert_eq(lin_runtime_create(&p, &rt), 0);
-	lin_runtime_free(rt);
-	cr_assert_str_eq(logged, "");
-	cr_assert_eq(lin_runtime_set_otlp_tap(NULL), -EINVAL);
+	(void)wm, (void)wait;
+	((struct rec_tap *)t)->ticks++;
+}
+static void r_close(void *t) { ((struct rec_tap *)t)->closes++; }
+static void r_nop(void *t) { (void)t; }
+
+static const struct lin_tap_ops rec_ops = { .sz = sizeof(rec_ops),
+					    .feed = r_feed,
+					    .tick = r_tick,
+					    .close = r_close,
+					    .fork_prepare = r_nop,
+					    .fork_parent = r_nop,
+					    .fork_child = r_nop };
+
+/* config: the struct rec_tap to record into. */
+static int rec_open(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
+{
+	cr_assert_eq(a->sz, sizeof(*a));
+	cr_assert_not_null(a->opts);
+	cr_assert_not_null(a->rt);
+	struct rec_tap *r = (struct rec_tap *)a->config;
+	r->opens++;
+	r->config = a->config;
+	*ops = &rec_ops;
+	*tap = r;
+	return 0;
 }
 
 static int tap_fails(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
@@ -370,50 +448,145 @@ static int tap_fails(const struct lin_tap_args *a, const struct lin_tap_ops **op
 	return -EMFILE;
 }
 
-static int tap_calls;
-static void t_feed(void *t, const void *b, size_t n)
-{
-	(void)t, (void)b, (void)n;
-	tap_calls++;
-}
-static void t_close(void *t)
-{
-	(void)t;
-	tap_calls += 1000;
-}
 static const struct lin_tap_ops half_ops = { .sz = sizeof(half_ops),
-					     .feed = t_feed,
-					     .close = t_close }; /* no tick, no fork handlers */
+					     .feed = r_feed,
+					     .close = r_close }; /* no tick, no fork handlers */
 
 static int tap_half(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
 {
-	cr_assert_eq(a->sz, sizeof(*a));
-	cr_assert_not_null(a->opts);
 	*ops = &half_ops;
-	*tap = &tap_calls;
+	*tap = (void *)a->config;
 	return 0;
 }
 
-Test(otlp_tap, an_opener_that_fails_or_gives_incomplete_operations_is_refused)
+/* Create with @n specs: the error, and no runtime left on failure. */
+static int create_taps(const struct lin_tap_spec *specs, size_t n)
+{
+	struct lin_runtime_opts o = { .sz = sizeof(o), .taps = specs, .ntaps = n, .log = keep_log };
+	lin_runtime *rt = (lin_runtime *)&o;
+	logged[0] = 0;
+	int err = lin_runtime_create(&o, &rt);
+	if (err)
+		cr_assert_null(rt);
+	else
+		lin_runtime_free(rt);
+	return err;
+}
+
+Test(otlp_tap, taps_see_the_trace_bytes_and_nothing_is_logged)
+{
+	struct membuf mb = { 0 };
+	struct rec_tap r[2] = { 0 };
+	struct lin_tap_spec specs[2] = { { sizeof(specs[0]), rec_open, &r[0] },
+					 { sizeof(specs[1]), rec_open, &r[1] } };
+	struct lin_runtime_opts o = { .sz = sizeof(o),
+				      .trace_write = membuf_write,
+				      .trace_user = &mb,
+				      .taps = specs,
+				      .ntaps = 2,
+				      .log = keep_log };
+	lin_runtime *rt;
+	logged[0] = 0;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	uint64_t req;
+	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+	cr_assert_eq(lin_request_end(rt, req), 0);
+	cr_assert_eq(lin_runtime_flush(rt), 0);
+	lin_runtime_free(rt);
+	cr_assert_str_eq(logged, "");
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(r[i].opens, 1);
+		cr_assert_eq(r[i].config, &r[i], "config handed over as given");
+		cr_assert_eq(r[i].closes, 1);
+		cr_assert_geq(r[i].ticks, 2, "flush and free tick");
+		cr_assert_eq(r[i].n, mb.n, "every trace byte, tap %d", i);
+		cr_assert(!memcmp(r[i].bytes, mb.p, mb.n), "the trace's own bytes, tap %d", i);
+		free(r[i].bytes);
+	}
+	free(mb.p);
+	/* A newer caller's longer spec passes when its unknown bytes are zero. */
+	struct {
+		struct lin_tap_spec s;
+		uint64_t newer;
+	} big[1] = { { { sizeof(big[0]), rec_open, &r[0] }, 0 } };
+	memset(r, 0, sizeof(r));
+	cr_assert_eq(create_taps(&big[0].s, 1), 0, "%s", logged);
+	cr_assert_eq(r[0].opens, 1);
+	free(r[0].bytes);
+}
+
+Test(otlp_tap, bad_specs_are_refused_before_any_tap_opens)
+{
+	struct rec_tap r = { 0 };
+	struct lin_tap_spec ok = { sizeof(ok), rec_open, &r };
+	struct lin_tap_spec no_open[2] = { ok, { sizeof(ok), NULL, &r } };
+	cr_assert_eq(create_taps(no_open, 2), -EINVAL);
+	cr_assert(strstr(logged, "tap 1: no open function"), "%s", logged);
+	struct lin_tap_spec short_sz = { sizeof(size_t), rec_open, &r };
+	cr_assert_eq(create_taps(&short_sz, 1), -EINVAL);
+	cr_assert(strstr(logged, "tap 0: sz"), "%s", logged);
+	struct lin_tap_spec unlike[2] = { ok, { sizeof(ok) + 8, rec_open, &r } };
+	cr_assert_eq(create_taps(unlike, 2), -EINVAL);
+	cr_assert(strstr(logged, "tap 1: sz"), "%s", logged);
+	struct {
+		struct lin_tap_spec s;
+		uint64_t newer;
+	} big = { { sizeof(big), rec_open, &r }, 1 };
+	cr_assert_eq(create_taps(&big.s, 1), -EINVAL);
+	cr_assert(strstr(logged, "does not know"), "%s", logged);
+	cr_assert_eq(create_taps(NULL, 1), -EINVAL);
+	struct lin_tap_spec many[LIN_TAPS_MAX + 1];
+	for (size_t i = 0; i <= LIN_TAPS_MAX; i++)
+		many[i] = ok;
+	cr_assert_eq(create_taps(many, LIN_TAPS_MAX + 1), -EINVAL);
+	cr_assert(strstr(logged, "at most"), "%s", logged);
+	cr_assert_eq(r.opens, 0, "no tap opened");
+}
+
+Test(otlp_tap, an_opener_that_fails_fails_the_create_and_closes_the_taps_before_it)
+{
+	struct rec_tap r = { 0 };
+	struct lin_tap_spec specs[2] = { { sizeof(specs[0]), rec_open, &r },
+					 { sizeof(specs[1]), tap_fails, NULL } };
+	cr_assert_eq(create_taps(specs, 2), -EMFILE);
+	cr_assert_eq(r.opens, 1);
+	cr_assert_eq(r.closes, 1, "the tap opened before is closed");
+	free(r.bytes);
+	/* Without the tap the same runtime runs the work (tracing never refuses it). */
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(create_taps(specs, 1), 0);
+	cr_assert_eq(r.closes, 1);
+	cr_assert_gt(r.n, 0);
+	free(r.bytes);
+}
+
+Test(otlp_tap, an_opener_with_incomplete_operations_is_refused)
+{
+	struct rec_tap r = { 0 };
+	struct lin_tap_spec half = { sizeof(half), tap_half, &r };
+	cr_assert_eq(create_taps(&half, 1), -EINVAL);
+	cr_assert(strstr(logged, "tap 0: incomplete operations"), "%s", logged);
+	cr_assert_eq(r.closes, 1, "the incomplete tap is closed");
+	cr_assert_eq(r.n, 0, "never fed");
+}
+
+Test(otlp_tap, reserved_options_are_refused_and_say_why)
 {
 	lin_runtime *rt = NULL;
-	struct lines l = { 0 };
-	struct lin_runtime_opts o = { .sz = sizeof(o), .otlp_write = collect, .otlp_user = &l, .log = keep_log };
-	cr_assert_eq(lin_runtime_set_otlp_tap(tap_fails), 0);
-	cr_assert_eq(lin_runtime_create(&o, &rt), -EMFILE);
-	cr_assert_null(rt);
-	cr_assert_eq(lin_runtime_set_otlp_tap(tap_half), 0);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .log = keep_log };
+	o.reserved_0_2[0] = "run.otlp.json"; /* where a 0.4 program had otlp_path */
 	logged[0] = 0;
 	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
 	cr_assert_null(rt);
-	cr_assert(strstr(logged, "incomplete"), "%s", logged);
-	cr_assert_eq(tap_calls, 1000, "the incomplete tap is closed, never fed");
-	/* The real one, enabled afterwards, is taken by the next runtime. */
-	cr_assert_eq(lin_otlp_enable(), 0);
+	cr_assert(strstr(logged, "taps"), "%s", logged);
+	o.reserved_0_2[0] = NULL;
+	o.reserved_0_4 = "svc";
+	cr_assert_eq(lin_runtime_create(&o, &rt), -EINVAL);
+	o.reserved_0_4 = NULL;
+	logged[0] = 0;
 	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
 	lin_runtime_free(rt);
-	cr_assert(l.calls > 0 && strstr(l.p, "resourceSpans"));
-	free(l.p);
+	cr_assert_str_eq(logged, "", "no taps: nothing asked, nothing logged");
 }
 
 Test(otlp_tap, runtime_log_goes_through_the_callback_and_ignores_bad_arguments)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# stream.sh SYNTH VALIDATE SRCDIR WORKDIR - the runtime's OTLP stream (otlp_path) against
+# stream.sh SYNTH VALIDATE SRCDIR WORKDIR - the runtime's OTLP stream (the tap, lin_otlp_tap) against
 # lineage-validate --export-otlp of the same run's trace. For each scenario, lineage-synth
 # runs with --otlp; both outputs are reduced to one line per span (trace id, span id or,
 # for GPU records, correlation/stream/start, parent span id, name, lineage.span,
