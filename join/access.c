@@ -40,10 +40,9 @@ struct lin_jfile *lin_joiner_feed_fileat(struct lin_joiner *v, unsigned fi)
 
 struct lin_join_summary *lin_joiner_feed_summary(struct lin_joiner *v) { return &v->sum; }
 
-struct lin_finding *lin_joiner_feed_finding(struct lin_joiner *v, const char *kind,
-					    const char *cause, uint32_t file, uint64_t offset,
-					    uint64_t index, int nids, const char *const *names,
-					    const uint64_t *ids)
+struct lin_finding *lin_joiner_feed_finding(struct lin_joiner *v, const char *kind, const char *cause,
+					    uint32_t file, uint64_t offset, uint64_t index,
+					    int nids, const char *const *names, const uint64_t *ids)
 {
 	return lin_j_finding(v, kind, cause, file, offset, index, nids, names, ids);
 }

@@ -25,10 +25,9 @@ struct lin_jfile *lin_joiner_feed_fileat(struct lin_joiner *v, unsigned fi);
 struct lin_join_summary *lin_joiner_feed_summary(struct lin_joiner *v);
 /* Count a finding and keep it (up to max_findings; @names static): the one kept, for its
  * detail, or NULL. */
-struct lin_finding *lin_joiner_feed_finding(struct lin_joiner *v, const char *kind,
-					    const char *cause, uint32_t file, uint64_t offset,
-					    uint64_t index, int nids, const char *const *names,
-					    const uint64_t *ids);
+struct lin_finding *lin_joiner_feed_finding(struct lin_joiner *v, const char *kind, const char *cause,
+					    uint32_t file, uint64_t offset, uint64_t index,
+					    int nids, const char *const *names, const uint64_t *ids);
 /* Hand a verdict, and a file's joined model, to the joiner's tool (none: nothing). */
 void lin_joiner_feed_verdict(struct lin_joiner *v, const struct lin_gpu_verdict *vd);
 void lin_joiner_feed_model(struct lin_joiner *v, uint32_t fi, const struct lin_imp *m);
