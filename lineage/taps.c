@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* taps.c - the taps attached to a runtime's writer; see taps.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "opts.h"
@@ -59,17 +60,29 @@ static bool ops_complete(const struct lin_tap_ops *ops)
 	       ops->fork_prepare && ops->fork_parent && ops->fork_child;
 }
 
+/* Whether @ops, though incomplete, covers a close the runtime may call: its sz reaches
+ * past the member (an older or shorter table is read no further than its sz says). */
+static bool ops_can_close(const struct lin_tap_ops *ops)
+{
+	return ops && ops->sz >= offsetof(struct lin_tap_ops, close) + sizeof(ops->close) && ops->close;
+}
+
 static int open_one(struct lin_tap_slot *slot, const struct lin_tap_spec *s,
 		    const struct lin_tap_args *a, size_t i, const struct lin_logger *log)
 {
 	const struct lin_tap_ops *ops = NULL;
 	void *tap = NULL;
 	int err = s->open(a, &ops, &tap);
+	if (err > 0) { /* not the contract (0 or a negative error): never handed on */
+		lin_logger_log(log, LIN_LOG_ERROR, "tap %zu: open returned %d (not 0 or -errno)", i, err);
+		return -EINVAL;
+	}
 	if (err)
 		return err;
 	if (!ops_complete(ops)) {
-		lin_logger_log(log, LIN_LOG_ERROR, "tap %zu: incomplete operations", i);
-		if (ops && ops->close && tap)
+		lin_logger_log(log, LIN_LOG_ERROR, "tap %zu: incomplete operations (sz %zu of %zu)",
+			       i, ops ? ops->sz : (size_t)0, sizeof(*ops));
+		if (tap && ops_can_close(ops))
 			ops->close(tap);
 		return -EINVAL;
 	}

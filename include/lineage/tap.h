@@ -60,7 +60,9 @@ struct lin_tap_args {
 /*
  * lin_tap_open_fn - open a tap: fill *@ops and *@tap and return 0, or return a negative
  * error (logged by the tap through lin_runtime_log). Called by lin_runtime_create, on its
- * thread, once per spec, in the order of lin_runtime_opts.taps.
+ * thread, once per spec, in the order of lin_runtime_opts.taps. A positive return is
+ * refused (lin_runtime_create returns -EINVAL and logs it); so is an incomplete *@ops,
+ * whose @close is then called only when its sz reaches past that member.
  */
 typedef int (*lin_tap_open_fn)(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap);
 

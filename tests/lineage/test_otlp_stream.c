@@ -5,6 +5,7 @@
  * open work is written at the close, and a failing stream never harms the trace.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -459,6 +460,27 @@ static int tap_half(const struct lin_tap_args *a, const struct lin_tap_ops **ops
 	return 0;
 }
 
+/* A table whose sz stops before close: what lies past sz (here a close that counts) is
+ * not the tap's to offer, and must not be called. */
+static const struct lin_tap_ops short_ops = { .sz = offsetof(struct lin_tap_ops, close),
+					      .feed = r_feed,
+					      .tick = r_tick,
+					      .close = r_close };
+
+static int tap_short(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
+{
+	*ops = &short_ops;
+	*tap = (void *)a->config;
+	return 0;
+}
+
+/* Returns a positive value: neither success nor an error by the contract. */
+static int tap_positive(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
+{
+	(void)a, (void)ops, (void)tap;
+	return 1;
+}
+
 /* Create with @n specs: the error, and no runtime left on failure. */
 static int create_taps(const struct lin_tap_spec *specs, size_t n)
 {
@@ -568,6 +590,27 @@ Test(otlp_tap, an_opener_with_incomplete_operations_is_refused)
 	cr_assert(strstr(logged, "tap 0: incomplete operations"), "%s", logged);
 	cr_assert_eq(r.closes, 1, "the incomplete tap is closed");
 	cr_assert_eq(r.n, 0, "never fed");
+}
+
+Test(otlp_tap, a_short_operations_table_is_refused_and_read_no_further_than_its_sz)
+{
+	struct rec_tap r = { 0 };
+	struct lin_tap_spec sh = { sizeof(sh), tap_short, &r };
+	cr_assert_eq(create_taps(&sh, 1), -EINVAL);
+	cr_assert(strstr(logged, "tap 0: incomplete operations"), "%s", logged);
+	cr_assert_eq(r.closes, 0, "close lies past the table's sz: never called");
+	cr_assert_eq(r.n, 0, "never fed");
+}
+
+Test(otlp_tap, an_opener_returning_a_positive_value_fails_the_create_with_einval)
+{
+	struct rec_tap r = { 0 };
+	struct lin_tap_spec specs[2] = { { sizeof(specs[0]), rec_open, &r },
+					 { sizeof(specs[1]), tap_positive, NULL } };
+	cr_assert_eq(create_taps(specs, 2), -EINVAL, "never the opener's 1");
+	cr_assert(strstr(logged, "tap 1: open returned 1"), "%s", logged);
+	cr_assert_eq(r.closes, 1, "the tap opened before is closed");
+	free(r.bytes);
 }
 
 Test(otlp_tap, reserved_options_are_refused_and_say_why)
