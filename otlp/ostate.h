@@ -66,16 +66,10 @@ struct srec {
 	char str[40]; /* misuse: its cause */
 };
 
-struct snode { /* graph node -> the epoch it was created under */
-	uint64_t epoch;
-	uint8_t trace[16];
-};
-
 struct sgpu {
 	uint64_t offset, corr, start, end, graph, node, name_sid, bytes, arrived;
 	uint32_t device, context, stream;
 	uint8_t kind;
-	bool devl;
 };
 
 struct sevent {
@@ -125,7 +119,7 @@ struct lin_ostream {
 	uint64_t pid, key, ext_kind, tmin, tmax;
 	uint64_t now; /* the latest tick's watermark (host ns) */
 	/* open state */
-	struct lin_vtab reqs, epochs, adopts, strs, corrs, nodes, clones, replays, done, lastt;
+	struct lin_vtab reqs, epochs, adopts, strs, corrs, replays, done, lastt;
 	struct lin_vec pending, events, heap;
 	uint64_t seq;
 	uint64_t events_over;
@@ -147,8 +141,8 @@ void lin_os_seen(struct lin_ostream *s, uint64_t t);
 int lin_os_sink(const char *doc, size_t len, void *user);
 void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth, const struct sadopt *a,
 			uint64_t end, bool closed);
-void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch *e, uint64_t end,
-			bool open);
+/* Epoch @e as a span (a graph replay's exec and ordinal taken into @e first). */
+void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, struct sepoch *e, uint64_t end, bool open);
 void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t *trace,
 		      uint64_t epoch, const char *join);
 void lin_os_write_open(struct lin_ostream *s);

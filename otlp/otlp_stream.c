@@ -105,14 +105,6 @@ static bool gpu_try(struct lin_ostream *s, const struct sgpu *g, bool last)
 		lin_os_write_gpu(s, g, trace, c->epoch, "observed");
 		return true;
 	}
-	if (!c && g->node != LIN_NIL && !g->devl && (g->corr == LIN_NIL || last)) {
-		const uint64_t *orig = lin_vtab_find(&s->clones, g->node, 0);
-		const struct snode *n = lin_vtab_find(&s->nodes, orig ? *orig : g->node, 0);
-		if (n) {
-			lin_os_write_gpu(s, g, n->trace, n->epoch, "inferred");
-			return true;
-		}
-	}
 	if (!last)
 		return false;
 	lin_os_write_gpu(s, g, NULL, LIN_NIL, "lost");
@@ -146,8 +138,7 @@ static void on_kernel(void *arg, const struct lin_rec *r)
 	       (struct sgpu){ .graph = LIN_OPT(r, KERNEL, GRAPH_ID),
 			      .node = LIN_OPT(r, KERNEL, GRAPH_NODE_ID),
 			      .name_sid = LIN_OPT(r, KERNEL, NAME_SID),
-			      .bytes = LIN_NIL,
-			      .devl = LIN_OPT(r, KERNEL, DEVICE_LAUNCHED) == 1 });
+			      .bytes = LIN_NIL });
 }
 
 static void on_memcpy(void *arg, const struct lin_rec *r)
@@ -219,20 +210,21 @@ static void on_trace_end(void *arg, const struct lin_rec *r)
 	lin_os_seen(arg, LIN_OPT(r, TRACE_END, HOST_NS));
 }
 
-static void on_clone(void *arg, const struct lin_rec *r)
-{
-	struct lin_ostream *s = arg;
-	uint64_t *c = lin_os_get(s, &s->clones, LIN_OPT(r, GRAPH_NODE_CLONE, CLONE_NODE_ID), 0);
-	if (c)
-		*c = LIN_OPT(r, GRAPH_NODE_CLONE, ORIGINAL_NODE_ID);
-}
-
-/* Taken now: it precedes its replay epoch's retire. */
+/* Taken now: it precedes its replay epoch's retire. An epoch declared already takes it at
+ * once; one not declared yet finds it in s->replays when it is (which forgets it after the
+ * retention time, if it never is). */
 static void on_graph_launch(void *arg, const struct lin_rec *r)
 {
 	struct lin_ostream *s = arg;
 	lin_os_seen(s, LIN_OPT(r, GRAPH_LAUNCH, HOST_NS));
-	uint64_t *rp = lin_os_get(s, &s->replays, LIN_OPT(r, GRAPH_LAUNCH, REPLAY_EPOCH), 0);
+	uint64_t id = LIN_OPT(r, GRAPH_LAUNCH, REPLAY_EPOCH);
+	struct sepoch *e = lin_vtab_find(&s->epochs, id, 0);
+	if (e) { /* the last graph_launch naming it wins, as before its declaration */
+		e->exec = LIN_OPT(r, GRAPH_LAUNCH, EXEC_ID);
+		e->ordinal = LIN_OPT(r, GRAPH_LAUNCH, REPLAY_ORDINAL);
+		return;
+	}
+	uint64_t *rp = lin_os_get(s, &s->replays, id, 0);
 	if (rp) {
 		rp[0] = LIN_OPT(r, GRAPH_LAUNCH, EXEC_ID);
 		rp[1] = LIN_OPT(r, GRAPH_LAUNCH, REPLAY_ORDINAL);
@@ -277,14 +269,11 @@ static const struct lin_rec_ops stream_ops = {
 		[LIN_REC_TOKEN_ADOPT] = on_timed,
 		[LIN_REC_SCOPE_CLOSE] = on_timed,
 		[LIN_REC_MISUSE] = on_timed,
-		[LIN_REC_GRAPH_NODE] = on_timed,
-		[LIN_REC_GRAPH_NODE_UPDATE] = on_timed,
 		[LIN_REC_STRING] = on_string,
 		[LIN_REC_EXT_CORRELATION] = on_ext,
 		[LIN_REC_KERNEL] = on_kernel,
 		[LIN_REC_MEMCPY] = on_memcpy,
 		[LIN_REC_MEMSET] = on_memset,
-		[LIN_REC_GRAPH_NODE_CLONE] = on_clone,
 		[LIN_REC_GRAPH_LAUNCH] = on_graph_launch,
 		[LIN_REC_DROPPED] = on_dropped,
 		[LIN_REC_CLOCK] = on_clock,
@@ -388,8 +377,6 @@ int lin_ostream_open(const struct lin_ostream_opts *o, struct lin_ostream **out)
 	lin_vtab_init(&s->adopts, sizeof(struct sadopt));
 	lin_vtab_init(&s->strs, sizeof(char *));
 	lin_vtab_init(&s->corrs, sizeof(struct scorr));
-	lin_vtab_init(&s->nodes, sizeof(struct snode));
-	lin_vtab_init(&s->clones, sizeof(uint64_t));
 	lin_vtab_init(&s->replays, 3 * sizeof(uint64_t)); /* exec, ordinal, time */
 	lin_vtab_init(&s->done, sizeof(struct sdone));
 	lin_vtab_init(&s->lastt, sizeof(uint64_t));
@@ -634,7 +621,10 @@ static void expire(struct lin_ostream *s, bool all)
 	s->pending.n = kept;
 	expire_tab(s, &s->corrs, offsetof(struct scorr, seen), all);
 	expire_tab(s, &s->done, offsetof(struct sdone, t), all);
-	expire_tab(s, &s->replays, 2 * sizeof(uint64_t), all); /* replay epoch never declared */
+	/* A replay whose epoch was never declared; at the close the open epochs take theirs
+	 * first (lin_os_write_open), and the table is freed after. */
+	if (!all)
+		expire_tab(s, &s->replays, 2 * sizeof(uint64_t), false);
 }
 
 enum { OPEN_REQ, OPEN_EPOCH, OPEN_ADOPT };
@@ -739,7 +729,6 @@ void lin_ostream_close(struct lin_ostream *s)
 			lin_vtab_bytes(&s->reqs) + lin_vtab_bytes(&s->epochs) +
 				lin_vtab_bytes(&s->adopts) + lin_vtab_bytes(&s->done) +
 				lin_vtab_bytes(&s->corrs) + lin_vtab_bytes(&s->replays) +
-				lin_vtab_bytes(&s->nodes) + lin_vtab_bytes(&s->clones) +
 				lin_vtab_bytes(&s->strs) + lin_vtab_bytes(&s->lastt),
 			(unsigned long long)s->st.evicted);
 	while (!s->failed && decode(s))
@@ -761,8 +750,8 @@ free_all:
 	it = 0;
 	for (char **p; (p = lin_vtab_next(&s->strs, &it, &k));)
 		free(*p);
-	struct lin_vtab *tabs[] = { &s->reqs,  &s->epochs, &s->adopts,  &s->strs, &s->corrs,
-				    &s->nodes, &s->clones, &s->replays, &s->done, &s->lastt };
+	struct lin_vtab *tabs[] = { &s->reqs,  &s->epochs,  &s->adopts, &s->strs,
+				    &s->corrs, &s->replays, &s->done,   &s->lastt };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	for (size_t i = 0; i < s->heap.n; i++)

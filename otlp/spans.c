@@ -136,8 +136,24 @@ static void req_trace(const void *user, uint32_t i, uint8_t out[16])
 	memcpy(out, e->rtrace[i], 16);
 }
 
-void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, const struct sepoch *e, uint64_t end, bool open)
+/* A graph launch's replay epoch: the graph tracker writes graph_launch itself, so it may
+ * come before or after the epoch's declaration; it is taken as it is decoded (always
+ * before the epoch's retire, which the launching thread records after the launch) and the
+ * span takes it when it is written, whenever that is: at its retire, at the close, or
+ * when it is evicted open. */
+static void replay_info(struct lin_ostream *s, uint64_t id, struct sepoch *e)
 {
+	uint64_t *rp = e->exec == LIN_NIL ? lin_vtab_find(&s->replays, id, 0) : NULL;
+	if (!rp)
+		return;
+	e->exec = rp[0];
+	e->ordinal = rp[1];
+	lin_vtab_del(&s->replays, rp);
+}
+
+void lin_os_write_epoch(struct lin_ostream *s, uint64_t id, struct sepoch *e, uint64_t end, bool open)
+{
+	replay_info(s, id, e);
 	if (!doc_begin(s))
 		return;
 	struct lin_sp_proc p;
@@ -180,7 +196,7 @@ void lin_os_write_adopt(struct lin_ostream *s, uint64_t tid, uint64_t depth, con
 						 .closed = closed });
 }
 
-/* @join: "observed", "inferred", "ambiguous" (several epochs for its correlation) or "lost"
+/* @join: "observed", "ambiguous" (several epochs for its correlation) or "lost"
  * (no epoch within the retention time; lineage-validate on the trace names the cause).
  * @epoch: the epoch or request joined, with its @trace (NULL, LIN_NIL: none). */
 void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t *trace,
@@ -199,7 +215,6 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 		.parent = epoch,
 		.trace = ok ? trace : NULL,
 		.join = join,
-		.rule = !strcmp(join, "inferred") ? "graph_node_origin" : NULL,
 		.status = ok                     ? NULL
 			  : strcmp(join, "lost") ? join
 						 : "not_joined_in_stream",
@@ -349,20 +364,7 @@ static void on_epoch_declare(void *arg, const struct lin_rec *r)
 			      .exec = LIN_NIL,
 			      .ordinal = LIN_NIL };
 	epoch_parent(s, e, LIN_OPT(r, EPOCH_DECLARE, PARENT_EPOCH));
-}
-
-/* A graph launch's replay epoch: the graph tracker writes graph_launch itself, so it may
- * come before or after the epoch's declaration; it is taken as it is decoded (always
- * before the epoch's retire, which the launching thread records after the launch) and the
- * span takes it when it is written. */
-static void replay_info(struct lin_ostream *s, uint64_t id, struct sepoch *e)
-{
-	uint64_t *rp = e->exec == LIN_NIL ? lin_vtab_find(&s->replays, id, 0) : NULL;
-	if (!rp)
-		return;
-	e->exec = rp[0];
-	e->ordinal = rp[1];
-	lin_vtab_del(&s->replays, rp);
+	replay_info(s, id, e); /* its graph_launch came first */
 }
 
 /* Epoch reissue or retire (the EPOCH_CHANGE view): its epoch, now at the record's version. */
@@ -388,7 +390,6 @@ static void on_epoch_retire(void *arg, const struct lin_rec *r)
 	if (!e)
 		return;
 	uint64_t id = LIN_OPT(r, EPOCH_RETIRE, EPOCH), t = LIN_OPT(r, EPOCH_RETIRE, HOST_NS);
-	replay_info(s, id, e);
 	lin_os_write_epoch(s, id, e, t, false);
 	struct sdone *d = lin_os_get(s, &s->done, id, 0);
 	if (d) { /* its GPU records may still be on their way */
@@ -444,31 +445,6 @@ static void on_scope_close(void *arg, const struct lin_rec *r)
 	lin_vtab_del(&s->adopts, a);
 }
 
-/* Graph node @node was created (or moved) under @epoch: its GPU records are inferred to it. */
-static void graph_node(struct lin_ostream *s, uint64_t node, uint64_t epoch)
-{
-	const struct sepoch *e = epoch == LIN_NIL ? NULL : lin_vtab_find(&s->epochs, epoch, 0);
-	if (!e)
-		return;
-	uint8_t trace[16];
-	memcpy(trace, e->trace, 16);
-	struct snode *n = lin_os_get(s, &s->nodes, node, 0);
-	if (n) {
-		n->epoch = epoch;
-		memcpy(n->trace, trace, 16);
-	}
-}
-
-static void on_graph_node(void *arg, const struct lin_rec *r)
-{
-	graph_node(arg, LIN_OPT(r, GRAPH_NODE, NODE_ID), LIN_OPT(r, GRAPH_NODE, EPOCH));
-}
-
-static void on_graph_node_update(void *arg, const struct lin_rec *r)
-{
-	graph_node(arg, LIN_OPT(r, GRAPH_NODE_UPDATE, NODE_ID), LIN_OPT(r, GRAPH_NODE_UPDATE, EPOCH));
-}
-
 static void on_misuse(void *arg, const struct lin_rec *r)
 {
 	lin_os_add_event(arg, EV_MISUSE, LIN_OPT(r, MISUSE, HOST_NS), r->str, r->str_len,
@@ -500,9 +476,9 @@ void lin_os_add_event(struct lin_ostream *s, uint8_t what, uint64_t t, const cha
 /* The host records that make spans, in host-time order (the heap's); struct srec keeps
  * each one's fields. */
 #define FITS(R) (LIN_F_##R##__N <= LIN_OS_HOST_FIELDS)
-_Static_assert(FITS(REQUEST_BEGIN) && FITS(REQUEST_LINK) && FITS(REQUEST_END) && FITS(EPOCH_DECLARE) &&
-		       FITS(EPOCH_REISSUE) && FITS(EPOCH_RETIRE) && FITS(TOKEN_ADOPT) &&
-		       FITS(SCOPE_CLOSE) && FITS(GRAPH_NODE) && FITS(GRAPH_NODE_UPDATE) && FITS(MISUSE),
+_Static_assert(FITS(REQUEST_BEGIN) && FITS(REQUEST_LINK) && FITS(REQUEST_END) &&
+		       FITS(EPOCH_DECLARE) && FITS(EPOCH_REISSUE) && FITS(EPOCH_RETIRE) &&
+		       FITS(TOKEN_ADOPT) && FITS(SCOPE_CLOSE) && FITS(MISUSE),
 	       "a host record's fields do not fit struct srec");
 static const struct lin_rec_ops host_ops = {
 	.on = {
@@ -514,8 +490,6 @@ static const struct lin_rec_ops host_ops = {
 		[LIN_REC_EPOCH_RETIRE] = on_epoch_retire,
 		[LIN_REC_TOKEN_ADOPT] = on_adopt,
 		[LIN_REC_SCOPE_CLOSE] = on_scope_close,
-		[LIN_REC_GRAPH_NODE] = on_graph_node,
-		[LIN_REC_GRAPH_NODE_UPDATE] = on_graph_node_update,
 		[LIN_REC_MISUSE] = on_misuse,
 	},
 };
@@ -662,7 +636,6 @@ void lin_os_write_open(struct lin_ostream *s)
 		lin_os_write_adopt(s, k.k0, k.k1, a, a->begin, false);
 	it = 0;
 	for (struct sepoch *e; (e = lin_vtab_next(&s->epochs, &it, &k));) {
-		replay_info(s, k.k0, e);
 		lin_os_write_epoch(s, k.k0, e, end, true);
 	}
 	it = 0;

@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "lin_test.h"
+#include "lineage/graph.h"
 
 #include "lineage/otlp.h"
 #include "lineage/tap.h"
@@ -203,6 +204,40 @@ Test(otlp_stream, open_work_is_written_at_the_close_marked_open)
 	char buf[4096];
 	cr_assert(span_text(&l, lin_w3c_span_id(my_key(), req), buf, sizeof(buf)), "%s", l.p);
 	cr_assert(strstr(buf, "{\"key\":\"lineage.open\",\"value\":{\"boolValue\":true}}"), "%s", buf);
+	free(l.p);
+	LIN_TEST_CHECK_LEAKS();
+}
+
+/* A replay epoch still open at the close (the program ended inside cudaGraphLaunch, or its
+ * retire was dropped) is written as the graph replay it is, exec and ordinal named. */
+Test(otlp_stream, an_open_replay_epoch_at_the_close_keeps_its_exec_and_ordinal)
+{
+	struct lines l = { 0 };
+	struct lin_otlp_opts so = { .sz = sizeof(so), .write = collect, .user = &l };
+	struct lin_tap_spec tap = lin_otlp_tap(&so);
+	struct lin_runtime_opts o = { .sz = sizeof(o), .taps = &tap, .ntaps = 1 };
+	lin_runtime *rt;
+	lin_graph_tracker *gt;
+	cr_assert_eq(lin_runtime_create(&o, &rt), 0);
+	cr_assert_eq(lin_graph_tracker_create(rt, NULL, &gt), 0);
+	uint64_t req, epoch;
+	cr_assert_eq(lin_request_begin(rt, NULL, &req), 0);
+	struct lin_epoch_opts eo = { .sz = sizeof(eo), .requests = &req, .n_requests = 1 };
+	cr_assert_eq(lin_epoch_declare(rt, &eo, &epoch), 0);
+	lin_scope in;
+	cr_assert_eq(lin_scope_enter(rt, epoch, &in), 0);
+	lin_graph_launch gl;
+	cr_assert_eq(lin_graph_launch_begin(gt, 50, "replay", &gl), 0);
+	cr_assert_neq(gl.replay_epoch, 0);
+	/* no lin_graph_launch_end: the replay epoch is open when the runtime closes */
+	lin_graph_tracker_free(gt);
+	lin_runtime_free(rt);
+	char buf[4096];
+	cr_assert(span_text(&l, lin_w3c_span_id(my_key(), gl.replay_epoch), buf, sizeof(buf)), "%s",
+		  l.p);
+	cr_assert(strstr(buf, "{\"key\":\"lineage.open\",\"value\":{\"boolValue\":true}}"), "%s", buf);
+	cr_assert(strstr(buf, "\"lineage.graph.exec_id\""), "the replay's exec: %s", buf);
+	cr_assert(strstr(buf, "\"lineage.graph.replay_ordinal\""), "its ordinal: %s", buf);
 	free(l.p);
 	LIN_TEST_CHECK_LEAKS();
 }
