@@ -230,10 +230,34 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 		    const char *perfetto, const char *truth, const char *without,
 		    const char **names, size_t *nadded);
 
+/* Every input opens as a regular file, checked before --verdicts is opened and before any
+ * report (no report of zeros, as lineage-validate): a missing file, a directory or a FIFO
+ * (never opened: it would block) is one error naming it. Return 0 or EXIT_BAD_FILE. */
+static int check_paths(char **paths, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) != 0) {
+			fprintf(stderr, "lineage-explain: %s: cannot open: %s\n", paths[i],
+				strerror(errno));
+			return EXIT_BAD_FILE;
+		}
+		const char *why = lin_imp_not_regular(st.st_mode);
+		if (why) {
+			fprintf(stderr, "lineage-explain: %s: %s\n", paths[i], why);
+			return EXIT_BAD_FILE;
+		}
+	}
+	return 0;
+}
+
 /* Explain @paths; --verdicts is opened and closed here. Return the exit status. */
 static int run(char **paths, int n, const char *from, const struct lin_xopts *xo_in, bool json,
 	       const char *perfetto, const char *truth, const char *without, const char *verdicts)
 {
+	int bad = check_paths(paths, n);
+	if (bad)
+		return bad;
 	struct lin_xopts xo2 = *xo_in;
 	const struct lin_xopts *xo = &xo2;
 	/* --verdicts names files by the joiner's index: the order they are added. */

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -644,8 +645,13 @@ static int read_chunk(struct kctx *k, struct lin_jfile *f, src_t src, unsigned c
 int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_jfile *f)
 {
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return fail(f, 0, false, "cannot open: not a readable regular file");
+	if (stat(path, &st) != 0) {
+		char why[160];
+		snprintf(why, sizeof(why), "cannot open: %s", strerror(errno));
+		return fail(f, 0, false, why);
+	}
+	if (!S_ISREG(st.st_mode))
+		return fail(f, 0, false, lin_imp_not_regular(st.st_mode));
 	f->size = (uint64_t)st.st_size;
 	src_t src = src_open(path);
 	if (!src)

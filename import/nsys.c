@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -265,8 +266,10 @@ static void read_names(struct nctx *c, bool strings)
 int lin_imp_nsys(struct lin_imp *m, const char *path, struct lin_jfile *f)
 {
 	struct stat sb;
-	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return fail(f, 0, "%s%s", "cannot open: not a readable regular file", "");
+	if (stat(path, &sb) != 0)
+		return fail(f, 0, "cannot open: %s%s", strerror(errno), "");
+	if (!S_ISREG(sb.st_mode))
+		return fail(f, 0, "%s%s", lin_imp_not_regular(sb.st_mode), "");
 	f->size = (uint64_t)sb.st_size;
 	struct nctx c = { NULL, m, f, 0, 0, 0 };
 	/* ~1000 VM instructions per byte of file, at least 10^9: far more than reading every

@@ -150,8 +150,21 @@ has "$w/out" '"epoch_only":1'
 status 1 --request 7 "$w/noclock.lt"
 
 # Bad input: named with its byte offset; what was read is still reported.
-status 2 "$w/missing.lt"
-has "$w/err" "missing.lt: byte 0"
+# A file that cannot be opened is one error before any report (no report of zeros), with
+# the system's reason, for a lineage trace and an imported one alike; --verdicts is not
+# touched (what it holds from before is not lost).
+echo "kept" >"$w/verdicts.tsv"
+status 2 --verdicts "$w/verdicts.tsv" "$w/ledger.lt" "$w/missing.lt"
+has "$w/err" "missing.lt: cannot open: No such file or directory"
+check "no report when a file cannot be opened" "$(wc -c <"$w/out")" 0
+check "--verdicts left alone" "$(cat "$w/verdicts.tsv")" kept
+status 2 --from kineto "$w/missing.json"
+has "$w/err" "missing.json: cannot open: No such file or directory"
+check "no report for a missing imported file" "$(wc -c <"$w/out")" 0
+status 2 "$w"
+has "$w/err" "not a regular file: a directory"
+mkfifo "$w/fifo.lt" && status 2 "$w/fifo.lt" && has "$w/err" "a FIFO"
+# What was read is still reported when a file goes bad inside.
 size=$(wc -c <"$w/ledger.lt")
 head -c $((size - 40)) "$w/ledger.lt" >"$w/cut.lt"
 status 2 --json "$w/cut.lt"
