@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * truth.h - lineage-validate's truth comparison (--expect; docs/validator.md, "Lost
- * causes"): a judge on the join layer (struct lin_join_judge, join/join.h). It keeps the
- * labels of the truth files the joiner reads, compares each GPU record's joined requests
- * with its label as the record resolves (matched, or the finding incorrect /
+ * truth.h - lineage-validate's truth comparison (--expect; docs/validator.md,
+ * "Classification"): a judge on the join layer (struct lin_join_judge, join/join.h). It
+ * keeps the labels of the truth files the joiner reads, compares each GPU record's joined
+ * requests with its label as the record resolves (matched, or the finding incorrect /
  * request_mismatch), and at the end of the run reports each label whose GPU record never
  * appeared (lost / no_gpu_record). Its findings and counts are the run's, in the summary.
  *
