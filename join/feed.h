@@ -4,8 +4,10 @@
  * Systems; docs/importers.md). A feeder adds its files, makes its own joins, and puts its
  * classifications where the joiner's own go: the summary's counts, the findings, a verdict
  * for the tool (struct lin_join_tool), its joined model for the tool. It never reads or
- * writes the joiner's state otherwise.
- * Context: the joiner's thread, before lin_joiner_finish().
+ * writes the joiner's state otherwise. A judge (struct lin_join_judge: the truth
+ * comparison, validator/truth.c) adds its findings and counts through the same calls.
+ * Context: the joiner's thread, before lin_joiner_finish(), or from a judge's callbacks
+ * (lin_joiner_finish() calls its finish).
  */
 #ifndef LIN_JOIN_FEED_H
 #define LIN_JOIN_FEED_H

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ingest.c - reading trace and truth files into the join layer's state.
+ * ingest.c - reading trace and truth files into the join layer's state (a truth file's
+ * labels are handed to the judge, struct lin_join_judge, which compares them).
  *
  * Every record updates compact per-id state (hash tables of fixed-size entries); GPU
  * records are resolved as soon as their chain is complete and the closed correlation is
@@ -654,46 +655,16 @@ static void on_record(struct lin_joiner *v, uint16_t proc, uint32_t file, const 
 	lin_rec_dispatch(&trace_ops, &a, r);
 }
 
+/* A record of a truth file: a truth record is a label, the judge's (lin_join_judge.truth:
+ * the joiner only reads it); any other type is noted as in a trace. */
 static void on_truth(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
-	bool fresh;
 	if (r->type != LIN_REC_TRUTH) {
 		on_unknown(v, file, r);
 		return;
 	}
-	v->sum.truth_records++;
-	bool by_corr = !LIN_IS_NIL(r, TRUTH, CORRELATION);
-	uint64_t k0 = by_corr ? lin_truth_key(LIN_GET(r, TRUTH, KEY), LIN_GET(r, TRUTH, CORRELATION))
-			      : LIN_GET(r, TRUTH, KEY);
-	uint64_t aux = LIN_GET(r, TRUTH, GPU_KIND) | (by_corr ? LIN_TRUTH_BY_CORR : 0);
-	struct lin_truth_ent *t = lin_vtab_get(&v->truth, k0, lin_k1(proc, aux), &fresh);
-	if (!t) {
-		v->oom = true;
-		return;
-	}
-	if (!fresh) {
-		/* A second label for the same GPU record (kind and grid id in one process, with
-		 * the same correlation when the labels name one, or two truth files that
-		 * disagree): the truth itself is in doubt, so neither label is used for that
-		 * record. */
-		static const char *const n[] = { "gpu_kind", "key" };
-		uint64_t ids[] = { LIN_GET(r, TRUTH, GPU_KIND), LIN_GET(r, TRUTH, KEY) };
-		lin_j_structural(v, "duplicate_truth_label", file, r, 2, n, ids);
-		t->conflict = 1;
-		return;
-	}
-	t->nreq = r->nreqs;
-	t->corr = LIN_IS_NIL(r, TRUTH, CORRELATION) ? LIN_NIL : LIN_GET(r, TRUTH, CORRELATION);
-	t->key = LIN_GET(r, TRUTH, KEY);
-	t->req = v->truthpool.n;
-	for (uint32_t i = 0; i < r->nreqs; i++) {
-		uint64_t *q = lin_vec_push(&v->truthpool);
-		if (!q) {
-			v->oom = true;
-			return;
-		}
-		*q = r->reqs[i];
-	}
+	if (v->opts.judge.truth)
+		v->opts.judge.truth(v->opts.judge.arg, v, file, proc, r);
 }
 
 static int ingest(struct lin_joiner *v, struct lin_reader *rd, const char *name, bool truth)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * join.h - the join layer (docs/architecture.md, "Modules"): ingest trace files, rebuild
- * every join, classify each GPU record (observed, inferred, lost, ambiguous; incorrect
- * against truth files), and keep the findings. The tools are peers on top of it:
- * lineage-validate (validator/: the report, the exports) and lineage-explain (explain/:
- * the ledger); the importers (import/) feed it foreign traces.
+ * every join, classify each GPU record (observed, inferred, lost, ambiguous), and keep the
+ * findings. The tools are peers on top of it: lineage-validate (validator/: the report,
+ * the truth comparison, the exports) and lineage-explain (explain/: the ledger); the
+ * importers (import/) feed it foreign traces.
  *
- * Use: lin_joiner_create(); lin_joiner_add_truth() for each --expect file (all truth
- * files before the first trace: records are compared as they resolve);
+ * Use: lin_joiner_create() (with a judge, struct lin_join_judge, to compare the joins with
+ * truth files: validator/truth.h); lin_joiner_add_truth() for each --expect file (all
+ * truth files before the first trace: records are judged as they resolve);
  * lin_joiner_add_file() (or _add_mem()) for each trace; lin_joiner_finish();
  * then read lin_joiner_summary() and the getters below, or hand the joiner to a tool's
  * report (validator/report.h); lin_joiner_free().
@@ -96,8 +97,9 @@ struct lin_join_summary {
 	uint64_t lost_by_cause[LIN_CAUSE_N];
 	uint64_t inferred_by_rule[LIN_RULE_N];
 	uint64_t joined_by_level[LIN_LEVEL_N];
-	/* With truth: the matched and the incorrect joins, by the level each reached (an
-	 * epoch that names no request never matches a label: it is incorrect at "epoch"). */
+	/* With truth (counted by the judge, validator/truth.c): the matched and the incorrect
+	 * joins, by the level each reached (an epoch that names no request never matches a
+	 * label: it is incorrect at "epoch"). */
 	uint64_t matched_by_level[LIN_LEVEL_N], incorrect_by_level[LIN_LEVEL_N];
 	uint64_t duplicates;        /* GPU records read twice (not classified again) */
 	uint64_t captured_launches; /* launch APIs made while a stream capture was open, with no
@@ -146,6 +148,12 @@ struct lin_gpu_verdict {
 	uint32_t nreqs;
 	uint16_t proc; /* the process's index (lin_join_tool.rec's proc), LIN_VPROC_IMPORTED */
 	uint8_t late;  /* observed, inferred: enum lin_late of the launch it joined through */
+	/* What a judge (struct lin_join_judge) knows the record by; 0 of an imported record. */
+	uint8_t kind;   /* its record type (LIN_REC_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE) */
+	bool keyed;     /* it has a truth key (docs/trace-format.md, truth files) */
+	uint64_t key;   /* that key: a kernel's grid id, else its start_dev (keyed only) */
+	uint64_t corr;  /* its correlation id (0: none) */
+	uint64_t index; /* its record index in its file */
 };
 
 struct lin_rec;
@@ -154,8 +162,8 @@ struct lin_imp;
 /*
  * struct lin_join_tool - what a tool built on the join layer is handed as the joiner
  * works (as perf hands its tools decoded samples): every member optional (NULL: no call),
- * each given @arg. None may call into the joiner. The report, summary and exit status are
- * the same with or without a tool.
+ * each given @arg. None may call into the joiner (a judge may: struct lin_join_judge).
+ * The report, summary and exit status are the same with or without a tool.
  * @gpu: once for every GPU record as it is classified (in resolution order, not file
  *   order), whatever max_findings says; for imported files (--from) too, keyed by event
  *   index. The verdict only.
@@ -171,15 +179,40 @@ struct lin_join_tool {
 	void (*model)(void *arg, uint32_t file, const struct lin_imp *m);
 };
 
+struct lin_joiner;
+
+/*
+ * struct lin_join_judge - what judges the joins against something the traces do not hold:
+ * lineage-validate's truth files (--expect; validator/truth.h). Every member optional
+ * (NULL: no call), each given @arg and the joiner. Unlike a tool's, a judge's calls may
+ * add to the run, through the feed API (join/feed.h: lin_joiner_feed_finding,
+ * lin_joiner_feed_summary, lin_joiner_feed_oom), and read it through the getters below;
+ * nothing else. What it adds is reported and counted in the exit status as the joiner's.
+ * @truth: every truth record of a truth file (lin_joiner_add_truth) as it is read, with
+ *   the file's index and its process's index (the trace files of that process get the
+ *   same); records of other types in a truth file are the joiner's (unknown_record_type).
+ * @judge: once for every GPU record of a lineage trace as it is classified, in resolution
+ *   order, after the tool's @gpu and the joiner's own finding on it (lost, ambiguous).
+ * @finish: once in lin_joiner_finish(), after the launch accounting and the end-of-run
+ *   structural findings on adopts and strings, before the empty-run and trace_end checks
+ *   (lin_joiner_launch_counted_lost() answers from then on).
+ */
+struct lin_join_judge {
+	void *arg;
+	void (*truth)(void *arg, struct lin_joiner *v, uint32_t file, uint16_t proc,
+		      const struct lin_rec *r);
+	void (*judge)(void *arg, struct lin_joiner *v, const struct lin_gpu_verdict *vd);
+	void (*finish)(void *arg, struct lin_joiner *v);
+};
+
 struct lin_joiner_opts {
 	size_t max_findings; /* findings kept for the report (all are counted) */
 	struct lin_join_tool tool;
 	/* A run with no GPU record exits 0 when nothing else is wrong (--allow-empty);
 	 * by default it is the finding no_gpu_records (exit 1). */
 	bool allow_empty;
+	struct lin_join_judge judge; /* none: truth files are read, their labels unused */
 };
-
-struct lin_joiner;
 
 /* A finding (docs/validator.md, "Findings"): a record lost, ambiguous or incorrect with
  * its cause, a structural fault, a loss, a misuse, a note. */
@@ -213,7 +246,8 @@ void lin_joiner_free(struct lin_joiner *v);
 int lin_joiner_add_file(struct lin_joiner *v, const char *path);
 int lin_joiner_add_mem(struct lin_joiner *v, const char *name, const void *data, size_t n);
 /* Truth files come before every trace: one added after a trace is refused (-1, recorded as
- * a file error, exit 2). */
+ * a file error, exit 2). The joiner reads each (its header names its process) and hands
+ * its labels to the judge (lin_joiner_opts.judge), which compares them. */
 int lin_joiner_add_truth(struct lin_joiner *v, const char *path);
 int lin_joiner_add_truth_mem(struct lin_joiner *v, const char *name, const void *data, size_t n);
 void lin_joiner_finish(struct lin_joiner *v);
@@ -245,6 +279,10 @@ unsigned lin_joiner_proc_losses(const struct lin_joiner *v, uint16_t proc);
 /* Process @proc's pid and host, as its trace headers say (@host lives as long as @v).
  * false: no such process. */
 bool lin_joiner_proc_id(const struct lin_joiner *v, uint16_t proc, uint64_t *pid, const char **host);
+/* Whether the launch API call @corr of process @proc was counted lost for want of its GPU
+ * record (launch accounting: no_gpu_record, maybe_captured or dropped_records; a call made
+ * on the capturing thread during a capture is not). From lin_join_judge.finish on. */
+bool lin_joiner_launch_counted_lost(const struct lin_joiner *v, uint16_t proc, uint64_t corr);
 /*
  * lin_verdict_line - one line of a verdict listing (lineage-validate and lineage-explain
  * --verdicts; docs/validator.md, "Verdicts"): FILE, KEY (byte offset; imported: event

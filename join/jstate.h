@@ -171,12 +171,6 @@ struct lin_ref_ent {
 	uint32_t file;
 	uint32_t pad;
 };
-/* corr: LIN_NIL unknown. conflict: labelled twice with different requests (neither is used). */
-struct lin_truth_ent {
-	uint64_t req, corr, key; /* key: the label's own (the table's is mixed with corr) */
-	uint32_t nreq;
-	uint16_t seen, conflict;
-};
 struct lin_adopt {
 	uint64_t host_ns, seq, offset, index;
 	uint32_t tid, file;
@@ -246,11 +240,11 @@ struct lin_joiner {
 	struct lin_jproc *procs;
 	unsigned nprocs;
 	struct lin_vec findings; /* struct lin_finding, capped */
-	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale,
-		truth, vers, grids, gmemops, bthreads, replays, requests, apiring, scopes,
+	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale, vers,
+		grids, gmemops, bthreads, replays, requests, apiring, scopes,
 		capheads; /* (tid, proc): 1 + capwin index of its last open
 					    * window (0: none) */
-	struct lin_vec reqpool, truthpool, cands, pending, adopts;
+	struct lin_vec reqpool, cands, pending, adopts;
 	uint64_t xdefer; /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
@@ -359,18 +353,6 @@ static inline const uint64_t *lin_j_epoch_reqs(const struct lin_joiner *v,
 static inline uint64_t lin_k1(uint16_t proc, uint64_t aux)
 {
 	return ((uint64_t)proc << 32) | (aux & 0xffffffffu);
-}
-
-/* A truth label that names its launch's correlation is keyed by (key, correlation), in a
- * namespace of its own (LIN_TRUTH_BY_CORR in k1's aux): CUPTI repeats a graph node's grid id
- * in every replay, so the grid id alone does not name one kernel record. */
-#define LIN_TRUTH_BY_CORR 0x10000u
-static inline uint64_t lin_truth_key(uint64_t key, uint64_t corr)
-{
-	uint64_t x = key ^ (corr * 0x9e3779b97f4a7c15ull) ^ 0xc2b2ae3d27d4eb4full;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	return x ^ (x >> 33);
 }
 
 /* The process of a table key's k1 as lin_vtab_next returns it (lin_k1's inverse). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * resolve.c - classification of GPU records (observed / inferred / lost / ambiguous),
- * truth comparison and the end-of-run checks.
+ * resolve.c - classification of GPU records (observed / inferred / lost / ambiguous), each
+ * verdict handed to the tool and the judge (the truth comparison is the judge's:
+ * validator/truth.c), and the end-of-run checks.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -242,103 +243,10 @@ static struct verdict classify(const struct lin_joiner *v, const struct lin_gpu 
 	return r;
 }
 
-/* Whether every element of @a is in @b. */
-static bool subset(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
-{
-	for (uint32_t i = 0; i < na; i++) {
-		bool found = false;
-		for (uint32_t j = 0; j < nb && !found; j++)
-			found = a[i] == b[j];
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* The same set of requests: inclusion both ways (a list that repeats an id, [1, 1], is the
- * set {1} and never equals {1, 2}). */
-static bool same_set(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
-{
-	return subset(a, na, b, nb) && subset(b, nb, a, na);
-}
-
-/* " request 5", " requests 5, 6, 7 and 2 more", or " no request". */
-static size_t put_requests(char *buf, size_t size, const uint64_t *req, uint32_t n)
-{
-	size_t k = 0;
-	if (!n)
-		return (size_t)snprintf(buf, size, " no request");
-	k += (size_t)snprintf(buf, size, " request%s", n > 1 ? "s" : "");
-	for (uint32_t i = 0; i < n && i < 4 && k < size; i++)
-		k += (size_t)snprintf(buf + k, size - k, "%s %" PRIu64, i ? "," : "", req[i]);
-	if (n > 4 && k < size)
-		k += (size_t)snprintf(buf + k, size - k, " and %u more", n - 4);
-	return k;
-}
-
-/* request_mismatch in words, both sides named: what the record was joined to and what the
- * truth gives it (the ids carry only the first request of each). */
-static void mismatch_detail(char *buf, size_t size, uint64_t epoch, const uint64_t *got,
-			    uint32_t ngot, const uint64_t *want, uint32_t nwant)
-{
-	size_t k;
-	if (ngot) {
-		k = (size_t)snprintf(buf, size, "joined to");
-		if (k < size)
-			k += put_requests(buf + k, size - k, got, ngot);
-		if (k < size)
-			k += (size_t)snprintf(buf + k, size - k, " (epoch %" PRIu64 ")", epoch);
-	} else {
-		k = (size_t)snprintf(buf, size,
-				     "joined to op/epoch %" PRIu64 ", which names no request", epoch);
-	}
-	if (k < size)
-		k += (size_t)snprintf(buf + k, size - k, "; the truth gives");
-	if (k < size)
-		put_requests(buf + k, size - k, want, nwant);
-}
-
-static void check_truth(struct lin_joiner *v, const struct lin_gpu *g, const struct verdict *r)
-{
-	if (!(g->flags & LIN_G_KEY))
-		return;
-	/* A label naming the record's correlation first, then one by the key alone. */
-	struct lin_truth_ent *t = g->corr ? lin_vtab_find(&v->truth, lin_truth_key(g->key, g->corr),
-							  lin_k1(g->proc, g->kind | LIN_TRUTH_BY_CORR))
-					  : NULL;
-	if (!t)
-		t = lin_vtab_find(&v->truth, g->key, lin_k1(g->proc, g->kind));
-	if (!t)
-		return;
-	t->seen = 1;
-	if (t->conflict) /* duplicate_truth_label: no label to compare with */
-		return;
-	if (r->cls != CLS_OBSERVED && r->cls != CLS_INFERRED)
-		return;
-	struct target tg = { NULL, 0, 0 };
-	declared(v, g->proc, r->epoch, &tg);
-	uint32_t n = tg.nreq;
-	const uint64_t *got = tg.req;
-	const uint64_t *want = lin_vec_at(&v->truthpool, (size_t)t->req);
-	if (same_set(got, n, want, t->nreq)) {
-		v->sum.matched++;
-		v->sum.matched_by_level[r->level]++;
-		return;
-	}
-	v->sum.incorrect++;
-	v->sum.incorrect_by_level[r->level]++;
-	static const char *const nm[] = { "key", "epoch", "joined_request", "true_request" };
-	uint64_t ids[] = { g->key, r->epoch, n ? got[0] : LIN_NIL, t->nreq ? want[0] : LIN_NIL };
-	size_t before = v->findings.n;
-	lin_j_finding(v, "incorrect", "request_mismatch", g->file, g->offset, g->index, 4, nm, ids);
-	if (v->findings.n > before) {
-		struct lin_finding *f = lin_vec_at(&v->findings, before);
-		mismatch_detail(f->detail, sizeof(f->detail), r->epoch, got, n, want, t->nreq);
-	}
-}
-
-/* lin_join_tool.gpu: the verdict on @g, keyed by its file and offset. */
-static void hand_over(const struct lin_joiner *v, const struct lin_gpu *g, const struct verdict *r)
+/* The verdict on @g, for the tool (lin_join_tool.gpu) and the judge (lin_join_judge.judge):
+ * keyed by its file and offset; @tg holds its requests (reqs may point into it). */
+static void verdict_of(const struct lin_joiner *v, const struct lin_gpu *g, const struct verdict *r,
+		       struct target *tg, struct lin_gpu_verdict *vd)
 {
 	static const enum lin_join join[] = {
 		[CLS_OBSERVED] = LIN_JOIN_OBSERVED,
@@ -346,29 +254,43 @@ static void hand_over(const struct lin_joiner *v, const struct lin_gpu *g, const
 		[CLS_LOST] = LIN_JOIN_LOST,
 		[CLS_AMBIGUOUS] = LIN_JOIN_AMBIGUOUS,
 	};
-	struct lin_gpu_verdict vd = { g->offset, LIN_NIL, NULL, g->file, join[r->cls],
-				      r->level,  NULL,    0,    g->proc, r->late };
-	struct target tg = { NULL, 0, 0 };
+	*vd = (struct lin_gpu_verdict){ .offset = g->offset,
+					.epoch = LIN_NIL,
+					.file = g->file,
+					.join = join[r->cls],
+					.level = r->level,
+					.proc = g->proc,
+					.late = r->late,
+					.key = g->key,
+					.corr = g->corr,
+					.index = g->index,
+					.kind = g->kind,
+					.keyed = (g->flags & LIN_G_KEY) != 0 };
+	*tg = (struct target){ NULL, 0, 0 };
 	if (r->cls == CLS_OBSERVED || r->cls == CLS_INFERRED) {
-		vd.epoch = r->epoch;
-		if (declared(v, g->proc, r->epoch, &tg)) {
-			vd.reqs = tg.req;
-			vd.nreqs = tg.nreq;
+		vd->epoch = r->epoch;
+		if (declared(v, g->proc, r->epoch, tg)) {
+			vd->reqs = tg->req;
+			vd->nreqs = tg->nreq;
 		}
 	}
 	if (r->cls == CLS_INFERRED)
-		vd.why = rule_names[r->why];
+		vd->why = rule_names[r->why];
 	else if (r->cls == CLS_LOST)
-		vd.why = cause_names[r->why];
+		vd->why = cause_names[r->why];
 	else if (r->cls == CLS_AMBIGUOUS)
-		vd.why = AMBIGUOUS_CAUSE;
-	v->opts.tool.gpu(v->opts.tool.arg, &vd);
+		vd->why = AMBIGUOUS_CAUSE;
 }
 
 static void account(struct lin_joiner *v, const struct lin_gpu *g, const struct verdict *r)
 {
+	struct lin_gpu_verdict vd;
+	struct target tg;
+	bool judge = v->opts.judge.judge != NULL;
+	if (v->opts.tool.gpu || judge)
+		verdict_of(v, g, r, &tg, &vd);
 	if (v->opts.tool.gpu)
-		hand_over(v, g, r);
+		v->opts.tool.gpu(v->opts.tool.arg, &vd);
 	static const char *const nm[] = { "correlation", "epoch", "graph_node_id", "node_epoch", "pid" };
 	uint64_t ids[] = { g->corr ? g->corr : LIN_NIL, r->epoch, g->node ? g->node : LIN_NIL,
 			   r->node_epoch, v->procs[g->proc].pid };
@@ -405,7 +327,9 @@ static void account(struct lin_joiner *v, const struct lin_gpu *g, const struct 
 	}
 	default: break;
 	}
-	check_truth(v, g, r);
+	/* After the joiner's own findings on the record, as the truth comparison always was. */
+	if (judge)
+		v->opts.judge.judge(v->opts.judge.arg, v, &vd);
 }
 
 static void api_before_gpu(struct lin_joiner *v, const struct lin_gpu *g, const struct lin_corr_ent *c)
@@ -615,7 +539,7 @@ static void finish_launches(struct lin_joiner *v)
 	}
 }
 
-static void finish_strings_truth(struct lin_joiner *v)
+static void finish_strings(struct lin_joiner *v)
 {
 	size_t it = 0;
 	struct lin_vkey k;
@@ -626,23 +550,13 @@ static void finish_strings_truth(struct lin_joiner *v)
 		lin_j_finding(v, "structural", "undefined_string_id", u->file, u->offset, u->index,
 			      1, n, &k.k0);
 	}
-	static const char *const tn[] = { "gpu_kind", "key", "pid" };
-	struct lin_truth_ent *t;
-	it = 0;
-	while ((t = lin_vtab_next(&v->truth, &it, &k))) {
-		if (t->seen)
-			continue;
-		uint16_t proc = lin_k1_proc(k.k1);
-		/* A label tied to a launch already counted as no_gpu_record is that loss. */
-		const struct lin_corr_ent *tc =
-			t->corr == LIN_NIL ? NULL : lin_vtab_find(&v->corrs, t->corr, lin_k1(proc, 0));
-		if (tc && missing_gpu(v, proc, t->corr) && in_capture(v, proc, t->corr, tc->api_tid) != 1)
-			continue;
-		uint64_t ids[] = { k.k1 & 0xffffu, t->key, v->procs[proc].pid };
-		v->sum.lost++;
-		v->sum.lost_by_cause[LIN_CAUSE_NO_GPU_RECORD]++;
-		lin_j_finding(v, "lost", cause_names[LIN_CAUSE_NO_GPU_RECORD], 0, 0, 0, 3, tn, ids);
-	}
+}
+
+bool lin_joiner_launch_counted_lost(const struct lin_joiner *v, uint16_t proc, uint64_t corr)
+{
+	const struct lin_corr_ent *c =
+		proc < v->nprocs ? lin_vtab_find(&v->corrs, corr, lin_k1(proc, 0)) : NULL;
+	return c && missing_gpu(v, proc, corr) && in_capture(v, proc, corr, c->api_tid) != 1;
 }
 
 /* Why a process (or the run, when @p is NULL) has launches and no GPU record, in words. */
@@ -787,7 +701,9 @@ void lin_j_resolve_all(struct lin_joiner *v)
 	sort_captures(v);
 	finish_launches(v);
 	finish_adopts(v);
-	finish_strings_truth(v);
+	finish_strings(v);
+	if (v->opts.judge.finish) /* where the unseen truth labels were always reported */
+		v->opts.judge.finish(v->opts.judge.arg, v);
 	finish_empty(v);
 	finish_end_counts(v);
 }

@@ -35,13 +35,11 @@ struct lin_joiner *lin_joiner_create(const struct lin_joiner_opts *opts)
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
-	lin_vtab_init(&v->truth, sizeof(struct lin_truth_ent));
 	lin_vtab_init(&v->bthreads, sizeof(struct lin_bthread));
 	lin_vtab_init(&v->vers, sizeof(struct lin_vers_ent));
 	lin_vtab_init(&v->grids, sizeof(void *));
 	lin_vtab_init(&v->gmemops, 0);
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
-	lin_vec_init(&v->truthpool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));
 	lin_vec_init(&v->pending, sizeof(struct lin_gpu));
 	lin_vec_init(&v->adopts, sizeof(struct lin_adopt));
@@ -75,14 +73,13 @@ void lin_joiner_free(struct lin_joiner *v)
 	free_pages(&v->captures);
 	free_pages(&v->grids);
 	lin_j_bthreads_free(v);
-	struct lin_vtab *tabs[] = { &v->epochs,  &v->corrs,    &v->nodes,   &v->clones,
-				    &v->strings, &v->undef,    &v->stale,   &v->truth,
-				    &v->vers,    &v->gmemops,  &v->replays, &v->requests,
-				    &v->apiring, &v->capheads, &v->scopes };
+	struct lin_vtab *tabs[] = { &v->epochs,   &v->corrs,   &v->nodes,    &v->clones,
+				    &v->strings,  &v->undef,   &v->stale,    &v->vers,
+				    &v->gmemops,  &v->replays, &v->requests, &v->apiring,
+				    &v->capheads, &v->scopes };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
-	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->truthpool,
-				   &v->cands,    &v->pending, &v->adopts };
+	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->cands, &v->pending, &v->adopts };
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		lin_vec_free(vecs[i]);
 	free(v);

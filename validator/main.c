@@ -12,6 +12,7 @@
 #include "lineage/version.h"
 #include "join.h"
 #include "report.h"
+#include "truth.h"
 #include "imp.h"
 #include "export/otlp.h"
 
@@ -390,7 +391,11 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 	int rc = choose(in, from, fmts, &import);
 	for (int i = 0; i < in->n && import && !rc; i++)
 		rc = check_import_opts(fmts[i], ntruth, otlp);
-	struct lin_joiner *v = rc ? NULL : lin_joiner_create(opts);
+	/* --expect: the truth comparison judges the joins (truth.h). */
+	struct lin_truth *truth = !rc && ntruth ? lin_truth_create() : NULL;
+	if (truth)
+		o.judge = lin_truth_judge(truth);
+	struct lin_joiner *v = rc || (ntruth && !truth) ? NULL : lin_joiner_create(opts);
 	if (!rc && !v) {
 		fprintf(stderr, "lineage-validate: out of memory\n");
 		rc = EXIT_BAD_FILE;
@@ -398,6 +403,7 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 	if (rc) {
 		if (vl.out)
 			fclose(vl.out);
+		lin_truth_free(truth);
 		free(fmts);
 		return rc;
 	}
@@ -424,6 +430,7 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 	}
 	vl.out = NULL;
 	lin_joiner_free(v);
+	lin_truth_free(truth);
 	free(fmts);
 	return rc;
 }

@@ -46,6 +46,8 @@ one explain/main.c '#include "join.h"' 0
 one join/resolve.c '#include "imp.h"' 1
 one import/run.c '#include "jstate.h"' 1
 one validator/report.c '#include "pages.h"' 1
+one validator/truth.c '#include "jstate.h"' 1
+one validator/truth.c '#include "feed.h"' 0
 one import/run.c '#include "feed.h"' 0
 one join/access.c '#include "jstate.h"' 0
 one explain/CMakeLists.txt 'target_link_libraries(lin_explain PUBLIC lin_validator)' 1

@@ -38,6 +38,7 @@
 #include "lineage/trace_format.h"
 #include "join.h"
 #include "jstate.h"
+#include "truth.h"
 
 #define MAX_LABELS 65536
 
@@ -407,9 +408,12 @@ static uint64_t wrong_joins(const struct trace *t, const struct edit *e, const s
 
 static int validate(const struct out *o, const struct truth *tr, struct verdicts *vs, uint64_t *incorrect)
 {
+	struct lin_truth *judge = tr ? lin_truth_create() : NULL; /* --expect's comparison */
 	struct lin_joiner_opts opts = { .max_findings = vs ? 1u << 20 : 0,
 					.tool = { .gpu = vs ? keep : NULL, .arg = vs } };
-	struct lin_joiner *v = lin_joiner_create(&opts);
+	if (judge)
+		opts.judge = lin_truth_judge(judge);
+	struct lin_joiner *v = tr && !judge ? NULL : lin_joiner_create(&opts);
 	if (!v)
 		exit(2);
 	if (tr && lin_joiner_add_truth_mem(v, "truth", tr->data, tr->len) < -1)
@@ -429,6 +433,7 @@ static int validate(const struct out *o, const struct truth *tr, struct verdicts
 		vs->inc[vs->ninc++] = f->offset;
 	}
 	lin_joiner_free(v);
+	lin_truth_free(judge);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "tracefmt.h"
 #include "join.h"
 #include "report.h"
+#include "truth.h"
 #include "jstate.h"
 
 static msgpack_sbuffer sb;
@@ -51,6 +52,25 @@ static void declare(uint64_t epoch, const uint64_t *reqs, size_t n)
 	lin_tf_epoch_declare(&pk, 10, 100, epoch, 1, reqs, n, LIN_NIL, 0);
 }
 
+/* A joiner whose joins the truth comparison judges (validator/truth.h), as with --expect;
+ * judged_free() frees both. */
+static struct lin_truth *judge;
+
+static struct lin_joiner *judged_joiner(void)
+{
+	judge = lin_truth_create();
+	cr_assert(judge);
+	struct lin_joiner_opts o = { .max_findings = 100, .judge = lin_truth_judge(judge) };
+	return lin_joiner_create(&o);
+}
+
+static void judged_free(struct lin_joiner *v)
+{
+	lin_joiner_free(v);
+	lin_truth_free(judge);
+	judge = NULL;
+}
+
 static void add(struct lin_joiner *v, bool truth)
 {
 	if (truth) {
@@ -82,7 +102,7 @@ Test(join, records_in_any_order_still_join)
 
 Test(join, correlation_ids_are_scoped_by_process)
 {
-	struct lin_joiner *v = lin_joiner_create(NULL);
+	struct lin_joiner *v = judged_joiner();
 	for (uint64_t pid = 1; pid <= 2; pid++) { /* truth first, as the CLI does */
 		uint64_t r = pid * 10;
 		begin(pid, LIN_TRUTH_FORMAT_NAME);
@@ -103,7 +123,7 @@ Test(join, correlation_ids_are_scoped_by_process)
 	cr_assert_eq(s->ambiguous, 0);
 	cr_assert_eq(s->matched, 2);
 	cr_assert_eq(s->incorrect, 0);
-	lin_joiner_free(v);
+	judged_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -128,7 +148,7 @@ Test(join, closed_joins_are_evicted)
 
 Test(join, fan_in_set_must_match_truth_exactly)
 {
-	struct lin_joiner *v = lin_joiner_create(NULL);
+	struct lin_joiner *v = judged_joiner();
 	uint64_t reqs[] = { 1, 2, 3 }, part[] = { 1, 2 };
 	begin(1, LIN_TRUTH_FORMAT_NAME);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, reqs, 3, LIN_NIL);
@@ -149,7 +169,7 @@ Test(join, fan_in_set_must_match_truth_exactly)
 	cr_assert_eq(s->incorrect, 1);
 	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1);
 	cr_assert_eq(lin_joiner_exit_code(v), 1);
-	lin_joiner_free(v);
+	judged_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -157,7 +177,7 @@ Test(join, fan_in_set_must_match_truth_exactly)
  * "request", an epoch that names no request at "epoch". */
 Test(join, truth_is_counted_by_join_level)
 {
-	struct lin_joiner *v = lin_joiner_create(NULL);
+	struct lin_joiner *v = judged_joiner();
 	uint64_t r1 = 1, r2 = 2;
 	begin(1, LIN_TRUTH_FORMAT_NAME);
 	for (uint64_t g = 1; g <= 4; g++)
@@ -198,7 +218,7 @@ Test(join, truth_is_counted_by_join_level)
 			      "\"epoch\":1,\"request\":1}"),
 		  "%s", buf);
 	free(buf);
-	lin_joiner_free(v);
+	judged_free(v);
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -282,7 +302,7 @@ Test(join, other_ext_kinds_are_ignored)
 Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
 {
 	for (uint32_t kind = 3; kind <= 5; kind += 2) {
-		struct lin_joiner *v = lin_joiner_create(NULL);
+		struct lin_joiner *v = judged_joiner();
 		uint64_t r = 1;
 		begin(1, LIN_TRUTH_FORMAT_NAME);
 		lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
@@ -299,7 +319,7 @@ Test(join, ext_kind_comes_from_the_trace_not_the_truth_file)
 		cr_assert_eq(s->observed, kind == 3, "kind %u", kind);
 		cr_assert_eq(s->matched, kind == 3, "kind %u", kind);
 		cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_EXTERNAL_CORRELATION], kind != 3);
-		lin_joiner_free(v);
+		judged_free(v);
 	}
 	LIN_TEST_CHECK_LEAKS();
 }

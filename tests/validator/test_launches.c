@@ -12,6 +12,7 @@
 #include "lin_test.h"
 #include "tracefmt.h"
 #include "join.h"
+#include "truth.h"
 #include "jstate.h"
 
 #define TID 100
@@ -44,9 +45,25 @@ static void finish(void)
 	s = lin_joiner_summary(v);
 }
 
+/* The truth comparison (validator/truth.h) of the joiner judged_joiner() made; done() frees
+ * it with the joiner. */
+static struct lin_truth *judge;
+
+static struct lin_joiner *judged_joiner(void)
+{
+	judge = lin_truth_create();
+	cr_assert_not_null(judge);
+	struct lin_joiner_opts o = { .max_findings = 100, .judge = lin_truth_judge(judge) };
+	struct lin_joiner *j = lin_joiner_create(&o);
+	cr_assert_not_null(j);
+	return j;
+}
+
 static void done(void)
 {
 	lin_joiner_free(v);
+	lin_truth_free(judge);
+	judge = NULL;
 	LIN_TEST_CHECK_LEAKS();
 }
 
@@ -235,7 +252,7 @@ Test(launches, a_truth_label_tied_to_a_missing_launch_is_one_loss)
 	uint64_t r = 1;
 	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 7, &r, 1, LIN_NIL, 1);
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 8, &r, 1, LIN_NIL); /* no correlation known */
-	struct lin_joiner *tv = lin_joiner_create(NULL);
+	struct lin_joiner *tv = judged_joiner();
 	cr_assert_eq(lin_joiner_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
 	begin("cupti");
@@ -518,7 +535,7 @@ static void replay_truth(bool twice, bool swapped)
 	uint64_t r1 = swapped ? 3 : 1, r3 = swapped ? 1 : 3;
 	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r1, 1, LIN_NIL, 1);
 	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 6, &r3, 1, LIN_NIL, twice ? 1 : 2);
-	struct lin_joiner *tv = lin_joiner_create(NULL);
+	struct lin_joiner *tv = judged_joiner();
 	cr_assert_eq(lin_joiner_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
 	begin("cupti");
@@ -676,7 +693,7 @@ Test(launches, a_truth_file_read_first_does_not_hide_the_trace_header)
 	lin_tf_header(&pk, &th);
 	uint64_t r = 1;
 	lin_tf_truth(&pk, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
-	struct lin_joiner *tv = lin_joiner_create(NULL);
+	struct lin_joiner *tv = judged_joiner();
 	cr_assert_eq(lin_joiner_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
 	msgpack_sbuffer_destroy(&sb);
 	begin_clock("custom", "host");
