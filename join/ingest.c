@@ -736,37 +736,47 @@ int lin_joiner_add_mem(struct lin_joiner *v, const char *name, const void *data,
 	return ingest(v, lin_reader_open_mem(name, data, n), name, false);
 }
 
-/*
- * A truth file after a trace is a caller's mistake: labels are compared as GPU records
- * resolve, so the records already read would be judged without them. The file is refused
- * and recorded as a file error (exit 2), nothing read from it.
- */
-static int truth_too_late(struct lin_joiner *v, const char *name)
+/* Refuse truth file @name, recorded as a file error (exit 2), nothing read from it. */
+static int refuse_truth(struct lin_joiner *v, const char *name, const char *why, const char *other)
 {
-	for (unsigned i = 0; i < v->nfiles; i++) {
-		if (v->files[i].truth)
-			continue;
-		int fi = lin_j_new_file(v, name, true);
-		if (fi < 0) {
-			v->oom = true;
-			return -2;
-		}
-		struct lin_jfile *f = &v->files[fi];
-		v->sum.files++;
-		f->failed = true;
-		snprintf(f->err, sizeof(f->err),
-			 "truth file added after the trace %s: truth files "
-			 "must come before the traces they describe",
-			 v->files[i].name);
-		v->sum.file_errors++;
-		return -1;
+	int fi = lin_j_new_file(v, name, true);
+	if (fi < 0) {
+		v->oom = true;
+		return -2;
 	}
+	struct lin_jfile *f = &v->files[fi];
+	v->sum.files++;
+	f->failed = true;
+	snprintf(f->err, sizeof(f->err), why, other);
+	v->sum.file_errors++;
+	return -1;
+}
+
+/*
+ * A truth file with no judge to compare it (lin_joiner_opts.judge.judge NULL) would be read
+ * and compared with nothing: a comparison claimed and never made. A truth file after a
+ * trace is a caller's mistake too: labels are compared as GPU records resolve, so the
+ * records already read would be judged without them. Either is refused.
+ */
+static int truth_refused(struct lin_joiner *v, const char *name)
+{
+	if (!v->opts.judge.judge || !v->opts.judge.truth)
+		return refuse_truth(v, name,
+				    "truth file given with no judge to compare it with%s "
+				    "(lin_joiner_opts.judge: validator/truth.h)",
+				    "");
+	for (unsigned i = 0; i < v->nfiles; i++)
+		if (!v->files[i].truth)
+			return refuse_truth(v, name,
+					    "truth file added after the trace %s: truth files "
+					    "must come before the traces they describe",
+					    v->files[i].name);
 	return 0;
 }
 
 int lin_joiner_add_truth(struct lin_joiner *v, const char *path)
 {
-	int late = truth_too_late(v, path);
+	int late = truth_refused(v, path);
 	if (late)
 		return late;
 	v->sum.have_truth = true;
@@ -775,7 +785,7 @@ int lin_joiner_add_truth(struct lin_joiner *v, const char *path)
 
 int lin_joiner_add_truth_mem(struct lin_joiner *v, const char *name, const void *data, size_t n)
 {
-	int late = truth_too_late(v, name);
+	int late = truth_refused(v, name);
 	if (late)
 		return late;
 	v->sum.have_truth = true;

@@ -245,9 +245,11 @@ void lin_joiner_free(struct lin_joiner *v);
  * -2 on ENOMEM. */
 int lin_joiner_add_file(struct lin_joiner *v, const char *path);
 int lin_joiner_add_mem(struct lin_joiner *v, const char *name, const void *data, size_t n);
-/* Truth files come before every trace: one added after a trace is refused (-1, recorded as
- * a file error, exit 2). The joiner reads each (its header names its process) and hands
- * its labels to the judge (lin_joiner_opts.judge), which compares them. */
+/* Truth files come before every trace, and need a judge (lin_joiner_opts.judge, with its
+ * truth and judge members): one added after a trace, or to a joiner without a judge, is
+ * refused (-1, recorded as a file error, exit 2), never read and compared with nothing.
+ * The joiner reads each (its header names its process) and hands its labels to the
+ * judge, which compares them. */
 int lin_joiner_add_truth(struct lin_joiner *v, const char *path);
 int lin_joiner_add_truth_mem(struct lin_joiner *v, const char *name, const void *data, size_t n);
 void lin_joiner_finish(struct lin_joiner *v);

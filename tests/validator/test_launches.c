@@ -1097,9 +1097,62 @@ Test(launches, a_driver_launch_of_its_own_owes_its_record_beside_runtime_calls)
 
 /* ---------------------------------------------------------------- the API's contract */
 
+/* The truth file @name, one label, into @j: its return value. */
+static int add_one_label(struct lin_joiner *j, const char *name)
+{
+	msgpack_sbuffer tb;
+	msgpack_packer tp;
+	msgpack_sbuffer_init(&tb);
+	msgpack_packer_init(&tp, &tb, msgpack_sbuffer_write);
+	struct lin_tf_header th = {
+		LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", NULL
+	};
+	lin_tf_header(&tp, &th);
+	uint64_t r = 1;
+	lin_tf_truth(&tp, LIN_REC_KERNEL, 1, &r, 1, LIN_NIL);
+	int rc = lin_joiner_add_truth_mem(j, name, tb.data, tb.size);
+	msgpack_sbuffer_destroy(&tb);
+	return rc;
+}
+
+Test(launches, a_truth_file_with_no_judge_is_refused_not_compared_with_nothing)
+{
+	begin("cupti");
+	cr_assert_eq(add_one_label(v, "unjudged"), -1);
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);
+	kernel_at(1, 1, 300);
+	finish();
+	cr_assert_eq(lin_joiner_exit_code(v), 2);
+	cr_assert(!s->have_truth, "no comparison is claimed");
+	uint64_t off;
+	const char *file;
+	cr_assert(strstr(lin_joiner_error(v, &off, &file), "no judge"), "%s",
+		  lin_joiner_error(v, &off, &file));
+	cr_assert_str_eq(file, "unjudged");
+	done();
+	/* With a judge the same label is read (and silent: it is compared). */
+	begin("cupti");
+	lin_joiner_free(v);
+	v = judged_joiner();
+	cr_assert_eq(add_one_label(v, "judged"), 0);
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, 1);
+	api_at(1, 211, 1, 100, 200, 0);
+	kernel_at(1, 1, 300);
+	finish();
+	cr_assert(s->have_truth);
+	cr_assert_eq(s->truth_records, 1);
+	cr_assert_eq(s->file_errors, 0);
+	done();
+}
+
 Test(launches, a_truth_file_after_a_trace_is_refused_and_recorded)
 {
 	begin("cupti");
+	lin_joiner_free(v);
+	v = judged_joiner();
 	request(1, 2);
 	lin_tf_ext_correlation(&pk, 5, 2, 1);
 	api_at(1, 211, 1, 100, 200, 0);
