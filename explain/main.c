@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,8 @@ static const char usage_text[] =
 	"        what was read before is still reported; or the report (standard output or\n"
 	"        --export-perfetto) could not be written. A file given twice is read once.\n"
 	"    3   out of memory\n"
-	"    64  usage error\n"
+	"    64  usage error (an output that is one of the inputs, by any path, included:\n"
+	"        refused before anything is written)\n"
 	"\n"
 	"EXAMPLES\n"
 	"    lineage-explain run.lt\n"
@@ -231,23 +233,37 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 		    const char **names, size_t *nadded);
 
 /* Every input opens as a regular file, checked before --verdicts is opened and before any
- * report (no report of zeros, as lineage-validate): a missing file, a directory or a FIFO
- * (never opened: it would block) is one error naming it. Return 0 or EXIT_BAD_FILE. */
-static int check_paths(char **paths, int n)
+ * report (no report of zeros, as lineage-validate): a missing or unreadable file, a
+ * directory or a FIFO (never opened: it would block) is one error naming it
+ * (EXIT_BAD_FILE). An output (--verdicts, --export-perfetto) that is an input (a trace,
+ * the --score file) would overwrite it, and two outputs that are one path each other:
+ * refused (EXIT_USAGE). Return 0 or the exit status. */
+static int check_paths(char **paths, int n, const char *truth, const char *verdicts, const char *perfetto)
 {
 	for (int i = 0; i < n; i++) {
-		struct stat st;
-		if (stat(paths[i], &st) != 0) {
-			fprintf(stderr, "lineage-explain: %s: cannot open: %s\n", paths[i],
-				strerror(errno));
-			return EXIT_BAD_FILE;
-		}
-		const char *why = lin_imp_not_regular(st.st_mode);
-		if (why) {
-			fprintf(stderr, "lineage-explain: %s: %s\n", paths[i], why);
+		char err[256];
+		if (lin_imp_detect(paths[i], err, sizeof(err), NULL) < 0) {
+			fprintf(stderr, "lineage-explain: %s: %s\n", paths[i], err);
 			return EXIT_BAD_FILE;
 		}
 	}
+	const char *out[] = { verdicts, perfetto };
+	const char *opt[] = { "--verdicts", "--export-perfetto" };
+	char msg[PATH_MAX + 128];
+	for (int i = 0; i < 2; i++) {
+		if (!out[i])
+			continue;
+		const char *hit = lin_imp_output_clash(out[i], (const char *const *)paths, (size_t)n);
+		if (!hit)
+			hit = lin_imp_output_clash(out[i], &truth, truth ? 1 : 0);
+		if (hit) {
+			snprintf(msg, sizeof(msg), "%s %s is the input %s: it would be overwritten",
+				 opt[i], out[i], hit);
+			return usage_error(msg);
+		}
+	}
+	if (verdicts && perfetto && !strcmp(verdicts, perfetto))
+		return usage_error("--verdicts and --export-perfetto are one file");
 	return 0;
 }
 
@@ -255,7 +271,7 @@ static int check_paths(char **paths, int n)
 static int run(char **paths, int n, const char *from, const struct lin_xopts *xo_in, bool json,
 	       const char *perfetto, const char *truth, const char *without, const char *verdicts)
 {
-	int bad = check_paths(paths, n);
+	int bad = check_paths(paths, n, truth, verdicts, perfetto);
 	if (bad)
 		return bad;
 	struct lin_xopts xo2 = *xo_in;

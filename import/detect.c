@@ -50,6 +50,17 @@ const char *lin_imp_not_regular(unsigned mode)
 				: "not a regular file";
 }
 
+const char *lin_imp_output_clash(const char *out, const char *const *in, size_t n)
+{
+	struct stat o, st;
+	if (!out || stat(out, &o) != 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (in[i] && stat(in[i], &st) == 0 && st.st_dev == o.st_dev && st.st_ino == o.st_ino)
+			return in[i];
+	return NULL;
+}
+
 static bool ends_with(const char *s, const char *tail)
 {
 	size_t a = strlen(s), b = strlen(tail);

@@ -152,6 +152,10 @@ int lin_imp_detect(const char *path, char *err, size_t n, const char **why_not);
 /* Why a file of this st_mode is not read ("not a regular file: a FIFO (named pipe)"), or
  * NULL for a regular file. */
 const char *lin_imp_not_regular(unsigned mode);
+/* The input among @in (@n paths) that the output path @out names, by device and inode
+ * (any path to it, links included), or NULL: an output that would overwrite an input.
+ * An @out that does not exist yet names none. */
+const char *lin_imp_output_clash(const char *out, const char *const *in, size_t n);
 /* The importer name of a format ("kineto", "nsys"), or NULL for lineage traces. */
 const char *lin_imp_fmt_name(enum lin_imp_fmt f);
 

@@ -654,8 +654,11 @@ int lin_imp_kineto(struct lin_imp *m, const char *path, struct lin_jfile *f)
 		return fail(f, 0, false, lin_imp_not_regular(st.st_mode));
 	f->size = (uint64_t)st.st_size;
 	src_t src = src_open(path);
-	if (!src)
-		return fail(f, 0, false, "cannot open");
+	if (!src) {
+		char why[160];
+		snprintf(why, sizeof(why), "cannot open: %s", errno ? strerror(errno) : "out of memory");
+		return fail(f, 0, false, why);
+	}
 	struct kctx *k = kctx_new(m, f);
 	unsigned char *buf = malloc(CHUNK);
 	int rc = -1;

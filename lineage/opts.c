@@ -12,7 +12,7 @@ int lin_opts_copy(void *dst, size_t dstsz, const void *src)
 	if (!src)
 		return 0;
 	size_t sz = *(const size_t *)src;
-	if (sz < sizeof(size_t))
+	if (sz < sizeof(size_t) || sz > LIN_OPTS_IN_MAX)
 		return -EINVAL;
 	for (size_t i = dstsz; i < sz; i++)
 		if (((const unsigned char *)src)[i])

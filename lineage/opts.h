@@ -13,9 +13,13 @@
  * lin_opts_copy - copy the caller's options @src (NULL: defaults) into @dst, this
  * library's struct of @dstsz bytes whose first member is size_t sz: zeroed first, so an
  * older caller's shorter struct leaves the newer fields 0; a newer caller's longer struct
- * must have zero bytes past what this library knows. dst->sz is set to @dstsz.
- * Return: 0; -EINVAL for an sz shorter than the sz field, or non-zero unknown bytes.
+ * must have zero bytes past what this library knows (read no further than its sz, and
+ * never past LIN_OPTS_IN_MAX bytes: an sz beyond is taken for an uninitialised one).
+ * dst->sz is set to @dstsz.
+ * Return: 0; -EINVAL for an sz shorter than the sz field or over LIN_OPTS_IN_MAX, or
+ * non-zero unknown bytes.
  */
+#define LIN_OPTS_IN_MAX 4096
 int lin_opts_copy(void *dst, size_t dstsz, const void *src);
 
 /*

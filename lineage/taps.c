@@ -20,7 +20,7 @@ static int check_spec(const struct lin_runtime_opts *o, size_t i, const struct l
 {
 	size_t sz = *(const size_t *)((const char *)o->taps + i * o->taps[0].sz);
 	struct lin_tap_spec s;
-	if (sz < SPEC_MIN_SZ || sz != o->taps[0].sz) {
+	if (sz < SPEC_MIN_SZ || sz > LIN_OPTS_IN_MAX || sz != o->taps[0].sz) {
 		lin_logger_log(log, LIN_LOG_ERROR,
 			       "tap %zu: sz %zu (set it to sizeof(struct lin_tap_spec), as the first's)",
 			       i, sz);
@@ -73,8 +73,12 @@ static int open_one(struct lin_tap_slot *slot, const struct lin_tap_spec *s,
 	const struct lin_tap_ops *ops = NULL;
 	void *tap = NULL;
 	int err = s->open(a, &ops, &tap);
-	if (err > 0) { /* not the contract (0 or a negative error): never handed on */
+	if (err > 0 || err < -4095) { /* not the contract (0 or -errno): never handed on (a
+				       * caller would negate it); what it opened is closed, as
+				       * far as its table says how */
 		lin_logger_log(log, LIN_LOG_ERROR, "tap %zu: open returned %d (not 0 or -errno)", i, err);
+		if (tap && ops_can_close(ops))
+			ops->close(tap);
 		return -EINVAL;
 	}
 	if (err)

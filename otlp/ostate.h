@@ -123,6 +123,9 @@ struct lin_ostream {
 	struct lin_vec pending, events, heap;
 	uint64_t seq;
 	uint64_t events_over;
+	/* host events dropped: by the dropped records of source 1, by the trace_end records,
+	 * and the difference already shown as a loss event */
+	uint64_t host_dropped, end_dropped, end_shown;
 	struct lin_oj w; /* the document being built */
 	struct lin_ostream_stats st;
 };

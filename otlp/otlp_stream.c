@@ -205,9 +205,25 @@ static void on_host(void *arg, const struct lin_rec *r)
 	lin_os_seen(arg, LIN_OPT(r, HOST, HOST_NS));
 }
 
+/* trace_end counts every host event the runtime dropped; the dropped records of source 1
+ * count them thread by thread. What the end counts beyond the records (a dropped record
+ * that never made it out) is one more loss event, as the validator's dropped_records
+ * finding at the trace_end (docs/validator.md, "Findings"). */
+#define END_LOSS_WHY "trace_end beyond dropped records"
 static void on_trace_end(void *arg, const struct lin_rec *r)
 {
-	lin_os_seen(arg, LIN_OPT(r, TRACE_END, HOST_NS));
+	struct lin_ostream *s = arg;
+	lin_os_seen(s, LIN_OPT(r, TRACE_END, HOST_NS));
+	uint64_t n = LIN_OPT(r, TRACE_END, EVENTS_DROPPED);
+	if (n == LIN_NIL)
+		return;
+	s->end_dropped += n; /* each runtime of the process ends its own trace */
+	uint64_t shown = s->host_dropped + s->end_shown;
+	if (s->end_dropped > shown) {
+		lin_os_add_event(s, EV_LOSS, s->tmax, END_LOSS_WHY, sizeof(END_LOSS_WHY) - 1, 1,
+				 s->end_dropped - shown, LIN_NIL);
+		s->end_shown += s->end_dropped - shown;
+	}
 }
 
 /* Taken now: it precedes its replay epoch's retire. An epoch declared already takes it at
@@ -219,11 +235,15 @@ static void on_graph_launch(void *arg, const struct lin_rec *r)
 	lin_os_seen(s, LIN_OPT(r, GRAPH_LAUNCH, HOST_NS));
 	uint64_t id = LIN_OPT(r, GRAPH_LAUNCH, REPLAY_EPOCH);
 	struct sepoch *e = lin_vtab_find(&s->epochs, id, 0);
-	if (e) { /* the last graph_launch naming it wins, as before its declaration */
-		e->exec = LIN_OPT(r, GRAPH_LAUNCH, EXEC_ID);
-		e->ordinal = LIN_OPT(r, GRAPH_LAUNCH, REPLAY_ORDINAL);
+	if (e) { /* the first graph_launch naming it is its replay, as in the export */
+		if (e->exec == LIN_NIL) {
+			e->exec = LIN_OPT(r, GRAPH_LAUNCH, EXEC_ID);
+			e->ordinal = LIN_OPT(r, GRAPH_LAUNCH, REPLAY_ORDINAL);
+		}
 		return;
 	}
+	if (lin_vtab_find(&s->replays, id, 0))
+		return; /* likewise before its declaration */
 	uint64_t *rp = lin_os_get(s, &s->replays, id, 0);
 	if (rp) {
 		rp[0] = LIN_OPT(r, GRAPH_LAUNCH, EXEC_ID);
@@ -238,6 +258,8 @@ static void on_dropped(void *arg, const struct lin_rec *r)
 	size_t wlen;
 	const char *why = fstr(r, &wlen);
 	uint64_t count = LIN_OPT(r, DROPPED, COUNT);
+	if (count && count != LIN_NIL && LIN_OPT(r, DROPPED, SOURCE) == 1)
+		s->host_dropped += count;
 	if (count && count != LIN_NIL)
 		lin_os_add_event(s, EV_LOSS, s->tmax, why ? why : "", wlen,
 				 LIN_OPT(r, DROPPED, SOURCE), count, LIN_OPT(r, DROPPED, TID));

@@ -2,6 +2,7 @@
 /* main.c - the lineage-validate command line. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -81,7 +82,8 @@ static const char usage_text[] =
 	"    2   a file is missing, unreadable, malformed, truncated, of an unsupported version\n"
 	"        or (imported) holds no event of a category the importer reads (the message\n"
 	"        names the file, the byte offset and what was expected)\n"
-	"    64  usage error\n"
+	"    64  usage error (an output that is one of the inputs, by any path, included:\n"
+	"        refused before anything is written)\n"
 	"\n"
 	"EXAMPLES\n"
 	"    lineage-validate rank0.lt rank1.lt\n"
@@ -364,6 +366,39 @@ static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 			 imp && joined ? vd->epoch : LIN_NIL, vd->reqs, joined ? vd->nreqs : 0);
 }
 
+/* An output (--verdicts, --export-perfetto, --export-otlp) that names an input (a trace, a
+ * file of a directory given, an --expect file) would overwrite it, and two outputs that
+ * are one path would overwrite each other: refused before anything is read or written.
+ * Return 0 or EXIT_USAGE. */
+static int outputs_clash(const struct inputs *in, const char **truths, int ntruth,
+			 const char *perfetto, const char *otlp, const char *verdicts)
+{
+	const char *out[] = { verdicts, perfetto, otlp };
+	const char *opt[] = { "--verdicts", "--export-perfetto", "--export-otlp" };
+	for (int i = 0; i < 3; i++) {
+		if (!out[i])
+			continue;
+		const char *hit =
+			lin_imp_output_clash(out[i], (const char *const *)in->path, (size_t)in->n);
+		if (!hit)
+			hit = lin_imp_output_clash(out[i], truths, (size_t)ntruth);
+		char msg[PATH_MAX + 128];
+		if (hit) {
+			snprintf(msg, sizeof(msg), "%s %s is the input %s: it would be overwritten",
+				 opt[i], out[i], hit);
+			return usage_error(msg);
+		}
+		for (int j = 0; j < i; j++) {
+			if (out[j] && !strcmp(out[i], out[j])) {
+				snprintf(msg, sizeof(msg), "%s and %s are one file, %s", opt[j],
+					 opt[i], out[i]);
+				return usage_error(msg);
+			}
+		}
+	}
+	return 0;
+}
+
 /* Validate the collected inputs: lineage traces, or imported ones. Return the exit code. */
 static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, const char *from,
 	       const char **truths, int ntruth, bool json, const char *perfetto, const char *otlp,
@@ -494,6 +529,8 @@ int main(int argc, char **argv)
 		return usage_error("--from takes kineto or nsys");
 	struct inputs in = { NULL, NULL, 0, 0 };
 	int rc = collect(&in, argv + optind, argc - optind);
+	if (!rc)
+		rc = outputs_clash(&in, truths, ntruth, perfetto, otlp, verdicts);
 	if (!rc)
 		rc = run(&opts, &in, from, truths, ntruth, json, perfetto, otlp, verdicts);
 	inputs_free(&in);

@@ -59,10 +59,12 @@ struct lin_tap_args {
 
 /*
  * lin_tap_open_fn - open a tap: fill *@ops and *@tap and return 0, or return a negative
- * error (logged by the tap through lin_runtime_log). Called by lin_runtime_create, on its
- * thread, once per spec, in the order of lin_runtime_opts.taps. A positive return is
- * refused (lin_runtime_create returns -EINVAL and logs it); so is an incomplete *@ops,
- * whose @close is then called only when its sz reaches past that member.
+ * errno (logged by the tap through lin_runtime_log), which lin_runtime_create returns.
+ * Called by lin_runtime_create, on its thread, once per spec, in the order of
+ * lin_runtime_opts.taps. A positive return, one below -4095 (no errno), or an incomplete
+ * *@ops is refused: lin_runtime_create returns -EINVAL and logs it, and closes the tap
+ * when *@tap is set and *@ops has a @close its sz reaches. On a negative errno nothing is
+ * closed: the opener frees what it opened.
  */
 typedef int (*lin_tap_open_fn)(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap);
 

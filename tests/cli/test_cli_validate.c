@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -414,6 +415,57 @@ Test(cli, missing_file_exits_2)
 	cr_assert_eq(r->status, 2);
 	cr_assert(strstr(r->err, "/nonexistent/trace.lt"), "%s", r->err);
 	free(r);
+}
+
+/* The size of file @path (-1: none). */
+static long file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* An output that is an input would overwrite it: refused (64) before anything is written,
+ * by any path to it (a directory's file too); two outputs that are one file likewise. An
+ * output beside the inputs is written. Paths here have no ".lt" (run_cli would move them
+ * into the fixture directory): the validator knows a trace by its content. */
+Test(cli, an_output_that_is_an_input_is_refused_and_the_input_kept)
+{
+	char dir[] = "/tmp/lin-clash-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char trace[4096], link[4096], out[4096], cmd[8192];
+	snprintf(trace, sizeof(trace), "%s/trace", dir);
+	snprintf(link, sizeof(link), "%s/alias", dir);
+	snprintf(out, sizeof(out), "%s/verdicts", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s/good_direct.lt %s", LIN_FIXTURE_GEN_DIR, trace);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(symlink(trace, link), 0);
+	long size = file_size(trace);
+	cr_assert_gt(size, 0);
+	struct run *r = malloc(sizeof(*r));
+	const char *same[] = { "--export-otlp", trace, trace, NULL };
+	run_cli(r, same);
+	cr_assert_eq(r->status, 64, "%s", r->err);
+	cr_assert(strstr(r->err, "is the input"), "%s", r->err);
+	const char *alias[] = { "--verdicts", link, trace, NULL };
+	run_cli(r, alias);
+	cr_assert_eq(r->status, 64, "%s", r->err);
+	const char *in_dir[] = { "--export-perfetto", trace, dir, NULL };
+	run_cli(r, in_dir);
+	cr_assert_eq(r->status, 64, "%s", r->err);
+	cr_assert_eq(r->out[0], 0, "no report");
+	cr_assert_eq(file_size(trace), size, "the trace is kept whole");
+	const char *two[] = { "--verdicts", out, "--export-otlp", out, trace, NULL };
+	run_cli(r, two);
+	cr_assert_eq(r->status, 64, "%s", r->err);
+	cr_assert(strstr(r->err, "are one file"), "%s", r->err);
+	cr_assert_eq(file_size(out), -1, "nothing written");
+	const char *ok[] = { "--verdicts", out, trace, NULL };
+	run_cli(r, ok);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	cr_assert_gt(file_size(out), 0, "an output beside the input is written");
+	free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
 }
 
 Test(cli, fixture_generation_is_deterministic)

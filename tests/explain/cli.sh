@@ -164,6 +164,31 @@ check "no report for a missing imported file" "$(wc -c <"$w/out")" 0
 status 2 "$w"
 has "$w/err" "not a regular file: a directory"
 mkfifo "$w/fifo.lt" && status 2 "$w/fifo.lt" && has "$w/err" "a FIFO"
+# An output that is an input (by any path) is refused before anything is read or written.
+cp "$w/ledger.lt" "$w/in.lt" && ln -sf "$w/in.lt" "$w/alias.lt"
+size=$(wc -c <"$w/in.lt")
+status 64 --verdicts "$w/in.lt" "$w/in.lt"
+has "$w/err" "is the input"
+status 64 --export-perfetto "$w/alias.lt" "$w/in.lt"
+status 64 --verdicts "$w/both.out" --export-perfetto "$w/both.out" "$w/in.lt"
+check "the input is kept whole" "$(wc -c <"$w/in.lt")" "$size"
+check "no report when an output is an input" "$(wc -c <"$w/out")" 0
+status 0 --verdicts "$w/beside.tsv" "$w/in.lt"
+check "an output beside the input is written" "$(test -s "$w/beside.tsv" && echo yes)" yes
+# A file that exists but cannot be read is refused up front too: run as another user where
+# this runs as root (root reads any file), else as ourselves.
+cp "$w/ledger.lt" "$w/noread.lt" && chmod 000 "$w/noread.lt"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$x" "$w/noread.lt" >"$w/out" 2>"$w/err"
+	check "exit 2: an unreadable file" "$?" 2
+	has "$w/err" "noread.lt: cannot open: Permission denied"
+	check "no report for an unreadable file" "$(wc -c <"$w/out")" 0
+elif [ "$(id -u)" != 0 ]; then
+	status 2 "$w/noread.lt"
+	has "$w/err" "noread.lt: cannot open: Permission denied"
+else
+	echo "note: unreadable-file case not run (root without setpriv)"
+fi
 # What was read is still reported when a file goes bad inside.
 size=$(wc -c <"$w/ledger.lt")
 head -c $((size - 40)) "$w/ledger.lt" >"$w/cut.lt"

@@ -5,6 +5,7 @@
  * open work is written at the close, and a failing stream never harms the trace.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -516,6 +517,24 @@ static int tap_positive(const struct lin_tap_args *a, const struct lin_tap_ops *
 	return 1;
 }
 
+/* Opens a complete tap (config: its struct rec_tap), then returns @ret, not 0. */
+static int tap_open_then(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap, int ret)
+{
+	*ops = &rec_ops;
+	*tap = (void *)a->config;
+	return ret;
+}
+
+static int tap_opened_positive(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
+{
+	return tap_open_then(a, ops, tap, 2);
+}
+
+static int tap_opened_int_min(const struct lin_tap_args *a, const struct lin_tap_ops **ops, void **tap)
+{
+	return tap_open_then(a, ops, tap, INT_MIN);
+}
+
 /* Create with @n specs: the error, and no runtime left on failure. */
 static int create_taps(const struct lin_tap_spec *specs, size_t n)
 {
@@ -645,6 +664,40 @@ Test(otlp_tap, an_opener_returning_a_positive_value_fails_the_create_with_einval
 	cr_assert_eq(create_taps(specs, 2), -EINVAL, "never the opener's 1");
 	cr_assert(strstr(logged, "tap 1: open returned 1"), "%s", logged);
 	cr_assert_eq(r.closes, 1, "the tap opened before is closed");
+	free(r.bytes);
+}
+
+Test(otlp_tap, an_opener_outside_the_contract_has_its_tap_closed_and_never_its_value_returned)
+{
+	struct rec_tap r = { 0 };
+	struct lin_tap_spec pos = { sizeof(pos), tap_opened_positive, &r };
+	cr_assert_eq(create_taps(&pos, 1), -EINVAL);
+	cr_assert(strstr(logged, "tap 0: open returned 2"), "%s", logged);
+	cr_assert_eq(r.closes, 1, "what it opened is closed");
+	memset(&r, 0, sizeof(r));
+	struct lin_tap_spec low = { sizeof(low), tap_opened_int_min, &r };
+	cr_assert_eq(create_taps(&low, 1), -EINVAL, "INT_MIN is no errno: never negated by a caller");
+	cr_assert_eq(r.closes, 1);
+	cr_assert_eq(r.n, 0, "never fed");
+}
+
+Test(otlp_tap, a_spec_sz_past_the_options_limit_is_refused_unread)
+{
+	/* An sz over LIN_OPTS_IN_MAX is an uninitialised one: refused even when every byte it
+	 * covers is zero (here they are: read, it would pass). */
+	static union {
+		struct lin_tap_spec s;
+		unsigned char b[8192];
+	} big;
+	struct rec_tap r = { 0 };
+	big.s = (struct lin_tap_spec){ 5000, rec_open, &r };
+	cr_assert_eq(create_taps(&big.s, 1), -EINVAL);
+	cr_assert(strstr(logged, "tap 0: sz 5000"), "%s", logged);
+	cr_assert_eq(r.opens, 0);
+	/* At the limit, with zeros past the spec, it is a newer caller's spec: taken. */
+	big.s.sz = 4096;
+	cr_assert_eq(create_taps(&big.s, 1), 0, "%s", logged);
+	cr_assert_eq(r.opens, 1);
 	free(r.bytes);
 }
 
