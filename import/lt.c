@@ -131,14 +131,6 @@ static void seen_host_rec(struct lctx *c, const struct lin_rec *r)
 /* A runtime record this export draws nothing from: its host time only. */
 static void on_host(void *arg, const struct lin_rec *r) { seen_host_rec(arg, r); }
 
-/* The export has always taken a string record's first field, its sid, for a host time, as
- * it took every runtime record's (types below ext_correlation); a sid is far below any host
- * time, and keeping it keeps the export's output as it was. */
-static void on_string(void *arg, const struct lin_rec *r)
-{
-	seen_host(arg, false, LIN_GET(r, STRING, SID));
-}
-
 /* Pairs may follow the records they map: mapped after the read. */
 static void on_clock(void *arg, const struct lin_rec *r)
 {
@@ -298,7 +290,6 @@ static const struct lin_rec_ops lt_ops = {
 		[LIN_REC_SCOPE_CLOSE] = on_scope_close,
 		[LIN_REC_MISUSE] = on_host,
 		[LIN_REC_LAUNCH] = on_launch,
-		[LIN_REC_STRING] = on_string,
 		[LIN_REC_REQUEST_LINK] = on_host,
 		[LIN_REC_LAUNCH_END] = on_host,
 		[LIN_REC_EXT_CORRELATION] = on_ext,
