@@ -14,8 +14,9 @@
  * binding falls back to it by itself when another CUPTI client holds the subscriber.
  * docs/cupti.md shows the wiring.
  *
- * These functions exist only in a library built with CUPTI (LIN_HAVE_CUPTI is then
- * defined by the build). The header itself needs no CUPTI header.
+ * These functions exist only in a library built with CUPTI; its consumers then have
+ * LIN_HAVE_CUPTI defined (by `pkg-config --cflags lineage` and by the CMake target
+ * lineage::lineage), so code can test for them. The header itself needs no CUPTI header.
  */
 #ifndef LINEAGE_CUPTI_H
 #define LINEAGE_CUPTI_H

@@ -116,6 +116,17 @@ starts "$tmp/oconsumer/b/otlp"
 grep -q resourceSpans "$tmp/b.otlp.json" || fail "the CMake otlp consumer wrote no spans"
 echo "installed liblineage-otlp, lineage-otlp.pc and lineage::lineage_otlp work"
 
+# lineage/cupti.h's functions exist only in a library built with CUPTI, which defines
+# LIN_HAVE_CUPTI for its consumers: through the CMake target and through pkg-config alike.
+pc_cflags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags lineage)
+if grep -rqs LIN_HAVE_CUPTI "$prefix" --include='*.cmake'; then
+	case "$pc_cflags" in *-DLIN_HAVE_CUPTI=1*) ;; *) fail "lineage.pc lacks -DLIN_HAVE_CUPTI=1 (a CUPTI build): $pc_cflags" ;; esac
+	echo "a CUPTI build says so to pkg-config and CMake consumers (LIN_HAVE_CUPTI)"
+else
+	case "$pc_cflags" in *LIN_HAVE_CUPTI*) fail "lineage.pc defines LIN_HAVE_CUPTI in a build without CUPTI" ;; esac
+	echo "a build without CUPTI defines no LIN_HAVE_CUPTI"
+fi
+
 # The CUDA examples build from the installed headers alone, as their header comments say
 # (they run on a GPU only: ctest -L gpu). Not checked, and said so, without nvcc or CUPTI.
 cuda=${LIN_CUDA_ROOT:-/usr/local/cuda}
