@@ -215,9 +215,9 @@ void lin_os_write_gpu(struct lin_ostream *s, const struct sgpu *g, const uint8_t
 		.parent = epoch,
 		.trace = ok ? trace : NULL,
 		.join = join,
-		.status = ok                     ? NULL
-			  : strcmp(join, "lost") ? join
-						 : "not_joined_in_stream",
+		.status = ok                           ? NULL
+			  : !strcmp(join, "ambiguous") ? "multiple_epochs" /* the validator's cause */
+						       : "not_joined_in_stream",
 		.device = g->device,
 		.context = g->context,
 		.stream = g->stream,
@@ -321,8 +321,9 @@ static uint64_t *epoch_reqs(struct lin_ostream *s, const struct lin_rec *r, bool
 	return ids;
 }
 
-/* Its trace and parent: the parent epoch's, else the first request's (its span when it is
- * open here), else the process's. */
+/* Its trace and parent: the parent epoch's, else the first request's (that request's
+ * trace and span, whether its span is open here, written already, or still to come: a
+ * parent is always in its child's trace), else the process's. */
 static void epoch_parent(struct lin_ostream *s, struct sepoch *e, uint64_t pid)
 {
 	const struct sepoch *pe = pid == LIN_NIL ? NULL : lin_vtab_find(&s->epochs, pid, 0);
@@ -332,8 +333,7 @@ static void epoch_parent(struct lin_ostream *s, struct sepoch *e, uint64_t pid)
 		e->parent_epoch = pid;
 	} else if (e->nreq) {
 		memcpy(e->trace, e->rtrace[0], 16);
-		if (lin_vtab_find(&s->reqs, e->reqs[0], 0))
-			e->first_req = e->reqs[0];
+		e->first_req = e->reqs[0];
 	} else {
 		own_trace(s, 0, e->trace);
 	}

@@ -38,14 +38,9 @@
 #                that span's trace, status unset
 #   duplicate    the second copy of a GPU record, unjoined under P -> a copy of the first,
 #                joined copy (same parent, trace, join, status)
-#   early_epoch  an epoch span whose parent is a request span that starts after it -> its
-#                parent is P (its trace stays the request's)
 #   remote       lineage.remote.joined (request spans) and lineage.cross_process (GPU spans)
 #                -> absent
 #   undecodable  P (held open where the bytes go bad) -> not written
-#   ambiguous    an ambiguous GPU span's status message multiple_epochs -> ambiguous. NOT in
-#                docs/fleet.md: marked "undocumented" below and printed as such on every
-#                run until the stream writes multiple_epochs or fleet.md states it.
 #   late_link    live only: an epoch or GPU span in the trace of a request begun from a
 #                traceparent -> in that request's own trace (process key, request id): the
 #                file's request_link comes after the epoch_declare and is timed before it
@@ -90,7 +85,7 @@ def rule($r):
   . as $s
   | ([$s[] | select(.attrs["lineage.span"] == "process")]
      | if length == 1 then .[0] else null end) as $p
-  | if $p == null and $r != "remote" and $r != "ambiguous"
+  | if $p == null and $r != "remote"
     then error("rule \($r): not one process span") else . end
   | if $r == "containment" then
       change($r; gpu and .attrs["lineage.join.rule"] == "same_thread_time_containment";
@@ -113,20 +108,12 @@ def rule($r):
       change($r; gpu and .attrs["lineage.join"] == null and .parent == $p.id
                  and (key as $k | any($s[]; gpu and key == $k and .attrs["lineage.join"] != null));
         key as $k | first($s[] | select(gpu and key == $k and .attrs["lineage.join"] != null)))
-    elif $r == "early_epoch" then
-      change($r; .attrs["lineage.span"] == "epoch"
-                 and (. as $e | any($s[]; .attrs["lineage.span"] == "request"
-                                          and .id == $e.parent and .t > $e.t));
-        .parent = $p.id)
     elif $r == "remote" then
       change($r; (.attrs["lineage.span"] == "request" and .attrs["lineage.remote.joined"] != null)
                  or (gpu and .attrs["lineage.cross_process"] != null);
         .attrs |= del(.["lineage.remote.joined"], .["lineage.cross_process"]))
     elif $r == "undecodable" then
       change($r; .attrs["lineage.span"] == "process"; empty)
-    elif $r == "ambiguous" then
-      change($r; gpu and .attrs["lineage.join"] == "ambiguous" and .msg == "multiple_epochs";
-        .msg = "ambiguous")
     elif $r == "late_link" then
       change($r; .attrs["lineage.span"] != "request"
                  and (.trace as $t | any($s[]; .attrs["lineage.span"] == "request"
@@ -161,18 +148,13 @@ lost_correlation_mismatch      contradict   =                 fleet.md
 bad_duplicate_gpu_record       duplicate    =                 fleet.md
 bad_duplicate_batch_copy       duplicate    =                 fleet.md
 bad_graph_memset_twice         duplicate    =                 fleet.md
-bad_epoch_before_request       early_epoch  -                 fleet.md
 good_request_link              remote       remote,late_link  fleet.md
 err_deep_nesting               undecodable  =                 fleet.md
 err_huge_array                 undecodable  =                 fleet.md
 err_huge_str                   undecodable  =                 fleet.md
 err_wrong_field_type           undecodable  =                 fleet.md
-bad_ambiguous                  ambiguous    =                 undocumented
 TAB
-# Live: bad_epoch_before_request's request_begin (host time 1700) is written before its
-# epoch_declare (1600), so the live feed's watermark has passed the request, and the stream
-# has made its span, when the epoch arrives: the epoch is the request's child, as in the
-# export. good_request_link: late_link above.
+# Live: good_request_link: late_link above.
 # fixture and why the validator writes no export of it (none at present)
 cat >"$W/skip" <<'TAB'
 TAB
