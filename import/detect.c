@@ -83,8 +83,10 @@ static const char *doubt(const char *path, int fmt, const unsigned char *b, size
 	switch (fmt) {
 	case LIN_FMT_SQLITE: return NULL;
 	case LIN_FMT_LINEAGE:
-		if (memmem(b, n, "lineage-trace", 13) || memmem(b, n, "lineage-truth", 13))
+		if (memmem(b, n, "lineage-trace", 13))
 			return NULL;
+		if (memmem(b, n, "lineage-truth", 13)) /* labels, not a trace */
+			return "a truth file: give it with --expect";
 		return "a MessagePack map first, but no \"lineage-trace\" header";
 	case LIN_FMT_JSON:
 		if (b[0] == 0x1f) /* gzip: by its name */

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "feed.h"
 #include "join.h"
@@ -15,38 +16,44 @@
 #include "truth.h"
 #include "vtab.h"
 
-/* A label. corr: LIN_NIL unknown. conflict: labelled twice with different requests
- * (neither is used). req: the index of its first request in the pool. */
+/* A label, where it was read (file, offset, index: for the finding when its GPU record
+ * never appears). corr: LIN_NIL unknown. conflict: labelled twice (neither is used).
+ * req: the index of its first request in the pool. */
 struct lin_truth_ent {
-	uint64_t req, corr, key; /* key: the label's own (the table's is mixed with corr) */
-	uint32_t nreq;
-	uint16_t seen, conflict;
+	uint64_t req, corr, key, offset, index;
+	uint32_t nreq, file;
+	uint16_t proc;
+	uint8_t kind, seen, conflict;
 };
 
 struct lin_truth {
-	struct lin_vtab labels; /* (key, proc | gpu_kind): struct lin_truth_ent */
+	struct lin_vtab labels; /* exact key (label_key): uint64_t, the label's index in ents */
+	struct lin_vec ents;    /* struct lin_truth_ent, in the order the labels were read */
 	struct lin_vec pool;    /* uint64_t: the labels' requests */
+	uint64_t *scratch;      /* two sorted request lists, for same_set */
+	size_t nscratch;
 };
 
-/* A table key's second word: the process and, below, the GPU record kind. */
-static uint64_t key1(uint16_t proc, uint64_t aux)
+/* The table key of a label, exact (no hash: two labels share a key only when they name
+ * the same record): k0 the key (grid id, or start_dev); k1 the process, the GPU kind and,
+ * when the label names one, its launch's correlation (32-bit: the reader checks), in a
+ * namespace of its own — CUPTI repeats a graph node's grid id in every replay, so the
+ * grid id alone does not name one kernel record. */
+#define K1_BY_CORR (1ull << 32)
+static uint64_t label_k1(uint16_t proc, uint8_t kind, uint64_t corr)
 {
-	return ((uint64_t)proc << 32) | (aux & 0xffffffffu);
+	return ((uint64_t)proc << 41) | ((uint64_t)kind << 33) |
+	       (corr == LIN_NIL ? 0 : K1_BY_CORR | (corr & 0xffffffffu));
 }
 
-/* The process of a key's second word as lin_vtab_next returns it (key1's inverse). */
-static uint16_t key1_proc(uint64_t k1) { return (uint16_t)((k1 & ~LIN_VTAB_USED) >> 32); }
-
-/* A truth label that names its launch's correlation is keyed by (key, correlation), in a
- * namespace of its own (BY_CORR in key1's aux): CUPTI repeats a graph node's grid id in
- * every replay, so the grid id alone does not name one kernel record. */
-#define BY_CORR 0x10000u
-static uint64_t corr_key(uint64_t key, uint64_t corr)
+/* Why a label may not be used (NULL: it may): a GPU kind the format does not know. An
+ * empty request list is a label too: the record serves no request (work outside any). */
+static const char *bad_label(const struct lin_rec *r)
 {
-	uint64_t x = key ^ (corr * 0x9e3779b97f4a7c15ull) ^ 0xc2b2ae3d27d4eb4full;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	return x ^ (x >> 33);
+	uint64_t k = LIN_GET(r, TRUTH, GPU_KIND);
+	if (k != LIN_REC_KERNEL && k != LIN_REC_MEMCPY && k != LIN_REC_MEMSET)
+		return "gpu_kind is not 22 (kernel), 23 (memcpy) or 24 (memset)";
+	return NULL;
 }
 
 /* lin_join_judge.truth: keep the label @r of process @proc. */
@@ -57,12 +64,21 @@ static void on_label(void *arg, struct lin_joiner *v, uint32_t file, uint16_t pr
 	struct lin_join_summary *s = lin_joiner_feed_summary(v);
 	bool fresh;
 	s->truth_records++;
-	bool by_corr = !LIN_IS_NIL(r, TRUTH, CORRELATION);
-	uint64_t k0 = by_corr ? corr_key(LIN_GET(r, TRUTH, KEY), LIN_GET(r, TRUTH, CORRELATION))
-			      : LIN_GET(r, TRUTH, KEY);
-	uint64_t aux = LIN_GET(r, TRUTH, GPU_KIND) | (by_corr ? BY_CORR : 0);
-	struct lin_truth_ent *e = lin_vtab_get(&t->labels, k0, key1(proc, aux), &fresh);
-	if (!e) {
+	static const char *const n[] = { "gpu_kind", "key" };
+	uint64_t ids[] = { LIN_GET(r, TRUTH, GPU_KIND), LIN_GET(r, TRUTH, KEY) };
+	const char *why = bad_label(r);
+	if (why) { /* never used: a record it could match is judged by no label */
+		s->structural++;
+		struct lin_finding *f = lin_joiner_feed_finding(v, "structural", "bad_truth_label",
+								file, r->offset, r->index, 2, n, ids);
+		if (f)
+			snprintf(f->detail, sizeof(f->detail), "%s", why);
+		return;
+	}
+	uint64_t corr = LIN_IS_NIL(r, TRUTH, CORRELATION) ? LIN_NIL : LIN_GET(r, TRUTH, CORRELATION);
+	uint8_t kind = (uint8_t)ids[0];
+	uint64_t *ix = lin_vtab_get(&t->labels, ids[1], label_k1(proc, kind, corr), &fresh);
+	if (!ix) {
 		lin_joiner_feed_oom(v);
 		return;
 	}
@@ -71,18 +87,28 @@ static void on_label(void *arg, struct lin_joiner *v, uint32_t file, uint16_t pr
 		 * the same correlation when the labels name one, or two truth files that
 		 * disagree): the truth itself is in doubt, so neither label is used for that
 		 * record. */
-		static const char *const n[] = { "gpu_kind", "key" };
-		uint64_t ids[] = { LIN_GET(r, TRUTH, GPU_KIND), LIN_GET(r, TRUTH, KEY) };
 		s->structural++;
 		lin_joiner_feed_finding(v, "structural", "duplicate_truth_label", file, r->offset,
 					r->index, 2, n, ids);
-		e->conflict = 1;
+		((struct lin_truth_ent *)lin_vec_at(&t->ents, (size_t)*ix))->conflict = 1;
 		return;
 	}
-	e->nreq = r->nreqs;
-	e->corr = LIN_IS_NIL(r, TRUTH, CORRELATION) ? LIN_NIL : LIN_GET(r, TRUTH, CORRELATION);
-	e->key = LIN_GET(r, TRUTH, KEY);
-	e->req = t->pool.n;
+	struct lin_truth_ent *e = lin_vec_push(&t->ents);
+	if (!e) {
+		lin_vtab_del(&t->labels, ix);
+		lin_joiner_feed_oom(v);
+		return;
+	}
+	*ix = t->ents.n - 1;
+	*e = (struct lin_truth_ent){ .req = t->pool.n,
+				     .corr = corr,
+				     .key = ids[1],
+				     .offset = r->offset,
+				     .index = r->index,
+				     .nreq = r->nreqs,
+				     .file = file,
+				     .proc = proc,
+				     .kind = kind };
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t *q = lin_vec_push(&t->pool);
 		if (!q) {
@@ -93,24 +119,39 @@ static void on_label(void *arg, struct lin_joiner *v, uint32_t file, uint16_t pr
 	}
 }
 
-/* Whether every element of @a is in @b. */
-static bool subset(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+static int cmp_u64(const void *a, const void *b)
 {
-	for (uint32_t i = 0; i < na; i++) {
-		bool found = false;
-		for (uint32_t j = 0; j < nb && !found; j++)
-			found = a[i] == b[j];
-		if (!found)
-			return false;
-	}
-	return true;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
 }
 
-/* The same set of requests: inclusion both ways (a list that repeats an id, [1, 1], is the
- * set {1} and never equals {1, 2}). */
-static bool same_set(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+/* @a sorted with its repeats removed, in @out: its length. */
+static size_t as_set(const uint64_t *a, uint32_t n, uint64_t *out)
 {
-	return subset(a, na, b, nb) && subset(b, nb, a, na);
+	memcpy(out, a, n * sizeof(*a));
+	qsort(out, n, sizeof(*out), cmp_u64);
+	size_t m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!m || out[m - 1] != out[i])
+			out[m++] = out[i];
+	return m;
+}
+
+/* The same set of requests (a list that repeats an id, [1, 1], is the set {1} and never
+ * equals {1, 2}): both sorted, repeats dropped, compared; n log n, as an epoch may serve
+ * many requests. -1: out of memory. */
+static int same_set(struct lin_truth *t, const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
+{
+	size_t need = (size_t)na + nb;
+	if (need > t->nscratch) {
+		uint64_t *p = realloc(t->scratch, need * sizeof(*p));
+		if (!p)
+			return -1;
+		t->scratch = p;
+		t->nscratch = need;
+	}
+	size_t ma = as_set(a, na, t->scratch), mb = as_set(b, nb, t->scratch + na);
+	return ma == mb && !memcmp(t->scratch, t->scratch + na, ma * sizeof(uint64_t));
 }
 
 /* " request 5", " requests 5, 6, 7 and 2 more", or " no request". */
@@ -157,13 +198,14 @@ static void on_verdict(void *arg, struct lin_joiner *v, const struct lin_gpu_ver
 	if (!vd->keyed)
 		return;
 	/* A label naming the record's correlation first, then one by the key alone. */
-	struct lin_truth_ent *e = vd->corr ? lin_vtab_find(&t->labels, corr_key(vd->key, vd->corr),
-							   key1(vd->proc, vd->kind | BY_CORR))
-					   : NULL;
-	if (!e)
-		e = lin_vtab_find(&t->labels, vd->key, key1(vd->proc, vd->kind));
-	if (!e)
+	const uint64_t *ix =
+		vd->corr ? lin_vtab_find(&t->labels, vd->key, label_k1(vd->proc, vd->kind, vd->corr))
+			 : NULL;
+	if (!ix)
+		ix = lin_vtab_find(&t->labels, vd->key, label_k1(vd->proc, vd->kind, LIN_NIL));
+	if (!ix)
 		return;
+	struct lin_truth_ent *e = lin_vec_at(&t->ents, (size_t)*ix);
 	e->seen = 1;
 	if (e->conflict) /* duplicate_truth_label: no label to compare with */
 		return;
@@ -173,7 +215,12 @@ static void on_verdict(void *arg, struct lin_joiner *v, const struct lin_gpu_ver
 	const uint64_t *got = vd->reqs;
 	uint32_t n = vd->nreqs;
 	const uint64_t *want = lin_vec_at(&t->pool, (size_t)e->req);
-	if (same_set(got, n, want, e->nreq)) {
+	int same = same_set(t, got, n, want, e->nreq);
+	if (same < 0) {
+		lin_joiner_feed_oom(v);
+		return;
+	}
+	if (same) {
 		s->matched++;
 		s->matched_by_level[vd->level]++;
 		return;
@@ -195,23 +242,21 @@ static void on_finish(void *arg, struct lin_joiner *v)
 	struct lin_truth *t = arg;
 	struct lin_join_summary *s = lin_joiner_feed_summary(v);
 	static const char *const n[] = { "gpu_kind", "key", "pid" };
-	size_t it = 0;
-	struct lin_vkey k;
-	const struct lin_truth_ent *e;
-	while ((e = lin_vtab_next(&t->labels, &it, &k))) {
+	for (size_t i = 0; i < t->ents.n; i++) {
+		const struct lin_truth_ent *e = lin_vec_at(&t->ents, i);
 		if (e->seen)
 			continue;
-		uint16_t proc = key1_proc(k.k1);
-		if (e->corr != LIN_NIL && lin_joiner_launch_counted_lost(v, proc, e->corr))
+		if (e->corr != LIN_NIL && lin_joiner_launch_counted_lost(v, e->proc, e->corr))
 			continue;
 		uint64_t pid = LIN_NIL;
 		const char *host;
-		lin_joiner_proc_id(v, proc, &pid, &host);
-		uint64_t ids[] = { k.k1 & 0xffffu, e->key, pid };
+		lin_joiner_proc_id(v, e->proc, &pid, &host);
+		uint64_t ids[] = { e->kind, e->key, pid };
 		s->lost++;
 		s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD]++;
-		lin_joiner_feed_finding(v, "lost", lin_cause_name(LIN_CAUSE_NO_GPU_RECORD), 0, 0, 0,
-					3, n, ids);
+		/* At the label, in its truth file: the record it names is nowhere. */
+		lin_joiner_feed_finding(v, "lost", lin_cause_name(LIN_CAUSE_NO_GPU_RECORD), e->file,
+					e->offset, e->index, 3, n, ids);
 	}
 }
 
@@ -220,7 +265,8 @@ struct lin_truth *lin_truth_create(void)
 	struct lin_truth *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	lin_vtab_init(&t->labels, sizeof(struct lin_truth_ent));
+	lin_vtab_init(&t->labels, sizeof(uint64_t));
+	lin_vec_init(&t->ents, sizeof(struct lin_truth_ent));
 	lin_vec_init(&t->pool, sizeof(uint64_t));
 	return t;
 }
@@ -230,7 +276,9 @@ void lin_truth_free(struct lin_truth *t)
 	if (!t)
 		return;
 	lin_vtab_free(&t->labels);
+	lin_vec_free(&t->ents);
 	lin_vec_free(&t->pool);
+	free(t->scratch);
 	free(t);
 }
 

@@ -468,6 +468,30 @@ Test(cli, an_output_that_is_an_input_is_refused_and_the_input_kept)
 	cr_assert_eq(system(cmd), 0);
 }
 
+/* A directory that holds a trace and its truth file (as lineage-synth -o D/x.lt --truth
+ * D/x.truth leaves it): the truth file is labels, named and left out, not read as a trace;
+ * given with --expect it is compared. */
+Test(cli, a_truth_file_in_a_directory_is_left_out_not_read_as_a_trace)
+{
+	char dir[] = "/tmp/lin-truthdir-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char cmd[8192], labels[4096];
+	snprintf(cmd, sizeof(cmd),
+		 "cp %s/good_graph_replay.lt %s/run && cp %s/good_graph_replay.truth %s/labels",
+		 LIN_FIXTURE_GEN_DIR, dir, LIN_FIXTURE_GEN_DIR, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(labels, sizeof(labels), "%s/labels", dir);
+	struct run *r = malloc(sizeof(*r));
+	const char *args[] = { "--json", "--expect", labels, dir, NULL };
+	run_cli(r, args);
+	cr_assert_eq(r->status, 0, "%s%s", r->err, r->out);
+	cr_assert(strstr(r->err, "labels: skipped (a truth file: give it with --expect)"), "%s", r->err);
+	cr_assert_eq(json_num(r->out, "matched"), 4, "%s", r->out);
+	free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
 Test(cli, fixture_generation_is_deterministic)
 {
 	char dir[] = "/tmp/lin-fixtures-XXXXXX";

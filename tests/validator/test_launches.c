@@ -267,6 +267,107 @@ Test(launches, a_truth_label_tied_to_a_missing_launch_is_one_loss)
 	done();
 }
 
+static const struct lin_finding *finding_of(const char *cause);
+
+/* A truth file of the labels @emit writes, added to a fresh judged joiner that becomes v,
+ * and a trace begun: one request 1, epoch 2, a kernel of correlation @corr and grid @grid
+ * joined to it (finish() is the caller's). */
+static void judged_run(void (*emit)(void), uint64_t corr, uint64_t grid)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	struct lin_tf_header th = {
+		LIN_TRUTH_FORMAT_NAME, "t", "h", 1, 0, "tsc", 1e9, 5, "none", NULL
+	};
+	lin_tf_header(&pk, &th);
+	emit();
+	struct lin_joiner *tv = judged_joiner();
+	cr_assert_eq(lin_joiner_add_truth_mem(tv, "truth", sb.data, sb.size), 0);
+	msgpack_sbuffer_destroy(&sb);
+	begin("cupti");
+	lin_joiner_free(v);
+	v = tv;
+	request(1, 2);
+	lin_tf_ext_correlation(&pk, 5, 2, corr);
+	api_at(1, 211, corr, 100, 200, 0);
+	kernel_at(corr, grid, 300);
+	finish();
+}
+
+/* A label for kernel 31 of correlation 11, request 1. The kernel of the run has
+ * correlation 12 and the grid id that made (31, 11) and (it, 12) one key when labels
+ * were hashed: it is not the labelled record. */
+#define HASH_C 0x9e3779b97f4a7c15ull
+static void label_31_of_11(void)
+{
+	uint64_t r = 1;
+	lin_tf_truth_corr(&pk, LIN_REC_KERNEL, 31, &r, 1, LIN_NIL, 11);
+}
+
+Test(launches, a_label_matches_only_its_own_record_never_one_whose_key_collides)
+{
+	judged_run(label_31_of_11, 12, 31 ^ (11 * HASH_C) ^ (12 * HASH_C));
+	cr_assert_eq(s->matched, 0, "another record is never the labelled one");
+	cr_assert_eq(s->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD], 1, "the labelled kernel is lost");
+	done();
+	judged_run(label_31_of_11, 11, 31); /* silent: its own record */
+	cr_assert_eq(s->matched, 1);
+	cr_assert_eq(s->lost, 0);
+	cr_assert_eq(lin_joiner_exit_code(v), 0);
+	done();
+}
+
+static void label_bad_kind(void)
+{
+	uint64_t r = 1;
+	lin_tf_truth(&pk, 99, 31, &r, 1, LIN_NIL); /* no GPU kind */
+}
+
+/* An empty request list: the record serves no request. */
+static void label_no_request(void) { lin_tf_truth(&pk, LIN_REC_KERNEL, 31, NULL, 0, LIN_NIL); }
+
+Test(launches, a_label_of_no_gpu_kind_is_refused_and_judges_nothing)
+{
+	judged_run(label_bad_kind, 11, 31);
+	cr_assert_eq(s->matched + s->incorrect, 0, "no label judged the kernel");
+	cr_assert_eq(s->structural, 1);
+	const struct lin_finding *f = finding_of("bad_truth_label");
+	cr_assert_not_null(f);
+	cr_assert(strstr(f->detail, "gpu_kind"), "%s", f->detail);
+	cr_assert_eq(s->lost, 0, "a refused label owes no record");
+	cr_assert_eq(lin_joiner_exit_code(v), 1);
+	done();
+	judged_run(label_31_of_11, 11, 31); /* silent */
+	cr_assert_not(finding("bad_truth_label"));
+	done();
+	/* A label of no request is a label: a join to request 1 is incorrect against it. */
+	judged_run(label_no_request, 11, 31);
+	cr_assert_not(finding("bad_truth_label"));
+	cr_assert_eq(s->incorrect, 1);
+	done();
+}
+
+/* A label whose record never appears is lost where the label is: its truth file, its
+ * offset and index there. */
+static void label_nowhere(void)
+{
+	uint64_t r = 1;
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 31, &r, 1, LIN_NIL);
+	lin_tf_truth(&pk, LIN_REC_KERNEL, 77, &r, 1, LIN_NIL);
+}
+
+Test(launches, a_label_never_seen_is_lost_at_the_label)
+{
+	judged_run(label_nowhere, 11, 31);
+	const struct lin_finding *f = finding_of("no_gpu_record");
+	cr_assert_not_null(f);
+	cr_assert_eq(f->file, 0, "the truth file (added first)");
+	cr_assert_eq(f->index, 1, "the second label");
+	cr_assert_gt(f->offset, 0);
+	cr_assert_eq(s->lost, 1);
+	done();
+}
+
 /* ---------------------------------------------------------------- versions */
 
 Test(launches, a_launch_after_its_epoch_retired_is_stale)
