@@ -128,6 +128,8 @@ static int cmp_u64(const void *a, const void *b)
 /* @a sorted with its repeats removed, in @out: its length. */
 static size_t as_set(const uint64_t *a, uint32_t n, uint64_t *out)
 {
+	if (!n) /* @a may be NULL then */
+		return 0;
 	memcpy(out, a, n * sizeof(*a));
 	qsort(out, n, sizeof(*out), cmp_u64);
 	size_t m = 0;
@@ -143,6 +145,8 @@ static size_t as_set(const uint64_t *a, uint32_t n, uint64_t *out)
 static int same_set(struct lin_truth *t, const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
 {
 	size_t need = (size_t)na + nb;
+	if (!na || !nb) /* an empty set equals only the empty set */
+		return na == nb;
 	if (need > t->nscratch) {
 		uint64_t *p = realloc(t->scratch, need * sizeof(*p));
 		if (!p)
