@@ -335,9 +335,10 @@ static int per_request_status(const struct lin_explain *x)
 			res);
 		return EXIT_NOTHING;
 	}
-	if (!lin_explain_summary(x)->explained) {
+	if (!lin_explain_rq_attributed(x)) {
 		fprintf(stderr, "lineage-explain: --per-request: no GPU record is joined to a request "
-				"(run lineage-validate for why)\n");
+				"(run lineage-validate for why; an imported trace names ops, not "
+				"requests)\n");
 		return EXIT_NOTHING;
 	}
 	return 0;

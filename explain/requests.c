@@ -251,6 +251,7 @@ bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_x
 			q->by_equal++;
 	}
 	p->attributed_ns += d;
+	p->attributed_records++;
 	if (by_tokens)
 		p->split_tokens++;
 	else
@@ -469,6 +470,11 @@ size_t lin_explain_rq_listed(const struct lin_explain *x)
 }
 
 int64_t lin_explain_rq_residual(const struct lin_explain *x) { return residual(x); }
+
+uint64_t lin_explain_rq_attributed(const struct lin_explain *x)
+{
+	return x->per.attributed_records;
+}
 
 static void opt_u64(FILE *f, uint64_t v)
 {

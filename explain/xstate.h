@@ -130,7 +130,7 @@ struct lin_xsplit {
 /* --per-request's run figures. */
 struct lin_xper {
 	uint64_t total_ns, attributed_ns, unattributed_ns, epoch_only_ns;
-	uint64_t records, unattributed_records, duplicates, untimed;
+	uint64_t records, attributed_records, unattributed_records, duplicates, untimed;
 	uint64_t split_tokens, split_equal, shares_incomplete, zero_tokens;
 };
 
