@@ -90,6 +90,13 @@ PY
 status 1 --per-request "$fx/lost_no_external_correlation.lt"
 has "$w/err" "no GPU record is joined to a request"
 status 2 --per-request "$w/missing.lt"
+# What the input says is missing makes the GPU time incomplete: exit 1, and said so.
+status 1 --per-request "$fx/lost_no_gpu_record.lt"
+has "$w/err" "the GPU time is incomplete: 0 records were dropped, 1 launches have no GPU record"
+has "$w/out" "incomplete: the input says"
+status 1 --per-request --json "$fx/lost_trace_end_dropped.lt"
+expect "$w/out" '
+assert d["missing"]["dropped"] == 7, d'
 # An imported trace joins GPU records to ops, not requests: all unattributed, exit 1.
 status 1 --per-request --json "$imp/causes.json"
 expect "$w/out" '
