@@ -37,6 +37,7 @@ void lin_x_rq_init(struct lin_explain *x)
 	lin_vtab_init(&x->steps, sizeof(struct lin_xstep));
 	lin_vec_init(&x->rqorder, sizeof(struct lin_xrqkey));
 	lin_vec_init(&x->unat, sizeof(struct lin_xunat));
+	lin_vtab_init(&x->nodecorrs, 0);
 	x->sidx_epoch = LIN_NIL;
 }
 
@@ -52,6 +53,7 @@ void lin_x_rq_free(struct lin_explain *x)
 	lin_vtab_free(&x->steps);
 	lin_vec_free(&x->rqorder);
 	lin_vec_free(&x->unat);
+	lin_vtab_free(&x->nodecorrs);
 	free(x->split_w);
 	free(x->sidx);
 }
@@ -112,6 +114,16 @@ bool lin_x_rq_prepare(struct lin_explain *x, const struct lin_joiner *v)
 			if (fresh)
 				*s = (struct lin_xstep){ .decl = d->host_ns };
 		}
+	}
+	/* Replays with node records: a graph_trace record of the same launch is that time again
+	 * (the validator's graph_trace_and_node_records), counted once, by its nodes. */
+	for (size_t i = 0; i < x->gpus.n; i++) {
+		const struct lin_xgpu *g = lin_vec_at(&x->gpus, i);
+		bool fresh;
+		if (g->proc != LIN_XPROC_IMPORTED && g->kind != LIN_REC_GRAPH_TRACE &&
+		    g->node != LIN_NIL && g->corr != LIN_NIL && g->corr &&
+		    !lin_vtab_get(&x->nodecorrs, g->corr, (uint64_t)g->proc << 32, &fresh))
+			return false;
 	}
 	const struct lin_join_summary *js = lin_joiner_summary(v);
 	x->per.dropped = js->dropped;
@@ -245,6 +257,11 @@ bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_x
 		return true;
 	if (res == LIN_XRES_DUP) {
 		p->duplicates++;
+		return true;
+	}
+	if (g->kind == LIN_REC_GRAPH_TRACE && g->proc != LIN_XPROC_IMPORTED && g->corr &&
+	    lin_vtab_find(&x->nodecorrs, g->corr, (uint64_t)g->proc << 32)) {
+		p->graph_twice++;
 		return true;
 	}
 	if (g->start == LIN_NIL || g->end == LIN_NIL || g->end < g->start) {
@@ -636,16 +653,16 @@ void lin_explain_per_request_json(const struct lin_explain *x, FILE *f)
 		"{\"tool\":\"lineage-explain\",\"version\":\"%s\",\"per_request\":{\"split\":\"%s\","
 		"\"total_gpu_ns\":%" PRIu64 ",\"attributed_ns\":%" PRIu64 ",\"unattributed_ns\":%" PRIu64
 		",\"unattributed_records\":%" PRIu64 ",\"epoch_only_ns\":%" PRIu64
-		",\"conservation_residual_ns\":%" PRId64 ",\"records\":%" PRIu64
-		",\"duplicates\":%" PRIu64 ",\"untimed\":%" PRIu64 ",\"overflow\":%" PRIu64
+		",\"conservation_residual_ns\":%" PRId64 ",\"records\":%" PRIu64 ",\"duplicates\":%" PRIu64
+		",\"untimed\":%" PRIu64 ",\"overflow\":%" PRIu64 ",\"graph_twice\":%" PRIu64
 		",\"missing\":{\"dropped\":%" PRIu64 ",\"launches_without_gpu_record\":%" PRIu64 "}"
 		",\"split_records\":{\"tokens\":%" PRIu64 ",\"equal\":%" PRIu64
 		",\"shares_incomplete\":%" PRIu64 ",\"zero_tokens\":%" PRIu64 "},\"requests\":[",
 		LIN_STRINGIFY_VERSION, x->o.split_equal ? "equal" : "tokens", p->total_ns,
 		p->attributed_ns, p->unattributed_ns, p->unattributed_records, p->epoch_only_ns,
-		residual(x), p->records, p->duplicates, p->untimed, p->overflow, p->dropped,
-		p->launches_missing, p->split_tokens, p->split_equal, p->shares_incomplete,
-		p->zero_tokens);
+		residual(x), p->records, p->duplicates, p->untimed, p->overflow, p->graph_twice,
+		p->dropped, p->launches_missing, p->split_tokens, p->split_equal,
+		p->shares_incomplete, p->zero_tokens);
 	bool first = true;
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
@@ -745,9 +762,10 @@ void lin_explain_per_request_text(const struct lin_explain *x, FILE *f)
 		"\nconservation: requests + unattributed - total = %" PRId64 " ns. Split by tokens: "
 		"%" PRIu64 " records, equally: %" PRIu64 " (no shares, or %" PRIu64
 		" naming too few requests, %" PRIu64 " with no tokens). Not counted: %" PRIu64
-		" duplicate, %" PRIu64 " untimed, %" PRIu64 " past 2^64 ns.\n",
+		" duplicate, %" PRIu64 " untimed, %" PRIu64 " past 2^64 ns, %" PRIu64
+		" graph_trace records of replays whose nodes are read.\n",
 		residual(x), p->split_tokens, p->split_equal, p->shares_incomplete, p->zero_tokens,
-		p->duplicates, p->untimed, p->overflow);
+		p->duplicates, p->untimed, p->overflow, p->graph_twice);
 	if (p->dropped || p->launches_missing)
 		fprintf(f,
 			"incomplete: the input says %" PRIu64 " records were dropped and %" PRIu64

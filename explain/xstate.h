@@ -150,7 +150,8 @@ struct lin_xsplit {
 struct lin_xper {
 	uint64_t total_ns, attributed_ns, unattributed_ns, epoch_only_ns;
 	uint64_t records, attributed_records, unattributed_records, duplicates, untimed;
-	uint64_t overflow; /* records left out: their duration would overflow the total */
+	uint64_t overflow;    /* records left out: their duration would overflow the total */
+	uint64_t graph_twice; /* graph_trace records of a replay whose node records are read */
 	uint64_t split_tokens, split_equal, shares_incomplete, zero_tokens;
 	/* What the input says is missing from the total: GPU records CUPTI or the writer
 	 * dropped, and launches whose GPU record never came (the join layer's accounting). */
@@ -255,7 +256,8 @@ struct lin_explain {
 	struct lin_xper per;
 	struct lin_xsplit *split_w;
 	uint32_t split_cap;
-	struct lin_vec unat; /* struct lin_xunat */
+	struct lin_vec unat;       /* struct lin_xunat */
+	struct lin_vtab nodecorrs; /* (corr, proc << 32): a replay with node records read */
 	/* The index of one epoch's shares by request, sorted (the last one looked up). */
 	struct lin_xsidx *sidx;
 	uint32_t sidx_n, sidx_cap;

@@ -413,6 +413,29 @@ static bool duplicate(struct lin_joiner *v, uint16_t proc, uint32_t file, const 
 	return true;
 }
 
+/* CUPTI writes a graph replay as one graph_trace record (graph-level tracing) or one record
+ * per node, never both: both for one launch is the same GPU time twice (merged traces, a
+ * writer bug), a structural finding once per launch. false: out of memory. */
+static bool graph_record_kinds(struct lin_joiner *v, uint16_t proc, uint32_t file,
+			       const struct lin_rec *r, uint64_t corr, bool whole)
+{
+	bool fresh;
+	uint64_t *bits = lin_vtab_get(&v->graphcorr, corr, lin_k1(proc, 0), &fresh);
+	if (!bits) {
+		v->oom = true;
+		return false;
+	}
+	if (fresh)
+		*bits = 0;
+	*bits |= whole ? 1u : 2u;
+	if ((*bits & 3u) == 3u && !(*bits & 4u)) {
+		*bits |= 4u;
+		static const char *const n[] = { "correlation" };
+		lin_j_structural(v, "graph_trace_and_node_records", file, r, 1, n, &corr);
+	}
+	return true;
+}
+
 static void on_gpu(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	struct lin_gpu g = { 0 };
@@ -432,6 +455,8 @@ static void on_gpu(struct lin_joiner *v, uint16_t proc, uint32_t file, const str
 	bool whole = r->type == LIN_REC_GRAPH_TRACE;
 	if (whole || gi.has_graph || gi.has_node)
 		g.flags |= LIN_G_GRAPH;
+	if ((whole || gi.has_node) && g.corr && !graph_record_kinds(v, proc, file, r, g.corr, whole))
+		return;
 	g.node = whole || !gi.has_node ? 0 : gi.node;
 	if (r->type == LIN_REC_KERNEL) {
 		if (LIN_GET(r, KERNEL, DEVICE_LAUNCHED))

@@ -250,9 +250,11 @@ struct lin_joiner {
 	struct lin_vec findings; /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale, vers,
 		grids, gmemops, bthreads, replays, requests, apiring, scopes,
-		firsttok, /* (request, proc): the epoch whose shares gave its first token */
-		decodes,  /* (request, proc): struct lin_decode_ent, its earliest decode share */
-		capheads; /* (tid, proc): 1 + capwin index of its last open
+		firsttok,  /* (request, proc): the epoch whose shares gave its first token */
+		decodes,   /* (request, proc): struct lin_decode_ent, its earliest decode share */
+		graphcorr, /* (corr, proc): uint64_t bits, a replay's GPU records: 1 a graph_trace
+			    * record, 2 a node's record, 4 both reported */
+		capheads;  /* (tid, proc): 1 + capwin index of its last open
 					    * window (0: none) */
 	struct lin_vec reqpool, cands, pending, adopts;
 	struct lin_vec sharepool; /* uint64_t: packed shares (LIN_SHARE_PACK) of LIN_EP_SHARED */

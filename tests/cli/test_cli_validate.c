@@ -95,6 +95,8 @@ static const struct expect cases[] = {
 	{ "good_serving_shares.lt", 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, -1, NULL },
 	{ "lost_serving_unattributed.lt", 0, 0, 0, 1, 3, 2, 0, 1, 0, 0, 1, -1,
 	  "\"no_external_correlation\":1" },
+	{ "bad_graph_trace_and_nodes.lt", 0, 0, 0, 1, 3, 3, 0, 0, 0, 0, 1, -1,
+	  "graph_trace_and_node_records" },
 	{ "bad_epoch_share.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 7, -1, "epoch_share_mismatch" },
 	{ "bad_epoch_share.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 7, -1, "\"bad_epoch_share\"" },
 	{ "bad_epoch_share.lt", 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 7, -1, "duplicate_epoch_share" },

@@ -70,6 +70,14 @@ expect "$w/out" '
 assert d["split_records"]["tokens"] == 0 and d["split_records"]["equal"] == 1, d
 assert [r[i]["gpu_ns"] for i in (1, 2, 3)] == [7, 7, 6], r'
 
+# A replay written both ways: its time once, by its nodes.
+status 0 --per-request --json "$fx/bad_graph_trace_and_nodes.lt"
+expect "$w/out" '
+assert d["graph_twice"] == 1 and d["total_gpu_ns"] == 40 and d["records"] == 2, d'
+status 0 --per-request --json "$fx/good_graph_replay.lt"
+expect "$w/out" '
+assert d["graph_twice"] == 0 and d["records"] == 4, d'
+
 # The text report.
 status 0 --per-request "$fx/lost_serving_unattributed.lt"
 has "$w/out" "conservation: requests + unattributed - total = 0 ns"
