@@ -256,6 +256,7 @@ class Engine:
         self.swapped = []
         self.running = []
         self.steps = []
+        self.preemptions = 0
         self.graphs = {}      # bucket -> (exec id, [(name, dur)])
         self.vclock = 0       # modelled device time of the steps so far (ns)
         w = workload(a)
@@ -362,14 +363,15 @@ class Engine:
         kv_used = sum(r.kv() for r in self.running)
         # 1. running requests: decodes (1 token) and unfinished prefill chunks, in
         # admission order; when the KV cache cannot take this step's tokens, preempt the
-        # latest admitted (swap for even request numbers, recompute for odd ones).
+        # latest admitted (by swap and by recompute in turn).
         need = [(r, 1 if r.computed >= r.target() else min(r.target() - r.computed, budget))
                 for r in self.running]
         while len(self.running) > 1 and kv_used + sum(t for _, t in need) > a.kv_tokens:
             victim = self.running.pop()
             need.pop()
             kv_used -= victim.kv()
-            if victim.n % 2 == 0:
+            self.preemptions += 1
+            if self.preemptions % 2 == 1:
                 victim.swapped = True
                 st.swaps.append((victim, "out", victim.computed))
                 self.swapped.append(victim)
