@@ -22,7 +22,8 @@ annotations give, docs/serving.md "The baseline") and a NOTE per goal that faile
 
 Exit status: 0 every goal held (per-request GPU time within 1 % of the truth for every
 request, conservation exact, the report's total equal to the truth's, 0 incorrect and 0
-lost records with every truth label matched, every TTFT within the clock error);
+lost records with every truth label matched, every TTFT within the clock error, every
+injected delay's stretch the dominant one of its request's TTFT and at least as long);
 1 a goal failed (each named on stderr); 2 an input is unreadable or lacks a member
 (named, with the file).
 """
@@ -233,6 +234,31 @@ def compare(a):
                           f"[{lo}, {hi}])")
     ttft_max = max(ttft_errs) if ttft_errs else None
 
+    # --- injected delays: the report's TTFT names the stretch the truth says was delayed,
+    # as the dominant one, and that stretch holds the delay (less the clock error)
+    injected = truth.get("injected_delays") or []
+    named = 0
+    for d in injected:
+        n = d["request"]
+        r = rows.get(n)
+        tt = (r or {}).get("ttft") or {}
+        st = [x for x in tt.get("stretches") or () if x.get("name") == d["stretch"]]
+        lo, hi = truth["requests"][str(n)]["arrival_bracket_ns"]
+        bound = (hi - lo + 1) // 2 + 1
+        if not st:
+            failed.append(f"injected delay: request {n} has no {d['stretch']} stretch")
+            continue
+        got = sum(x["ns"] for x in st)
+        dom = tt.get("dominant")
+        if dom not in {d["stretch"]} | {x.get("cause") for x in st}:
+            failed.append(f"injected delay: request {n}'s dominant is {dom!r}, not its "
+                          f"{d['stretch']} stretch ({d['ns']} ns injected)")
+        elif got + bound < d["ns"]:
+            failed.append(f"injected delay: request {n}'s {d['stretch']} stretch is {got} ns, "
+                          f"{d['ns']} ns were injected")
+        else:
+            named += 1
+
     # --- overhead (reported, not a goal here: docs/serving.md, "Results")
     over = "n/a"
     if a.run_on and a.run_off:
@@ -248,6 +274,8 @@ def compare(a):
           f"conservation_residual_ns={resid} "
           f"ttft_err_max_ns={ttft_max if ttft_max is not None else 'n/a'} "
           f"overhead_cpu_frac={over}")
+    if injected:
+        print(f"INJECTED delays={len(injected)} named={named}")
 
     if a.annotations:
         ann = load(a.annotations, "annotations")

@@ -57,12 +57,18 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2, help="model-runner pool threads")
     p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--inject-host-delay-us", type=int, default=0,
+                   help="a host delay in the model runner before the first step of every "
+                        "--inject-every-th request (the truth names it)")
+    p.add_argument("--inject-every", type=int, default=10)
     p.add_argument("--no-lineage", action="store_true", help="tracing off (overhead baseline)")
     p.add_argument("--engine", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--t0", type=int, default=0, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.inject_host_delay_us < 0:
+        p.error("--inject-host-delay-us must be >= 0")
     for k in ("requests", "prompt_len", "output_len", "budget", "kv_tokens", "max_batch",
-              "workers"):
+              "workers", "inject_every"):
         if getattr(a, k) < 1:
             p.error(f"--{k.replace('_', '-')} must be >= 1 (got {getattr(a, k)})")
     if not a.rate > 0:
@@ -228,7 +234,7 @@ class Req:
 
 class Step:
     __slots__ = ("k", "entries", "kind", "bucket", "swaps", "eid", "t_plan", "t_submit",
-                 "kernels", "records", "end_ns", "rng_seed", "plan")
+                 "kernels", "records", "end_ns", "rng_seed", "plan", "injected")
 
     def __init__(self, k):
         self.k = k
@@ -238,6 +244,7 @@ class Step:
         self.swaps = []      # (req, "out"|"in", tokens)
         self.eid = None
         self.records = []    # (gpu_kind, key, stream, start, end, owner n or None)
+        self.injected = []
         self.end_ns = 0
 
 
@@ -466,6 +473,18 @@ class Engine:
     def run_step(self, st):
         rt, sim = self.rt, self.sim
         recs = st.records
+        delayed = [e[0].n for e in st.entries if e[0].steps[0] == st.k and
+                   self.a.inject_host_delay_us and
+                   e[0].n % self.a.inject_every == self.a.inject_every // 2]
+        if delayed:
+            # the injected cause: the runner's host work of these requests' first step
+            # stalls (as a page fault, a GC pause or a slow tokenizer would)
+            t0 = time.monotonic_ns()
+            time.sleep(self.a.inject_host_delay_us / 1e6)
+            t1 = time.monotonic_ns()
+            st.injected = [{"request": n, "step": st.k, "stretch": "host", "cause":
+                            "host_delay", "start_ns": t0, "end_ns": t1, "ns": t1 - t0}
+                           for n in delayed]
         for r, way, tokens in st.swaps:
             # a copy serving the one request it moves, on the side stream
             sid = self.rt.epoch_declare(r.lid, name=f"kv_swap_{way}", parent=st.eid,
@@ -583,7 +602,7 @@ class Engine:
         return {"kernel_columns": ["gpu_kind", "key", "step", "stream", "start_ns", "end_ns",
                                    "owner"],
                 "kernels": kernels, "steps": steps, "requests": reqs,
-                "injected_delays": []}, labels
+                "injected_delays": [d for st in self.steps for d in st.injected]}, labels
 
     def plan_digest(self):
         h = hashlib.sha256()
@@ -721,7 +740,8 @@ def engine_argv(a):
     return ["--requests", str(a.requests), "--rate", str(a.rate), "--prompt-len",
             str(a.prompt_len), "--output-len", str(a.output_len), "--budget", str(a.budget),
             "--kv-tokens", str(a.kv_tokens), "--max-batch", str(a.max_batch), "--seed",
-            str(a.seed), "--workers", str(a.workers)] + (["--no-lineage"] if a.no_lineage
+            str(a.seed), "--workers", str(a.workers), "--inject-host-delay-us",
+            str(a.inject_host_delay_us), "--inject-every", str(a.inject_every)] + (["--no-lineage"] if a.no_lineage
                                                          else [])
 
 

@@ -241,3 +241,29 @@ def test_baseline_rule():
     per, _ = compare.truth_gpu(truth, "tokens")
     base, wrong, _, _ = compare.baseline(truth, ann, "tokens")
     assert wrong == 200 and base[0] != pytest.approx(per[0]["gpu"])
+
+
+def test_compare_injected_delay(run1, tmp_path):
+    _, truth, _ = run1
+    truth = copy.deepcopy(truth)
+    n = 7
+    truth["injected_delays"] = [{"request": n, "step": 0, "stretch": "host",
+                                 "cause": "host_delay", "start_ns": 0, "end_ns": 5_000_000,
+                                 "ns": 5_000_000}]
+    good = perfect_report(truth)
+    row = [r for r in good["per_request"]["requests"] if r["user_id"] == n][0]
+    row["ttft"]["stretches"] = [
+        {"name": "queue", "start_ns": 0, "end_ns": 1, "ns": 1, "cause": "queueing",
+         "evidence": "observed"},
+        {"name": "host", "start_ns": 1, "end_ns": 5_000_100, "ns": 5_000_099,
+         "cause": "thread_delay", "evidence": "observed"}]
+    row["ttft"]["dominant"] = "host"
+    p = run_compare(tmp_path, truth, good)
+    assert p.returncode == 0 and "INJECTED delays=1 named=1" in p.stdout, p.stderr
+    row["ttft"]["dominant"] = "queue"
+    p = run_compare(tmp_path, truth, good)
+    assert p.returncode == 1 and "dominant is 'queue'" in p.stderr
+    row["ttft"]["dominant"] = "host"
+    row["ttft"]["stretches"][1]["ns"] = 1_000_000
+    p = run_compare(tmp_path, truth, good)
+    assert p.returncode == 1 and "5000000 ns were injected" in p.stderr
