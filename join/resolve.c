@@ -559,6 +559,24 @@ bool lin_joiner_launch_counted_lost(const struct lin_joiner *v, uint16_t proc, u
 	return c && missing_gpu(v, proc, corr) && in_capture(v, proc, corr, c->api_tid) != 1;
 }
 
+const uint64_t *lin_joiner_epoch_shares(const struct lin_joiner *v, uint16_t proc, uint64_t epoch,
+					const uint64_t **reqs, uint32_t *n)
+{
+	const struct lin_epoch_ent *e =
+		proc < v->nprocs ? lin_vtab_find(&v->epochs, epoch, lin_k1(proc, 0)) : NULL;
+	*n = 0;
+	if (reqs)
+		*reqs = NULL;
+	if (!e || !(e->flags & LIN_EP_SHARED) || !e->nreq)
+		return NULL;
+	uint32_t nreq;
+	const uint64_t *r = lin_j_epoch_reqs(v, e, &nreq);
+	if (reqs)
+		*reqs = r;
+	*n = nreq;
+	return lin_vec_at(&v->sharepool, e->share0);
+}
+
 /* Why a process (or the run, when @p is NULL) has launches and no GPU record, in words. */
 static void why_empty(const struct lin_joiner *v, const struct lin_jproc *p, char *buf, size_t n)
 {
