@@ -37,6 +37,9 @@ import sys
 import threading
 import time
 
+import lineage  # the share flags and the pool; a Runtime only without --no-lineage
+import lineage.futures
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAIN_STREAM, SIDE_STREAM = 7, 13
 KV_BYTES_PER_TOKEN = 16 * 1024    # a modelled KV cache row (bytes per token)
@@ -248,7 +251,8 @@ class Step:
         self.end_ns = 0
 
 
-SHARE_PREFILL, SHARE_DECODE, SHARE_FIRST_TOKEN = 1, 2, 4
+SHARE_PREFILL, SHARE_DECODE = lineage.SHARE_PREFILL, lineage.SHARE_DECODE
+SHARE_FIRST_TOKEN = lineage.SHARE_FIRST_TOKEN
 
 
 class Engine:
@@ -273,11 +277,6 @@ class Engine:
         self.prev_end = 0     # device end of the step before the one in flight
         self.annotations = []
         self.warmup_records = []
-        self.share_api = hasattr(lin, "SHARE_PREFILL") if lin else False
-        if self.share_api:
-            global SHARE_PREFILL, SHARE_DECODE, SHARE_FIRST_TOKEN
-            SHARE_PREFILL, SHARE_DECODE = lin.SHARE_PREFILL, lin.SHARE_DECODE
-            SHARE_FIRST_TOKEN = lin.SHARE_FIRST_TOKEN
 
     # --- input: the front end's lines, on a reader thread
     def reader(self, stream):
@@ -488,7 +487,7 @@ class Engine:
         for r, way, tokens in st.swaps:
             # a copy serving the one request it moves, on the side stream
             sid = self.rt.epoch_declare(r.lid, name=f"kv_swap_{way}", parent=st.eid,
-                                        **self.shares([(tokens, 0)]))
+                                        shares=[(tokens, 0)])
             with rt.adopt(rt.token_for(sid)):
                 with rt.launch("cudaMemcpyAsync"):
                     s, e = sim.memcpy(SIDE_STREAM, max(1, tokens) * KV_BYTES_PER_TOKEN,
@@ -517,11 +516,6 @@ class Engine:
         self.prev_end = st.end_ns
         return st
 
-    def shares(self, pairs):
-        if self.share_api:
-            return {"shares": pairs}
-        return {}
-
     def finish(self, st):
         """After the worker ran step st: retire its epoch; reply for requests done."""
         self.rt.epoch_retire(st.eid)
@@ -534,9 +528,9 @@ class Engine:
         a = self.a
         self.capture_graphs()
         self.reply({"ready": True})   # the front end starts its clock now
-        pool_cls = self.lin.futures.ThreadPoolExecutor if self.lin else \
-            __import__("concurrent.futures").futures.ThreadPoolExecutor
-        pool = pool_cls(a.workers)
+        # the lineage pool with tracing off too: with no context it runs tasks as the
+        # standard one does (the same code path)
+        pool = lineage.futures.ThreadPoolExecutor(a.workers)
         inflight = None
         k = 0
         while True:
@@ -555,7 +549,7 @@ class Engine:
             st.t_plan = t_plan
             shares = [(t, f) for _, t, f, _, _ in st.entries]
             st.eid = self.rt.epoch_declare(*[e[0].lid for e in st.entries], name="step",
-                                           **self.shares(shares))
+                                           shares=shares)
             if inflight is not None:
                 done = inflight.result()
                 self.finish(done)
@@ -613,6 +607,17 @@ class Engine:
         return h.hexdigest()
 
 
+def clock_probe(rt):
+    """The trace's host clock against CLOCK_MONOTONIC now: [monotonic ns, offset ns,
+    half the width of the two monotonic reads around the runtime's]. lineage reads
+    CLOCK_MONOTONIC through a TSC calibrated at start-up (docs/trace-format.md), so the
+    offset grows with its rate error; the probes bound it (the TTFT check's clock error)."""
+    m1 = time.monotonic_ns()
+    t = rt.now_ns()
+    m2 = time.monotonic_ns()
+    return [(m1 + m2) // 2, t - (m1 + m2) // 2, (m2 - m1) // 2 + 1]
+
+
 def wait_until(t_ns):
     """Sleep until CLOCK_MONOTONIC reaches t_ns (the simulated device's clock)."""
     while True:
@@ -625,14 +630,12 @@ def wait_until(t_ns):
 def engine_main(a):
     sys.path.insert(0, os.path.join(HERE, "..", "..", "python", "tests"))
     import _lineage_sim
-    lin = None
-    if not a.no_lineage:
-        import lineage
-        import lineage.futures
-        lin = lineage
+    lin = None if a.no_lineage else lineage
     sim = _lineage_sim.Sim(seed=a.seed, host_clock=True)
+    probes = []
     if lin:
         rt = lin.Runtime(trace_path=os.path.join(a.out, "engine.lt"), backend=sim)
+        probes.append(clock_probe(rt))
     else:
         rt = _NoTrace()
     eng = Engine(a, rt, sim, lin)
@@ -650,6 +653,7 @@ def engine_main(a):
     sched.start()
     sched.join()
     if lin:
+        probes.append(clock_probe(rt))
         rt.close()
     # the workload's CPU time (every thread), before the truth is written (bookkeeping)
     ru = resource.getrusage(resource.RUSAGE_SELF)
@@ -661,6 +665,7 @@ def engine_main(a):
     truth["plan_sha256"] = eng.plan_digest()
     truth["engine_pid"] = os.getpid()
     truth["engine_cpu_s"] = cpu
+    truth["clock_probes"] = {"engine": probes}
     if lin:
         import _truth
         _truth.write(os.path.join(a.out, "truth.lt"), labels)
@@ -676,19 +681,17 @@ def engine_main(a):
 # ----------------------------------------------------------------------------- front end
 
 async def front_main(a):
-    lin = None
-    if not a.no_lineage:
-        import lineage
-        lin = lineage
+    lin = None if a.no_lineage else lineage
     reqs = workload(a)
     rt = lin.Runtime(trace_path=os.path.join(a.out, "frontend.lt")) if lin else _NoTrace()
+    probes = [clock_probe(rt)] if lin else []
     proc = await asyncio.create_subprocess_exec(
         sys.executable, os.path.abspath(__file__), "--engine", "--out", a.out,
         *engine_argv(a), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
     ready = await proc.stdout.readline()   # after the engine captured its graphs
     if not ready or not json.loads(ready).get("ready"):
         await proc.wait()
-        return proc.returncode or 1, {}, 0
+        return proc.returncode or 1, {}, 0, probes
     t0 = time.monotonic_ns()
     pending = {}
     arrivals = {}
@@ -732,8 +735,9 @@ async def front_main(a):
     rc = await proc.wait()
     await reader
     if lin:
+        probes.append(clock_probe(rt))
         rt.close()
-    return rc, arrivals, t0
+    return rc, arrivals, t0, probes
 
 
 def engine_argv(a):
@@ -752,7 +756,7 @@ def main(argv=None):
         return engine_main(a)
     wall0 = time.monotonic()
     ru0 = resource.getrusage(resource.RUSAGE_SELF)
-    rc, arrivals, t0 = asyncio.run(front_main(a))
+    rc, arrivals, t0, probes = asyncio.run(front_main(a))
     wall = time.monotonic() - wall0
     self_ru = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -773,6 +777,7 @@ def main(argv=None):
         r["arrival_bracket_ns"] = [before, after]
     truth["params"] = {k: v for k, v in vars(a).items() if k not in ("engine", "t0", "out")}
     truth["t0_ns"] = t0
+    truth["clock_probes"]["frontend"] = probes
     with open(os.path.join(a.out, "truth.json"), "w") as f:
         json.dump(truth, f)
     run = {"lineage": not a.no_lineage, "requests": a.requests, "wall_s": wall,

@@ -247,23 +247,32 @@ def test_compare_injected_delay(run1, tmp_path):
     _, truth, _ = run1
     truth = copy.deepcopy(truth)
     n = 7
+    tr = truth["requests"][str(n)]
+    ft = [s for s in truth["steps"] if s["step"] == tr["first_step"]][0]
+    big = 1 + max(tr["scheduled_ns"] - tr["arrival_ns"], ft["end_ns"] - ft["first_start_ns"])
     truth["injected_delays"] = [{"request": n, "step": 0, "stretch": "host",
-                                 "cause": "host_delay", "start_ns": 0, "end_ns": 5_000_000,
-                                 "ns": 5_000_000}]
+                                 "cause": "host_delay", "start_ns": 0, "end_ns": big,
+                                 "ns": big}]
     good = perfect_report(truth)
     row = [r for r in good["per_request"]["requests"] if r["user_id"] == n][0]
     row["ttft"]["stretches"] = [
         {"name": "queue", "start_ns": 0, "end_ns": 1, "ns": 1, "cause": "queueing",
          "evidence": "observed"},
-        {"name": "host", "start_ns": 1, "end_ns": 5_000_100, "ns": 5_000_099,
+        {"name": "host", "start_ns": 1, "end_ns": big + 1, "ns": big,
          "cause": "thread_delay", "evidence": "observed"}]
-    row["ttft"]["dominant"] = "host"
+    row["ttft"]["dominant"] = {"stretch": "host", "cause": "thread_delay"}
     p = run_compare(tmp_path, truth, good)
-    assert p.returncode == 0 and "INJECTED delays=1 named=1" in p.stdout, p.stderr
-    row["ttft"]["dominant"] = "queue"
+    assert p.returncode == 0 and "INJECTED delays=1 dominant_in_truth=1 named=1" in p.stdout, \
+        p.stderr
+    row["ttft"]["dominant"] = {"stretch": "execution", "cause": "execution"}
     p = run_compare(tmp_path, truth, good)
-    assert p.returncode == 1 and "dominant is 'queue'" in p.stderr
-    row["ttft"]["dominant"] = "host"
-    row["ttft"]["stretches"][1]["ns"] = 1_000_000
+    assert p.returncode == 1 and "dominant is {'stretch': 'execution'" in p.stderr, p.stderr
+    row["ttft"]["dominant"] = "host"       # a bare name is read too
+    row["ttft"]["stretches"][1]["ns"] = big // 2
     p = run_compare(tmp_path, truth, good)
-    assert p.returncode == 1 and "5000000 ns were injected" in p.stderr
+    assert p.returncode == 1 and f"{big} ns were injected" in p.stderr
+    # a delay shorter than the request's queueing or execution is not its cause: unscored,
+    # and a run whose every delay is unscored checked nothing
+    truth["injected_delays"][0]["ns"] = 1
+    p = run_compare(tmp_path, truth, good)
+    assert p.returncode == 1 and "nothing was scored" in p.stderr
