@@ -66,7 +66,9 @@ def parse_args(argv):
     p.add_argument("--inject-every", type=int, default=10)
     p.add_argument("--no-lineage", action="store_true", help="tracing off (overhead baseline)")
     p.add_argument("--engine", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--t0", type=int, default=0, help=argparse.SUPPRESS)
+    # tests only: a truth made wrong on purpose (the first step of two requests or more
+    # credited to its first request alone), so the check must fail
+    p.add_argument("--fault-truth", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.inject_host_delay_us < 0:
         p.error("--inject-host-delay-us must be >= 0")
@@ -570,6 +572,9 @@ class Engine:
         """The workload's bookkeeping (truth.json) and the validate truth labels."""
         kernels, labels = [], []
         lid_of = {r.n: r.lid for r in self.reqs.values()}
+        if self.a.fault_truth:
+            st = next(st for st in self.steps if len(st.entries) >= 2)
+            st.entries = st.entries[:1]
         for st in self.steps:
             for kind, key, stream, s, e, owner in st.records:
                 kernels.append([kind, key, st.k, stream, s, e, owner])
@@ -750,7 +755,8 @@ def engine_argv(a):
             str(a.prompt_len), "--output-len", str(a.output_len), "--budget", str(a.budget),
             "--kv-tokens", str(a.kv_tokens), "--max-batch", str(a.max_batch), "--seed",
             str(a.seed), "--workers", str(a.workers), "--inject-host-delay-us",
-            str(a.inject_host_delay_us), "--inject-every", str(a.inject_every)] + (["--no-lineage"] if a.no_lineage
+            str(a.inject_host_delay_us), "--inject-every", str(a.inject_every)] + (
+                ["--fault-truth"] if a.fault_truth else []) + (["--no-lineage"] if a.no_lineage
                                                          else [])
 
 
@@ -780,7 +786,8 @@ def main(argv=None):
         r = truth["requests"][str(n)]
         r["arrival_ns"] = (before + after) // 2
         r["arrival_bracket_ns"] = [before, after]
-    truth["params"] = {k: v for k, v in vars(a).items() if k not in ("engine", "t0", "out")}
+    truth["params"] = {k: v for k, v in vars(a).items() if k not in ("engine", "out",
+                                                                      "fault_truth")}
     truth["t0_ns"] = t0
     truth["clock_probes"]["frontend"] = probes
     with open(os.path.join(a.out, "truth.json"), "w") as f:
