@@ -239,7 +239,7 @@ class Req:
 
 class Step:
     __slots__ = ("k", "entries", "kind", "bucket", "swaps", "eid", "t_plan", "t_submit",
-                 "kernels", "records", "end_ns", "rng_seed", "plan", "injected")
+                 "kernels", "records", "end_ns", "rng_seed", "plan", "injected", "vclock")
 
     def __init__(self, k):
         self.k = k
@@ -446,7 +446,12 @@ class Engine:
         st.kernels = self.step_kernels(st, rng)
         self.vclock += sum(d for _, d in st.kernels) + sum(
             self.swap_ns(t) for _, _, t in st.swaps)
+        if self.injected_in(st):
+            # the runner will stall this long: the step clock counts it, so the requests
+            # behind are admitted when they would be (not queued behind the stall)
+            self.vclock += a.inject_host_delay_us * 1000
         st.plan = [[e[0].n, e[1], e[2]] for e in st.entries]
+        st.vclock = self.vclock
         return st
 
     def entry(self, r, t, kv_used):
@@ -466,6 +471,14 @@ class Engine:
         return [(nm, max(1, int(d * prefill_scale(tokens)))) for nm, d in
                 self.kernels.forward(rng) + self.kernels.sample(rng)]
 
+    def injected_in(self, st):
+        """The requests whose first step st is and that get the injected delay."""
+        a = self.a
+        if not a.inject_host_delay_us:
+            return []
+        return [e[0].n for e in st.entries if e[0].steps[0] == st.k and
+                e[0].n % a.inject_every == a.inject_every // 2]
+
     @staticmethod
     def swap_ns(tokens):
         return max(1000, tokens * KV_BYTES_PER_TOKEN // SWAP_BYTES_PER_NS)
@@ -474,9 +487,7 @@ class Engine:
     def run_step(self, st):
         rt, sim = self.rt, self.sim
         recs = st.records
-        delayed = [e[0].n for e in st.entries if e[0].steps[0] == st.k and
-                   self.a.inject_host_delay_us and
-                   e[0].n % self.a.inject_every == self.a.inject_every // 2]
+        delayed = self.injected_in(st)
         if delayed:
             # the injected cause: the runner's host work of these requests' first step
             # stalls (as a page fault, a GC pause or a slow tokenizer would)
@@ -585,6 +596,7 @@ class Engine:
                   "entries": [[e[0].n, e[1], e[2]] for e in st.entries],
                   "swaps": [[r.n, way, t] for r, way, t in st.swaps],
                   "plan_ns": st.t_plan, "submit_ns": st.t_submit,
+                  "step_clock_ns": st.vclock,
                   "first_start_ns": min((rec[3] for rec in st.records), default=None),
                   "end_ns": st.end_ns} for st in self.steps]
         end_of = {st.k: st.end_ns for st in self.steps}
