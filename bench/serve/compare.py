@@ -124,8 +124,10 @@ def main(argv=None):
     p.add_argument("--explain", required=True)
     p.add_argument("--validate", required=True)
     p.add_argument("--annotations")
-    p.add_argument("--run-on")
-    p.add_argument("--run-off")
+    p.add_argument("--run-on", action="append", default=[],
+                   help="run.json of a run with lineage (repeatable: the median is used)")
+    p.add_argument("--run-off", action="append", default=[],
+                   help="run.json of a run without lineage (repeatable)")
     a = p.parse_args(argv)
     try:
         return compare(a)
@@ -290,12 +292,25 @@ def compare(a):
     # --- overhead (reported, not a goal here: docs/serving.md, "Results")
     over = "n/a"
     if a.run_on and a.run_off:
-        on, off = load(a.run_on, "run"), load(a.run_off, "run")
-        if on.get("plan_sha256") != off.get("plan_sha256"):
+        runs = {"on": [load(x, "run") for x in a.run_on],
+                "off": [load(x, "run") for x in a.run_off]}
+        plans = {r.get("plan_sha256") for rs in runs.values() for r in rs}
+        if len(plans) != 1:
             failed.append("the runs with and without lineage did not run the same plan "
                           "(plan_sha256 differs)")
-        c_on, c_off = member(on, "cpu_s", a.run_on), member(off, "cpu_s", a.run_off)
-        over = f"{(c_on - c_off) / c_off:.4f}" if c_off > 0 else "n/a"
+        cpu = {}
+        for k, rs in runs.items():
+            xs = sorted(member(r, "cpu_s", f"run ({k})") for r in rs)
+            cpu[k] = xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] +
+                                                           xs[len(xs) // 2]) / 2
+        over = f"{(cpu['on'] - cpu['off']) / cpu['off']:.4f}" if cpu["off"] > 0 else "n/a"
+        overhead_line = (f"OVERHEAD runs={len(runs['on'])}+{len(runs['off'])} "
+                         f"cpu_on_median_s={cpu['on']:.3f} cpu_off_median_s={cpu['off']:.3f} "
+                         f"cpu_on_s={[round(r['cpu_s'], 3) for r in runs['on']]} "
+                         f"cpu_off_s={[round(r['cpu_s'], 3) for r in runs['off']]} "
+                         f"per_request_us={(cpu['on'] - cpu['off']) / len(per) * 1e6:.1f}")
+    else:
+        overhead_line = None
 
     print(f"SERVE requests={len(per)} gpu_records={gpu_records} incorrect={incorrect} "
           f"gpu_time_err_max={err_max:.6f} gpu_time_err_mean={err_mean:.6f} "
@@ -306,6 +321,8 @@ def compare(a):
     print(f"CLOCK error_bound_ns={drift} ttft_err_median_ns={med} (the traces' host clocks "
           "against CLOCK_MONOTONIC in both processes, probed at start and end; each "
           "request's bound adds half its arrival bracket)")
+    if overhead_line:
+        print(overhead_line)
     if injected:
         print(f"INJECTED delays={len(injected)} dominant_in_truth={dominant_in_truth} "
               f"named={named}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run-serving.sh BUILD_DIR OUT_DIR [--requests N] [--seed S] [serve.py options...]
+# run-serving.sh BUILD_DIR OUT_DIR [--overhead-runs N] [--requests N] [--seed S]
+#                [serve.py options...]
 #
 # The serving benchmark (docs/serving.md): runs bench/serve/serve.py on the simulator
 # without lineage (OUT_DIR/off) and with it (OUT_DIR/on), the same plan both times; then
@@ -9,7 +10,7 @@
 # Exit status: compare.py's (0 every goal held, 1 a goal failed, 2 bad input); 2 when a
 # step could not run (named on stderr); 64 a usage error.
 set -uo pipefail
-usage="usage: run-serving.sh BUILD_DIR OUT_DIR [--requests N] [--seed S] [serve.py options...]"
+usage="usage: run-serving.sh BUILD_DIR OUT_DIR [--overhead-runs N] [--requests N] [--seed S] [serve.py options...]"
 build=${1:?$usage}
 out=${2:?$usage}
 shift 2
@@ -26,17 +27,32 @@ if ! ls "$pkg"/_lineage_sim.*.so >/dev/null 2>&1; then
 	exit 2
 fi
 export PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
+# --overhead-runs N (ours, not serve.py's): N runs each way, alternating; the overhead is
+# the medians' (the last run with lineage is the one validated and explained).
+runs=1 args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--overhead-runs) runs=${2:?--overhead-runs N}; shift 2 ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+case $runs in ''|*[!0-9]*|0) echo "run-serving.sh: --overhead-runs $runs: not a count >= 1" >&2; exit 64 ;; esac
 mkdir -p "$out" || exit 2
-for mode in off on; do
-	flag=()
-	[ "$mode" = off ] && flag=(--no-lineage)
-	rm -rf "${out:?}/$mode"
-	if ! "$py" "$here/serve.py" --out "$out/$mode" "${flag[@]}" "$@" >"$out/$mode.log" 2>&1; then
-		echo "run-serving.sh: serve.py ($mode) failed:" >&2
-		cat "$out/$mode.log" >&2
-		exit 2
-	fi
-	cat "$out/$mode.log"
+run_on=() run_off=()
+for i in $(seq 1 "$runs"); do
+	for mode in off on; do
+		flag=()
+		[ "$mode" = off ] && flag=(--no-lineage)
+		rm -rf "${out:?}/$mode"
+		if ! "$py" "$here/serve.py" --out "$out/$mode" "${flag[@]}" "${args[@]}" >"$out/$mode.log" 2>&1; then
+			echo "run-serving.sh: serve.py ($mode) failed:" >&2
+			cat "$out/$mode.log" >&2
+			exit 2
+		fi
+		cat "$out/$mode.log"
+		cp "$out/$mode/run.json" "$out/run-$mode-$i.json" || exit 2
+		if [ "$mode" = on ]; then run_on+=(--run-on "$out/run-$mode-$i.json"); else run_off+=(--run-off "$out/run-$mode-$i.json"); fi
+	done
 done
 on="$out/on"
 traces=("$on/engine.lt" "$on/frontend.lt")
@@ -50,4 +66,4 @@ if ! "$explain" --per-request --json "${traces[@]}" >"$on/explain.json" 2>"$on/e
 fi
 "$py" "$here/compare.py" --truth "$on/truth.json" --explain "$on/explain.json" \
 	--validate "$on/validate.json" --annotations "$on/annotations.json" \
-	--run-on "$on/run.json" --run-off "$out/off/run.json"
+	"${run_on[@]}" "${run_off[@]}"
