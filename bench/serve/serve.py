@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import math
 import os
 import queue
 import random
@@ -663,7 +662,6 @@ def engine_main(a):
     eng = Engine(a, rt, sim, lin)
     rd = threading.Thread(target=eng.reader, args=(sys.stdin,), daemon=True)
     rd.start()
-    sched = threading.Thread(target=eng.run, name="scheduler")
     err = []
 
     def guarded():

@@ -56,7 +56,6 @@ def test_truth_invariants(run1):
     assert kinds == {"decode", "mixed"}, kinds          # graph replays and eager steps
     modes = {p["mode"] for r in reqs.values() for p in r["preemptions"]}
     assert modes == {"swap", "recompute"}, modes        # both preemptions exercised
-    produced = {int(n): 0 for n in reqs}
     first = {int(n): [] for n in reqs}
     for s in steps:
         assert sum(t for _, t, _ in s["entries"]) <= 512
@@ -276,3 +275,29 @@ def test_compare_injected_delay(run1, tmp_path):
     truth["injected_delays"][0]["ns"] = 1
     p = run_compare(tmp_path, truth, good)
     assert p.returncode == 1 and "nothing was scored" in p.stderr
+
+
+def test_compare_overhead_from_medians(run1, tmp_path):
+    _, truth, run = run1
+    good = perfect_report(truth)
+    files = []
+    for i, (mode, cpu) in enumerate([("on", 1.1), ("on", 9.0), ("on", 1.2), ("off", 1.0),
+                                     ("off", 0.1), ("off", 1.0)]):
+        f = tmp_path / f"run-{i}.json"
+        f.write_text(json.dumps({"cpu_s": cpu, "plan_sha256": run["plan_sha256"]}))
+        files += [f"--run-{mode}", str(f)]
+    p = run_compare(tmp_path, truth, good)
+    argv = p.args + files
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "overhead_cpu_frac=0.2000" in p.stdout and "OVERHEAD runs=3+3" in p.stdout
+    (tmp_path / "run-5.json").write_text(json.dumps({"cpu_s": 1.0, "plan_sha256": "x"}))
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 1 and "did not run the same plan" in p.stderr
+
+
+def test_run_serving_usage_errors(tmp_path):
+    run = os.path.join(HERE, "..", "run-serving.sh")
+    p = subprocess.run(["bash", run, str(tmp_path / "nobuild"), str(tmp_path / "o")],
+                       stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 2 and "is not there (build BUILD_DIR first)" in p.stderr
