@@ -44,6 +44,8 @@ MAIN_STREAM, SIDE_STREAM = 7, 13
 KV_BYTES_PER_TOKEN = 16 * 1024    # a modelled KV cache row (bytes per token)
 SWAP_BYTES_PER_NS = 25            # host link: 25 GB/s
 KERNEL, MEMCPY = 22, 23           # LIN_REC_KERNEL, LIN_REC_MEMCPY (truth gpu_kind)
+SHARE_PREFILL, SHARE_DECODE = lineage.SHARE_PREFILL, lineage.SHARE_DECODE
+SHARE_FIRST_TOKEN = lineage.SHARE_FIRST_TOKEN
 
 
 def parse_args(argv):
@@ -252,10 +254,6 @@ class Step:
         self.end_ns = 0
 
 
-SHARE_PREFILL, SHARE_DECODE = lineage.SHARE_PREFILL, lineage.SHARE_DECODE
-SHARE_FIRST_TOKEN = lineage.SHARE_FIRST_TOKEN
-
-
 class Engine:
     def __init__(self, a, rt, sim, lin):
         self.a, self.rt, self.sim, self.lin = a, rt, sim, lin
@@ -277,7 +275,6 @@ class Engine:
         self.closed = False
         self.prev_end = 0     # device end of the step before the one in flight
         self.annotations = []
-        self.warmup_records = []
 
     # --- input: the front end's lines, on a reader thread
     def reader(self, stream):
@@ -335,6 +332,8 @@ class Engine:
         while self.arrivals and self.arrivals[0][0] <= self.vclock:
             off, n = self.arrivals[0]
             while n not in self.reqs:
+                if self.closed:
+                    raise RuntimeError(f"engine: the front end ended without request {n}")
                 self.pump(block=True)
             self.arrivals.pop(0)
             r = self.reqs[n]
