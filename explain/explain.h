@@ -271,6 +271,12 @@ size_t lin_explain_rq_listed(const struct lin_explain *x);
  * counter. 0, or -1 with errno. */
 int lin_explain_per_request_perfetto(const struct lin_explain *x, const char *path);
 int64_t lin_explain_rq_residual(const struct lin_explain *x);
+/* What the input says is missing: records dropped, launches without their GPU record, and
+ * records whose duration counts nowhere (no start or end, or the total would overflow). */
+void lin_explain_rq_missing(const struct lin_explain *x, uint64_t *dropped, uint64_t *launches,
+			    uint64_t *untimed);
+/* GPU records split among requests (0: nothing to report). */
+uint64_t lin_explain_rq_attributed(const struct lin_explain *x);
 
 const char *lin_mark_name(enum lin_mark m);
 const char *lin_how_name(enum lin_how h);

@@ -327,6 +327,17 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 /* --per-request: something was attributed, and the split conserved the total. */
 static int per_request_status(const struct lin_explain *x)
 {
+	uint64_t dropped, missing, untimed;
+	lin_explain_rq_missing(x, &dropped, &missing, &untimed);
+	if (dropped || missing || untimed) {
+		fprintf(stderr,
+			"lineage-explain: --per-request: the GPU time is incomplete: %" PRIu64
+			" records were dropped, %" PRIu64 " launches have no GPU record and %" PRIu64
+			" records have no duration that counts (no start or end, or past 2^64 ns "
+			"in all; lineage-validate says where)\n",
+			dropped, missing, untimed);
+		return EXIT_NOTHING;
+	}
 	int64_t res = lin_explain_rq_residual(x);
 	if (res) {
 		fprintf(stderr,
@@ -335,9 +346,10 @@ static int per_request_status(const struct lin_explain *x)
 			res);
 		return EXIT_NOTHING;
 	}
-	if (!lin_explain_summary(x)->explained) {
+	if (!lin_explain_rq_attributed(x)) {
 		fprintf(stderr, "lineage-explain: --per-request: no GPU record is joined to a request "
-				"(run lineage-validate for why)\n");
+				"(run lineage-validate for why; an imported trace names ops, not "
+				"requests)\n");
 		return EXIT_NOTHING;
 	}
 	return 0;

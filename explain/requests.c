@@ -36,14 +36,24 @@ void lin_x_rq_init(struct lin_explain *x)
 	lin_vtab_init(&x->rq, sizeof(struct lin_xrq));
 	lin_vtab_init(&x->steps, sizeof(struct lin_xstep));
 	lin_vec_init(&x->rqorder, sizeof(struct lin_xrqkey));
+	lin_vec_init(&x->unat, sizeof(struct lin_xunat));
+	x->sidx_epoch = LIN_NIL;
 }
 
 void lin_x_rq_free(struct lin_explain *x)
 {
+	for (size_t i = 0; i < x->rqorder.n; i++) {
+		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
+		struct lin_xrq *q = lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32);
+		if (q)
+			free(q->ft_led);
+	}
 	lin_vtab_free(&x->rq);
 	lin_vtab_free(&x->steps);
 	lin_vec_free(&x->rqorder);
+	lin_vec_free(&x->unat);
 	free(x->split_w);
+	free(x->sidx);
 }
 
 struct lin_xrq *lin_x_rq(struct lin_explain *x, uint64_t req, uint16_t proc)
@@ -60,7 +70,10 @@ struct lin_xrq *lin_x_rq(struct lin_explain *x, uint64_t req, uint16_t proc)
 				       .sched = LIN_NIL,
 				       .ft_epoch = LIN_NIL,
 				       .ft_decl = LIN_NIL,
-				       .arrival = LIN_NIL };
+				       .arrival = LIN_NIL,
+				       .first_token = LIN_NIL,
+				       .ft_start = LIN_NIL,
+				       .ft_end = LIN_NIL };
 		struct lin_xrqkey *k = lin_vec_push(&x->rqorder);
 		if (!k) {
 			x->oom = true;
@@ -71,8 +84,8 @@ struct lin_xrq *lin_x_rq(struct lin_explain *x, uint64_t req, uint16_t proc)
 	return q;
 }
 
-/* The first-token steps: every epoch whose shares (that held) give a request its first
- * token; the earliest declared of them is the request's. */
+/* Each request's first-token step: the epoch the join layer says gave it its first token
+ * (the first in file order whose shares held; a second is a duplicate_first_token finding). */
 bool lin_x_rq_prepare(struct lin_explain *x, const struct lin_joiner *v)
 {
 	if (!x->o.per_request)
@@ -83,26 +96,28 @@ bool lin_x_rq_prepare(struct lin_explain *x, const struct lin_joiner *v)
 		uint32_t n;
 		const uint64_t *sh = lin_joiner_epoch_shares(v, d->proc, d->epoch, &reqs, &n);
 		for (uint32_t k = 0; sh && k < n; k++) {
-			if (!(LIN_SHARE_FLAGS(sh[k]) & LIN_SHARE_FIRST_TOKEN))
+			if (!(LIN_SHARE_FLAGS(sh[k]) & LIN_SHARE_FIRST_TOKEN) ||
+			    lin_joiner_first_token(v, d->proc, reqs[k]) != d->epoch)
 				continue;
 			struct lin_xrq *q = lin_x_rq(x, reqs[k], d->proc);
 			if (!q)
 				return false;
-			if (q->ft_decl == LIN_NIL || d->host_ns < q->ft_decl) {
-				q->ft_epoch = d->epoch;
-				q->ft_decl = d->host_ns;
-			}
+			q->ft_epoch = d->epoch;
+			q->ft_decl = d->host_ns;
 			bool fresh;
 			struct lin_xstep *s =
 				lin_vtab_get(&x->steps, d->epoch, (uint64_t)d->proc << 32, &fresh);
 			if (!s)
 				return false;
 			if (fresh)
-				*s = (struct lin_xstep){ .first_start = LIN_NIL,
-							 .last_end = LIN_NIL,
-							 .decl = d->host_ns };
+				*s = (struct lin_xstep){ .decl = d->host_ns };
 		}
 	}
+	const struct lin_join_summary *js = lin_joiner_summary(v);
+	x->per.dropped = js->dropped;
+	x->per.launches_missing = js->lost_by_cause[LIN_CAUSE_NO_GPU_RECORD] +
+				  js->lost_by_cause[LIN_CAUSE_MAYBE_CAPTURED] +
+				  js->lost_by_cause[LIN_CAUSE_DROPPED_RECORDS];
 	return true;
 }
 
@@ -124,6 +139,43 @@ static const uint64_t *shares_of(const struct lin_explain *x, const struct lin_j
 	return NULL;
 }
 
+static int cmp_sidx(const void *pa, const void *pb)
+{
+	const struct lin_xsidx *a = pa, *b = pb;
+	return a->req < b->req ? -1 : a->req > b->req;
+}
+
+/* Request @req's index in the shares of @step (@sreqs, @sn), or UINT32_MAX: by a sorted
+ * index of the last step asked about (records of one step come together). */
+static uint32_t share_index(struct lin_explain *x, uint16_t proc, uint64_t step,
+			    const uint64_t *sreqs, uint32_t sn, uint64_t req)
+{
+	if (x->sidx_epoch != step || x->sidx_proc != proc) {
+		if (sn > x->sidx_cap) {
+			struct lin_xsidx *p = realloc(x->sidx, sn * sizeof(*p));
+			if (!p)
+				return UINT32_MAX - 1;
+			x->sidx = p;
+			x->sidx_cap = sn;
+		}
+		for (uint32_t k = 0; k < sn; k++)
+			x->sidx[k] = (struct lin_xsidx){ .req = sreqs[k], .idx = k };
+		qsort(x->sidx, sn, sizeof(*x->sidx), cmp_sidx);
+		x->sidx_n = sn;
+		x->sidx_epoch = step;
+		x->sidx_proc = proc;
+	}
+	size_t lo = 0, hi = x->sidx_n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->sidx[mid].req < req)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->sidx_n && x->sidx[lo].req == req ? x->sidx[lo].idx : UINT32_MAX;
+}
+
 static int cmp_rem(const void *pa, const void *pb)
 {
 	const struct lin_xsplit *a = pa, *b = pb;
@@ -132,10 +184,11 @@ static int cmp_rem(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Split @d ns among @n weights (sum @w > 0) by largest remainder into x->split_w[].ns. */
-static void split(struct lin_xsplit *s, uint32_t n, uint64_t d, uint64_t w)
+/* Split @d ns among @n weights (sum @w > 0) by largest remainder into s[].ns. Weights are
+ * 32-bit (the runtime's and the validator's limit), so @w < 2^42 and d * w fits 128 bits. */
+static void split(struct lin_xsplit *s, uint32_t n, uint64_t d, unsigned __int128 w)
 {
-	uint64_t given = 0;
+	unsigned __int128 given = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		unsigned __int128 p = (unsigned __int128)d * s[k].w;
 		s[k].ns = (uint64_t)(p / w);
@@ -143,11 +196,12 @@ static void split(struct lin_xsplit *s, uint32_t n, uint64_t d, uint64_t w)
 		s[k].idx = k;
 		given += s[k].ns;
 	}
-	uint64_t left = d - given; /* < n */
+	/* Each part is at most d * w_k / w, so given <= d, and d - given < n. */
+	uint64_t left = given <= d ? d - (uint64_t)given : 0;
 	if (!left)
 		return;
 	qsort(s, n, sizeof(*s), cmp_rem);
-	for (uint32_t k = 0; k < left; k++)
+	for (uint32_t k = 0; k < left && k < n; k++)
 		s[k].ns++;
 }
 
@@ -163,8 +217,25 @@ static bool grow_split(struct lin_explain *x, uint32_t n)
 	return true;
 }
 
-/* One GPU record as the build loop classified it: @joined, the ledger @l (X_OK), else
- * the join layer's verdict (@epoch_only: joined to an epoch that names no request). */
+/* A record no request is given: counted, and kept (timed) as a place a first token might be. */
+static bool unattributed(struct lin_xbuild *b, size_t i, int res, const struct lin_xgpu *g, uint64_t d)
+{
+	struct lin_xper *p = &b->x->per;
+	p->unattributed_ns += d;
+	p->unattributed_records++;
+	if (res == LIN_XRES_EPOCH_ONLY)
+		p->epoch_only_ns += d;
+	if (g->proc == LIN_XPROC_IMPORTED)
+		return true;
+	struct lin_xunat *u = lin_vec_push(&b->x->unat);
+	if (!u)
+		return false;
+	*u = (struct lin_xunat){ .hs = b->hs[i], .he = b->he[i], .proc = g->proc };
+	return true;
+}
+
+/* One GPU record as the build loop classified it (@res, enum lin_xres), with its ledger @l
+ * when joined (LIN_XRES_OK). */
 bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_xlaunch *l)
 {
 	struct lin_explain *x = b->x;
@@ -181,15 +252,14 @@ bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_x
 		return true;
 	}
 	uint64_t d = g->end - g->start;
-	p->records++;
-	p->total_ns += d;
-	if (res != LIN_XRES_OK || g->proc == LIN_XPROC_IMPORTED || !l->nreq) {
-		p->unattributed_ns += d;
-		p->unattributed_records++;
-		if (res == LIN_XRES_EPOCH_ONLY)
-			p->epoch_only_ns += d;
+	if (d > UINT64_MAX - p->total_ns) {
+		p->overflow++;
 		return true;
 	}
+	p->records++;
+	p->total_ns += d;
+	if (res != LIN_XRES_OK || g->proc == LIN_XPROC_IMPORTED || !l->nreq)
+		return unattributed(b, i, res, g, d);
 	const uint64_t *reqs = lin_explain_reqs(x, l);
 	uint32_t n = l->nreq, sn = 0;
 	const uint64_t *sreqs = NULL, *sh = NULL;
@@ -198,37 +268,35 @@ bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_x
 		return false;
 	struct lin_xsplit *s = x->split_w;
 	sh = shares_of(x, b->v, l->proc, l->epoch, &sreqs, &sn, &step);
-	uint64_t w = 0;
-	bool by_tokens = sh && !x->o.split_equal;
-	bool same = by_tokens && sn == n && !memcmp(sreqs, reqs, n * sizeof(*reqs));
-	for (uint32_t k = 0; k < n && by_tokens; k++) {
-		uint32_t at = k;
-		if (!same)
-			for (at = 0; at < sn && sreqs[at] != reqs[k]; at++)
-				;
-		if (at == sn) {
-			by_tokens = false; /* a request the shares do not name */
-			p->shares_incomplete++;
-			break;
+	unsigned __int128 w = 0;
+	bool same = sh && sn == n && !memcmp(sreqs, reqs, n * sizeof(*reqs));
+	bool complete = sh != NULL; /* the shares name every request of the record */
+	for (uint32_t k = 0; k < n && sh; k++) {
+		uint32_t at = same ? k : share_index(x, l->proc, step, sreqs, sn, reqs[k]);
+		if (at == UINT32_MAX - 1)
+			return false;
+		if (at == UINT32_MAX) {
+			complete = false;
+			s[k].w = 0;
+			s[k].flags = 0;
+			continue;
 		}
 		s[k].w = LIN_SHARE_TOKENS(sh[at]);
 		s[k].flags = (uint32_t)LIN_SHARE_FLAGS(sh[at]);
 		w += s[k].w;
 	}
+	bool by_tokens = complete && !x->o.split_equal;
+	if (sh && !complete)
+		p->shares_incomplete++;
 	if (by_tokens && !w) {
 		by_tokens = false;
 		p->zero_tokens++;
 	}
-	if (!by_tokens) {
-		/* Equal shares; the phase still comes from the shares where they name it. */
+	if (!by_tokens) { /* equal shares; the phase still from the shares that name it */
 		for (uint32_t k = 0; k < n; k++) {
 			s[k].w = 1;
-			s[k].flags = 0;
-			for (uint32_t at = 0; sh && at < sn; at++)
-				if (sreqs[at] == reqs[k]) {
-					s[k].flags = (uint32_t)LIN_SHARE_FLAGS(sh[at]);
-					break;
-				}
+			if (!sh)
+				s[k].flags = 0;
 		}
 		w = n;
 	}
@@ -244,39 +312,60 @@ bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_x
 			q->decode_ns += s[k].ns;
 		else
 			q->other_ns += s[k].ns;
+		if (q->last_rec == i + 1)
+			continue; /* an epoch that names it twice: one record all the same */
+		q->last_rec = i + 1;
 		q->records++;
 		if (by_tokens)
 			q->by_tokens++;
 		else
 			q->by_equal++;
+		/* Its first-token step's records that serve it (shares that name it). */
+		if (step == LIN_NIL || step != q->ft_epoch || !(s[k].flags & LIN_SHARE_FIRST_TOKEN) ||
+		    b->hs[i] == LIN_NIL || b->he[i] == LIN_NIL)
+			continue;
+		if (q->ft_start == LIN_NIL || b->hs[i] < q->ft_start) {
+			if (!q->ft_led && !(q->ft_led = malloc(sizeof(*q->ft_led))))
+				return false;
+			q->ft_start = b->hs[i];
+			*q->ft_led = *l;
+		}
+		if (q->ft_end == LIN_NIL || b->he[i] > q->ft_end)
+			q->ft_end = b->he[i];
+		if (b->herr[i] > q->ft_err)
+			q->ft_err = b->herr[i];
 	}
 	p->attributed_ns += d;
+	p->attributed_records++;
 	if (by_tokens)
 		p->split_tokens++;
 	else
 		p->split_equal++;
-	/* The first-token step's device span and its first-starting record's ledger. */
-	struct lin_xstep *st =
-		step == LIN_NIL ? NULL : lin_vtab_find(&x->steps, step, (uint64_t)l->proc << 32);
-	if (st && b->hs[i] != LIN_NIL && b->he[i] != LIN_NIL) {
-		if (st->first_start == LIN_NIL || b->hs[i] < st->first_start) {
-			st->first_start = b->hs[i];
-			st->first = *l;
-			st->have_first = true;
-		}
-		if (st->last_end == LIN_NIL || b->he[i] > st->last_end)
-			st->last_end = b->he[i];
-		if (b->herr[i] > st->err)
-			st->err = b->herr[i];
-		st->n++;
-	}
 	return true;
 }
 
-/* The arrival of request @q of process @proc: its begin, or the begin of the request of
- * another process of this run it was sent by (its request_link's trace id names the
- * sender's process key and request id, docs/fleet.md; the sender may be this process),
- * when that process is on the same host (the same CLOCK_MONOTONIC) and began it no later. */
+/* The request of process @p that a request_link's trace id (@hi: the sender's process key,
+ * @lo: its request id, docs/fleet.md) names, and *@host its host; NULL: none in the input. */
+static struct lin_xrq *sender(struct lin_explain *x, const struct lin_joiner *v, uint64_t hi,
+			      uint64_t lo, const char **host)
+{
+	uint64_t pid;
+	for (unsigned p = 0; p < 0xffffu; p++) {
+		if (!lin_joiner_proc_id(v, (uint16_t)p, &pid, host))
+			break;
+		if (lin_w3c_proc_key(*host, pid) == hi)
+			return lin_vtab_find(&x->rq, lo, (uint64_t)p << 32);
+	}
+	*host = NULL;
+	return NULL;
+}
+
+/* The arrival of request @q of process @proc: its begin, or the begin of the request of a
+ * process of this run it was sent by (its request_link's trace id names the sender's
+ * process key and request id; the sender may be this process), when that process is on
+ * the same host (the same CLOCK_MONOTONIC), began it no later, and sent no other request
+ * of the run: a trace id is shared by every call made for it, so a sender linked to two
+ * requests cannot say which one arrived when it began. */
 static void arrival(struct lin_explain *x, const struct lin_joiner *v, struct lin_xrq *q, uint16_t proc)
 {
 	q->arrival = q->begin;
@@ -287,30 +376,31 @@ static void arrival(struct lin_explain *x, const struct lin_joiner *v, struct li
 	const char *host, *myhost;
 	if (!lin_joiner_proc_id(v, proc, &pid, &myhost))
 		return;
-	for (unsigned p = 0; p < 0xffffu; p++) {
-		if (!lin_joiner_proc_id(v, (uint16_t)p, &pid, &host))
-			break;
-		if (lin_w3c_proc_key(host, pid) != q->link_hi)
-			continue;
-		if (!host || !myhost || strcmp(host, myhost)) {
-			q->arrival_how = LIN_XARR_OTHER_HOST;
-			return;
-		}
-		const struct lin_xrq *s = lin_vtab_find(&x->rq, q->link_lo, (uint64_t)p << 32);
-		if (s == q) /* a link to itself: its own begin */
-			return;
-		if (!s || s->begin == LIN_NIL) {
-			q->arrival_how = LIN_XARR_SENDER_UNKNOWN;
-			return;
-		}
-		if (q->begin != LIN_NIL && s->begin > q->begin) {
-			q->arrival_how = LIN_XARR_SENDER_LATER;
-			return;
-		}
-		q->arrival = s->begin;
-		q->arrival_how = LIN_XARR_LINKED;
+	struct lin_xrq *s = sender(x, v, q->link_hi, q->link_lo, &host);
+	if (!host) {
+		q->arrival_how = LIN_XARR_SENDER_UNKNOWN;
 		return;
 	}
+	if (!myhost || strcmp(host, myhost)) {
+		q->arrival_how = LIN_XARR_OTHER_HOST;
+		return;
+	}
+	if (s == q) /* a link to itself: its own begin */
+		return;
+	if (!s || s->begin == LIN_NIL) {
+		q->arrival_how = LIN_XARR_SENDER_UNKNOWN;
+		return;
+	}
+	if (s->linked_by > 1) {
+		q->arrival_how = LIN_XARR_SENDER_SHARED;
+		return;
+	}
+	if (q->begin != LIN_NIL && s->begin > q->begin) {
+		q->arrival_how = LIN_XARR_SENDER_LATER;
+		return;
+	}
+	q->arrival = s->begin;
+	q->arrival_how = LIN_XARR_LINKED;
 }
 
 /* The stretch from @a to @b_ (either unknown: unknown). */
@@ -319,15 +409,13 @@ static void stretch(struct lin_xrq *q, uint8_t name, uint64_t a, uint64_t b_, ui
 	struct lin_xstretch *s = &q->st[q->nst++];
 	s->name = name;
 	s->cause = cause;
+	s->start = a;
+	s->end = b_;
 	if (a == LIN_NIL || b_ == LIN_NIL || b_ < a) {
-		s->start = a;
-		s->end = b_;
 		s->ns = 0;
 		s->ev = LIN_EV_UNKNOWN;
 		return;
 	}
-	s->start = a;
-	s->end = b_;
 	s->ns = b_ - a;
 	s->ev = ev;
 }
@@ -355,11 +443,38 @@ static bool mark_is(const struct lin_xlaunch *l, enum lin_mark m)
 	return l->m[m].ev == LIN_EV_OBSERVED || l->m[m].ev == LIN_EV_INFERRED;
 }
 
+/* Whether request @q's first token may be later than its first-token step's last record
+ * that serves it: a GPU record of its process that no request was given (lost, ambiguous,
+ * joined to no request) ending later and starting after the step was declared might be
+ * the step's; a GPU record the input says is missing might be too. */
+static uint8_t first_token_doubt(const struct lin_explain *x, const struct lin_xrq *q, uint16_t proc)
+{
+	if (x->per.dropped || x->per.launches_missing || x->per.untimed || x->per.overflow)
+		return LIN_XFT_GPU_MISSING;
+	for (size_t i = 0; i < x->unat.n; i++) {
+		const struct lin_xunat *u = lin_vec_at(&x->unat, i);
+		if (u->proc != proc)
+			continue;
+		if (u->he == LIN_NIL || u->hs == LIN_NIL || (u->he > q->ft_end && u->hs >= q->ft_decl))
+			return LIN_XFT_UNATTRIBUTED;
+	}
+	return LIN_XFT_KNOWN;
+}
+
 /* Each request's time to first token, in stretches (docs/serving.md). */
 void lin_x_rq_finish(struct lin_explain *x, const struct lin_joiner *v)
 {
 	if (!x->o.per_request)
 		return;
+	/* How many requests of the run each sender's request was linked to. */
+	for (size_t i = 0; i < x->rqorder.n; i++) {
+		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
+		struct lin_xrq *q = lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32);
+		const char *host;
+		struct lin_xrq *s = q->linked ? sender(x, v, q->link_hi, q->link_lo, &host) : NULL;
+		if (s && s != q)
+			s->linked_by++;
+	}
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
 		struct lin_xrq *q = lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32);
@@ -368,13 +483,13 @@ void lin_x_rq_finish(struct lin_explain *x, const struct lin_joiner *v)
 		q->dominant = LIN_XS_N;
 		if (q->ft_epoch == LIN_NIL)
 			continue;
-		const struct lin_xstep *st =
-			lin_vtab_find(&x->steps, q->ft_epoch, (uint64_t)k->proc << 32);
-		q->first_token = st ? st->last_end : LIN_NIL;
-		uint64_t api = LIN_NIL, start = st ? st->first_start : LIN_NIL;
+		q->first_token = q->ft_end;
+		q->ft_unknown = q->ft_end == LIN_NIL ? LIN_XFT_GPU_MISSING
+						     : first_token_doubt(x, q, k->proc);
+		uint64_t api = LIN_NIL, start = q->ft_start;
 		uint8_t host_cause = LIN_X_N, dev_cause = LIN_X_N;
-		if (st && st->have_first) {
-			const struct lin_xlaunch *l = &st->first;
+		if (q->ft_led) {
+			const struct lin_xlaunch *l = q->ft_led;
 			if (mark_is(l, LIN_M_API_ENTER))
 				api = l->m[LIN_M_API_ENTER].t;
 			if (api != LIN_NIL) {
@@ -394,8 +509,10 @@ void lin_x_rq_finish(struct lin_explain *x, const struct lin_joiner *v)
 		stretch(q, LIN_XS_LAUNCH_TO_START, api, start,
 			dev_cause == LIN_X_N ? LIN_XSC_LAUNCH : LIN_XSC_LEDGER + dev_cause,
 			LIN_EV_OBSERVED);
-		stretch(q, LIN_XS_EXECUTION, start, q->first_token, LIN_XSC_EXECUTION, LIN_EV_OBSERVED);
-		q->clock_err = st ? st->err : 0;
+		/* A first token in doubt: the execution stretch is only a lower bound. */
+		stretch(q, LIN_XS_EXECUTION, start, q->ft_unknown ? LIN_NIL : q->first_token,
+			LIN_XSC_EXECUTION, LIN_EV_OBSERVED);
+		q->clock_err = q->ft_err;
 		/* The dominant stretch, when every stretch is known: the longest (the first of
 		 * equals). With one unknown, none is named. */
 		uint64_t best = 0;
@@ -433,6 +550,25 @@ static const char *sc_name(uint8_t c)
 	}
 }
 
+/* Why a first token is only bounded below: a JSON value. */
+static const char *ft_why(uint8_t u)
+{
+	switch (u) {
+	case LIN_XFT_UNATTRIBUTED: return "\"unattributed_records\"";
+	case LIN_XFT_GPU_MISSING: return "\"gpu_records_missing\"";
+	default: return "null";
+	}
+}
+
+/* A request's time to first token, LIN_NIL when either end is not known. */
+static uint64_t ttft(const struct lin_xrq *q)
+{
+	return q->ft_epoch != LIN_NIL && !q->ft_unknown && q->arrival != LIN_NIL &&
+			       q->first_token != LIN_NIL && q->first_token >= q->arrival
+		       ? q->first_token - q->arrival
+		       : LIN_NIL;
+}
+
 static const char *arrival_name(uint8_t h)
 {
 	switch (h) {
@@ -440,6 +576,8 @@ static const char *arrival_name(uint8_t h)
 	case LIN_XARR_OTHER_HOST: return "request_begin (sender on another host)";
 	case LIN_XARR_SENDER_UNKNOWN: return "request_begin (sender's request not in the input)";
 	case LIN_XARR_SENDER_LATER: return "request_begin (sender's begin later: not used)";
+	case LIN_XARR_SENDER_SHARED:
+		return "request_begin (sender linked to several requests: not used)";
 	default: return "request_begin";
 	}
 }
@@ -470,6 +608,19 @@ size_t lin_explain_rq_listed(const struct lin_explain *x)
 
 int64_t lin_explain_rq_residual(const struct lin_explain *x) { return residual(x); }
 
+void lin_explain_rq_missing(const struct lin_explain *x, uint64_t *dropped, uint64_t *launches,
+			    uint64_t *untimed)
+{
+	*dropped = x->per.dropped;
+	*launches = x->per.launches_missing;
+	*untimed = x->per.untimed + x->per.overflow;
+}
+
+uint64_t lin_explain_rq_attributed(const struct lin_explain *x)
+{
+	return x->per.attributed_records;
+}
+
 static void opt_u64(FILE *f, uint64_t v)
 {
 	if (v == LIN_NIL)
@@ -483,16 +634,18 @@ void lin_explain_per_request_json(const struct lin_explain *x, FILE *f)
 	const struct lin_xper *p = &x->per;
 	fprintf(f,
 		"{\"tool\":\"lineage-explain\",\"version\":\"%s\",\"per_request\":{\"split\":\"%s\","
-		"\"total_gpu_ns\":%" PRIu64 ",\"attributed_ns\":%" PRIu64
-		",\"unattributed_ns\":%" PRIu64 ",\"unattributed_records\":%" PRIu64
-		",\"epoch_only_ns\":%" PRIu64 ",\"conservation_residual_ns\":%" PRId64
-		",\"records\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"untimed\":%" PRIu64
+		"\"total_gpu_ns\":%" PRIu64 ",\"attributed_ns\":%" PRIu64 ",\"unattributed_ns\":%" PRIu64
+		",\"unattributed_records\":%" PRIu64 ",\"epoch_only_ns\":%" PRIu64
+		",\"conservation_residual_ns\":%" PRId64 ",\"records\":%" PRIu64
+		",\"duplicates\":%" PRIu64 ",\"untimed\":%" PRIu64 ",\"overflow\":%" PRIu64
+		",\"missing\":{\"dropped\":%" PRIu64 ",\"launches_without_gpu_record\":%" PRIu64 "}"
 		",\"split_records\":{\"tokens\":%" PRIu64 ",\"equal\":%" PRIu64
 		",\"shares_incomplete\":%" PRIu64 ",\"zero_tokens\":%" PRIu64 "},\"requests\":[",
 		LIN_STRINGIFY_VERSION, x->o.split_equal ? "equal" : "tokens", p->total_ns,
 		p->attributed_ns, p->unattributed_ns, p->unattributed_records, p->epoch_only_ns,
-		residual(x), p->records, p->duplicates, p->untimed, p->split_tokens, p->split_equal,
-		p->shares_incomplete, p->zero_tokens);
+		residual(x), p->records, p->duplicates, p->untimed, p->overflow, p->dropped,
+		p->launches_missing, p->split_tokens, p->split_equal, p->shares_incomplete,
+		p->zero_tokens);
 	bool first = true;
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
@@ -521,10 +674,9 @@ void lin_explain_per_request_json(const struct lin_explain *x, FILE *f)
 		opt_u64(f, q->sched);
 		fprintf(f, ",\"first_token_epoch\":%" PRIu64 ",\"first_token_ns\":", q->ft_epoch);
 		opt_u64(f, q->first_token);
+		fprintf(f, ",\"first_token_unknown\":%s", ft_why(q->ft_unknown));
 		fputs(",\"ttft_ns\":", f);
-		opt_u64(f, q->arrival != LIN_NIL && q->first_token != LIN_NIL && q->first_token >= q->arrival
-				   ? q->first_token - q->arrival
-				   : LIN_NIL);
+		opt_u64(f, ttft(q));
 		fprintf(f, ",\"clock_err_ns\":%" PRIu64 ",\"stretches\":[", q->clock_err);
 		for (uint8_t s = 0; s < q->nst; s++) {
 			const struct lin_xstretch *t = &q->st[s];
@@ -573,10 +725,8 @@ void lin_explain_per_request_text(const struct lin_explain *x, FILE *f)
 		fputc(' ', f);
 		ms(f, q->decode_ns);
 		fprintf(f, " %8" PRIu64 " ", q->records);
-		bool have = q->ft_epoch != LIN_NIL && q->arrival != LIN_NIL &&
-			    q->first_token != LIN_NIL && q->first_token >= q->arrival;
-		if (have)
-			ms(f, q->first_token - q->arrival);
+		if (ttft(q) != LIN_NIL)
+			ms(f, ttft(q));
 		else
 			fprintf(f, "%10s", "unknown");
 		if (q->dominant != LIN_XS_N)
@@ -595,9 +745,15 @@ void lin_explain_per_request_text(const struct lin_explain *x, FILE *f)
 		"\nconservation: requests + unattributed - total = %" PRId64 " ns. Split by tokens: "
 		"%" PRIu64 " records, equally: %" PRIu64 " (no shares, or %" PRIu64
 		" naming too few requests, %" PRIu64 " with no tokens). Not counted: %" PRIu64
-		" duplicate, %" PRIu64 " untimed.\n",
+		" duplicate, %" PRIu64 " untimed, %" PRIu64 " past 2^64 ns.\n",
 		residual(x), p->split_tokens, p->split_equal, p->shares_incomplete, p->zero_tokens,
-		p->duplicates, p->untimed);
+		p->duplicates, p->untimed, p->overflow);
+	if (p->dropped || p->launches_missing)
+		fprintf(f,
+			"incomplete: the input says %" PRIu64 " records were dropped and %" PRIu64
+			" launches have no GPU record: their time is in no line above, and no first "
+			"token is known (lineage-validate says where).\n",
+			p->dropped, p->launches_missing);
 }
 
 /* JSON microseconds, exactly. */

@@ -88,7 +88,8 @@ enum {
 	LIN_XARR_LINKED,
 	LIN_XARR_OTHER_HOST,
 	LIN_XARR_SENDER_UNKNOWN,
-	LIN_XARR_SENDER_LATER
+	LIN_XARR_SENDER_LATER,
+	LIN_XARR_SENDER_SHARED
 };
 
 struct lin_xstretch {
@@ -104,9 +105,30 @@ struct lin_xrq {
 	uint64_t sched;             /* the earliest declaration of an epoch naming it */
 	uint64_t ft_epoch, ft_decl; /* its first-token epoch and that one's declaration */
 	uint64_t arrival, first_token, clock_err;
+	/* Its first-token step's records that serve it: the first start, the last end (host
+	 * clock), their mapping error, and the ledger of the one that started first. */
+	uint64_t ft_start, ft_end, ft_err;
+	struct lin_xlaunch *ft_led;
+	uint64_t last_rec;  /* the last GPU record counted for it, index + 1 */
+	uint32_t linked_by; /* requests of this run whose request_link names it */
 	struct lin_xstretch st[LIN_XS_N];
 	uint8_t nst, dominant, arrival_how;
+	uint8_t ft_unknown; /* LIN_XFT_*: why its first token is only a lower bound */
 	bool linked, named;
+};
+/* Why a first token is not known, only bounded below. */
+enum { LIN_XFT_KNOWN, LIN_XFT_UNATTRIBUTED, LIN_XFT_GPU_MISSING };
+
+/* A timed GPU record no request was given (--per-request): where it could have been. */
+struct lin_xunat {
+	uint64_t hs, he;
+	uint16_t proc, pad[3];
+};
+
+/* A share index entry: request -> its index in the shares. */
+struct lin_xsidx {
+	uint64_t req;
+	uint32_t idx, pad;
 };
 
 struct lin_xrqkey {
@@ -114,12 +136,9 @@ struct lin_xrqkey {
 	uint16_t proc, pad[3];
 };
 
-/* A first-token step: the device span of its GPU records (host clock) and the ledger of
- * the one that started first. */
+/* A first-token step: its declaration (host clock). */
 struct lin_xstep {
-	uint64_t decl, first_start, last_end, err, n;
-	struct lin_xlaunch first;
-	bool have_first;
+	uint64_t decl;
 };
 
 struct lin_xsplit {
@@ -130,8 +149,12 @@ struct lin_xsplit {
 /* --per-request's run figures. */
 struct lin_xper {
 	uint64_t total_ns, attributed_ns, unattributed_ns, epoch_only_ns;
-	uint64_t records, unattributed_records, duplicates, untimed;
+	uint64_t records, attributed_records, unattributed_records, duplicates, untimed;
+	uint64_t overflow; /* records left out: their duration would overflow the total */
 	uint64_t split_tokens, split_equal, shares_incomplete, zero_tokens;
+	/* What the input says is missing from the total: GPU records CUPTI or the writer
+	 * dropped, and launches whose GPU record never came (the join layer's accounting). */
+	uint64_t dropped, launches_missing;
 };
 
 /* Sorted by (proc, tid, kind, target, host_ns): one binary search per target. */
@@ -232,6 +255,12 @@ struct lin_explain {
 	struct lin_xper per;
 	struct lin_xsplit *split_w;
 	uint32_t split_cap;
+	struct lin_vec unat; /* struct lin_xunat */
+	/* The index of one epoch's shares by request, sorted (the last one looked up). */
+	struct lin_xsidx *sidx;
+	uint32_t sidx_n, sidx_cap;
+	uint64_t sidx_epoch;
+	uint16_t sidx_proc;
 	/* A bit per process with a sync or cuda_event record: synchronization was collected,
 	 * so a cross-stream dependency would be in the trace (device_occupied). */
 	uint8_t synced[(LIN_XPROC_IMPORTED + 1) / 8];

@@ -143,8 +143,11 @@ static void on_epoch_share(struct lin_joiner *v, uint16_t proc, uint32_t file, c
 	}
 	for (uint32_t i = 0; i < r->nreqs; i++) {
 		uint64_t f = LIN_SHARE_FLAGS(r->reqs[i]);
-		if ((f & ~(uint64_t)LIN_SHARE_FLAGS_ALL) ||
-		    ((f & LIN_SHARE_PREFILL) && (f & LIN_SHARE_DECODE))) {
+		/* The runtime's limits: 32-bit tokens; prefill or decode; a first token comes
+		 * from the step that completes a prefill, never from a decode step. */
+		if ((f & ~(uint64_t)LIN_SHARE_FLAGS_ALL) || LIN_SHARE_TOKENS(r->reqs[i]) > UINT32_MAX ||
+		    ((f & LIN_SHARE_PREFILL) && (f & LIN_SHARE_DECODE)) ||
+		    ((f & LIN_SHARE_DECODE) && (f & LIN_SHARE_FIRST_TOKEN))) {
 			static const char *const n[] = { "epoch", "index", "share" };
 			uint64_t ids[] = { epoch, i, r->reqs[i] };
 			lin_j_structural(v, "bad_epoch_share", file, r, 3, n, ids);
@@ -154,6 +157,22 @@ static void on_epoch_share(struct lin_joiner *v, uint16_t proc, uint32_t file, c
 	uint32_t nreq;
 	const uint64_t *reqs = lin_j_epoch_reqs(v, e, &nreq);
 	for (uint32_t i = 0; i < nreq; i++) {
+		if (LIN_SHARE_FLAGS(r->reqs[i]) & LIN_SHARE_DECODE) {
+			/* Its earliest decode: held to its first token at the end (finish_shares). */
+			bool fresh;
+			struct lin_decode_ent *d =
+				lin_vtab_get(&v->decodes, reqs[i], lin_k1(proc, 0), &fresh);
+			if (!d) {
+				v->oom = true;
+				return;
+			}
+			if (fresh || e->decl_ns < d->decl_ns)
+				*d = (struct lin_decode_ent){ .decl_ns = e->decl_ns,
+							      .epoch = epoch,
+							      .off = r->offset,
+							      .index = r->index,
+							      .file = file };
+		}
 		if (!(LIN_SHARE_FLAGS(r->reqs[i]) & LIN_SHARE_FIRST_TOKEN))
 			continue;
 		bool fresh;

@@ -292,6 +292,9 @@ bool lin_joiner_launch_counted_lost(const struct lin_joiner *v, uint16_t proc, u
  * freed. */
 const uint64_t *lin_joiner_epoch_shares(const struct lin_joiner *v, uint16_t proc, uint64_t epoch,
 					const uint64_t **reqs, uint32_t *n);
+/* The epoch whose shares that held first gave request @req of process @proc its first
+ * token, in file order (later ones are duplicate_first_token findings); UINT64_MAX: none. */
+uint64_t lin_joiner_first_token(const struct lin_joiner *v, uint16_t proc, uint64_t req);
 /*
  * lin_verdict_line - one line of a verdict listing (lineage-validate and lineage-explain
  * --verdicts; docs/validator.md, "Verdicts"): FILE, KEY (byte offset; imported: event

@@ -111,8 +111,13 @@ struct lin_epoch_ent {
 				     * count_pair) */
 };
 #define LIN_EP_DECLARED 1
-#define LIN_EP_PUSHED 2      /* a launch bracket pushed it (pushed may drop back to 0) */
-#define LIN_EP_RETIRED 4     /* an epoch_retire names it */
+#define LIN_EP_PUSHED 2  /* a launch bracket pushed it (pushed may drop back to 0) */
+#define LIN_EP_RETIRED 4 /* an epoch_retire names it */
+/* A request's earliest-declared epoch whose shares say it decoded, and where they are. */
+struct lin_decode_ent {
+	uint64_t decl_ns, epoch, off, index;
+	uint32_t file, pad;
+};
 #define LIN_EP_SHARED 8      /* an epoch_share record gave its shares, and they held */
 #define LIN_EP_SHARE_SEEN 16 /* an epoch_share record named it (held or not) */
 
@@ -246,6 +251,7 @@ struct lin_joiner {
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale, vers,
 		grids, gmemops, bthreads, replays, requests, apiring, scopes,
 		firsttok, /* (request, proc): the epoch whose shares gave its first token */
+		decodes,  /* (request, proc): struct lin_decode_ent, its earliest decode share */
 		capheads; /* (tid, proc): 1 + capwin index of its last open
 					    * window (0: none) */
 	struct lin_vec reqpool, cands, pending, adopts;

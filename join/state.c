@@ -33,6 +33,7 @@ struct lin_joiner *lin_joiner_create(const struct lin_joiner_opts *opts)
 	lin_vtab_init(&v->apiring, sizeof(struct lin_apiring));
 	lin_vtab_init(&v->capheads, sizeof(uint64_t));
 	lin_vtab_init(&v->firsttok, sizeof(uint64_t));
+	lin_vtab_init(&v->decodes, sizeof(struct lin_decode_ent));
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -78,7 +79,7 @@ void lin_joiner_free(struct lin_joiner *v)
 	struct lin_vtab *tabs[] = { &v->epochs,   &v->corrs,   &v->nodes,    &v->clones,
 				    &v->strings,  &v->undef,   &v->stale,    &v->vers,
 				    &v->gmemops,  &v->replays, &v->requests, &v->apiring,
-				    &v->capheads, &v->scopes,  &v->firsttok };
+				    &v->capheads, &v->scopes,  &v->firsttok, &v->decodes };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
 	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->cands,

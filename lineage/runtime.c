@@ -605,14 +605,16 @@ static int check_requests_live(lin_runtime *rt, const uint64_t *req, size_t n)
 	return 0;
 }
 
-/* Shares name the requests given: n of them, each flag known, not prefill and decode. */
+/* Shares name the requests given: n of them, each flag known, not prefill and decode, no
+ * first token from a decode step. */
 static bool shares_valid(const struct lin_epoch_share *s, size_t n)
 {
 	if (!n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t f = s[i].flags;
-		if ((f & ~LIN_SHARE_FLAGS_ALL) || ((f & LIN_SHARE_PREFILL) && (f & LIN_SHARE_DECODE)))
+		if ((f & ~LIN_SHARE_FLAGS_ALL) || ((f & LIN_SHARE_PREFILL) && (f & LIN_SHARE_DECODE)) ||
+		    ((f & LIN_SHARE_DECODE) && (f & LIN_SHARE_FIRST_TOKEN)))
 			return false;
 	}
 	return true;

@@ -319,7 +319,7 @@ struct lin_epoch_opts {
 struct lin_epoch_share {
 	uint32_t tokens; /* tokens it contributes to the launch (prefill chunk, decode tokens) */
 	uint32_t flags;  /* LIN_SHARE_PREFILL or LIN_SHARE_DECODE (not both), and
-			  * LIN_SHARE_FIRST_TOKEN; lineage/trace_format.h */
+			  * LIN_SHARE_FIRST_TOKEN with prefill (or alone); lineage/trace_format.h */
 };
 
 /*
@@ -335,7 +335,9 @@ struct lin_epoch_share {
  * Return: 0 with *@id set (version 1); -LIN_ENOCONTEXT (no requests given and none current);
  * -LIN_ENOTFOUND (a named request or parent is not live); -EINVAL (also: an unknown flag,
  * or LIN_EPOCH_NO_REQUESTS with requests; shares without requests given, or a share with
- * a flag outside LIN_SHARE_FLAGS_ALL, or with both LIN_SHARE_PREFILL and _DECODE); -ENOMEM.
+ * a flag outside LIN_SHARE_FLAGS_ALL, with both LIN_SHARE_PREFILL and _DECODE, or with
+ * LIN_SHARE_DECODE and _FIRST_TOKEN: a first token comes from the step that completes a
+ * prefill); -ENOMEM.
  * Context: any thread; may allocate. Since: 0.1 (flags: 0.3, shares: 0.5)
  */
 LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts, uint64_t *id);

@@ -568,12 +568,25 @@ static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_
 /* shares=: a sequence of (tokens, flags) pairs, one per request given. A share that does
  * not hold raises InvalidArgument (lin_epoch_declare's rule: a known flag, not prefill and
  * decode at once); the caller absorbs it unless strict. */
+/* Clear the pending exception when it says the argument is wrong (TypeError, ValueError,
+ * OverflowError), so that lineage's own InvalidArgument replaces it; keep any other
+ * (KeyboardInterrupt, SystemExit, MemoryError: the program's, never absorbed). */
+static bool arg_error(void)
+{
+	if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError) &&
+	    !PyErr_ExceptionMatches(PyExc_OverflowError))
+		return false;
+	PyErr_Clear();
+	return true;
+}
+
 static int parse_shares(PyObject *seq, Py_ssize_t n, struct lin_epoch_share *out)
 {
-	char msg[160];
+	char msg[200];
 	PyObject *fast = PySequence_Fast(seq, "epoch: shares must be a sequence");
 	if (!fast) {
-		PyErr_Clear();
+		if (!arg_error()) /* KeyboardInterrupt, MemoryError...: the program's */
+			return -1;
 		return lin_py_raise_int(-EINVAL, "epoch: shares must be a sequence of (tokens, flags)");
 	}
 	int ret = -1;
@@ -593,17 +606,20 @@ static int parse_shares(PyObject *seq, Py_ssize_t n, struct lin_epoch_share *out
 			tokens = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(it, 0));
 			flags = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(it, 1));
 			if (PyErr_Occurred()) { /* negative or too large */
-				PyErr_Clear();
+				if (!arg_error())
+					goto out;
 				ok = false;
 			}
 		}
 		if (ok && (tokens > UINT32_MAX || (flags & ~(unsigned long long)LIN_SHARE_FLAGS_ALL) ||
-			   ((flags & LIN_SHARE_PREFILL) && (flags & LIN_SHARE_DECODE))))
+			   ((flags & LIN_SHARE_PREFILL) && (flags & LIN_SHARE_DECODE)) ||
+			   ((flags & LIN_SHARE_DECODE) && (flags & LIN_SHARE_FIRST_TOKEN))))
 			ok = false;
 		if (!ok) {
 			snprintf(msg, sizeof(msg),
 				 "epoch: share %zd is not (tokens, flags): tokens 0..2^32-1, flags "
-				 "SHARE_PREFILL or SHARE_DECODE (not both), SHARE_FIRST_TOKEN",
+				 "SHARE_PREFILL or SHARE_DECODE (not both), SHARE_FIRST_TOKEN (not with "
+				 "decode)",
 				 i);
 			lin_py_raise_int(-EINVAL, msg);
 			goto out;

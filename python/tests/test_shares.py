@@ -32,9 +32,11 @@ def test_constants():
 @pytest.mark.parametrize("shares", [
     [(1, P)],                       # one share for two requests
     [(1, P), (1, P | D)],           # prefill and decode at once
+    [(1, P), (1, D | F)],           # a first token from a decode step
     [(1, P), (1, 8)],               # an unknown flag
     [(1, P), (-1, P)],              # negative tokens
     [(1, P), (1 << 32, P)],         # tokens past 32 bits
+    [(1, P), (1 << 70, P)],         # past 64 bits
     [(1, P), [1, P]],               # not a tuple
     [(1, P), (1, P, 0)],            # three members
     "ab",                           # not pairs at all
@@ -143,3 +145,73 @@ def test_per_request_two_processes(sim_module, tmp_path):
     names = [s["name"] for s in ta["stretches"]]
     assert names == ["queue", "prefill_before", "host", "launch_to_start", "execution"], names
     assert "prefill_before" not in [s["name"] for s in tc["stretches"]]
+
+
+ENGINE2 = r"""
+import sys, lineage, _lineage_sim
+trace, tp, ts, lose = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+P, D, F = lineage.SHARE_PREFILL, lineage.SHARE_DECODE, lineage.SHARE_FIRST_TOKEN
+sim = _lineage_sim.Sim(seed=9)
+with lineage.Runtime(trace_path=trace, backend=sim) as rt:
+    remote = lineage.extract(tp, ts)
+    # two engine requests sent under one front-end request: one trace id for both
+    with rt.request("a", user_id=1, remote=remote) as a, \
+         rt.request("b", user_id=2, remote=remote) as b:
+        with rt.epoch(a, b, name="step", shares=[(4, P | F), (4, P | F)]):
+            with rt.launch("k"): sim.launch_kernel(1, "k")
+        if lose:   # a kernel launched with no context after the step: lost, unattributed
+            sim.launch_kernel(1, "stray")
+"""
+
+
+@pytest.mark.parametrize("lose", [False, True])
+def test_arrival_and_first_token_stay_unknown_when_in_doubt(sim_module, tmp_path, lose):
+    """A sender linked to two requests gives neither its arrival; a GPU record no request
+    was given, ending after the first-token step, leaves the first token a lower bound."""
+    x = explain_exe()
+    front, engine = str(tmp_path / "front.lt"), str(tmp_path / "engine.lt")
+    script = tmp_path / "engine2.py"
+    script.write_text(ENGINE2)
+    with lineage.Runtime(trace_path=front) as rt:
+        with rt.request("frontend"):
+            hdr = rt.inject()
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+            subprocess.run([sys.executable, str(script), engine, hdr["traceparent"],
+                            hdr["tracestate"], "1" if lose else "0"], check=True, env=env)
+    out = subprocess.run([x, "--per-request", "--json", engine, front],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)["per_request"]
+    for q in d["requests"]:
+        t = q["ttft"]
+        assert t["arrival_from"].startswith("request_begin (sender linked to several"), t
+        if lose:
+            assert d["unattributed_records"] == 1, d
+            assert t["first_token_unknown"] == "unattributed_records", t
+            assert t["ttft_ns"] is None and t["dominant"] is None, t
+            assert t["stretches"][-1]["evidence"] == "unknown", t
+        else:
+            assert t["first_token_unknown"] is None and t["ttft_ns"] is not None, t
+
+
+class _Interrupting:
+    """A shares argument whose iteration is interrupted (Ctrl-C while reading it)."""
+    def __iter__(self):
+        raise KeyboardInterrupt
+
+
+def _exiting():
+    yield (1, P)
+    raise SystemExit(3)
+
+
+@pytest.mark.lenient
+@pytest.mark.parametrize("shares", [_Interrupting, _exiting])
+def test_the_programs_own_exceptions_pass_through(trace, shares):
+    """Lenient absorbs lineage's errors only: KeyboardInterrupt and SystemExit raised while
+    the shares are read are the program's and reach it unchanged."""
+    with lineage.Runtime(trace_path=trace) as rt:
+        with rt.request("a") as a, rt.request("b") as b:
+            with pytest.raises((KeyboardInterrupt, SystemExit)):
+                rt.epoch_declare(a, b, shares=shares())
+            assert rt.stats()["absorbed"] == 0

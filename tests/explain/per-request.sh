@@ -1,10 +1,10 @@
 #!/bin/sh
-# per-request.sh EXPLAIN FIXTURES WORKDIR - lineage-explain --per-request (docs/serving.md)
+# per-request.sh EXPLAIN FIXTURES WORKDIR IMPORTDATA - lineage-explain --per-request (docs/serving.md)
 # on the generated fixtures: the split by tokens and equally, to the ns (largest remainder);
 # the unattributed line and conservation; shares in doubt not used; every exit status and
 # usage error; the text report and the Perfetto export.
 set -u
-x=$1 fx=$2 w=$3
+x=$1 fx=$2 w=$3 imp=$4
 fails=0
 rm -rf "$w" && mkdir -p "$w" || exit 1
 py=/usr/bin/python3
@@ -90,6 +90,18 @@ PY
 status 1 --per-request "$fx/lost_no_external_correlation.lt"
 has "$w/err" "no GPU record is joined to a request"
 status 2 --per-request "$w/missing.lt"
+# What the input says is missing makes the GPU time incomplete: exit 1, and said so.
+status 1 --per-request "$fx/lost_no_gpu_record.lt"
+has "$w/err" "the GPU time is incomplete: 0 records were dropped, 1 launches have no GPU record"
+has "$w/out" "incomplete: the input says"
+status 1 --per-request --json "$fx/lost_trace_end_dropped.lt"
+expect "$w/out" '
+assert d["missing"]["dropped"] == 7, d'
+# An imported trace joins GPU records to ops, not requests: all unattributed, exit 1.
+status 1 --per-request --json "$imp/causes.json"
+expect "$w/out" '
+assert d["requests"] == [] and d["attributed_ns"] == 0 and d["unattributed_ns"] == d["total_gpu_ns"] > 0, d'
+has "$w/err" "names ops, not requests"
 
 # Usage.
 status 64 --split equal "$fx/good_serving_shares.lt"
