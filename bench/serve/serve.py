@@ -673,7 +673,13 @@ def engine_main(a):
     sched.join()
     if lin:
         probes.append(clock_probe(rt))
+        st = rt.stats()
         rt.close()
+        # the workload uses the API as documented: nothing absorbed, no misuse, nothing
+        # dropped (a share refused would be split equally by the report, silently)
+        bad = {k: st[k] for k in ("absorbed", "misuse", "events_dropped") if st.get(k)}
+        if bad and not err:
+            err.append(RuntimeError(f"lineage runtime stats: {bad}"))
     # the workload's CPU time (every thread), before the truth is written (bookkeeping)
     ru = resource.getrusage(resource.RUSAGE_SELF)
     cpu = ru.ru_utime + ru.ru_stime
