@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run-serving.sh BUILD_DIR OUT_DIR [--overhead-runs N] [--requests N] [--seed S]
-#                [serve.py options...]
+# run-serving.sh BUILD_DIR OUT_DIR [--overhead-runs N] [--split tokens|equal]
+#                [--requests N] [--seed S] [serve.py options...]
 #
 # The serving benchmark (docs/serving.md): runs bench/serve/serve.py on the simulator
 # without lineage (OUT_DIR/off) and with it (OUT_DIR/on), the same plan both times; then
@@ -10,7 +10,7 @@
 # Exit status: compare.py's (0 every goal held, 1 a goal failed, 2 bad input); 2 when a
 # step could not run (named on stderr); 64 a usage error.
 set -uo pipefail
-usage="usage: run-serving.sh BUILD_DIR OUT_DIR [--overhead-runs N] [--requests N] [--seed S] [serve.py options...]"
+usage="usage: run-serving.sh BUILD_DIR OUT_DIR [--overhead-runs N] [--split tokens|equal] [--requests N] [--seed S] [serve.py options...]"
 build=${1:?$usage}
 out=${2:?$usage}
 shift 2
@@ -29,13 +29,16 @@ fi
 export PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
 # --overhead-runs N (ours, not serve.py's): N runs each way, alternating; the overhead is
 # the medians' (the last run with lineage is the one validated and explained).
-runs=1 args=()
+# --split tokens|equal (ours too): the report's rule, passed to lineage-explain.
+runs=1 split=tokens args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--overhead-runs) runs=${2:?--overhead-runs N}; shift 2 ;;
+	--split) split=${2:?--split tokens|equal}; shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
+case $split in tokens|equal) ;; *) echo "run-serving.sh: --split $split: not tokens or equal" >&2; exit 64 ;; esac
 case $runs in ''|*[!0-9]*|0) echo "run-serving.sh: --overhead-runs $runs: not a count >= 1" >&2; exit 64 ;; esac
 mkdir -p "$out" || exit 2
 run_on=() run_off=()
@@ -61,7 +64,7 @@ rc=$?
 if [ "$rc" -ge 2 ]; then
 	echo "run-serving.sh: lineage-validate exited $rc:" >&2; cat "$on/validate.err" >&2; exit 2
 fi
-if ! "$explain" --per-request --json "${traces[@]}" >"$on/explain.json" 2>"$on/explain.err"; then
+if ! "$explain" --per-request --split "$split" --json "${traces[@]}" >"$on/explain.json" 2>"$on/explain.err"; then
 	echo "run-serving.sh: lineage-explain --per-request failed:" >&2; cat "$on/explain.err" >&2; exit 2
 fi
 "$py" "$here/compare.py" --truth "$on/truth.json" --explain "$on/explain.json" \
