@@ -71,6 +71,49 @@ static void span_close(const struct lin_sp_proc *p, lin_sp_events_fn events, voi
 	lin_oj_span_close(p->w, status);
 }
 
+static int hexbyte(const char *s, uint8_t *out)
+{
+	int v = 0;
+	for (int i = 0; i < 2; i++) {
+		char c = s[i];
+		int d = (c >= '0' && c <= '9')   ? c - '0'
+			: (c >= 'a' && c <= 'f') ? c - 'a' + 10
+						 : -1;
+		if (d < 0)
+			return -1;
+		v = v << 4 | d;
+	}
+	*out = (uint8_t)v;
+	return 0;
+}
+
+bool lin_sp_w3c_name(const char *s, size_t len, uint8_t trace[16], uint64_t *parent)
+{
+	const size_t pl = sizeof(LIN_W3C_NAME_PREFIX) - 1;
+	if (len < pl + 55 || memcmp(s, LIN_W3C_NAME_PREFIX, pl) || (len > pl + 55 && s[pl + 55] != ' '))
+		return false;
+	s += pl;
+	uint8_t t[16], b[8], v, fl, zero = 0, tz = 0;
+	if (hexbyte(s, &v) || v == 0xff || s[2] != '-' || s[35] != '-' || s[52] != '-' ||
+	    hexbyte(s + 53, &fl))
+		return false;
+	for (int i = 0; i < 16; i++) {
+		if (hexbyte(s + 3 + 2 * i, &t[i]))
+			return false;
+		tz |= t[i];
+	}
+	for (int i = 0; i < 8; i++) {
+		if (hexbyte(s + 36 + 2 * i, &b[i]))
+			return false;
+		zero |= b[i];
+	}
+	if (!zero || !tz)
+		return false;
+	memcpy(trace, t, 16);
+	*parent = lin_w3c_get64(b);
+	return true;
+}
+
 /* ---------------------------------------------------------------- spans */
 
 void lin_sp_resource(const struct lin_sp_proc *p)

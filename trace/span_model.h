@@ -135,6 +135,12 @@ void lin_sp_epoch(const struct lin_sp_proc *p, const struct lin_sp_epoch *v);
 void lin_sp_adopt(const struct lin_sp_proc *p, const struct lin_sp_adopt *v);
 void lin_sp_gpu(const struct lin_sp_proc *p, const struct lin_sp_gpu *v);
 
+/* A request name "w3c:00-<32 hex>-<16 hex>-<2 hex>[ name]" (@len bytes): how writers of
+ * trace format 1.0 recorded a request begun from a received traceparent (1.1 writes a
+ * request_link record). true: *@trace and *@parent hold its trace id and parent span id
+ * (neither zero); false: not such a name (nothing written). */
+bool lin_sp_w3c_name(const char *s, size_t len, uint8_t trace[16], uint64_t *parent);
+
 /* A host time of @p on the Unix clock (LIN_NIL: 0). */
 uint64_t lin_sp_host_unix(const struct lin_sp_proc *p, uint64_t host_ns);
 

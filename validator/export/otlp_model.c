@@ -13,6 +13,7 @@
 #include "lineage/w3c.h"
 #include "otlp_model.h"
 #include "reader.h"
+#include "span_model.h"
 
 #define MAX_CHAIN 64
 
@@ -411,50 +412,14 @@ static void load_file(struct xmodel *m, const char *path, uint32_t file, struct 
 	lin_reader_free(r);
 }
 
-static int hexbyte(const char *s, uint8_t *out)
-{
-	int v = 0;
-	for (int i = 0; i < 2; i++) {
-		char c = s[i];
-		int d = (c >= '0' && c <= '9')   ? c - '0'
-			: (c >= 'a' && c <= 'f') ? c - 'a' + 10
-						 : -1;
-		if (d < 0)
-			return -1;
-		v = v << 4 | d;
-	}
-	*out = (uint8_t)v;
-	return 0;
-}
-
-/* "w3c:00-<32>-<16>-<2>[ name]": a request begun from a received traceparent, as writers
- * of format 1.0 recorded it (1.1 writes a request_link record). */
+/* A request begun from a received traceparent, as writers of format 1.0 recorded it in its
+ * name (1.1 writes a request_link record): lin_sp_w3c_name. */
 static void remote_name(struct xmodel *m, struct xreq *q)
 {
 	uint32_t len;
 	const char *s = lin_xmodel_str(m, q->proc, q->name_sid, &len);
-	const size_t pl = sizeof(LIN_W3C_NAME_PREFIX) - 1;
-	if (!s || len < pl + 55 || memcmp(s, LIN_W3C_NAME_PREFIX, pl) ||
-	    (len > pl + 55 && s[pl + 55] != ' '))
+	if (!s || !lin_sp_w3c_name(s, len, q->rtrace, &q->rparent))
 		return;
-	s += pl;
-	uint8_t b[8], v, fl, zero = 0, tz = 0;
-	if (hexbyte(s, &v) || v == 0xff || s[2] != '-' || s[35] != '-' || s[52] != '-' ||
-	    hexbyte(s + 53, &fl))
-		return;
-	for (int i = 0; i < 16; i++) {
-		if (hexbyte(s + 3 + 2 * i, &q->rtrace[i]))
-			return;
-		tz |= q->rtrace[i];
-	}
-	for (int i = 0; i < 8; i++) {
-		if (hexbyte(s + 36 + 2 * i, &b[i]))
-			return;
-		zero |= b[i];
-	}
-	if (!zero || !tz)
-		return;
-	q->rparent = lin_w3c_get64(b);
 	q->remote = true;
 	q->rname = true;
 }
