@@ -277,6 +277,14 @@ void lin_explain_rq_missing(const struct lin_explain *x, uint64_t *dropped, uint
 			    uint64_t *untimed);
 /* GPU records split among requests (0: nothing to report). */
 uint64_t lin_explain_rq_attributed(const struct lin_explain *x);
+/* --export-otlp (requests_otlp.c, docs/fleet.md "Per request"): a span per listed request
+ * in its own trace under the validator's span of it, and a span per process for its
+ * unattributed line, as OTLP/JSON to @path. Re-reads the lineage trace files of @v (their
+ * headers, clock records, request begins and links, names) for what the export derives
+ * ids and times from. 0, or -1 with @err (@n bytes) naming the file and what failed and
+ * errno set (ENOMEM: out of memory). */
+int lin_explain_per_request_otlp(const struct lin_explain *x, const struct lin_joiner *v,
+				 const char *path, char *err, size_t n);
 
 const char *lin_mark_name(enum lin_mark m);
 const char *lin_how_name(enum lin_how h);

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"                    [--verdicts OUT.tsv]\n"
 	"                    TRACE...\n"
 	"    lineage-explain --per-request [--split tokens|equal] [--json]\n"
-	"                    [--export-perfetto OUT.json] TRACE...\n"
+	"                    [--export-perfetto OUT.json] [--export-otlp OUT.json] TRACE...\n"
 	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] TRACE...\n"
 	"    lineage-explain --help | --version\n"
 	"\n"
@@ -102,6 +102,21 @@ static const char usage_text[] =
 	"                        dominant one. With --export-perfetto: a track per request\n"
 	"    --split RULE        with --per-request: tokens (default) or equal (every record\n"
 	"                        split equally among its requests)\n"
+	"    --export-otlp OUT.json\n"
+	"                        with --per-request: also write it as OpenTelemetry spans,\n"
+	"                        OTLP/JSON, one ExportTraceServiceRequest per line (the\n"
+	"                        layout of lineage-validate --export-otlp, docs/fleet.md \"Per\n"
+	"                        request\"): a span lineage.request.gpu per listed request,\n"
+	"                        in the trace the validator's export gives that request and\n"
+	"                        under its span there, from its arrival (else its first GPU\n"
+	"                        record) to its first token (else its last GPU record's end),\n"
+	"                        with its GPU time, prefill, decode, other, records, split\n"
+	"                        counts, time to first token and dominant stretch as\n"
+	"                        attributes and each stretch as an event; and a span\n"
+	"                        lineage.unattributed per process (its records joined to no\n"
+	"                        request, and the run's totals). Concatenated with\n"
+	"                        lineage-validate --export-otlp of the same traces, every\n"
+	"                        parent span id resolves\n"
 	"    --verdicts OUT.tsv  also write the validator's verdict each GPU record's ledger\n"
 	"                        rests on, one line each (file, key, class, rule or cause,\n"
 	"                        requests or op:INDEX): the lines lineage-validate\n"
@@ -120,8 +135,10 @@ static const char usage_text[] =
 	"    2   a file (TRACE or CAUSE_TRUTH) is missing, unreadable, malformed, truncated or\n"
 	"        of an unsupported version (the message names the file, the byte offset and\n"
 	"        what was expected);\n"
-	"        what was read before is still reported; or the report (standard output or\n"
-	"        --export-perfetto) could not be written. A file given twice is read once.\n"
+	"        what was read before is still reported; or the report (standard output,\n"
+	"        --export-perfetto or --export-otlp: the message names the path) could not be\n"
+	"        written, or a TRACE changed before --export-otlp read it again. A file given\n"
+	"        twice is read once.\n"
 	"    3   out of memory\n"
 	"    64  usage error (an output that is one of the inputs, by any path, included:\n"
 	"        refused before anything is written)\n"
@@ -132,7 +149,8 @@ static const char usage_text[] =
 	"    lineage-explain --from kineto --export-perfetto why.json rank0.pt.trace.json\n"
 	"    lineage-explain --score run.cause run.lt run.sched\n"
 	"    lineage-explain --score run.cause --without latency run.lt\n"
-	"    lineage-explain --per-request --json engine.lt frontend.lt > per-request.json\n";
+	"    lineage-explain --per-request --json engine.lt frontend.lt > per-request.json\n"
+	"    lineage-explain --per-request --export-otlp rq.otlp.json engine.lt frontend.lt\n";
 
 static int usage_error(const char *msg)
 {
@@ -249,7 +267,7 @@ static int score(const char *truth, const struct lin_explain *x, const struct li
 }
 
 static int run_with(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
-		    const char *perfetto, const char *truth, const char *without,
+		    const char *perfetto, const char *otlp, const char *truth, const char *without,
 		    const char **names, size_t *nadded);
 
 /* Every input opens as a regular file, checked before --verdicts is opened and before any
@@ -258,7 +276,8 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
  * (EXIT_BAD_FILE). An output (--verdicts, --export-perfetto) that is an input (a trace,
  * the --score file) would overwrite it, and two outputs that are one path each other:
  * refused (EXIT_USAGE). Return 0 or the exit status. */
-static int check_paths(char **paths, int n, const char *truth, const char *verdicts, const char *perfetto)
+static int check_paths(char **paths, int n, const char *truth, const char *verdicts,
+		       const char *perfetto, const char *otlp)
 {
 	for (int i = 0; i < n; i++) {
 		char err[256];
@@ -267,10 +286,10 @@ static int check_paths(char **paths, int n, const char *truth, const char *verdi
 			return EXIT_BAD_FILE;
 		}
 	}
-	const char *out[] = { verdicts, perfetto };
-	const char *opt[] = { "--verdicts", "--export-perfetto" };
+	const char *out[] = { verdicts, perfetto, otlp };
+	const char *opt[] = { "--verdicts", "--export-perfetto", "--export-otlp" };
 	char msg[PATH_MAX + 128];
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		if (!out[i])
 			continue;
 		const char *hit = lin_imp_output_clash(out[i], (const char *const *)paths, (size_t)n);
@@ -282,16 +301,21 @@ static int check_paths(char **paths, int n, const char *truth, const char *verdi
 			return usage_error(msg);
 		}
 	}
-	if (verdicts && perfetto && !strcmp(verdicts, perfetto))
-		return usage_error("--verdicts and --export-perfetto are one file");
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (out[i] && out[j] && !strcmp(out[i], out[j])) {
+				snprintf(msg, sizeof(msg), "%s and %s are one file", opt[i], opt[j]);
+				return usage_error(msg);
+			}
 	return 0;
 }
 
 /* Explain @paths; --verdicts is opened and closed here. Return the exit status. */
 static int run(char **paths, int n, const char *from, const struct lin_xopts *xo_in, bool json,
-	       const char *perfetto, const char *truth, const char *without, const char *verdicts)
+	       const char *perfetto, const char *otlp, const char *truth, const char *without,
+	       const char *verdicts)
 {
-	int bad = check_paths(paths, n, truth, verdicts, perfetto);
+	int bad = check_paths(paths, n, truth, verdicts, perfetto, otlp);
 	if (bad)
 		return bad;
 	struct lin_xopts xo2 = *xo_in;
@@ -314,7 +338,7 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 		xo2.names = names;
 		xo2.nnames = (size_t)n;
 	}
-	int rc = run_with(paths, n, from, xo, json, perfetto, truth, without, names, &nadded);
+	int rc = run_with(paths, n, from, xo, json, perfetto, otlp, truth, without, names, &nadded);
 	if (xo2.verdicts && (ferror(xo2.verdicts) | fclose(xo2.verdicts)) != 0) {
 		fprintf(stderr, "lineage-explain: --verdicts: %s: %s\n", verdicts, strerror(errno));
 		if (!rc || rc == EXIT_NOTHING)
@@ -356,7 +380,7 @@ static int per_request_status(const struct lin_explain *x)
 }
 
 static int run_with(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
-		    const char *perfetto, const char *truth, const char *without,
+		    const char *perfetto, const char *otlp, const char *truth, const char *without,
 		    const char **names, size_t *nadded)
 {
 	struct lin_explain *x = lin_explain_create(xo);
@@ -468,6 +492,11 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 		fprintf(stderr, "lineage-explain: --export-perfetto %s: %s\n", perfetto, strerror(errno));
 		rc = EXIT_BAD_FILE;
 	}
+	char err[PATH_MAX + 256];
+	if (otlp && lin_explain_per_request_otlp(x, v, otlp, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lineage-explain: --export-otlp: %s\n", err);
+		rc = errno == ENOMEM ? EXIT_NOMEM : EXIT_BAD_FILE;
+	}
 	lin_joiner_free(v);
 	lin_explain_free(x);
 	return rc;
@@ -480,6 +509,7 @@ int main(int argc, char **argv)
 		{ "request", required_argument, NULL, 'r' },
 		{ "top", required_argument, NULL, 't' },
 		{ "export-perfetto", required_argument, NULL, 'P' },
+		{ "export-otlp", required_argument, NULL, 'O' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "slow-factor", required_argument, NULL, 's' },
 		{ "score", required_argument, NULL, 'S' },
@@ -493,6 +523,7 @@ int main(int argc, char **argv)
 	};
 	bool json = false;
 	const char *from = NULL, *perfetto = NULL, *truth = NULL, *without = "", *verdicts = NULL;
+	const char *otlp = NULL;
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .top = 10 };
 	bool split = false;
 	int c;
@@ -501,6 +532,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'j': json = true; break;
 		case 'P': perfetto = optarg; break;
+		case 'O': otlp = optarg; break;
 		case 'F': from = optarg; break;
 		case 'r':
 			if (!parse_u64(optarg, &xo.request))
@@ -558,11 +590,14 @@ int main(int argc, char **argv)
 				   "--request");
 	if (split && !xo.per_request)
 		return usage_error("--split goes with --per-request");
+	if (otlp && !xo.per_request)
+		return usage_error("--export-otlp goes with --per-request");
 	if (xo.per_request && (truth || xo.have_request))
 		return usage_error("--per-request lists every request: it takes no --score or --request");
 	if (xo.per_request)
 		xo.top = 1; /* the ledgers' own report is not printed */
 	if (truth)
 		xo.keep_all = true; /* every launch with a label is scored */
-	return run(argv + optind, argc - optind, from, &xo, json, perfetto, truth, without, verdicts);
+	return run(argv + optind, argc - optind, from, &xo, json, perfetto, otlp, truth, without,
+		   verdicts);
 }

@@ -39,6 +39,7 @@ void lin_x_rq_init(struct lin_explain *x)
 	lin_vec_init(&x->unat, sizeof(struct lin_xunat));
 	lin_vtab_init(&x->nodecorrs, 0);
 	x->sidx_epoch = LIN_NIL;
+	lin_vtab_init(&x->rqproc, sizeof(struct lin_xrqproc));
 }
 
 void lin_x_rq_free(struct lin_explain *x)
@@ -54,6 +55,7 @@ void lin_x_rq_free(struct lin_explain *x)
 	lin_vec_free(&x->rqorder);
 	lin_vec_free(&x->unat);
 	lin_vtab_free(&x->nodecorrs);
+	lin_vtab_free(&x->rqproc);
 	free(x->split_w);
 	free(x->sidx);
 }
@@ -75,7 +77,9 @@ struct lin_xrq *lin_x_rq(struct lin_explain *x, uint64_t req, uint16_t proc)
 				       .arrival = LIN_NIL,
 				       .first_token = LIN_NIL,
 				       .ft_start = LIN_NIL,
-				       .ft_end = LIN_NIL };
+				       .ft_end = LIN_NIL,
+				       .gpu_first = LIN_NIL,
+				       .gpu_last = LIN_NIL };
 		struct lin_xrqkey *k = lin_vec_push(&x->rqorder);
 		if (!k) {
 			x->oom = true;
@@ -229,6 +233,28 @@ static bool grow_split(struct lin_explain *x, uint32_t n)
 	return true;
 }
 
+/* A record of @d ns that joins no request, on its process's line (the OTLP export). */
+static bool proc_unattributed(struct lin_explain *x, const struct lin_xgpu *g, uint64_t d, bool epoch_only)
+{
+	if (g->proc == LIN_XPROC_IMPORTED)
+		return true; /* no process of the export: the run's totals only */
+	bool fresh;
+	struct lin_xrqproc *p = lin_vtab_get(&x->rqproc, g->proc, 0, &fresh);
+	if (!p)
+		return false;
+	if (fresh)
+		*p = (struct lin_xrqproc){ .first = LIN_NIL, .last = LIN_NIL };
+	p->ns += d;
+	p->records++;
+	if (epoch_only)
+		p->epoch_only_ns += d;
+	if (p->first == LIN_NIL || g->start < p->first)
+		p->first = g->start;
+	if (p->last == LIN_NIL || g->end > p->last)
+		p->last = g->end;
+	return true;
+}
+
 /* A record no request is given: counted, and kept (timed) as a place a first token might be. */
 static bool unattributed(struct lin_xbuild *b, size_t i, int res, const struct lin_xgpu *g, uint64_t d)
 {
@@ -237,6 +263,8 @@ static bool unattributed(struct lin_xbuild *b, size_t i, int res, const struct l
 	p->unattributed_records++;
 	if (res == LIN_XRES_EPOCH_ONLY)
 		p->epoch_only_ns += d;
+	if (!proc_unattributed(b->x, g, d, res == LIN_XRES_EPOCH_ONLY))
+		return false;
 	if (g->proc == LIN_XPROC_IMPORTED)
 		return true;
 	struct lin_xunat *u = lin_vec_push(&b->x->unat);
@@ -333,6 +361,10 @@ bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_x
 			continue; /* an epoch that names it twice: one record all the same */
 		q->last_rec = i + 1;
 		q->records++;
+		if (q->gpu_first == LIN_NIL || g->start < q->gpu_first)
+			q->gpu_first = g->start;
+		if (q->gpu_last == LIN_NIL || g->end > q->gpu_last)
+			q->gpu_last = g->end;
 		if (by_tokens)
 			q->by_tokens++;
 		else
@@ -600,7 +632,7 @@ static const char *arrival_name(uint8_t h)
 }
 
 /* Listed: a request an epoch named or a GPU record served (a sender's request is not). */
-static bool listed(const struct lin_xrq *q) { return q->named || q->records; }
+bool lin_x_rq_listed(const struct lin_xrq *q) { return q->named || q->records; }
 
 static int64_t residual(const struct lin_explain *x)
 {
@@ -618,7 +650,7 @@ size_t lin_explain_rq_listed(const struct lin_explain *x)
 	size_t n = 0;
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
-		n += listed(lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32));
+		n += lin_x_rq_listed(lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32));
 	}
 	return n;
 }
@@ -667,7 +699,7 @@ void lin_explain_per_request_json(const struct lin_explain *x, FILE *f)
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
 		const struct lin_xrq *q = lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32);
-		if (!listed(q))
+		if (!lin_x_rq_listed(q))
 			continue;
 		fprintf(f, "%s{\"request\":%" PRIu64 ",\"proc\":%u,\"user_id\":", first ? "" : ",",
 			k->req, k->proc);
@@ -729,7 +761,7 @@ void lin_explain_per_request_text(const struct lin_explain *x, FILE *f)
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
 		const struct lin_xrq *q = lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32);
-		if (!listed(q))
+		if (!lin_x_rq_listed(q))
 			continue;
 		fprintf(f, "%10" PRIu64 " ", k->req);
 		if (q->user_id == LIN_NIL)
@@ -792,7 +824,7 @@ int lin_explain_per_request_perfetto(const struct lin_explain *x, const char *pa
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
 		const struct lin_xrq *q = lin_vtab_find(&x->rq, k->req, (uint64_t)k->proc << 32);
-		if (!listed(q))
+		if (!lin_x_rq_listed(q))
 			continue;
 		tid++;
 		fprintf(f,
@@ -828,3 +860,9 @@ int lin_explain_per_request_perfetto(const struct lin_explain *x, const char *pa
 	}
 	return fclose(f) ? -1 : 0;
 }
+
+/* The names the reports use, for the OTLP export (requests_otlp.c). */
+const char *lin_x_rq_stretch_name(uint8_t s) { return s < LIN_XS_N ? stretch_names[s] : "?"; }
+const char *lin_x_rq_cause_name(uint8_t c) { return sc_name(c); }
+const char *lin_x_rq_arrival_name(uint8_t h) { return arrival_name(h); }
+uint64_t lin_x_rq_ttft(const struct lin_xrq *q) { return ttft(q); }

@@ -109,8 +109,9 @@ struct lin_xrq {
 	 * clock), their mapping error, and the ledger of the one that started first. */
 	uint64_t ft_start, ft_end, ft_err;
 	struct lin_xlaunch *ft_led;
-	uint64_t last_rec;  /* the last GPU record counted for it, index + 1 */
-	uint32_t linked_by; /* requests of this run whose request_link names it */
+	uint64_t last_rec;            /* the last GPU record counted for it, index + 1 */
+	uint32_t linked_by;           /* requests of this run whose request_link names it */
+	uint64_t gpu_first, gpu_last; /* its records' first start, last end (device ns as read) */
 	struct lin_xstretch st[LIN_XS_N];
 	uint8_t nst, dominant, arrival_how;
 	uint8_t ft_unknown; /* LIN_XFT_*: why its first token is only a lower bound */
@@ -144,6 +145,12 @@ struct lin_xstep {
 struct lin_xsplit {
 	uint64_t w, ns, rem;
 	uint32_t idx, flags;
+};
+
+/* --per-request: a process's unattributed line (requests.c, for requests_otlp.c); first, last: its
+ * records' first start and last end (device ns as read; LIN_NIL: none). */
+struct lin_xrqproc {
+	uint64_t ns, records, epoch_only_ns, first, last;
 };
 
 /* --per-request's run figures. */
@@ -254,6 +261,7 @@ struct lin_explain {
 	struct lin_vtab steps;  /* (epoch, proc << 32) -> struct lin_xstep */
 	struct lin_vec rqorder; /* struct lin_xrqkey: the requests in the order first met */
 	struct lin_xper per;
+	struct lin_vtab rqproc; /* (proc, 0) -> struct lin_xrqproc */
 	struct lin_xsplit *split_w;
 	uint32_t split_cap;
 	struct lin_vec unat;       /* struct lin_xunat */
@@ -281,6 +289,14 @@ struct lin_xrq *lin_x_rq(struct lin_explain *x, uint64_t req, uint16_t proc);
 bool lin_x_rq_prepare(struct lin_explain *x, const struct lin_joiner *v);
 bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_xlaunch *l);
 void lin_x_rq_finish(struct lin_explain *x, const struct lin_joiner *v);
+/* Whether the report lists @q: an epoch named it or a GPU record served it. */
+bool lin_x_rq_listed(const struct lin_xrq *q);
+/* The names of a stretch, a stretch's cause and an arrival's source, as in the reports. */
+const char *lin_x_rq_stretch_name(uint8_t s);
+const char *lin_x_rq_cause_name(uint8_t c);
+const char *lin_x_rq_arrival_name(uint8_t h);
+/* Its time to first token, as the reports give it (LIN_NIL: not known). */
+uint64_t lin_x_rq_ttft(const struct lin_xrq *q);
 /* ledger.c */
 /* Whether ledger @l serves request (imported: op) @id of process @proc (file, imported). */
 bool lin_x_serves(const struct lin_explain *x, const struct lin_xlaunch *l, uint64_t id,
