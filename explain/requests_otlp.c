@@ -262,7 +262,8 @@ static void stretch_event(struct lin_oj *w, const struct oproc *p, const struct 
 	if (at == LIN_NIL)
 		lin_oj_abool(w, "lineage.stretch.start_unknown", true);
 	lin_oj_aint(w, "lineage.stretch.end_unix_nano", host_unix(p, s->end));
-	lin_oj_aint(w, "lineage.stretch.ns", s->ns);
+	if (s->ev != LIN_EV_UNKNOWN) /* an unknown stretch has no length (the reports' 0) */
+		lin_oj_aint(w, "lineage.stretch.ns", s->ns);
 	lin_oj_acstr(w, "lineage.stretch.cause", lin_x_rq_cause_name(s->cause));
 	lin_oj_acstr(w, "lineage.evidence", lin_evidence_name((enum lin_evidence)s->ev));
 	lin_oj_event_close(w);
@@ -439,7 +440,7 @@ static int load(struct otlp *o, const struct lin_joiner *v, struct lin_oj *w, ch
 	int rc = 0;
 	for (unsigned f = 0; !rc && !o->oom && f < lin_joiner_nfiles(v); f++) {
 		const struct lin_jfile *jf = lin_joiner_file(v, f);
-		if (jf && !jf->truth && !jf->failed)
+		if (jf && !jf->truth)
 			rc = reread(o, v, jf, rec, err, n);
 	}
 	free(rec);
