@@ -157,6 +157,35 @@ assert [rq[i]["a"]["lineage.gpu.time_ns"] for i in (1, 2, 3)] == [14, 14, 12], r
 assert all(s["a"]["lineage.split"] == "equal" for s in S), S
 assert rq[1]["a"]["lineage.split.by_equal"] == 2 and rq[1]["a"]["lineage.split.by_tokens"] == 0, rq[1]'
 
+	# Every generated fixture explain exports: each span's parent is a span of the
+	# validator's export of the same trace, in the same trace.
+	n=0
+	for f in "$fx"/*.lt; do
+		b=$(basename "$f" .lt)
+		"$x" --per-request --export-otlp "$w/all-$b.x.json" "$f" >/dev/null 2>&1
+		[ -s "$w/all-$b.x.json" ] || continue
+		"$v" --export-otlp "$w/all-$b.v.json" "$f" >/dev/null 2>&1
+		echo "$b"
+		n=$((n + 1))
+	done >"$w/all.list"
+	$py - "$w" <<'PY' || fails=$((fails + 1))
+import json, sys
+w = sys.argv[1]
+def ids(path):
+    for line in open(path):
+        for rs in json.loads(line)["resourceSpans"]:
+            for ss in rs["scopeSpans"]:
+                for s in ss["spans"]:
+                    yield s["traceId"], s["spanId"], s.get("parentSpanId", "")
+names = open(w + "/all.list").read().split()
+bad = []
+for b in names:
+    v = {(t, s) for t, s, _ in ids("%s/all-%s.v.json" % (w, b))}
+    bad += [(b, t, p) for t, _, p in ids("%s/all-%s.x.json" % (w, b)) if (t, p) not in v]
+assert len(names) >= 90 and not bad, (len(names), bad[:5])
+print("ok: %d fixtures: every parent of explain's spans is a span of the validator's export" % len(names))
+PY
+
 	# A trace read in part (exit 2) still gets the export of what was read.
 	head -c 300 "$fx/good_serving_shares.lt" >"$w/cut.lt"
 	status 2 --per-request --export-otlp "$w/cut.otlp.json" "$w/cut.lt"
