@@ -11,6 +11,8 @@
  *   epochonly.lt a launch under an epoch that names no request
  *   names.lt     a kernel whose name holds a newline, a fake report line, an escape, a quote
  *   order.lt     a request begun after its epoch's declaration (its ready is out of order)
+ *   unbegun.lt   an epoch naming a request with no request_begin in the trace, and its
+ *                kernel (per-request-otlp.sh: its span hangs under the process span)
  * lin-explain-gen DIR --stress N: stress.lt, N requests each handed to one worker thread
  * (an adopt and an off-CPU record each), each launch on stream 2 after a wait on an event
  * recorded behind a kernel on stream 1: work that grows quadratically if a lookup walks
@@ -197,5 +199,12 @@ int main(int argc, char **argv)
 	call(70, 10, SUBMITTER, 12000, 12500);
 	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	rc |= save(dir, "order.lt");
+
+	begin();
+	uint64_t unbegun = 7;
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 70, 1, &unbegun, 1, LIN_NIL, 0);
+	call(70, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
+	rc |= save(dir, "unbegun.lt");
 	return rc;
 }

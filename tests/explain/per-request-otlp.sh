@@ -1,9 +1,10 @@
 #!/bin/sh
-# per-request-otlp.sh MODE EXPLAIN VALIDATE FIXTURES FLEETGEN OTLPSRC WORKDIR -
+# per-request-otlp.sh MODE EXPLAIN VALIDATE FIXTURES FLEETGEN OTLPSRC WORKDIR XGEN -
 # lineage-explain --per-request --export-otlp (docs/fleet.md, "Per request").
 # MODE values: the exact attributes, times, trace and parent ids on the generated fixtures
 #   (against the validator's export of the same trace and the --json report), the span ids
-#   unique over both exports, every error path; python3 only.
+#   unique over both exports, a request with no request_begin (lin-explain-gen's
+#   unbegun.lt), every fixture's parents, every error path; python3 only.
 # MODE decode: the validator's export and explain's, concatenated, decoded by the
 #   OpenTelemetry project's OTLP code (tests/otlp/decode.mjs '-'): every parent span id
 #   resolves; on the fixtures and on the two-host run of tests/otlp (request_link and the
@@ -11,7 +12,7 @@
 #   trace. Explain's export alone does not resolve (the check fires). Exit 77 (skipped)
 #   without node, npm or the packages (tests/otlp/otel-packages.sh).
 set -u
-mode=$1 x=$2 v=$3 fx=$4 gen=$5 osrc=$6 w=$7
+mode=$1 x=$2 v=$3 fx=$4 gen=$5 osrc=$6 w=$7 xgen=${8:-}
 fails=0
 rm -rf "$w" && mkdir -p "$w" || exit 1
 py=/usr/bin/python3
@@ -156,6 +157,20 @@ assert (list(un.values())[0]["t0"], list(un.values())[0]["t1"]) == (g["t0"], g["
 assert [rq[i]["a"]["lineage.gpu.time_ns"] for i in (1, 2, 3)] == [14, 14, 12], rq
 assert all(s["a"]["lineage.split"] == "equal" for s in S), S
 assert rq[1]["a"]["lineage.split.by_equal"] == 2 and rq[1]["a"]["lineage.split.by_tokens"] == 0, rq[1]'
+
+	# A request no request_begin declares has no span in the validator's export: its span
+	# hangs under the process span, from its kernel's start to its end.
+	mkdir -p "$w/xgen" && "$xgen" "$w/xgen" || { echo "FAIL: lin-explain-gen"; fails=$((fails + 1)); }
+	exports unbegun -- "$w/xgen/unbegun.lt"
+	expect "$w/unbegun.x.json" "$w/unbegun.v.json" "$w/unbegun.report.json" '
+s = rq[7]
+assert s["a"]["lineage.request.begun"] is False and r[7]["gpu_ns"] == s["a"]["lineage.gpu.time_ns"] == 1000, s
+assert not [x for x in V if x["a"].get("lineage.span") == "request"], "no request span in the export"
+p = [x for x in V if x["a"].get("lineage.span") == "process"][0]
+k = [x for x in V if x["a"].get("lineage.span") == "kernel"][0]
+assert (s["trace"], s["parent"]) == (p["trace"], p["span"]), (s, p)
+assert (s["t0"], s["t1"]) == (k["t0"], k["t1"]), (s, k)
+assert (s["a"]["lineage.time.start_from"], s["a"]["lineage.time.end_from"]) == ("first_gpu_record", "last_gpu_record"), s'
 
 	# Every generated fixture explain exports: each span's parent is a span of the
 	# validator's export of the same trace, in the same trace.
