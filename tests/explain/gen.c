@@ -13,6 +13,8 @@
  *   order.lt     a request begun after its epoch's declaration (its ready is out of order)
  *   unbegun.lt   an epoch naming a request with no request_begin in the trace, and its
  *                kernel (per-request-otlp.sh: its span hangs under the process span)
+ *   child.lt     request 8 begun as a child of request 7, its epoch and kernel
+ *                (per-request-otlp.sh: its span is in request 7's trace)
  * lin-explain-gen DIR --stress N: stress.lt, N requests each handed to one worker thread
  * (an adopt and an off-CPU record each), each launch on stream 2 after a wait on an event
  * recorded behind a kernel on stream 1: work that grows quadratically if a lookup walks
@@ -206,5 +208,14 @@ int main(int argc, char **argv)
 	call(70, 10, SUBMITTER, 12000, 12500);
 	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	rc |= save(dir, "unbegun.lt");
+
+	begin();
+	lin_tf_request_begin(&pk, 900, SUBMITTER, 7, LIN_NIL, LIN_NIL, LIN_NIL);
+	lin_tf_request_begin(&pk, 1000, SUBMITTER, 8, LIN_NIL, LIN_NIL, 7);
+	uint64_t child = 8;
+	lin_tf_epoch_declare(&pk, 2000, SUBMITTER, 80, 1, &child, 1, LIN_NIL, 0);
+	call(80, 10, SUBMITTER, 12000, 12500);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
+	rc |= save(dir, "child.lt");
 	return rc;
 }

@@ -172,6 +172,14 @@ assert (s["trace"], s["parent"]) == (p["trace"], p["span"]), (s, p)
 assert (s["t0"], s["t1"]) == (k["t0"], k["t1"]), (s, k)
 assert (s["a"]["lineage.time.start_from"], s["a"]["lineage.time.end_from"]) == ("first_gpu_record", "last_gpu_record"), s'
 
+	# A child request: in its root's trace, under its own span of the export.
+	exports child -- "$w/xgen/child.lt"
+	expect "$w/child.x.json" "$w/child.v.json" "$w/child.report.json" '
+assert sorted(rq) == [8], rq
+p, root = vreq(rq[8]["res"], 8), vreq(rq[8]["res"], 7)
+assert rq[8]["trace"] == p["trace"] == root["trace"] and root["trace"].endswith("%016x" % 7), (rq, p, root)
+assert rq[8]["parent"] == p["span"] and p["parent"] == root["span"], (rq[8], p, root)'
+
 	# Every generated fixture explain exports: each span's parent is a span of the
 	# validator's export of the same trace, in the same trace.
 	n=0
