@@ -127,6 +127,7 @@ for i in (1, 2, 3):
 for i in (1, 2, 3):
     p = vreq(rq[i]["res"], i)
     assert (rq[i]["trace"], rq[i]["parent"]) == (p["trace"], p["span"]), (rq[i], p)
+    assert rq[i]["t0"] == p["t0"], ("arrival is the begin, on the clock of the export", rq[i], p)
     assert rq[i]["trace"].endswith("%016x" % i), rq[i]
 ev = rq[1]["ev"]
 assert [e["name"] for e in ev] == ["lineage.ttft." + s["name"] for s in r[1]["ttft"]["stretches"]], ev
