@@ -15,7 +15,7 @@ import sys
 import pytest
 
 import lineage
-from test_shares import ENGINE, explain_exe
+from test_shares import ENGINE, ENGINE2, explain_exe
 
 OTLP_SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests", "otlp")
@@ -137,3 +137,35 @@ def test_otlp_two_processes_decode(two_processes):
     out = subprocess.run(["node", os.path.join(OTLP_SRC, "decode.mjs"), str(both), "-"],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "failed_checks=0" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("lose", [False, True])
+def test_otlp_first_token_a_lower_bound(sim_module, tmp_path, lose):
+    """A GPU record no request was given, ending after the first-token step: the first
+    token is only a lower bound, so the span ends at the request's last GPU record and
+    says why (lineage.ttft.first_token_unknown), with no lineage.ttft_ns."""
+    x = explain_exe()
+    front, engine = str(tmp_path / "front.lt"), str(tmp_path / "engine.lt")
+    script = tmp_path / "engine2.py"
+    script.write_text(ENGINE2)
+    with lineage.Runtime(trace_path=front) as rt:
+        with rt.request("frontend"):
+            hdr = rt.inject()
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+            subprocess.run([sys.executable, str(script), engine, hdr["traceparent"],
+                            hdr["tracestate"], "1" if lose else "0"], check=True, env=env)
+    xo = str(tmp_path / "x.json")
+    out = subprocess.run([x, "--per-request", "--export-otlp", xo, engine, front],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rq = [s for s in spans(xo) if s["a"]["lineage.span"] == "request_gpu"]
+    assert len(rq) == 2, rq
+    for s in rq:
+        a = s["a"]
+        if lose:
+            assert a["lineage.ttft.first_token_unknown"] == "unattributed_records", a
+            assert "lineage.ttft_ns" not in a and a["lineage.time.end_from"] == "last_gpu_record", a
+        else:
+            assert "lineage.ttft.first_token_unknown" not in a, a
+            assert a["lineage.time.end_from"] == "first_token", a
+            assert int(s["endTimeUnixNano"]) - int(s["startTimeUnixNano"]) == a["lineage.ttft_ns"]
