@@ -72,7 +72,8 @@ struct otlp {
 	struct oproc *procs;
 	unsigned nprocs;
 	struct lin_vtab rqs;  /* (proc, id) -> struct orq */
-	struct lin_vtab strs; /* (proc, sid) -> offset << 24 | length in chars: "w3c:" names */
+	struct lin_vtab strs; /* (proc, sid) -> offset << 24 | length in chars (LIN_NIL: not
+			       * a "w3c:" name) */
 	struct lin_vec chars;
 	uint16_t proc; /* of the file being read */
 	bool oom;
@@ -110,13 +111,22 @@ static void on_link(void *arg, const struct lin_rec *r)
 	q->remote = true;
 }
 
+/* The first string of each id, as the export keeps it; only a "w3c:" name is copied (the
+ * others: LIN_NIL). */
 static void on_string(void *arg, const struct lin_rec *r)
 {
 	struct otlp *o = arg;
 	const size_t pl = sizeof(LIN_W3C_NAME_PREFIX) - 1;
-	uint64_t sid = LIN_GET(r, STRING, SID);
-	if (r->str_len < pl || memcmp(r->str, LIN_W3C_NAME_PREFIX, pl) ||
-	    lin_vtab_find(&o->strs, o->proc, sid))
+	bool fresh;
+	uint64_t *v = lin_vtab_get(&o->strs, o->proc, LIN_GET(r, STRING, SID), &fresh);
+	if (!v) {
+		o->oom = true;
+		return;
+	}
+	if (!fresh)
+		return;
+	*v = LIN_NIL;
+	if (r->str_len < pl || memcmp(r->str, LIN_W3C_NAME_PREFIX, pl))
 		return;
 	uint64_t off = o->chars.n;
 	for (uint32_t i = 0; i < r->str_len; i++) {
@@ -127,12 +137,7 @@ static void on_string(void *arg, const struct lin_rec *r)
 		}
 		*c = r->str[i];
 	}
-	bool fresh;
-	uint64_t *v = lin_vtab_get(&o->strs, o->proc, sid, &fresh);
-	if (!v)
-		o->oom = true;
-	else
-		*v = off << 24 | (r->str_len & 0xffffffu);
+	*v = off << 24 | (r->str_len & 0xffffffu);
 }
 
 static void on_clock(void *arg, const struct lin_rec *r)
@@ -191,7 +196,7 @@ static int reread(struct otlp *o, const struct lin_joiner *v, const struct lin_j
 			snprintf(op->backend, sizeof(op->backend), "%s", h.backend);
 		}
 		o->proc = (uint16_t)p;
-		enum lin_read_status s;
+		enum lin_read_status s = LIN_READ_EOF;
 		while (!o->oom && (s = lin_reader_next(r, rec)) == LIN_READ_RECORD)
 			lin_rec_dispatch(&reread_ops, o, rec);
 		if (!o->oom && s == LIN_READ_ERROR && !jf->err[0] && !jf->truncated) {
@@ -215,8 +220,9 @@ static void legacy_names(struct otlp *o)
 		const uint64_t *s = q->remote || q->name_sid == LIN_NIL
 					    ? NULL
 					    : lin_vtab_find(&o->strs, q->proc, q->name_sid);
-		if (s && lin_sp_w3c_name((const char *)o->chars.data + (*s >> 24), *s & 0xffffffu,
-					 q->rtrace, &q->rparent))
+		if (s && *s != LIN_NIL &&
+		    lin_sp_w3c_name((const char *)o->chars.data + (*s >> 24), *s & 0xffffffu,
+				    q->rtrace, &q->rparent))
 			q->remote = true;
 	}
 }
