@@ -126,12 +126,16 @@ struct lin_xmark {
 struct lin_xseg {
 	uint64_t start, end, ns;
 	uint8_t cause, ev, how; /* enum lin_xcause, lin_evidence, lin_how */
-	uint8_t pad[5];
+	uint8_t state;          /* descheduled: LIN_SCHED_* (preempted, blocked, unknown) */
+	uint8_t gap;            /* a thread stretch whose thread's off-CPU evidence has a gap
+				 * (context switches lost or refused): 1 */
+	uint8_t pad[3];
 };
 
 /* At most 9 stretches before the start (8 between marks, the last one cut in two by
- * device_busy), a descheduled one in each of two of them, and kernel_slow. */
-#define LIN_XSEG_MAX 12
+ * device_busy), up to three descheduled ones (preempted, blocked, unknown) in each of
+ * three of them (handoff_wait, thread_delay, api_call), and kernel_slow. */
+#define LIN_XSEG_MAX 19
 
 /* One launch's ledger: a GPU record and the marks of the work behind it. */
 struct lin_xlaunch {
