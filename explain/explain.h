@@ -158,6 +158,7 @@ struct lin_xlaunch {
 	 * LIN_X_UNRESOLVED, dominant_how LIN_HOW_COMPETING_CAUSES, and alt the cause withdrawn
 	 * (else LIN_X_N). */
 	uint8_t dominant, dominant_how, alt;
+	uint8_t dominant_state; /* dominant descheduled: its statement's LIN_SCHED_* */
 	uint8_t nseg;
 	bool imported;
 	struct lin_xmark m[LIN_M_N];

@@ -305,6 +305,8 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 		fprintf(out, "\"%s\"", lin_xcause_name((enum lin_xcause)l->dominant));
 	else
 		fprintf(out, "null");
+	if (l->dominant == LIN_X_DESCHEDULED)
+		fprintf(out, ",\"cause_state\":\"%s\"", sched_state_name(l->dominant_state));
 	if (l->alt < LIN_X_N)
 		fprintf(out, ",\"alt\":\"%s\"", lin_xcause_name((enum lin_xcause)l->alt));
 	if (l->median)

@@ -198,6 +198,7 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 		return;
 	l->dominant = l->seg[d].cause;
 	l->dominant_how = l->seg[d].how;
+	l->dominant_state = l->seg[d].state;
 	for (size_t r = 0; r < b->non; r++)
 		if (b->on[r]->withdraw)
 			b->on[r]->withdraw(b, l, i, &l->seg[d], sdev[d]);
