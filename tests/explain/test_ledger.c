@@ -812,8 +812,11 @@ Test(ledger, lost_switches_mark_the_threads_stretches)
 		seg_is(l, 4, LIN_X_API_CALL, 12000, 12500, LIN_EV_OBSERVED);
 		cr_assert_eq(l->seg[4].gap, 1);
 		cr_assert_eq(l->seg[1].gap, 0, "before_handoff is no thread's stretch");
-		/* A switch loss is no lineage loss: the handoff is still observed. */
+		/* A switch loss is no lineage loss: the handoff is still observed, and an unknown
+		 * dependency is not blamed on lost CUPTI records. */
 		cr_assert_eq(l->m[LIN_M_ADOPTED].ev, LIN_EV_OBSERVED);
+		cr_assert_eq(l->m[LIN_M_DEP_READY].how, LIN_HOW_NO_KNOWN_DEPENDENCY, "%s",
+			     lin_how_name(l->m[LIN_M_DEP_READY].how));
 		done(&r);
 	}
 }
@@ -825,6 +828,8 @@ Test(ledger, other_losses_leave_no_gap)
 	done(&r);
 	r = gap_case(LIN_DROP_CUPTI_RECORDS, WORKER);
 	cr_assert_eq(launch(&r, 10)->seg[3].gap, 0, "a CUPTI loss is not a switch loss");
+	/* ... and it is a lineage loss: the unknown dependency says so. */
+	cr_assert_eq(launch(&r, 10)->m[LIN_M_DEP_READY].how, LIN_HOW_DROPPED_RECORDS);
 	done(&r);
 }
 
