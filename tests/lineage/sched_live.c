@@ -196,7 +196,13 @@ static int mode_switches(void)
 	lin_runtime *rt = open_rt(&m, 0);
 	lin_runtime_flush(rt);
 	skip_if_refused(rt, &m);
-	struct worker w = { .rt = rt, .cpu = 0, .sleeps = 20, .spin_ms = 200 };
+	/* The first core this process may run on (a container's cpuset may not hold 0). */
+	cpu_set_t mine;
+	int cpu = 0;
+	if (!sched_getaffinity(0, sizeof(mine), &mine))
+		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &mine))
+			cpu++;
+	struct worker w = { .rt = rt, .cpu = cpu, .sleeps = 20, .spin_ms = 200 };
 	uint64_t t0 = now_ns();
 	run_worker(&w, true);
 	uint64_t t1 = now_ns();
