@@ -157,7 +157,7 @@ bool lin_sched_cfg_init(struct lin_sched_cfg *cfg, bool asked)
 			 : -err == ENOSYS ? "ENOSYS"
 			 : -err == EMFILE ? "EMFILE"
 					  : "errno",
-			 hint(-err));
+			 strcmp(what, "perf_event_open") ? "" : hint(-err));
 		return true;
 	}
 	lin_sched_close(s);
