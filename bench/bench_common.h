@@ -19,6 +19,8 @@ uint64_t now_ns(void);
 size_t nbatches(void);
 /* Sorts @s in place; median and 99th percentile of the @n samples. */
 struct result summarize(double *s, size_t n);
+/* The host scheduling collector's cost (sched_bench.c). */
+void sched_cases(void);
 /* One SUMMARY line (and a JSON entry with --json). */
 void report(const char *name, int threads, struct result r, const char *extra);
 /* Time @nb batches of BATCH runs of @body; each batch's mean per run into @samples. @pre

@@ -762,26 +762,36 @@ static void usage(FILE *f)
 	      "      per-thread ring: the cheapest way to record an event\n"
 	      "  RATIO whole_path/peer_lttng_ust=<x> whole_path/peer_nvtx=<y> whole_path/floor_clock_ring=<z>\n"
 	      "\n"
+	      "Then the host scheduling collector (LIN_RT_SCHED_EVENTS), off and on alternated:\n"
+	      "  SUMMARY bench=sched_switch case=off|on ns_cpu_per_switch= ...  process CPU per\n"
+	      "      context switch of two threads ping-ponging through pipes\n"
+	      "  SUMMARY bench=sched_switch_delta ns_cpu_per_switch=  on less off\n"
+	      "  SUMMARY bench=sched_thread fds_per_thread= ring_kib_per_thread=\n"
+	      "      register_us_off= register_us_on=  what each registered thread holds\n"
+	      "  (skipped=\"why\" where the kernel refuses the collector)\n"
+	      "\n"
 	      "  --quick      a few seconds in all (CI); fewer batches, smaller tables\n"
 	      "  --json FILE  also write the results as a JSON array\n"
 	      "  --no-cold    skip the large-table cases (1e6 and 1e7 live epochs)\n"
+	      "  --only-sched only the host scheduling collector's cost (below)\n"
 	      "  -h, --help   this text\n",
 	      f);
 }
 
 int main(int argc, char **argv)
 {
-	bool cold = true;
-	static const struct option opts[] = { { "quick", no_argument, NULL, 'q' },
-					      { "json", required_argument, NULL, 'j' },
-					      { "no-cold", no_argument, NULL, 'c' },
-					      { "help", no_argument, NULL, 'h' },
-					      { 0 } };
+	bool cold = true, only_sched = false;
+	static const struct option opts[] = {
+		{ "quick", no_argument, NULL, 'q' },   { "json", required_argument, NULL, 'j' },
+		{ "no-cold", no_argument, NULL, 'c' }, { "only-sched", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },    { 0 }
+	};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'q': quick = true; break;
 		case 'c': cold = false; break;
+		case 's': only_sched = true; break;
 		case 'j':
 			json = fopen(optarg, "w");
 			if (!json) {
@@ -798,6 +808,10 @@ int main(int argc, char **argv)
 	if (optind != argc) {
 		usage(stderr);
 		return 64;
+	}
+	if (only_sched) {
+		sched_cases();
+		return 0;
 	}
 	floor_cases();
 	launch_cases();
@@ -817,6 +831,7 @@ int main(int argc, char **argv)
 	sustained_case(1, 1e6, quick ? 1 : 10);
 	sustained_case(2, 5e5, quick ? 1 : 10);
 	peer_cases(bench_median("whole_path", 1));
+	sched_cases();
 	if (json) {
 		fputs("\n]\n", json);
 		fclose(json);

@@ -82,6 +82,7 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vtab_init(&x->events, sizeof(struct lin_xevent));
 	lin_vec_init(&x->waits, sizeof(struct lin_xwait));
 	lin_vec_init(&x->scheds, sizeof(struct lin_xsched));
+	lin_vec_init(&x->schedgaps, sizeof(struct lin_xschedgap));
 	lin_vec_init(&x->edges, sizeof(struct lin_xedge));
 	lin_vtab_init(&x->clone_of, sizeof(uint64_t));
 	lin_vtab_init(&x->node_graph, sizeof(uint64_t));
@@ -113,6 +114,7 @@ void lin_explain_free(struct lin_explain *x)
 	lin_vtab_free(&x->events);
 	lin_vec_free(&x->waits);
 	lin_vec_free(&x->scheds);
+	lin_vec_free(&x->schedgaps);
 	lin_vec_free(&x->edges);
 	lin_vtab_free(&x->clone_of);
 	lin_vtab_free(&x->node_graph);
@@ -430,9 +432,26 @@ static void on_host_sched(void *arg, const struct lin_rec *r)
 		return;
 	struct lin_xsched *s = push(c->x, &c->x->scheds);
 	if (s)
-		*s = (struct lin_xsched){
-			.tid = LIN_GET(r, HOST_SCHED, TID), .start = start, .end = end, .proc = c->proc
-		};
+		*s = (struct lin_xsched){ .tid = LIN_GET(r, HOST_SCHED, TID),
+					  .start = start,
+					  .end = end,
+					  .proc = c->proc,
+					  .state = LIN_GET(r, HOST_SCHED, STATE) <= LIN_SCHED_BLOCKED
+							   ? (uint16_t)LIN_GET(r, HOST_SCHED, STATE)
+							   : LIN_SCHED_UNKNOWN };
+}
+
+/* A thread's context switches lost or refused: its off-CPU evidence has a gap. */
+static void on_dropped(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	uint64_t src = LIN_GET(r, DROPPED, SOURCE);
+	if ((src != LIN_DROP_HOST_SCHED && src != LIN_DROP_HOST_SCHED_REFUSED) ||
+	    LIN_IS_NIL(r, DROPPED, TID) || !LIN_GET(r, DROPPED, COUNT))
+		return;
+	struct lin_xschedgap *g = push(c->x, &c->x->schedgaps);
+	if (g)
+		*g = (struct lin_xschedgap){ .tid = LIN_GET(r, DROPPED, TID), .proc = c->proc };
 }
 
 static const struct lin_rec_ops collect_ops = {
@@ -454,6 +473,7 @@ static const struct lin_rec_ops collect_ops = {
 		[LIN_REC_GRAPH_NODE_CLONE] = on_graph_node_clone,
 		[LIN_REC_GRAPH_EDGE] = on_graph_edge,
 		[LIN_REC_HOST_SCHED] = on_host_sched,
+		[LIN_REC_DROPPED] = on_dropped,
 	},
 };
 

@@ -126,12 +126,16 @@ struct lin_xmark {
 struct lin_xseg {
 	uint64_t start, end, ns;
 	uint8_t cause, ev, how; /* enum lin_xcause, lin_evidence, lin_how */
-	uint8_t pad[5];
+	uint8_t state;          /* descheduled: LIN_SCHED_* (preempted, blocked, unknown) */
+	uint8_t gap;            /* a thread stretch whose thread's off-CPU evidence has a gap
+				 * (context switches lost or refused): 1 */
+	uint8_t pad[3];
 };
 
 /* At most 9 stretches before the start (8 between marks, the last one cut in two by
- * device_busy), a descheduled one in each of two of them, and kernel_slow. */
-#define LIN_XSEG_MAX 12
+ * device_busy), up to three descheduled ones (preempted, blocked, unknown) in each of
+ * three of them (handoff_wait, thread_delay, api_call), and kernel_slow. */
+#define LIN_XSEG_MAX 19
 
 /* One launch's ledger: a GPU record and the marks of the work behind it. */
 struct lin_xlaunch {
@@ -154,6 +158,7 @@ struct lin_xlaunch {
 	 * LIN_X_UNRESOLVED, dominant_how LIN_HOW_COMPETING_CAUSES, and alt the cause withdrawn
 	 * (else LIN_X_N). */
 	uint8_t dominant, dominant_how, alt;
+	uint8_t dominant_state; /* dominant descheduled: its statement's LIN_SCHED_* */
 	uint8_t nseg;
 	bool imported;
 	struct lin_xmark m[LIN_M_N];

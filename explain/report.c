@@ -81,6 +81,14 @@ static uint64_t origin(const struct lin_xgroup *g, const struct lin_xlaunch *l)
 	return 0;
 }
 
+/* A descheduled statement's state (LIN_SCHED_*). */
+static const char *sched_state_name(uint8_t s)
+{
+	return s == LIN_SCHED_PREEMPTED ? "preempted"
+	       : s == LIN_SCHED_BLOCKED ? "blocked"
+					: "unknown";
+}
+
 static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l, uint64_t t0, FILE *out)
 {
 	char b1[32], b2[32], b3[32];
@@ -108,12 +116,15 @@ static void text_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 	for (uint8_t s = 0; s < l->nseg; s++) {
 		const struct lin_xseg *g = &l->seg[s];
 		const char *how = lin_how_name((enum lin_how)g->how);
-		fprintf(out, "      => %-13s %10s  [%s, %s]  %s%s%s%s\n",
+		fprintf(out, "      => %-13s %10s  [%s, %s]  %s%s%s%s%s%s\n",
 			lin_xcause_name((enum lin_xcause)g->cause), fmt_ns(b1, sizeof(b1), g->ns),
 			g->start >= t0 ? fmt_ns(b2, sizeof(b2), g->start - t0) : "?",
 			g->end >= t0 ? fmt_ns(b3, sizeof(b3), g->end - t0) : "?",
 			lin_evidence_name((enum lin_evidence)g->ev), *how ? " (" : "", how,
-			*how ? ")" : "");
+			*how ? ")" : "", g->cause == LIN_X_DESCHEDULED ? " " : "",
+			g->cause == LIN_X_DESCHEDULED ? sched_state_name(g->state)
+			: g->gap                      ? " [off-CPU evidence lost]"
+						      : "");
 	}
 	if (l->alt < LIN_X_N)
 		fprintf(out, "      cause: %s (%s: %s, or the device busy with other streams)\n",
@@ -283,6 +294,10 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 			s ? "," : "", lin_xcause_name((enum lin_xcause)g->cause), g->start, g->end,
 			g->ns, lin_evidence_name((enum lin_evidence)g->ev));
 		json_how(out, g->ev, g->how, "cause_unknown");
+		if (g->cause == LIN_X_DESCHEDULED)
+			fprintf(out, ",\"state\":\"%s\"", sched_state_name(g->state));
+		if (g->gap)
+			fputs(",\"off_cpu_evidence\":\"lost\"", out);
 		fprintf(out, "}");
 	}
 	fprintf(out, "],\"cause\":");
@@ -290,6 +305,8 @@ static void json_launch(const struct lin_explain *x, const struct lin_xlaunch *l
 		fprintf(out, "\"%s\"", lin_xcause_name((enum lin_xcause)l->dominant));
 	else
 		fprintf(out, "null");
+	if (l->dominant == LIN_X_DESCHEDULED)
+		fprintf(out, ",\"cause_state\":\"%s\"", sched_state_name(l->dominant_state));
 	if (l->alt < LIN_X_N)
 		fprintf(out, ",\"alt\":\"%s\"", lin_xcause_name((enum lin_xcause)l->alt));
 	if (l->median)

@@ -75,10 +75,12 @@ struct lin_xrule {
 	 * time) is chosen: may withdraw it (competing causes). */
 	void (*withdraw)(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i,
 			 const struct lin_xseg *d, uint64_t ddev);
-	/* The off-CPU time of thread (@proc, @tid) within [@s, @e], and the span [*@first,
-	 * *@last] it lies in (0: none). */
-	uint64_t (*off_cpu)(const struct lin_xbuild *b, uint16_t proc, uint64_t tid, uint64_t s,
-			    uint64_t e, uint64_t *first, uint64_t *last);
+	/* The off-CPU time of thread (@proc, @tid) in state @state (LIN_SCHED_*) within
+	 * [@s, @e], and the span [*@first, *@last] it lies in (0: none). */
+	uint64_t (*off_cpu)(const struct lin_xbuild *b, uint16_t proc, uint64_t tid, uint32_t state,
+			    uint64_t s, uint64_t e, uint64_t *first, uint64_t *last);
+	/* Whether thread (@proc, @tid)'s off-CPU evidence has a gap (lost or refused). */
+	bool (*sched_gap)(const struct lin_xbuild *b, uint16_t proc, uint64_t tid);
 	/* After the statements: a finding on the kernel itself (kernel_slow). */
 	void (*after)(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t i);
 };

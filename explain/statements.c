@@ -11,7 +11,7 @@ static bool add_seg_ns(struct lin_xlaunch *l, uint64_t s, uint64_t e, uint64_t n
 		       enum lin_xcause c, enum lin_evidence ev, enum lin_how how)
 {
 	if (l->nseg >= LIN_XSEG_MAX)
-		return false; /* not reached: at most 12 (LIN_XSEG_MAX) */
+		return false; /* not reached: at most 19 (LIN_XSEG_MAX) */
 	l->seg[l->nseg++] = (struct lin_xseg){
 		.start = s, .end = e, .ns = ns, .cause = (uint8_t)c, .ev = (uint8_t)ev, .how = (uint8_t)how
 	};
@@ -26,22 +26,39 @@ void lin_x_add_seg(struct lin_xlaunch *l, uint64_t s, uint64_t e, enum lin_xcaus
 }
 
 /* [s, e] of cause @c on thread @tid; the time the host_sched row says the thread was not
- * running in it is a descheduled statement (observed) nested in it, and is taken out of
- * its ns. */
+ * running in it is a descheduled statement (observed) per state, preempted, blocked or
+ * unknown, nested in it, and is taken out of its ns. A thread whose context switches
+ * were lost or refused keeps the stretch marked (gap): what no record covers may still
+ * have been off-CPU. */
 static void add_thread_seg(const struct lin_xbuild *b, struct lin_xlaunch *l, uint16_t proc,
 			   uint64_t tid, uint64_t s, uint64_t e, enum lin_xcause c,
 			   enum lin_evidence ev, enum lin_how how)
 {
 	if (e <= s)
 		return;
-	uint64_t off = 0, first = 0, last = 0;
+	static const uint32_t states[] = { LIN_SCHED_PREEMPTED, LIN_SCHED_BLOCKED, LIN_SCHED_UNKNOWN };
+	uint64_t off[3] = { 0 }, first[3] = { 0 }, last[3] = { 0 }, total = 0;
+	bool gap = false;
+	const struct lin_xrule *rule = NULL;
 	if (tid != LIN_NIL && proc != LIN_XPROC_IMPORTED)
-		for (size_t r = 0; r < b->non && !off; r++)
+		for (size_t r = 0; r < b->non && !rule; r++)
 			if (b->on[r]->off_cpu)
-				off = b->on[r]->off_cpu(b, proc, tid, s, e, &first, &last);
-	add_seg_ns(l, s, e, e - s - off, c, ev, how);
-	if (off)
-		add_seg_ns(l, first, last, off, LIN_X_DESCHEDULED, LIN_EV_OBSERVED, LIN_HOW_HOST_SCHED);
+				rule = b->on[r];
+	if (rule) {
+		for (int k = 0; k < 3; k++) {
+			off[k] = rule->off_cpu(b, proc, tid, states[k], s, e, &first[k], &last[k]);
+			total += off[k];
+		}
+		gap = rule->sched_gap && rule->sched_gap(b, proc, tid);
+	}
+	if (total > e - s)
+		total = e - s; /* not reached: the records of a thread are made disjoint */
+	if (add_seg_ns(l, s, e, e - s - total, c, ev, how))
+		l->seg[l->nseg - 1].gap = gap;
+	for (int k = 0; k < 3; k++)
+		if (off[k] && add_seg_ns(l, first[k], last[k], off[k], LIN_X_DESCHEDULED,
+					 LIN_EV_OBSERVED, LIN_HOW_HOST_SCHED))
+			l->seg[l->nseg - 1].state = (uint8_t)states[k];
 }
 
 /* The statement a stretch ending at mark @m is; the marks it spans without a value are
@@ -157,7 +174,7 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 			ev = LIN_EV_UNKNOWN;
 			how = skipped_how;
 		}
-		if (c == LIN_X_THREAD_DELAY || c == LIN_X_API_CALL)
+		if (c == LIN_X_THREAD_DELAY || c == LIN_X_API_CALL || c == LIN_X_HANDOFF_WAIT)
 			add_thread_seg(b, l, l->proc, tid, front, t, c, ev, how);
 		else
 			lin_x_add_seg(l, front, t, c, ev, how);
@@ -181,6 +198,7 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 		return;
 	l->dominant = l->seg[d].cause;
 	l->dominant_how = l->seg[d].how;
+	l->dominant_state = l->seg[d].state;
 	for (size_t r = 0; r < b->non; r++)
 		if (b->on[r]->withdraw)
 			b->on[r]->withdraw(b, l, i, &l->seg[d], sdev[d]);

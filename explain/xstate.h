@@ -212,6 +212,15 @@ static inline uint64_t lin_xpos(uint32_t file, uint64_t index)
  * cum is the off-CPU time of the thread's records before this one. */
 struct lin_xsched {
 	uint64_t tid, start, end, cum;
+	uint16_t proc;
+	uint16_t state; /* LIN_SCHED_* */
+	uint16_t pad[2];
+};
+
+/* A thread whose off-CPU evidence has a gap: context switches lost (dropped source 8) or
+ * refused (source 9). */
+struct lin_xschedgap {
+	uint64_t tid;
 	uint16_t proc, pad[3];
 };
 
@@ -242,6 +251,7 @@ struct lin_explain {
 	struct lin_vtab events;   /* (sync_id, proc) -> struct lin_xevent */
 	struct lin_vec waits;     /* struct lin_xwait */
 	struct lin_vec scheds;    /* struct lin_xsched */
+	struct lin_vec schedgaps; /* struct lin_xschedgap */
 	struct lin_vec edges;     /* struct lin_xedge */
 	struct lin_vtab clone_of; /* (clone, proc) -> uint64_t original (UINT64_MAX: two differ) */
 	struct lin_vtab node_graph; /* (node, proc) -> uint64_t graph id (graph_node records) */

@@ -494,11 +494,15 @@ static void on_dropped(struct lin_joiner *v, uint16_t proc, uint32_t file, const
 			f->detail[i] = r->str[i] >= 0x20 && r->str[i] < 0x7f ? r->str[i] : '?';
 		f->detail[k] = 0;
 	}
-	if (LIN_GET(r, DROPPED, SOURCE) == LIN_DROP_HOST_EVENTS) {
+	uint64_t src = LIN_GET(r, DROPPED, SOURCE);
+	if (src == LIN_DROP_HOST_EVENTS) {
 		v->procs[proc].dropped_host = true;
 		v->procs[proc].host_dropped += LIN_GET(r, DROPPED, COUNT);
-	} else
+	} else if (src != LIN_DROP_HOST_SCHED && src != LIN_DROP_HOST_SCHED_REFUSED)
 		v->procs[proc].dropped_cupti = true;
+	/* Lost or refused context switches (sources 8, 9) lose no lineage: a loss all the
+	 * same (the finding above), and lineage-explain's gap in that thread's off-CPU
+	 * evidence (docs/ledger.md), but no join is less certain for them. */
 }
 
 static void on_graph(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)

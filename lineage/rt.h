@@ -18,6 +18,7 @@
 #include "records.h"
 #include "misuse.h"
 #include "rt_internal.h"
+#include "hostsched.h"
 #include "writer.h"
 
 #define LIN_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -125,6 +126,13 @@ struct lin_tstate {
 	/* consumer side: the writer */
 	_Alignas(LIN_CACHELINE) _Atomic uint64_t tail;
 	uint64_t dropped_reported;
+	/* the host scheduling collector (hostsched.c): opened at registration, drained and
+	 * closed by the writer; sched_err: why the kernel refused it (0: it did not) */
+	struct lin_sched *sched;
+	int sched_err;
+	const char *sched_what;
+	bool sched_err_reported;
+	uint64_t sched_lost, sched_lost_reported;
 	_Atomic int exited;
 	struct lin_tstate *next;
 	lin_runtime *rt;
@@ -221,6 +229,7 @@ struct lin_runtime {
 	enum lin_backend_kind backend_kind;
 	bool device_clock_host; /* the backend's device timestamps are our host clock */
 	const char *cupti_status;
+	struct lin_sched_cfg sched; /* the host scheduling collector (hostsched.h) */
 	pthread_key_t key;
 
 	/* threads */

@@ -175,9 +175,14 @@ static void fork_child(void)
 		rt->forked_child = true;
 		rt->have_backend = false;
 		lin_writer_fork_detach(rt->w); /* no output; its thread was not copied */
-		for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next)
+		for (struct lin_tstate *ts = rt->threads; ts; ts = ts->next) {
 			if (!(lin_tls.rt == rt && lin_tls.ts == ts))
 				atomic_store(&ts->exited, 1); /* their threads are not in the child */
+			/* The parent's threads' rings, even the forking thread's: never read here. */
+			lin_sched_close(ts->sched);
+			ts->sched = NULL;
+		}
+		rt->sched.on = false;
 	}
 	/* A tap (an exporter's stream) is the parent's: the child's copy is freed, unwritten. */
 	unlock_all(true);
@@ -344,6 +349,12 @@ LIN_API int lin_runtime_create(const struct lin_runtime_opts *opts, lin_runtime 
 	rt->observer_user = o.observer_user;
 	rt->rt_tag = runtime_tag(rt->gen);
 	lin_clock_init(&rt->clock);
+	/* Asked for and refused: said once, like an unusable CUPTI (the header says it too). */
+	if (lin_sched_cfg_init(&rt->sched, o.flags & LIN_RT_SCHED_EVENTS))
+		lin_rt_status(rt,
+			      "host scheduling evidence (LIN_RT_SCHED_EVENTS) is off: the kernel "
+			      "refused it: %s; the trace has no host_sched records",
+			      rt->sched.status);
 
 	if (pthread_mutex_init(&rt->threads_lock, NULL)) {
 		free(rt);

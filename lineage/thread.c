@@ -30,6 +30,17 @@ uint32_t lin_rt_gettid(void)
 	return tls_tid;
 }
 
+/* The thread's context-switch event (hostsched.c). A refusal is logged here and written by the
+ * writer as a dropped record (host_sched_refused): the thread runs on untraced by it. */
+static void sched_open(lin_runtime *rt, struct lin_tstate *ts)
+{
+	ts->sched = lin_sched_open(&rt->sched, &ts->sched_err, &ts->sched_what);
+	if (!ts->sched)
+		lin_logger_log(&rt->logger, LIN_LOG_WARN,
+			       "host scheduling evidence refused on thread %u: %s: %s", ts->tid,
+			       ts->sched_what, lin_strerror(ts->sched_err));
+}
+
 struct lin_tstate *lin_tstate_slow(lin_runtime *rt)
 {
 	struct lin_tstate *ts = pthread_getspecific(rt->key);
@@ -49,6 +60,8 @@ struct lin_tstate *lin_tstate_slow(lin_runtime *rt)
 		ts->tid = lin_rt_gettid();
 		ts->serial = atomic_fetch_add(&rt->thread_serial, 1) + 1;
 		ts->rt = rt;
+		if (rt->sched.on)
+			sched_open(rt, ts);
 		if (pthread_setspecific(rt->key, ts)) {
 			free(ts->ev);
 			free(ts);
@@ -91,6 +104,7 @@ void lin_tstate_free(struct lin_tstate *ts)
 	uint64_t t = atomic_load(&ts->tail), h = atomic_load(&ts->pub_head);
 	for (; t != h; t++)
 		lin_event_drop_owned(&ts->ev[t & ts->mask]);
+	lin_sched_close(ts->sched);
 	free(ts->ev);
 	free(ts);
 }

@@ -55,6 +55,8 @@ struct lin_writer {
 	size_t olen, ocap;
 	msgpack_packer pk;
 	struct lin_strtab *strtab;
+	uint64_t sched_sid; /* LIN_SCHED_SOURCE's string id; 0: not yet written */
+	uint32_t sched_tid; /* the thread drain_sched reads */
 	_Atomic uint64_t bytes_written;
 	_Atomic uint64_t ext_dropped[4];
 	uint64_t ext_dropped_reported[4];
@@ -328,6 +330,38 @@ static void encode_event(struct lin_writer *w, const struct lin_tstate *ts, stru
 	maybe_flush_locked(w);
 }
 
+static void emit_sched(void *u, uint64_t s, uint64_t e, uint32_t state)
+{
+	struct lin_writer *w = u;
+	lin_tf_host_sched(&w->pk, w->sched_tid, s, e, state, w->sched_sid);
+	maybe_flush_locked(w);
+}
+
+/* The thread's context switches (hostsched.c): its off-CPU intervals, its ring's losses and a
+ * refusal, each written once. */
+static void drain_sched(struct lin_writer *w, struct lin_tstate *ts)
+{
+	if (ts->sched) {
+		if (!w->sched_sid)
+			w->sched_sid = intern_locked(w, LIN_SCHED_SOURCE);
+		w->sched_tid = ts->tid;
+		lin_sched_drain(ts->sched, emit_sched, w, &ts->sched_lost);
+		if (ts->sched_lost != ts->sched_lost_reported) {
+			lin_tf_dropped(&w->pk, LIN_DROP_HOST_SCHED,
+				       ts->sched_lost - ts->sched_lost_reported, ts->tid,
+				       "host_sched_ring_overrun");
+			ts->sched_lost_reported = ts->sched_lost;
+		}
+	}
+	if (ts->sched_err && !ts->sched_err_reported) {
+		char why[128];
+		snprintf(why, sizeof(why), "host_sched_refused: %s: %s", ts->sched_what,
+			 lin_strerror(ts->sched_err));
+		lin_tf_dropped(&w->pk, LIN_DROP_HOST_SCHED_REFUSED, 1, ts->tid, why);
+		ts->sched_err_reported = true;
+	}
+}
+
 /* Drain one thread's buffer. Returns true when the state may be freed. */
 static bool drain_thread(struct lin_writer *w, struct lin_tstate *ts)
 {
@@ -349,6 +383,7 @@ static bool drain_thread(struct lin_writer *w, struct lin_tstate *ts)
 			       "thread_buffer_full");
 		ts->dropped_reported = d;
 	}
+	drain_sched(w, ts);
 	return exited;
 }
 
@@ -380,6 +415,7 @@ int lin_writer_drain(struct lin_writer *w, bool exact)
 			uint64_t h = atomic_load_explicit(&ts->pub_head, memory_order_acquire);
 			for (uint64_t t = atomic_load(&ts->tail); t != h; t++)
 				lin_event_drop_owned(&ts->ev[t & ts->mask]);
+			lin_sched_drain(ts->sched, NULL, NULL, &ts->sched_lost);
 			atomic_store_explicit(&ts->tail, h, memory_order_release);
 		}
 		if (exited) {
@@ -505,6 +541,7 @@ static int write_header(struct lin_writer *w)
 		.cupti = rt->cupti_status,
 		.device_clock = rt->device_clock_host ? "host" : "cupti",
 		.start_unix_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec - since,
+		.host_sched = rt->sched.asked ? rt->sched.status : NULL,
 	};
 	pthread_mutex_lock(&w->out_lock);
 	lin_tf_header(&w->pk, &h);

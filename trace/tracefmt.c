@@ -87,7 +87,7 @@ static struct lin_tf_var str_var(const char *s)
 
 void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h)
 {
-	msgpack_pack_map(pk, h->start_unix_ns ? 14 : 13);
+	msgpack_pack_map(pk, 13u + (h->start_unix_ns ? 1u : 0u) + (h->host_sched ? 1u : 0u));
 	pack_key(pk, "format");
 	lin_tf_pack_str(pk, h->format);
 	pack_key(pk, "version");
@@ -123,6 +123,10 @@ void lin_tf_header(msgpack_packer *pk, const struct lin_tf_header *h)
 	lin_tf_pack_str(pk, h->backend);
 	pack_key(pk, "cupti");
 	lin_tf_pack_str(pk, h->cupti);
+	if (h->host_sched) {
+		pack_key(pk, "host_sched");
+		lin_tf_pack_str(pk, h->host_sched);
+	}
 }
 
 void lin_tf_string(msgpack_packer *pk, uint64_t sid, const char *text, size_t len)

@@ -46,6 +46,8 @@ struct lin_tf_header {
 	const char *cupti;        /* NULL: nil */
 	const char *device_clock; /* "cupti" (NULL) or "host": docs/trace-format.md */
 	uint64_t start_unix_ns;   /* CLOCK_REALTIME at start_host_ns; 0: not written */
+	const char *host_sched;   /* the collector's state ("on: ...", "refused: ..."); NULL:
+				   * not written (not asked for) */
 };
 
 struct lin_tf_kernel {

@@ -11,6 +11,9 @@
  * completion event on its stream, as a serving loop does: the trace then shows that sync
  * collection was on (the device_occupied rule's precondition, docs/ledger.md).
  */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +145,10 @@ static void handoff_wait_step(void *arg)
 	label(j, &l, LIN_TC_HANDOFF_WAIT, 0, j->cap_ns, adopted);
 }
 
-static void descheduled_step(void *arg)
+/* Blocked: the worker sleeps between adopt and the launch call. The kernel's context
+ * switches (LIN_RT_SCHED_EVENTS) are the evidence; the interval is also kept for
+ * --sched-trace, the input format of other collectors (docs/attribution.md). */
+static void blocked_step(void *arg)
 {
 	struct ajob *j = arg;
 	struct lin_sim_launch l = { 0 };
@@ -151,6 +157,66 @@ static void descheduled_step(void *arg)
 	sleep_ns(j->sx->o.delay_ns); /* off-CPU between adopt and the launch call */
 	uint64_t e = now(j->sx);
 	synth_off_cpu(j->sx, s, e);
+	target(j, &l);
+	label(j, &l, LIN_TC_DESCHEDULED, 0, s, e);
+}
+
+/* Preempted: real CPU contention. Between adopt and the launch call HOGS threads spin
+ * pinned to one core and the worker pins itself to that core and wants the CPU for D of
+ * wall time: runnable, it gets about a (HOGS + 1)-th of it, the rest it is preempted. The
+ * hogs spin only then (otherwise they poll every 100 us), so the rest of the run (the
+ * submitter, the pool, the writer) is not slowed by them. Nothing here knows when the
+ * worker was off-CPU: only the kernel's records (the collector) say it. */
+#define HOGS 8
+static struct {
+	pthread_t t[HOGS];
+	atomic_int stop, active;
+	int cpu;
+} hogs;
+
+static void pin_self(int cpu, cpu_set_t *old)
+{
+	cpu_set_t s;
+	if (old)
+		pthread_getaffinity_np(pthread_self(), sizeof(*old), old);
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
+}
+
+static void *hog_main(void *arg)
+{
+	(void)arg;
+	pin_self(hogs.cpu, NULL);
+	volatile uint64_t x = 0;
+	while (!atomic_load_explicit(&hogs.stop, memory_order_relaxed)) {
+		if (!atomic_load_explicit(&hogs.active, memory_order_relaxed)) {
+			sleep_ns(100000);
+			continue;
+		}
+		while (atomic_load_explicit(&hogs.active, memory_order_relaxed))
+			x++;
+	}
+	return NULL;
+}
+
+static void preempted_step(void *arg)
+{
+	struct ajob *j = arg;
+	struct lin_sim_launch l = { 0 };
+	adopt(j);
+	cpu_set_t old;
+	/* Moved to the core first, while it is free: a thread moved off its core waits for
+	 * the move asleep, and that wait would be a blocked interval (docs/attribution.md,
+	 * "Limits"). Then the hogs wake there and preempt it. */
+	pin_self(hogs.cpu, &old);
+	uint64_t s = now(j->sx), e = s + j->sx->o.delay_ns;
+	atomic_store(&hogs.active, 1);
+	while (now(j->sx) < e)
+		; /* runnable all along: off-CPU only when preempted */
+	atomic_store(&hogs.active, 0);
+	e = now(j->sx);
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	target(j, &l);
 	label(j, &l, LIN_TC_DESCHEDULED, 0, s, e);
 }
@@ -337,7 +403,28 @@ static void run(struct synth *sx, synth_step_fn bg, synth_step_fn step, uint32_t
 }
 
 void synth_run_attr_handoff(struct synth *sx) { run(sx, NULL, handoff_wait_step, 0); }
-void synth_run_attr_desched(struct synth *sx) { run(sx, NULL, descheduled_step, 0); }
+void synth_run_attr_blocked(struct synth *sx) { run(sx, NULL, blocked_step, 0); }
+void synth_run_attr_preempted(struct synth *sx)
+{
+	cpu_set_t mine;
+	pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine);
+	hogs.cpu = 0;
+	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+		if (CPU_ISSET(c, &mine)) {
+			hogs.cpu = c; /* the last core this process may use */
+			break;
+		}
+	atomic_store(&hogs.stop, 0);
+	atomic_store(&hogs.active, 0);
+	int n = 0;
+	for (; n < HOGS; n++)
+		if (pthread_create(&hogs.t[n], NULL, hog_main, NULL))
+			break;
+	run(sx, NULL, preempted_step, 0);
+	atomic_store(&hogs.stop, 1);
+	for (int i = 0; i < n; i++)
+		pthread_join(hogs.t[i], NULL);
+}
 void synth_run_attr_api(struct synth *sx) { run(sx, NULL, api_call_step, 0); }
 void synth_run_attr_submit(struct synth *sx) { run(sx, NULL, submit_delay_step, 0); }
 void synth_run_attr_stream(struct synth *sx) { run(sx, stream_dep_bg, stream_dep_step, 0); }

@@ -280,8 +280,11 @@ const struct synth_scenario synth_scenarios[] = {
 	/* docs/attribution.md: one injected cause per request's target kernel */
 	{ "attr-handoff-wait", "the task waits in the pool queue before a worker adopts it",
 	  synth_run_attr_handoff },
-	{ "attr-descheduled", "the worker is off-CPU between adopt and the launch call",
-	  synth_run_attr_desched },
+	{ "attr-descheduled-blocked", "the worker sleeps between adopt and the launch call",
+	  synth_run_attr_blocked },
+	{ "attr-descheduled-preempted",
+	  "the worker shares a core with CPU hogs between adopt and the launch call",
+	  synth_run_attr_preempted },
 	{ "attr-api-call", "CPU work inside the launch call", synth_run_attr_api },
 	{ "attr-submit-delay", "the command's submission is delayed (queued -> submitted)",
 	  synth_run_attr_submit },

@@ -245,7 +245,8 @@ void synth_run_stale(struct synth *sx, uint32_t n);
 
 /* The attribution scenarios (scen_attr.c), --requests of them each. */
 void synth_run_attr_handoff(struct synth *sx);
-void synth_run_attr_desched(struct synth *sx);
+void synth_run_attr_blocked(struct synth *sx);
+void synth_run_attr_preempted(struct synth *sx);
 void synth_run_attr_api(struct synth *sx);
 void synth_run_attr_submit(struct synth *sx);
 void synth_run_attr_stream(struct synth *sx);

@@ -104,8 +104,21 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
  * then cannot check that an adopt came after its capture, nor place an API call inside a
  * launch bracket by time (time containment and the bracket check are not made). */
 #define LIN_RT_LEAN_TIMESTAMPS (1u << 2)
+/*
+ * LIN_RT_SCHED_EVENTS: collect each registered thread's context switches from the kernel
+ * (a perf software event with context_switch = 1, opened by the thread at its first call
+ * into the runtime, and a 32 KiB ring the writer drains): the trace gains a host_sched
+ * record per off-CPU interval, preempted or blocked, which lineage-explain splits a
+ * launching thread's delay with. Costs one fd and 36 KiB of locked memory per thread, and
+ * kernel time per context switch (docs/bench.md). The environment can turn it on too
+ * (LINEAGE_SCHED_EVENTS=1). A kernel that refuses it (perf_event_paranoid 3, no perf
+ * events, seccomp, out of fds) never fails anything: the header's host_sched says why,
+ * the log says it once, a thread refused later gets a dropped record (docs/ledger.md,
+ * "Host scheduling evidence"). Since: 0.5
+ */
+#define LIN_RT_SCHED_EVENTS (1u << 3)
 #define LIN_RT_FLAGS_ALL \
-	(LIN_RT_NO_WRITER_THREAD | LIN_RT_NO_CAPTURE_EVENTS | LIN_RT_LEAN_TIMESTAMPS)
+	(LIN_RT_NO_WRITER_THREAD | LIN_RT_NO_CAPTURE_EVENTS | LIN_RT_LEAN_TIMESTAMPS | LIN_RT_SCHED_EVENTS)
 
 /*
  * Flags for lin_runtime_opts.cupti_flags.

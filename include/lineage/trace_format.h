@@ -350,7 +350,9 @@ enum lin_drop_source {
 	LIN_DROP_CUPTI_UNDECODABLE = 4, /* records stepped over undecoded (truncated, incomplete) */
 	LIN_DROP_CUPTI_REST = 5,   /* the rest of a buffer after a record nothing can step over */
 	LIN_DROP_CUPTI_LAYOUT = 6, /* records whose layout this build does not read */
-	LIN_DROP_CUPTI_UNDELIVERED = 7, /* buffers CUPTI still held when the runtime closed */
+	LIN_DROP_CUPTI_UNDELIVERED = 7,  /* buffers CUPTI still held when the runtime closed */
+	LIN_DROP_HOST_SCHED = 8,         /* context-switch records the kernel lost (ring overrun) */
+	LIN_DROP_HOST_SCHED_REFUSED = 9, /* a thread whose switches the kernel refused to give */
 };
 
 /* Default CUPTI external-correlation kind: CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2. */

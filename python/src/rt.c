@@ -97,16 +97,17 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 				  "cupti_buffer_kib",
 				  "cupti_buffers_max",
 				  "strict",
+				  "sched_events",
 				  NULL };
 	PyObject *path = Py_None, *otlp = Py_None, *backend = NULL;
 	unsigned int ext_kind = 0, tbe = 0, fim = 0, ckib = 0, cmax = 0;
-	int nwt = 0, nce = 0, lean = 0, clat = 0, cown = 0, strict = -1;
+	int nwt = 0, nce = 0, lean = 0, clat = 0, cown = 0, strict = -1, sched = 0;
 	if (self->rt || self->lock)
 		return lin_py_raise_int(-EINVAL, "Runtime.__init__ called twice");
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O$IpppIIO&ppIIp", kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O$IpppIIO&ppIIpp", kwlist,
 					 PyUnicode_FSConverter, &path, &backend, &ext_kind, &nwt,
 					 &nce, &lean, &tbe, &fim, PyUnicode_FSConverter, &otlp,
-					 &clat, &cown, &ckib, &cmax, &strict))
+					 &clat, &cown, &ckib, &cmax, &strict, &sched))
 		return -1;
 	/* Not given: LINEAGE_STRICT=1 in the environment makes runtimes strict (tests). */
 	if (strict < 0) {
@@ -123,7 +124,7 @@ static int rt_init(LinRuntime *self, PyObject *args, PyObject *kw)
 		.ext_kind = ext_kind,
 		.flags = (uint32_t)(flag(nwt, LIN_RT_NO_WRITER_THREAD) |
 				    flag(nce, LIN_RT_NO_CAPTURE_EVENTS) |
-				    flag(lean, LIN_RT_LEAN_TIMESTAMPS)),
+				    flag(lean, LIN_RT_LEAN_TIMESTAMPS) | flag(sched, LIN_RT_SCHED_EVENTS)),
 		.thread_buffer_events = tbe,
 		.flush_interval_ms = fim,
 		.cupti_flags = (uint32_t)(flag(clat, LIN_CUPTI_LATENCY_TIMESTAMPS) |

@@ -431,3 +431,17 @@ def test_strerror_and_versions():
     assert issubclass(lineage.StaleToken, lineage.Error)
     e = pickle.loads(pickle.dumps(lineage.StaleToken("x", 4001, "LIN_ESTALE_TOKEN")))
     assert isinstance(e, lineage.StaleToken) and e.code == 4001
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_runtime_sched_events_refused_is_stated_not_raised(on, trace, monkeypatch):
+    # The kernel's refusal, injected (lineage/hostsched.c's test hook): never raised; the
+    # header says it. Off (the default): the header has no host_sched key.
+    monkeypatch.setenv("LINEAGE_TEST_SCHED_FAULT", "EACCES")
+    monkeypatch.setenv("LINEAGE_LOG", "off")
+    with lineage.Runtime(trace_path=trace, sched_events=on) as rt:
+        with rt.request():
+            pass
+    data = open(trace, "rb").read()
+    assert (b"host_sched" in data) == on
+    assert (b"refused: perf_event_open" in data) == on

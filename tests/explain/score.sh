@@ -9,6 +9,9 @@
 #     a foreign record, a bad cause, an ambiguous label with one candidate, a cut file):
 #     exit 2 naming the file and the byte offset; usage errors: 64.
 set -u
+# The scheduler's records here are another collector's (--sched-trace, the input format),
+# not the runtime's own collector: keep that off whatever the environment says.
+unset LINEAGE_SCHED_EVENTS
 explain=$1 synth=$2 gen=$3 w=$4
 rm -rf "$w" && mkdir -p "$w" || exit 1
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -28,18 +31,18 @@ run() { # run SCENARIO: trace, sched trace, cause truth
 }
 
 # 1. descheduled: lineage names it with the scheduler's records, thread_delay without them.
-run descheduled
-expect 0 "$explain" --score "$w/descheduled.cause" "$w/descheduled.lt" "$w/descheduled.sched"
+run descheduled-blocked
+expect 0 "$explain" --score "$w/descheduled-blocked.cause" "$w/descheduled-blocked.lt" "$w/descheduled-blocked.sched"
 # (a target whose handoff took over a tenth of the injection is left unlabelled: n <= 12)
 n=$(field lineage descheduled n)
 [ "$n" -ge 6 ] || fail "targets scored: $n"
 [ "$(field lineage descheduled correct)" -ge $((n - 1)) ] || fail "lineage names descheduled"
 [ "$(field nsys descheduled correct)" = 0 ] || fail "nsys has no word for descheduling"
 grep -q '^SUMMARY method=hta without=- cause=all ' "$w/out" || fail "an overall line per method"
-expect 0 "$explain" --score "$w/descheduled.cause" --without host-sched "$w/descheduled.lt" "$w/descheduled.sched"
+expect 0 "$explain" --score "$w/descheduled-blocked.cause" --without host-sched "$w/descheduled-blocked.lt" "$w/descheduled-blocked.sched"
 [ "$(field lineage descheduled correct)" = 0 ] || fail "without host_sched records: not named"
 grep -q 'without=host-sched' "$w/out" || fail "the ablation is named in the SUMMARY lines"
-expect 0 "$explain" --score "$w/descheduled.cause" "$w/descheduled.lt"
+expect 0 "$explain" --score "$w/descheduled-blocked.cause" "$w/descheduled-blocked.lt"
 [ "$(field lineage descheduled correct)" = 0 ] || fail "without the sched trace: not named"
 
 # 2. stream dependency: lineage says dependency, never device delay; nsys reads queue.
@@ -56,34 +59,34 @@ expect 0 "$explain" --score "$w/stream-dependency.cause" --without stream-order 
 # 3. the cause truth of another run (another process) matches nothing: exit 1, said; so do
 #    labels of this process whose keys no launch has; some unmatched labels are scored as
 #    unknown, and said.
-expect 1 "$explain" --score "$w/descheduled.cause" "$w/stream-dependency.lt"
+expect 1 "$explain" --score "$w/descheduled-blocked.cause" "$w/stream-dependency.lt"
 grep -q 'no explained launch of the process its header names' "$w/err" || fail "another process is said"
-"$gen" --cause-truth-for "$w/descheduled.lt" 999999 "$w/nokey.cause" || fail "lin-explain-gen --cause-truth-for"
-expect 1 "$explain" --score "$w/nokey.cause" "$w/descheduled.lt"
+"$gen" --cause-truth-for "$w/descheduled-blocked.lt" 999999 "$w/nokey.cause" || fail "lin-explain-gen --cause-truth-for"
+expect 1 "$explain" --score "$w/nokey.cause" "$w/descheduled-blocked.lt"
 grep -q 'none of its labels matched' "$w/err" || fail "no match is said"
-"$gen" --cause-truth-for "$w/descheduled.lt" 1 "$w/onekey.cause" || fail "lin-explain-gen --cause-truth-for"
-expect 0 "$explain" --score "$w/onekey.cause" "$w/descheduled.lt"
+"$gen" --cause-truth-for "$w/descheduled-blocked.lt" 1 "$w/onekey.cause" || fail "lin-explain-gen --cause-truth-for"
+expect 0 "$explain" --score "$w/onekey.cause" "$w/descheduled-blocked.lt"
 grep -q '1 of 2 labels matched no explained launch' "$w/err" || fail "unmatched labels are said"
 [ "$(field lineage api_call n)" = 2 ] || fail "the unmatched label is counted"
 [ "$(field lineage api_call unknown)" -ge 1 ] || fail "the unmatched label is unknown"
 
 # 4. bad cause truth files: exit 2 with file and byte offset.
-expect 2 "$explain" --score "$w/descheduled.truth" "$w/descheduled.lt"
-grep -q "descheduled.truth: byte 0: header: format 'lineage-truth', expected 'lineage-cause-truth'" "$w/err" ||
+expect 2 "$explain" --score "$w/descheduled-blocked.truth" "$w/descheduled-blocked.lt"
+grep -q "descheduled-blocked.truth: byte 0: header: format 'lineage-truth', expected 'lineage-cause-truth'" "$w/err" ||
 	fail "a request truth file is refused by its format"
 for bad in foreign-record bad-cause one-candidate bad-interval empty; do
 	"$gen" --cause-truth "$bad" "$w/$bad.cause" || fail "lin-explain-gen --cause-truth $bad"
-	expect 2 "$explain" --score "$w/$bad.cause" "$w/descheduled.lt"
+	expect 2 "$explain" --score "$w/$bad.cause" "$w/descheduled-blocked.lt"
 	grep -q "$bad.cause" "$w/err" || fail "$bad: the file is named"
 done
 grep -q 'no launch_cause record' "$w/err" || fail "an empty cause truth is no pass"
-size=$(wc -c <"$w/descheduled.cause")
-head -c $((size - 3)) "$w/descheduled.cause" >"$w/cut.cause"
-expect 2 "$explain" --score "$w/cut.cause" "$w/descheduled.lt"
+size=$(wc -c <"$w/descheduled-blocked.cause")
+head -c $((size - 3)) "$w/descheduled-blocked.cause" >"$w/cut.cause"
+expect 2 "$explain" --score "$w/cut.cause" "$w/descheduled-blocked.lt"
 grep -q 'cut.cause: byte [0-9]*: .*trunc' "$w/err" || fail "a cut cause truth names its offset"
 
 # 5. usage
-expect 64 "$explain" --score "$w/descheduled.cause" --json "$w/descheduled.lt"
-expect 64 "$explain" --without nothing "$w/descheduled.lt"
-expect 64 "$explain" --without latency,bogus "$w/descheduled.lt"
+expect 64 "$explain" --score "$w/descheduled-blocked.cause" --json "$w/descheduled-blocked.lt"
+expect 64 "$explain" --without nothing "$w/descheduled-blocked.lt"
+expect 64 "$explain" --without latency,bogus "$w/descheduled-blocked.lt"
 echo "score.sh: ok"

@@ -698,15 +698,138 @@ Test(ledger, overlapping_off_cpu_records_count_once_and_are_clipped)
 	handoff(70, 3000, 11000, 1);
 	lin_tf_host_sched(&pk, WORKER, 11500, 11700, LIN_SCHED_PREEMPTED, LIN_NIL);
 	lin_tf_host_sched(&pk, WORKER, 11600, 11800, LIN_SCHED_BLOCKED, LIN_NIL); /* overlaps */
-	lin_tf_host_sched(&pk, WORKER, 10000, 11100, LIN_SCHED_BLOCKED, LIN_NIL); /* before adopt */
+	lin_tf_host_sched(&pk, WORKER, 10000, 11100, LIN_SCHED_BLOCKED, LIN_NIL); /* across adopt */
 	call(70, 10, WORKER, 12000, 12500);
 	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
 	struct run r = finish_run();
 	const struct lin_xlaunch *l = launch(&r, 10);
-	seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
-	cr_assert_eq(l->seg[3].ns, 600); /* 1000 less 100 (clipped) and 300 (merged) */
-	seg_is(l, 4, LIN_X_DESCHEDULED, 11000, 11800, LIN_EV_OBSERVED);
-	cr_assert_eq(l->seg[4].ns, 400);
+	/* The record across the adopt is cut at it: 1000 ns in handoff_wait ... */
+	seg_is(l, 2, LIN_X_HANDOFF_WAIT, 3000, 11000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[2].ns, 7000);
+	seg_is(l, 3, LIN_X_DESCHEDULED, 10000, 11000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[3].ns, 1000);
+	/* ... and 100 in thread_delay. */
+	seg_is(l, 4, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[4].ns, 600); /* 1000 less 100 (clipped) and 300 (merged) */
+	/* Split by state: the preempted record holds the overlap, the blocked one keeps what
+	 * lies past it (11700-11800) and its part after the adopt (11000-11100). */
+	seg_is(l, 5, LIN_X_DESCHEDULED, 11500, 11700, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[5].state, LIN_SCHED_PREEMPTED);
+	cr_assert_eq(l->seg[5].ns, 200);
+	seg_is(l, 6, LIN_X_DESCHEDULED, 11000, 11800, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[6].state, LIN_SCHED_BLOCKED);
+	cr_assert_eq(l->seg[6].ns, 200);
+	seg_is(l, 7, LIN_X_API_CALL, 12000, 12500, LIN_EV_OBSERVED);
+	done(&r);
+}
+
+Test(ledger, descheduled_names_its_state_preempted)
+{
+	struct run r = sched_case(WORKER);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, 4, LIN_X_DESCHEDULED, 11500, 11800, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[4].state, LIN_SCHED_PREEMPTED);
+	cr_assert_eq(l->seg[3].gap, 0, "no loss: no gap");
+	done(&r);
+}
+
+/* The adopting thread blocked (a sleep, a lock) while its work waited in the pool: a
+ * blocked descheduled statement nested in handoff_wait, taken out of it. */
+static struct run handoff_sched_case(uint64_t tid, uint32_t state)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	lin_tf_host_sched(&pk, tid, 5000, 9000, state, LIN_NIL);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, blocked_in_handoff_wait_is_split_out)
+{
+	struct run r = handoff_sched_case(WORKER, LIN_SCHED_BLOCKED);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, 2, LIN_X_HANDOFF_WAIT, 3000, 11000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[2].ns, 4000);
+	seg_is(l, 3, LIN_X_DESCHEDULED, 5000, 9000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[3].state, LIN_SCHED_BLOCKED);
+	cr_assert_eq(l->seg[3].ns, 4000);
+	seg_is(l, 4, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+	done(&r);
+}
+
+Test(ledger, handoff_wait_with_another_threads_sched_is_whole)
+{
+	struct run r = handoff_sched_case(WORKER + 1, LIN_SCHED_BLOCKED);
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, 2, LIN_X_HANDOFF_WAIT, 3000, 11000, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[2].ns, 8000);
+	cr_assert(!has_cause(l, LIN_X_DESCHEDULED));
+	done(&r);
+}
+
+Test(ledger, preempted_in_api_call_is_split_out)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	lin_tf_host_sched(&pk, WORKER, 12100, 12300, LIN_SCHED_PREEMPTED, LIN_NIL);
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
+	struct run r = finish_run();
+	const struct lin_xlaunch *l = launch(&r, 10);
+	seg_is(l, 4, LIN_X_API_CALL, 12000, 12500, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[4].ns, 300);
+	seg_is(l, 5, LIN_X_DESCHEDULED, 12100, 12300, LIN_EV_OBSERVED);
+	cr_assert_eq(l->seg[5].state, LIN_SCHED_PREEMPTED);
+	done(&r);
+}
+
+/* Context switches lost (source 8) or refused (source 9) on the launching thread: its
+ * stretches say the off-CPU evidence has a gap, never "not descheduled". */
+static struct run gap_case(uint32_t source, uint64_t tid)
+{
+	begin();
+	work(7, 70);
+	handoff(70, 3000, 11000, 1);
+	lin_tf_dropped(&pk, source, 12, tid, "host_sched_ring_overrun");
+	call(70, 10, WORKER, 12000, 12500);
+	kern(10, 1, 20000, 21000, LIN_NIL, LIN_NIL, 0, 0);
+	return finish_run();
+}
+
+Test(ledger, lost_switches_mark_the_threads_stretches)
+{
+	uint32_t src[] = { LIN_DROP_HOST_SCHED, LIN_DROP_HOST_SCHED_REFUSED };
+	for (int k = 0; k < 2; k++) {
+		struct run r = gap_case(src[k], WORKER);
+		const struct lin_xlaunch *l = launch(&r, 10);
+		seg_is(l, 2, LIN_X_HANDOFF_WAIT, 3000, 11000, LIN_EV_OBSERVED);
+		cr_assert_eq(l->seg[2].gap, 1);
+		seg_is(l, 3, LIN_X_THREAD_DELAY, 11000, 12000, LIN_EV_OBSERVED);
+		cr_assert_eq(l->seg[3].gap, 1);
+		seg_is(l, 4, LIN_X_API_CALL, 12000, 12500, LIN_EV_OBSERVED);
+		cr_assert_eq(l->seg[4].gap, 1);
+		cr_assert_eq(l->seg[1].gap, 0, "before_handoff is no thread's stretch");
+		/* A switch loss is no lineage loss: the handoff is still observed, and an unknown
+		 * dependency is not blamed on lost CUPTI records. */
+		cr_assert_eq(l->m[LIN_M_ADOPTED].ev, LIN_EV_OBSERVED);
+		cr_assert_eq(l->m[LIN_M_DEP_READY].how, LIN_HOW_NO_KNOWN_DEPENDENCY, "%s",
+			     lin_how_name(l->m[LIN_M_DEP_READY].how));
+		done(&r);
+	}
+}
+
+Test(ledger, other_losses_leave_no_gap)
+{
+	struct run r = gap_case(LIN_DROP_HOST_SCHED, WORKER + 1);
+	cr_assert_eq(launch(&r, 10)->seg[3].gap, 0, "another thread's loss");
+	done(&r);
+	r = gap_case(LIN_DROP_CUPTI_RECORDS, WORKER);
+	cr_assert_eq(launch(&r, 10)->seg[3].gap, 0, "a CUPTI loss is not a switch loss");
+	/* ... and it is a lineage loss: the unknown dependency says so. */
+	cr_assert_eq(launch(&r, 10)->m[LIN_M_DEP_READY].how, LIN_HOW_DROPPED_RECORDS);
 	done(&r);
 }
 
