@@ -28,7 +28,8 @@ static const char usage_text[] =
 	"                    [--from kineto|nsys] [--slow-factor F] [--without EVIDENCE]\n"
 	"                    [--verdicts OUT.tsv]\n"
 	"                    TRACE...\n"
-	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] TRACE...\n"
+	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] [--peer-labels NAME=FILE]\n"
+	"                    TRACE...\n"
 	"    lineage-explain --help | --version\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -75,6 +76,11 @@ static const char usage_text[] =
 	"                        records), occupancy (the device_occupied rule and the\n"
 	"                        competing-causes check), graph-edge (the graph_edge rule):\n"
 	"                        what each piece of evidence buys\n"
+	"    --peer-labels NAME=FILE\n"
+	"                        with --score: also score the labels a peer tool gave, one GPU\n"
+	"                        record a line (gpu_kind, key, correlation, label, start_ns,\n"
+	"                        end_ns; tab-separated), as method NAME (docs/attribution.md,\n"
+	"                        \"Peer labels\")\n"
 	"    --score CAUSE_TRUTH score the explanation against a cause-truth file (written by\n"
 	"                        lineage-synth --cause-truth or examples/attrib_causes.cu;\n"
 	"                        docs/attribution.md): every launch with a label gets one from\n"
@@ -185,6 +191,9 @@ static int add(struct lin_joiner *v, const char *path, const char *from)
 	return 0;
 }
 
+/* --peer-labels NAME=FILE (with --score): set once by main, read by score(). */
+static const char *peer_name, *peer_path;
+
 /* --score: load the cause truth, label the ledgers, print the scores. */
 static int score(const char *truth, const struct lin_explain *x, const struct lin_joiner *v,
 		 const char *without)
@@ -192,6 +201,8 @@ static int score(const char *truth, const struct lin_explain *x, const struct li
 	char err[512];
 	struct lin_score *s = lin_score_create();
 	int r = s ? lin_score_load(s, truth, err, sizeof(err)) : -ENOMEM;
+	if (!r && peer_path)
+		r = lin_score_load_peer(s, peer_name, peer_path, err, sizeof(err));
 	if (r == -ENOMEM || (!r && lin_score_add(s, x, v) < 0)) {
 		lin_score_free(s);
 		fprintf(stderr, "lineage-explain: out of memory\n");
@@ -428,6 +439,7 @@ int main(int argc, char **argv)
 		{ "slow-factor", required_argument, NULL, 's' },
 		{ "score", required_argument, NULL, 'S' },
 		{ "without", required_argument, NULL, 'W' },
+		{ "peer-labels", required_argument, NULL, 'L' },
 		{ "verdicts", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -465,6 +477,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'S': truth = optarg; break;
+		case 'L': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1])
+				return usage_error("--peer-labels takes NAME=FILE");
+			*eq = 0;
+			peer_name = optarg;
+			peer_path = eq + 1;
+			break;
+		}
 		case 'D': verdicts = optarg; break;
 		case 'W':
 			if (parse_without(optarg, &xo.without) < 0)
@@ -489,6 +510,8 @@ int main(int argc, char **argv)
 	if (truth && (json || perfetto || xo.have_request))
 		return usage_error("--score prints the scores: it takes no --json, --export-perfetto or "
 				   "--request");
+	if (peer_path && !truth)
+		return usage_error("--peer-labels is scored against a cause truth: it needs --score");
 	if (truth)
 		xo.keep_all = true; /* every launch with a label is scored */
 	return run(argv + optind, argc - optind, from, &xo, json, perfetto, truth, without, verdicts);
