@@ -54,6 +54,8 @@ struct ksync {
 };
 struct kspan { /* annotations and ops: host times */
 	uint64_t tid, start, end, id, name_sid, corr, ext;
+	uint64_t ext_id;      /* 'o': the launch record's ext_id (late bits cleared), or LIN_NIL */
+	bool ended;           /* 'o': a launch_end closed it */
 	uint32_t depth, what; /* what: 'r' request, 'h' handoff scope, 'o' launch op */
 	bool handed;          /* 'h': adopted from another thread's capture (a worker's task) */
 	bool open;
@@ -61,6 +63,9 @@ struct kspan { /* annotations and ops: host times */
 struct kstr {
 	uint64_t sid;
 	char *text;
+};
+struct kxc { /* ext_correlation: a call's correlation -> the external id pushed around it */
+	uint64_t corr, ext_id;
 };
 struct kreq { /* an epoch's requests (epoch_declare) */
 	uint64_t epoch, req;
@@ -78,6 +83,7 @@ struct kctx {
 	VEC(struct kspan, span);
 	VEC(struct kstr, str);
 	VEC(struct kreq, req);
+	VEC(struct kxc, xc);
 	struct lin_clockmap clk;
 	uint64_t max_corr;
 	bool dev_host, oom;
@@ -206,6 +212,8 @@ static void on_launch(void *arg, const struct lin_rec *r)
 	s->id = LIN_OPT(r, LAUNCH, EPOCH);
 	s->name_sid = LIN_OPT(r, LAUNCH, NAME_SID);
 	s->corr = LIN_OPT(r, LAUNCH, CORRELATION);
+	s->ext_id = LIN_IS_NIL(r, LAUNCH, EXT_ID) ? LIN_NIL
+						  : LIN_GET(r, LAUNCH, EXT_ID) & LIN_EXT_ID_MASK;
 	s->depth = LIN_IS_NIL(r, LAUNCH, DEPTH) ? 0 : (uint32_t)LIN_GET(r, LAUNCH, DEPTH);
 	s->open = true;
 }
@@ -218,12 +226,26 @@ static void on_launch_end(void *arg, const struct lin_rec *r)
 	for (size_t i = c->n_span; i-- > 0;) {
 		struct kspan *s = &c->span[i];
 		if (s->what == 'o' && s->open && s->tid == tid && s->depth == depth) {
-			if (!LIN_IS_NIL(r, LAUNCH_END, HOST_NS))
+			if (!LIN_IS_NIL(r, LAUNCH_END, HOST_NS)) {
 				s->end = LIN_GET(r, LAUNCH_END, HOST_NS);
+				s->ended = true;
+			}
 			s->open = false;
 			return;
 		}
 	}
+}
+
+static void on_ext(void *arg, const struct lin_rec *r)
+{
+	struct kctx *c = arg;
+	if (LIN_IS_NIL(r, EXT_CORRELATION, CORRELATION))
+		return;
+	struct kxc *x = PUSH(c, xc);
+	if (!x)
+		return;
+	x->corr = LIN_GET(r, EXT_CORRELATION, CORRELATION);
+	x->ext_id = LIN_GET(r, EXT_CORRELATION, EXTERNAL_ID) & LIN_EXT_ID_MASK;
 }
 
 static void on_api(void *arg, const struct lin_rec *r)
@@ -314,6 +336,7 @@ static const struct lin_rec_ops kineto_ops = {
 		[LIN_REC_LAUNCH] = on_launch,
 		[LIN_REC_LAUNCH_END] = on_launch_end,
 		[LIN_REC_API] = on_api,
+		[LIN_REC_EXT_CORRELATION] = on_ext,
 		[LIN_REC_KERNEL] = on_gpu,
 		[LIN_REC_MEMCPY] = on_gpu,
 		[LIN_REC_MEMSET] = on_gpu,
@@ -338,6 +361,10 @@ static int cmp_ev(const void *pa, const void *pb)
 	const struct kevent *a = pa, *b = pb;
 	int c = cmp_u64(a->event, b->event);
 	return c ? c : cmp_u64(a->corr, b->corr);
+}
+static int cmp_xc(const void *a, const void *b)
+{
+	return cmp_u64(((const struct kxc *)a)->corr, ((const struct kxc *)b)->corr);
 }
 static int cmp_req(const void *pa, const void *pb)
 {
@@ -489,12 +516,19 @@ static void ev_begin(struct wctx *w, const char *ph, const char *cat, const char
 	jus(w->f, "ts", ts);
 }
 
+/* Unique per op and above every correlation id: an External id equal to its launch's
+ * correlation reads as a known writer bug to Kineto's readers (docs/importers.md). */
+static void assign_ext(struct kctx *c)
+{
+	uint64_t ext = c->max_corr;
+	for (size_t i = 0; i < c->n_span; i++)
+		if (c->span[i].what == 'o')
+			c->span[i].ext = ++ext;
+}
+
 static void write_spans(struct kctx *c, struct wctx *w)
 {
 	char name[128];
-	/* Unique per op and above every correlation id: an External id equal to its launch's
-	 * correlation reads as a known writer bug to Kineto's readers (docs/importers.md). */
-	uint64_t ext = c->max_corr;
 	for (size_t i = 0; i < c->n_span; i++) {
 		struct kspan *s = &c->span[i];
 		const char *nm = str_of(c, s->name_sid);
@@ -507,7 +541,6 @@ static void write_spans(struct kctx *c, struct wctx *w)
 				 s->corr == 2 ? 'e' : 'r', s->id);
 		} else {
 			snprintf(name, sizeof(name), "%s", nm ? nm : "launch");
-			s->ext = ++ext;
 		}
 		const char *cat = s->what == 'o' ? "cpu_op" : "user_annotation";
 		ev_begin(w, "X", cat, name, w->pid, s->tid, (int64_t)s->start);
@@ -531,38 +564,94 @@ static void write_spans(struct kctx *c, struct wctx *w)
 	}
 }
 
-/* Each call gets the External id of the launch op that holds it: its launch record's
- * correlation, else the innermost op open on its thread at the call's start (as Kineto
- * gives a call the id of the op around it). */
-static void link_ops(struct kctx *c)
+/* Each call gets the External id of the launch op that made it: its launch record's
+ * correlation; else the external id pushed around the call (ext_correlation) names the
+ * launch on the call's thread with that ext_id, the latest begun before the call (else the
+ * first after it: clocks apart); else the innermost op open on its thread at the call's
+ * start (as Kineto gives a call the id of the op around it). The search looks LINK_WALK
+ * ops of the thread either way. An op without a launch_end lasts until the last call it
+ * made returns (a launch site holds its call; Kineto's readers join a call to the op that
+ * holds it). */
+static void link_one(struct kctx *c, struct kapi *a, struct kspan *s)
 {
+	a->ext = s->ext;
+	int64_t e = to_host(c, a->end);
+	if (!s->ended && e > (int64_t)s->end && (int64_t)s->start <= to_host(c, a->start))
+		s->end = (uint64_t)e;
+}
+
+static const struct kspan *g_span; /* qsort has no context argument */
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct kspan *a = &g_span[*(const size_t *)pa], *b = &g_span[*(const size_t *)pb];
+	int c = cmp_u64(a->tid, b->tid);
+	return c ? c : cmp_u64(a->start, b->start);
+}
+
+#define LINK_WALK 64
+
+static int link_ops(struct kctx *c)
+{
+	size_t n = 0, *op = malloc((c->n_span + 1) * sizeof(*op));
+	if (!op)
+		return -1;
 	for (size_t i = 0; i < c->n_span; i++) {
-		const struct kspan *s = &c->span[i];
+		struct kspan *s = &c->span[i];
 		struct kapi *a = s->what == 'o' && s->corr != LIN_NIL ? api_of(c, s->corr) : NULL;
 		if (a)
-			a->ext = s->ext;
+			link_one(c, a, s);
+		if (s->what == 'o')
+			op[n++] = i;
 	}
+	g_span = c->span;
+	if (n > 1)
+		qsort(op, n, sizeof(*op), cmp_op);
 	for (size_t k = 0; k < c->n_api; k++) {
 		struct kapi *a = &c->api[k];
 		if (a->ext)
 			continue;
 		int64_t t = to_host(c, a->start);
-		const struct kspan *best = NULL;
-		for (size_t i = 0; i < c->n_span; i++) {
-			const struct kspan *s = &c->span[i];
-			if (s->what == 'o' && s->tid == a->tid && (int64_t)s->start <= t &&
-			    (int64_t)s->end >= t && (!best || s->start >= best->start))
-				best = s;
+		size_t xi = lower(c->xc, c->n_xc, sizeof(*c->xc), a->corr);
+		uint64_t want = xi < c->n_xc && c->xc[xi].corr == a->corr ? c->xc[xi].ext_id : LIN_NIL;
+		size_t lo = 0, hi = n; /* the first op of the thread begun after the call */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			const struct kspan *s = &c->span[op[mid]];
+			if (s->tid < a->tid || (s->tid == a->tid && (int64_t)s->start <= t))
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		if (best)
-			a->ext = best->ext;
+		struct kspan *best = NULL, *after = NULL, *open = NULL;
+		for (size_t j = lo, w = 0; j-- > 0 && w < LINK_WALK; w++) {
+			struct kspan *s = &c->span[op[j]];
+			if (s->tid != a->tid)
+				break;
+			if (!best && want != LIN_NIL && s->ext_id == want)
+				best = s;
+			if (!open && (int64_t)s->end >= t)
+				open = s;
+		}
+		for (size_t j = lo, w = 0; !best && want != LIN_NIL && j < n && w < LINK_WALK; j++, w++) {
+			struct kspan *s = &c->span[op[j]];
+			if (s->tid != a->tid)
+				break;
+			if (s->ext_id == want) {
+				after = s;
+				break;
+			}
+		}
+		struct kspan *s = best ? best : after ? after : open;
+		if (s)
+			link_one(c, a, s);
 	}
+	free(op);
+	return 0;
 }
 
 static void write_api(struct kctx *c, struct wctx *w)
 {
 	char buf[96];
-	link_ops(c);
 	for (size_t i = 0; i < c->n_api; i++) {
 		const struct kapi *a = &c->api[i];
 		int64_t s = to_host(c, a->start), e = to_host(c, a->end);
@@ -680,6 +769,7 @@ static void free_ctx(struct kctx *c)
 	free(c->span);
 	free(c->str);
 	free(c->req);
+	free(c->xc);
 	lin_cm_free(&c->clk);
 }
 
@@ -721,6 +811,13 @@ int lin_kineto_export(const char *trace, const char *out_path, struct lin_kineto
 		qsort(c.str, c.n_str, sizeof(*c.str), cmp_str);
 	if (c.n_req > 1)
 		qsort(c.req, c.n_req, sizeof(*c.req), cmp_req);
+	if (c.n_xc > 1)
+		qsort(c.xc, c.n_xc, sizeof(*c.xc), cmp_xc);
+	assign_ext(&c);
+	if (link_ops(&c) < 0) { /* before the ops are written: it may lengthen them */
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	FILE *f = fopen(out_path, "w");
 	if (!f) {
 		snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
@@ -732,7 +829,7 @@ int lin_kineto_export(const char *trace, const char *out_path, struct lin_kineto
 		   "\"traceName\": ");
 	jstr(f, trace);
 	fprintf(f, ",\n\"displayTimeUnit\": \"ms\",\n\"traceEvents\": [");
-	write_spans(&c, &w); /* first: the ops give the calls their External id */
+	write_spans(&c, &w);
 	write_api(&c, &w);
 	write_gpu(&c, &w);
 	write_sync(&c, &w);
