@@ -35,6 +35,7 @@
 #include "dispatch.h"
 #include "kineto.h"
 #include "lineage/trace_format.h"
+#include "otlp_emit.h"
 #include "reader.h"
 
 struct kapi {
@@ -476,20 +477,9 @@ static const char *api_name(uint32_t domain, uint32_t cbid, char *buf, size_t n)
 	return buf;
 }
 
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
+/* A JSON string, as every lineage JSON writer encodes one (UTF-8 kept, ill-formed bytes
+ * U+FFFD: trace/otlp_emit.h). */
+static void jstr(FILE *f, const char *s) { lin_oj_fstr(f, s, strlen(s)); }
 
 /* A time in microseconds with its nanoseconds: Kineto's "ts": 1234.567. */
 static void jus(FILE *f, const char *key, int64_t ns)
