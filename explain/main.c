@@ -187,7 +187,7 @@ static int add(struct lin_joiner *v, const char *path, const char *from)
 	}
 	const char *fmts[1] = { fmt };
 	char *paths[1] = { (char *)path };
-	lin_imp_run(v, fmts, paths, 1, NULL);
+	lin_imp_run(v, fmts, paths, 1, NULL, NULL);
 	return 0;
 }
 

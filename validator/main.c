@@ -71,8 +71,9 @@ static const char usage_text[] =
 	"    --export-kineto OUT.json\n"
 	"                        also write the last trace as PyTorch-profiler (Kineto)\n"
 	"                        trace-event JSON, for Holistic Trace Analysis, TraceLens or\n"
-	"                        TensorBoard (docs/validator.md, \"Kineto export\"); counts\n"
-	"                        go to stderr\n"
+	"                        TensorBoard (docs/validator.md, \"Kineto export\"); a\n"
+	"                        lineage trace's counts go to stderr (with --from: the\n"
+	"                        imported model, written back)\n"
 	"    --verdicts OUT.tsv  also write the verdict on every GPU record, one line each:\n"
 	"                        file, key (byte offset; --from: event index), class\n"
 	"                        (observed, inferred, lost, ambiguous), rule or cause, and\n"
@@ -312,7 +313,7 @@ static int choose(const struct inputs *in, const char *from, const char **fmts, 
 	return 0;
 }
 
-static int check_import_opts(const char *fmt, int ntruth, const char *otlp, const char *kineto)
+static int check_import_opts(const char *fmt, int ntruth, const char *otlp)
 {
 	const char *lacks = NULL;
 	if (!lin_imp_have(fmt, &lacks)) {
@@ -325,8 +326,6 @@ static int check_import_opts(const char *fmt, int ntruth, const char *otlp, cons
 				   "trace has no such keys, so there is nothing to compare");
 	if (otlp)
 		return usage_error("--export-otlp reads lineage traces, not imported ones");
-	if (kineto)
-		return usage_error("--export-kineto reads lineage traces, not imported ones");
 	return 0;
 }
 
@@ -453,7 +452,7 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 	bool import;
 	int rc = choose(in, from, fmts, &import);
 	for (int i = 0; i < in->n && import && !rc; i++)
-		rc = check_import_opts(fmts[i], ntruth, otlp, kineto);
+		rc = check_import_opts(fmts[i], ntruth, otlp);
 	/* --expect: the truth comparison judges the joins (truth.h). */
 	struct lin_truth *truth = !rc && ntruth ? lin_truth_create() : NULL;
 	if (truth)
@@ -473,7 +472,7 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 	for (int i = 0; i < ntruth; i++)
 		lin_joiner_add_truth(v, truths[i]);
 	if (import)
-		lin_imp_run(v, fmts, in->path, in->n, perfetto);
+		lin_imp_run(v, fmts, in->path, in->n, perfetto, kineto);
 	for (int i = 0; i < in->n && !import; i++)
 		lin_joiner_add_file(v, in->path[i]);
 	lin_joiner_finish(v);
@@ -487,7 +486,7 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 	}
 	if (otlp && export_otlp(otlp, in->path, in->n) != 0)
 		rc = EXIT_BAD_FILE;
-	if (kineto && export_kineto(kineto, last) != 0)
+	if (kineto && !import && export_kineto(kineto, last) != 0)
 		rc = EXIT_BAD_FILE;
 	if (vl.out && (ferror(vl.out) | fclose(vl.out)) != 0) {
 		fprintf(stderr, "lineage-validate: --verdicts: %s: %s\n", verdicts, strerror(errno));

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# kineto-export.sh VALIDATE SYNTH FIXTURE_DIR TMPDIR - lineage-validate --export-kineto
+# kineto-export.sh VALIDATE SYNTH FIXTURE_DIR TMPDIR DATA - lineage-validate --export-kineto
 # (docs/validator.md, "Kineto export"):
 #   - a lineage trace of every lineage-synth scenario, exported and read back by lineage's
 #     own Kineto importer (--from kineto), gives the same joins: the same GPU records, each
@@ -8,10 +8,12 @@
 #     joined it to (the op's "lineage requests"); the cross-stream waits come out as
 #     cuda_sync events naming the recording's stream and correlation;
 #   - every generated fixture exports to well-formed JSON with its GPU records;
+#   - an imported Kineto file (tests/import/data), exported and read back, gives every GPU
+#     record the same verdict (class and cause, as a multiset: the event indices move);
 #   - an output that is one of the inputs (by any path) is refused with 64 before anything
-#     is written; an imported input is refused (64); an unwritable output is exit 2, said.
+#     is written; an unwritable output is exit 2, said (lineage and imported inputs).
 set -u
-V=$1 SYNTH=$2 FIX=$3 TMP=$4
+V=$1 SYNTH=$2 FIX=$3 TMP=$4 DATA=$5
 HERE=$(dirname "$0")
 . "$HERE/lib.sh"
 rm -rf "$TMP" && mkdir -p "$TMP" || exit 1
@@ -86,6 +88,22 @@ for f in "$FIX"/good_*.lt; do
 done
 echo "ok: every fixture exports"
 
+# Imported Kineto files: written back, read again, the same verdicts.
+for f in "$DATA"/*.json; do
+	b=$(basename "$f" .json)
+	case $b in bad_time | empty_events | unknown_cats) continue ;; esac # exit 2 inputs
+	"$V" --verdicts "$TMP/i1.tsv" --export-kineto "$TMP/i.json" "$f" >/dev/null 2>&1
+	r1=$?
+	"$V" --verdicts "$TMP/i2.tsv" "$TMP/i.json" >/dev/null 2>&1
+	expect_eq "$b: imported, exported, read back: exit" $? "$r1"
+	expect_eq "$b: the same verdicts" "$(cut -f3,4 "$TMP/i2.tsv" | sort | tr '\n' ' ')" \
+		"$(cut -f3,4 "$TMP/i1.tsv" | sort | tr '\n' ' ')"
+done
+# ... not vacuous: the causes file has 16 GPU records of 12 verdicts, each read back
+"$V" --verdicts "$TMP/i1.tsv" --export-kineto "$TMP/i.json" "$DATA/causes.json" >/dev/null 2>&1
+expect_eq "causes.json: GPU records" "$(wc -l <"$TMP/i1.tsv" | tr -d ' ')" 16
+expect_eq "causes.json: distinct verdicts" "$(cut -f3,4 "$TMP/i1.tsv" | sort -u | wc -l | tr -d ' ')" 12
+
 # Refusals.
 cp "$TMP/direct.lt" "$TMP/in.lt"
 ln -sf "$TMP/in.lt" "$TMP/link.json"
@@ -97,10 +115,12 @@ cmp -s "$TMP/in.lt" "$TMP/direct.lt"
 expect_eq "the input is untouched" $? 0
 "$V" --export-kineto "$TMP/x.json" --export-perfetto "$TMP/x.json" "$TMP/in.lt" >/dev/null 2>"$TMP/err"
 expect_eq "two outputs that are one file are refused" $? 64
-"$V" --export-kineto "$TMP/again.json" "$TMP/direct.json" >/dev/null 2>"$TMP/err"
-expect_eq "an imported trace is refused" $? 64
-grep -q -- "--export-kineto reads lineage traces" "$TMP/err"
-expect_eq "the refusal says why" $? 0
+"$V" --export-kineto "$TMP/direct.json" "$TMP/direct.json" >/dev/null 2>"$TMP/err"
+expect_eq "an imported input as the output is refused" $? 64
+"$V" --export-kineto "$TMP/no/such/dir/out.json" "$TMP/direct.json" >/dev/null 2>"$TMP/err"
+expect_eq "an unwritable output of an imported trace is exit 2" $? 2
+grep -q "cannot write $TMP/no/such/dir/out.json" "$TMP/err"
+expect_eq "... and named" $? 0
 "$V" --export-kineto "$TMP/no/such/dir/out.json" "$TMP/in.lt" >/dev/null 2>"$TMP/err"
 expect_eq "an unwritable output is exit 2" $? 2
 grep -q "lineage-validate: --export-kineto: cannot write $TMP/no/such/dir/out.json" "$TMP/err"
