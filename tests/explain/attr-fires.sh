@@ -5,7 +5,7 @@
 # scenarios miss their goal, and the script says so and exits 1 (not 0, not another error);
 # where HTA cannot run, --check fails and says why; hta-labels.py's own errors.
 set -u
-out=$(bash "$1" "$2" "$3" "$4" --requests 6 --delay-us 5000 \
+out=$(bash "$1" "$2" "$3" "$4" --requests 6 --delay-us 20000 \
 	--check-column "lineage -stream-order,event-wait" 2>&1)
 rc=$?
 echo "$out" | tail -5
