@@ -93,6 +93,7 @@ struct lin_explain *lin_explain_create(const struct lin_xopts *o)
 	lin_vec_init(&x->launches, sizeof(struct lin_xlaunch));
 	lin_vec_init(&x->crits, sizeof(struct lin_xlaunch));
 	lin_vec_init(&x->groups, sizeof(struct lin_xgroup));
+	lin_x_rq_init(x);
 	return x;
 }
 
@@ -123,6 +124,7 @@ void lin_explain_free(struct lin_explain *x)
 	lin_vec_free(&x->launches);
 	lin_vec_free(&x->crits);
 	lin_vec_free(&x->groups);
+	lin_x_rq_free(x);
 	free(x->pool);
 	free(x);
 }
@@ -225,6 +227,27 @@ static void on_request_begin(void *arg, const struct lin_rec *r)
 	if (t && fresh)
 		*t = (struct lin_xbegin){ .host_ns = LIN_GET(r, REQUEST_BEGIN, HOST_NS),
 					  .tid = LIN_GET(r, REQUEST_BEGIN, TID) };
+	if (!c->x->o.per_request || !fresh)
+		return;
+	struct lin_xrq *q = lin_x_rq(c->x, LIN_GET(r, REQUEST_BEGIN, REQUEST), c->proc);
+	if (q) {
+		q->begin = LIN_GET(r, REQUEST_BEGIN, HOST_NS);
+		q->user_id = LIN_OPT(r, REQUEST_BEGIN, USER_ID);
+	}
+}
+
+/* --per-request: the context a request arrived with, to find its sender's begin. */
+static void on_request_link(void *arg, const struct lin_rec *r)
+{
+	const struct cctx *c = arg;
+	if (!c->x->o.per_request)
+		return;
+	struct lin_xrq *q = lin_x_rq(c->x, LIN_GET(r, REQUEST_LINK, REQUEST), c->proc);
+	if (q && !q->linked) {
+		q->link_hi = LIN_GET(r, REQUEST_LINK, TRACE_HI);
+		q->link_lo = LIN_GET(r, REQUEST_LINK, TRACE_LO);
+		q->linked = true;
+	}
 }
 
 /* A reissue (a retry) is not a declaration: the work was declared once, and a retry's
@@ -237,7 +260,18 @@ static void on_epoch_declare(void *arg, const struct lin_rec *r)
 		*d = (struct lin_xdecl){ .epoch = LIN_GET(r, EPOCH_DECLARE, EPOCH),
 					 .host_ns = LIN_GET(r, EPOCH_DECLARE, HOST_NS),
 					 .tid = LIN_GET(r, EPOCH_DECLARE, TID),
+					 .parent = LIN_OPT(r, EPOCH_DECLARE, PARENT_EPOCH),
 					 .proc = c->proc };
+	/* --per-request: a request is scheduled at the first declaration naming it. */
+	for (uint32_t i = 0; c->x->o.per_request && i < r->nreqs; i++) {
+		struct lin_xrq *q = lin_x_rq(c->x, r->reqs[i], c->proc);
+		if (!q)
+			return;
+		q->named = true;
+		uint64_t t = LIN_GET(r, EPOCH_DECLARE, HOST_NS);
+		if (q->sched == LIN_NIL || t < q->sched)
+			q->sched = t;
+	}
 }
 
 static void on_token_capture(void *arg, const struct lin_rec *r)
@@ -404,6 +438,7 @@ static void on_host_sched(void *arg, const struct lin_rec *r)
 static const struct lin_rec_ops collect_ops = {
 	.on = {
 		[LIN_REC_REQUEST_BEGIN] = on_request_begin,
+		[LIN_REC_REQUEST_LINK] = on_request_link,
 		[LIN_REC_EPOCH_DECLARE] = on_epoch_declare,
 		[LIN_REC_TOKEN_CAPTURE] = on_token_capture,
 		[LIN_REC_TOKEN_ADOPT] = on_token_adopt,

@@ -196,6 +196,9 @@ struct lin_xopts {
 	FILE *verdicts;
 	const char *const *names;
 	size_t nnames;
+	/* --per-request (docs/serving.md): keep each request's GPU time and its time to first
+	 * token; split_equal: split every record equally (default: by the epoch's shares). */
+	bool per_request, split_equal;
 };
 
 /* Ablations (lin_xopts.without; docs/ledger.md, "Ablations"): each leaves out one kind of
@@ -263,6 +266,22 @@ void lin_explain_report_json(const struct lin_explain *x, FILE *out);
  * statements as slices (unknown ones named "unknown: ...") and the kernel. 0, or -1 with
  * errno. */
 int lin_explain_perfetto(const struct lin_explain *x, const char *path);
+
+/* --per-request (requests.c, docs/serving.md): the report, in text or JSON; the requests
+ * it lists; requests' GPU time + unattributed - total (0 unless the split is wrong). */
+void lin_explain_per_request_text(const struct lin_explain *x, FILE *out);
+void lin_explain_per_request_json(const struct lin_explain *x, FILE *out);
+size_t lin_explain_rq_listed(const struct lin_explain *x);
+/* A track per request: its time-to-first-token stretches as slices, its GPU time as a
+ * counter. 0, or -1 with errno. */
+int lin_explain_per_request_perfetto(const struct lin_explain *x, const char *path);
+int64_t lin_explain_rq_residual(const struct lin_explain *x);
+/* What the input says is missing: records dropped, launches without their GPU record, and
+ * records whose duration counts nowhere (no start or end, or the total would overflow). */
+void lin_explain_rq_missing(const struct lin_explain *x, uint64_t *dropped, uint64_t *launches,
+			    uint64_t *untimed);
+/* GPU records split among requests (0: nothing to report). */
+uint64_t lin_explain_rq_attributed(const struct lin_explain *x);
 
 const char *lin_mark_name(enum lin_mark m);
 const char *lin_how_name(enum lin_how h);

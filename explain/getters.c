@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* getters.c - what a built ledger holds, read through getters (explain.h). */
+/* getters.c - what a built ledger holds, read through getters (explain.h), and the names of
+ * its marks, evidence, hows and causes. */
 #include "xstate.h"
 
 size_t lin_explain_count(const struct lin_explain *x) { return x->launches.n; }
@@ -22,3 +23,28 @@ const char *lin_explain_name(const struct lin_explain *x, const struct lin_xlaun
 }
 
 const struct lin_xsummary *lin_explain_summary(const struct lin_explain *x) { return &x->sum; }
+
+static const char *const mark_names[] = {
+#define N(e, s) s,
+	LIN_MARKS(N)
+#undef N
+};
+static const char *const how_names[] = {
+#define N(e, s) s,
+	LIN_HOWS(N)
+#undef N
+};
+static const char *const cause_names[] = {
+#define N(e, s) s,
+	LIN_XCAUSES(N)
+#undef N
+};
+static const char *const ev_names[] = { "unknown", "observed", "inferred", "absent" };
+
+const char *lin_mark_name(enum lin_mark m) { return m < LIN_M_N ? mark_names[m] : "?"; }
+const char *lin_how_name(enum lin_how h) { return h < LIN_HOW_N ? how_names[h] : "?"; }
+const char *lin_xcause_name(enum lin_xcause c) { return c < LIN_X_N ? cause_names[c] : "?"; }
+const char *lin_evidence_name(enum lin_evidence e)
+{
+	return e <= LIN_EV_ABSENT ? ev_names[e] : "?";
+}

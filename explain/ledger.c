@@ -31,31 +31,6 @@
 
 #include "rule.h"
 
-static const char *const mark_names[] = {
-#define N(e, s) s,
-	LIN_MARKS(N)
-#undef N
-};
-static const char *const how_names[] = {
-#define N(e, s) s,
-	LIN_HOWS(N)
-#undef N
-};
-static const char *const cause_names[] = {
-#define N(e, s) s,
-	LIN_XCAUSES(N)
-#undef N
-};
-static const char *const ev_names[] = { "unknown", "observed", "inferred", "absent" };
-
-const char *lin_mark_name(enum lin_mark m) { return m < LIN_M_N ? mark_names[m] : "?"; }
-const char *lin_how_name(enum lin_how h) { return h < LIN_HOW_N ? how_names[h] : "?"; }
-const char *lin_xcause_name(enum lin_xcause c) { return c < LIN_X_N ? cause_names[c] : "?"; }
-const char *lin_evidence_name(enum lin_evidence e)
-{
-	return e <= LIN_EV_ABSENT ? ev_names[e] : "?";
-}
-
 /* The rules, in the order the ledger consults them: of two dependency bounds that end
  * together on the host clock, stream_order's names the readiness. */
 static const struct lin_xrule *const rules[] = {
@@ -198,7 +173,12 @@ static void summarise(struct lin_explain *x, const struct lin_xlaunch *l)
 
 /* ------------------------------------------------------------------ build */
 
-enum xres { X_OK, X_UNJOINED, X_EPOCH_ONLY, X_DUP };
+enum xres {
+	X_OK = LIN_XRES_OK,
+	X_UNJOINED = LIN_XRES_UNJOINED,
+	X_EPOCH_ONLY = LIN_XRES_EPOCH_ONLY,
+	X_DUP = LIN_XRES_DUP
+};
 
 /* Not joined: the join layer's verdict @vd (NULL: none) says how and why. */
 static enum xres unjoined(const struct lin_xverdict *vd, const struct lin_xverdict **out)
@@ -367,6 +347,8 @@ int lin_explain_build(struct lin_explain *x, const struct lin_joiner *v)
 	for (size_t r = 0; r < b.non; r++)
 		if (b.on[r]->prepare && !b.on[r]->prepare(&b))
 			goto out;
+	if (!lin_x_rq_prepare(x, v))
+		goto out;
 	x->sum.gpu_records = b.n;
 	/* Every ledger counts; only those the reports list are kept. */
 	for (size_t i = 0; i < b.n; i++) {
@@ -375,6 +357,8 @@ int lin_explain_build(struct lin_explain *x, const struct lin_joiner *v)
 		enum xres res = explain_one(&b, i, &l, &why);
 		if (x->o.verdicts)
 			write_verdict(x, i, res, &l, why);
+		if (!lin_x_rq_record(&b, i, (int)res, &l))
+			goto out;
 		switch (res) {
 		case X_UNJOINED: count_unjoined(&x->sum, why); continue;
 		case X_EPOCH_ONLY: x->sum.epoch_only++; continue;
@@ -425,6 +409,7 @@ int lin_explain_build(struct lin_explain *x, const struct lin_joiner *v)
 		else if (g->ready != LIN_NIL && fm != LIN_NIL && g->ready > fm)
 			g->ready = LIN_NIL;
 	}
+	lin_x_rq_finish(x, v);
 	rc = 0;
 out:
 	lin_vtab_free(&gt);

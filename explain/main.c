@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"                    [--from kineto|nsys] [--slow-factor F] [--without EVIDENCE]\n"
 	"                    [--verdicts OUT.tsv]\n"
 	"                    TRACE...\n"
+	"    lineage-explain --per-request [--split tokens|equal] [--json]\n"
+	"                    [--export-perfetto OUT.json] TRACE...\n"
 	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] [--peer-labels NAME=FILE]\n"
 	"                    TRACE...\n"
 	"    lineage-explain --help | --version\n"
@@ -93,6 +95,21 @@ static const char usage_text[] =
 	"                        method: recall, precision, the host/dependency/device side,\n"
 	"                        unknown, interval error; ambiguous launches: calibration, the\n"
 	"                        fraction reported unknown) instead of the report\n"
+	"    --per-request       report per request instead (docs/serving.md): its GPU time,\n"
+	"                        every GPU record joined to requests split among them by the\n"
+	"                        tokens each contributed (the epoch's shares, lin_epoch_opts\n"
+	"                        .shares, or its nearest ancestor's; equal shares where none\n"
+	"                        hold), in whole ns by largest remainder, prefill and decode\n"
+	"                        apart, with the time joined to no request on a line of its\n"
+	"                        own: requests + unattributed = total, exactly; and its time\n"
+	"                        to first token (arrival, or the sender's arrival through a\n"
+	"                        request_link, to the end of the step whose shares give its\n"
+	"                        first token) cut into queue, prefill_before, host,\n"
+	"                        launch_to_start and execution, each with its evidence and\n"
+	"                        cause (the ledger's for host and launch_to_start), and the\n"
+	"                        dominant one. With --export-perfetto: a track per request\n"
+	"    --split RULE        with --per-request: tokens (default) or equal (every record\n"
+	"                        split equally among its requests)\n"
 	"    --verdicts OUT.tsv  also write the validator's verdict each GPU record's ledger\n"
 	"                        rests on, one line each (file, key, class, rule or cause,\n"
 	"                        requests or op:INDEX): the lines lineage-validate\n"
@@ -105,7 +122,9 @@ static const char usage_text[] =
 	"        and every file was read whole\n"
 	"    1   nothing to explain: no GPU record, none joined to a request (lineage-validate\n"
 	"        says why), none with a known start or a known stretch before it, or --request\n"
-	"        names no request with one; with --score: no label matched a launch\n"
+	"        names no request with one; with --score: no label matched a launch; with\n"
+	"        --per-request: no GPU record joined to a request, or the split did not\n"
+	"        conserve the total (a bug: the message says by how much)\n"
 	"    2   a file (TRACE or CAUSE_TRUTH) is missing, unreadable, malformed, truncated or\n"
 	"        of an unsupported version (the message names the file, the byte offset and\n"
 	"        what was expected);\n"
@@ -120,7 +139,8 @@ static const char usage_text[] =
 	"    lineage-explain --json --request 17 run.lt > r17.json\n"
 	"    lineage-explain --from kineto --export-perfetto why.json rank0.pt.trace.json\n"
 	"    lineage-explain --score run.cause run.lt run.sched\n"
-	"    lineage-explain --score run.cause --without latency run.lt\n";
+	"    lineage-explain --score run.cause --without latency run.lt\n"
+	"    lineage-explain --per-request --json engine.lt frontend.lt > per-request.json\n";
 
 static int usage_error(const char *msg)
 {
@@ -317,6 +337,37 @@ static int run(char **paths, int n, const char *from, const struct lin_xopts *xo
 	return rc;
 }
 
+/* --per-request: something was attributed, and the split conserved the total. */
+static int per_request_status(const struct lin_explain *x)
+{
+	uint64_t dropped, missing, untimed;
+	lin_explain_rq_missing(x, &dropped, &missing, &untimed);
+	if (dropped || missing || untimed) {
+		fprintf(stderr,
+			"lineage-explain: --per-request: the GPU time is incomplete: %" PRIu64
+			" records were dropped, %" PRIu64 " launches have no GPU record and %" PRIu64
+			" records have no duration that counts (no start or end, or past 2^64 ns "
+			"in all; lineage-validate says where)\n",
+			dropped, missing, untimed);
+		return EXIT_NOTHING;
+	}
+	int64_t res = lin_explain_rq_residual(x);
+	if (res) {
+		fprintf(stderr,
+			"lineage-explain: --per-request: the requests' GPU time and the unattributed "
+			"line differ from the total by %" PRId64 " ns\n",
+			res);
+		return EXIT_NOTHING;
+	}
+	if (!lin_explain_rq_attributed(x)) {
+		fprintf(stderr, "lineage-explain: --per-request: no GPU record is joined to a request "
+				"(run lineage-validate for why; an imported trace names ops, not "
+				"requests)\n");
+		return EXIT_NOTHING;
+	}
+	return 0;
+}
+
 static int run_with(char **paths, int n, const char *from, const struct lin_xopts *xo, bool json,
 		    const char *perfetto, const char *truth, const char *without,
 		    const char **names, size_t *nadded)
@@ -370,7 +421,9 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 		return EXIT_NOMEM;
 	}
 	int score_rc = 0;
-	if (truth)
+	if (xo->per_request)
+		(json ? lin_explain_per_request_json : lin_explain_per_request_text)(x, stdout);
+	else if (truth)
 		score_rc = score(truth, x, v, without);
 	else if (json)
 		lin_explain_report_json(x, stdout);
@@ -388,6 +441,8 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 	} else if (!s->gpu_records) {
 		fprintf(stderr, "lineage-explain: no GPU record in the input: nothing to explain\n");
 		rc = EXIT_NOTHING;
+	} else if (xo->per_request) {
+		rc = per_request_status(x);
 	} else if (!s->explained && s->epoch_only) {
 		fprintf(stderr,
 			"lineage-explain: none of the %" PRIu64
@@ -421,7 +476,8 @@ static int run_with(char **paths, int n, const char *from, const struct lin_xopt
 		fprintf(stderr, "lineage-explain: writing the report to standard output failed\n");
 		rc = EXIT_BAD_FILE;
 	}
-	if (perfetto && lin_explain_perfetto(x, perfetto) < 0) {
+	if (perfetto && (xo->per_request ? lin_explain_per_request_perfetto(x, perfetto)
+					 : lin_explain_perfetto(x, perfetto)) < 0) {
 		fprintf(stderr, "lineage-explain: --export-perfetto %s: %s\n", perfetto, strerror(errno));
 		rc = EXIT_BAD_FILE;
 	}
@@ -441,8 +497,10 @@ int main(int argc, char **argv)
 		{ "slow-factor", required_argument, NULL, 's' },
 		{ "score", required_argument, NULL, 'S' },
 		{ "without", required_argument, NULL, 'W' },
-		{ "peer-labels", required_argument, NULL, 'L' },
+		{ "peer-labels", required_argument, NULL, 'B' },
 		{ "verdicts", required_argument, NULL, 'D' },
+		{ "per-request", no_argument, NULL, 'Q' },
+		{ "split", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -450,6 +508,7 @@ int main(int argc, char **argv)
 	bool json = false;
 	const char *from = NULL, *perfetto = NULL, *truth = NULL, *without = "", *verdicts = NULL;
 	struct lin_xopts xo = { .slow_factor = 1.5, .min_samples = 5, .top = 10 };
+	bool split = false;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -479,7 +538,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'S': truth = optarg; break;
-		case 'L': {
+		case 'B': {
 			char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1])
 				return usage_error("--peer-labels takes NAME=FILE");
@@ -488,6 +547,14 @@ int main(int argc, char **argv)
 			peer_path = eq + 1;
 			break;
 		}
+		case 'Q': xo.per_request = true; break;
+		case 'L':
+			if (!strcmp(optarg, "equal"))
+				xo.split_equal = true;
+			else if (strcmp(optarg, "tokens"))
+				return usage_error("--split takes tokens or equal");
+			split = true;
+			break;
 		case 'D': verdicts = optarg; break;
 		case 'W':
 			if (parse_without(optarg, &xo.without) < 0)
@@ -514,6 +581,12 @@ int main(int argc, char **argv)
 				   "--request");
 	if (peer_path && !truth)
 		return usage_error("--peer-labels is scored against a cause truth: it needs --score");
+	if (split && !xo.per_request)
+		return usage_error("--split goes with --per-request");
+	if (xo.per_request && (truth || xo.have_request))
+		return usage_error("--per-request lists every request: it takes no --score or --request");
+	if (xo.per_request)
+		xo.top = 1; /* the ledgers' own report is not printed */
 	if (truth)
 		xo.keep_all = true; /* every launch with a label is scored */
 	return run(argv + optind, argc - optind, from, &xo, json, perfetto, truth, without, verdicts);

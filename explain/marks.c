@@ -49,8 +49,7 @@ void lin_x_marks_index(struct lin_explain *x)
 	lin_x_vsort(&x->adopts, cmp_adopt);
 }
 
-/* The first declaration of @epoch (NULL: none). */
-static const struct lin_xdecl *declaration(const struct lin_explain *x, uint16_t proc, uint64_t epoch)
+const struct lin_xdecl *lin_x_declaration(const struct lin_explain *x, uint16_t proc, uint64_t epoch)
 {
 	const struct lin_xdecl *d = (const struct lin_xdecl *)x->decls.data;
 	size_t lo = 0, hi = x->decls.n;
@@ -152,7 +151,7 @@ void lin_x_host_marks(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
 	}
 	/* Where the work was declared (or, joined to a request, where that began). */
 	uint64_t origin_tid = LIN_NIL, after = 0;
-	const struct lin_xdecl *d = declaration(x, g->proc, l->epoch);
+	const struct lin_xdecl *d = lin_x_declaration(x, g->proc, l->epoch);
 	const struct lin_xbegin *rq = d ? NULL : lin_vtab_find(&x->begins, l->epoch, pk1(g->proc, 0));
 	if (d && d->host_ns <= hi) {
 		mark_set(l, LIN_M_DECLARED, d->host_ns, 0, LIN_EV_OBSERVED, LIN_HOW_RUNTIME_HOOK);

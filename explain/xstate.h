@@ -57,7 +57,105 @@ struct lin_xbegin {
 /* An epoch's declaration. */
 struct lin_xdecl {
 	uint64_t epoch, host_ns, tid;
+	uint64_t parent; /* its parent epoch (LIN_NIL: none) */
 	uint16_t proc, pad[3];
+};
+
+/* How the build loop classified a GPU record (ledger.c). */
+enum lin_xres { LIN_XRES_OK, LIN_XRES_UNJOINED, LIN_XRES_EPOCH_ONLY, LIN_XRES_DUP };
+
+/* --per-request (requests.c): a time-to-first-token stretch. */
+enum {
+	LIN_XS_QUEUE,
+	LIN_XS_PREFILL_BEFORE,
+	LIN_XS_HOST,
+	LIN_XS_LAUNCH_TO_START,
+	LIN_XS_EXECUTION,
+	LIN_XS_N
+};
+/* A stretch's cause: its own, or LIN_XSC_LEDGER + the ledger's enum lin_xcause. */
+enum {
+	LIN_XSC_QUEUED,
+	LIN_XSC_EARLIER_STEPS,
+	LIN_XSC_HOST_WORK,
+	LIN_XSC_LAUNCH,
+	LIN_XSC_EXECUTION,
+	LIN_XSC_LEDGER
+};
+/* Where a request's arrival comes from. */
+enum {
+	LIN_XARR_BEGIN,
+	LIN_XARR_LINKED,
+	LIN_XARR_OTHER_HOST,
+	LIN_XARR_SENDER_UNKNOWN,
+	LIN_XARR_SENDER_LATER,
+	LIN_XARR_SENDER_SHARED
+};
+
+struct lin_xstretch {
+	uint64_t start, end, ns;
+	uint8_t name, cause, ev, pad[5];
+};
+
+/* One request of --per-request, per (request, proc). */
+struct lin_xrq {
+	uint64_t gpu_ns, prefill_ns, decode_ns, other_ns, records, by_tokens, by_equal;
+	uint64_t begin, user_id;    /* its request_begin (LIN_NIL: none read) */
+	uint64_t link_hi, link_lo;  /* its request_link's trace id (linked) */
+	uint64_t sched;             /* the earliest declaration of an epoch naming it */
+	uint64_t ft_epoch, ft_decl; /* its first-token epoch and that one's declaration */
+	uint64_t arrival, first_token, clock_err;
+	/* Its first-token step's records that serve it: the first start, the last end (host
+	 * clock), their mapping error, and the ledger of the one that started first. */
+	uint64_t ft_start, ft_end, ft_err;
+	struct lin_xlaunch *ft_led;
+	uint64_t last_rec;  /* the last GPU record counted for it, index + 1 */
+	uint32_t linked_by; /* requests of this run whose request_link names it */
+	struct lin_xstretch st[LIN_XS_N];
+	uint8_t nst, dominant, arrival_how;
+	uint8_t ft_unknown; /* LIN_XFT_*: why its first token is only a lower bound */
+	bool linked, named;
+};
+/* Why a first token is not known, only bounded below. */
+enum { LIN_XFT_KNOWN, LIN_XFT_UNATTRIBUTED, LIN_XFT_GPU_MISSING };
+
+/* A timed GPU record no request was given (--per-request): where it could have been. */
+struct lin_xunat {
+	uint64_t hs, he;
+	uint16_t proc, pad[3];
+};
+
+/* A share index entry: request -> its index in the shares. */
+struct lin_xsidx {
+	uint64_t req;
+	uint32_t idx, pad;
+};
+
+struct lin_xrqkey {
+	uint64_t req;
+	uint16_t proc, pad[3];
+};
+
+/* A first-token step: its declaration (host clock). */
+struct lin_xstep {
+	uint64_t decl;
+};
+
+struct lin_xsplit {
+	uint64_t w, ns, rem;
+	uint32_t idx, flags;
+};
+
+/* --per-request's run figures. */
+struct lin_xper {
+	uint64_t total_ns, attributed_ns, unattributed_ns, epoch_only_ns;
+	uint64_t records, attributed_records, unattributed_records, duplicates, untimed;
+	uint64_t overflow;    /* records left out: their duration would overflow the total */
+	uint64_t graph_twice; /* graph_trace records of a replay whose node records are read */
+	uint64_t split_tokens, split_equal, shares_incomplete, zero_tokens;
+	/* What the input says is missing from the total: GPU records CUPTI or the writer
+	 * dropped, and launches whose GPU record never came (the join layer's accounting). */
+	uint64_t dropped, launches_missing;
 };
 
 /* Sorted by (proc, tid, kind, target, host_ns): one binary search per target. */
@@ -151,6 +249,20 @@ struct lin_explain {
 	struct lin_vec crits;    /* struct lin_xlaunch: the listed requests' critical ledgers */
 	struct lin_vec groups;   /* struct lin_xgroup, longest first after build */
 	struct lin_xsummary sum;
+	/* --per-request (requests.c) */
+	struct lin_vtab rq;     /* (request, proc << 32) -> struct lin_xrq */
+	struct lin_vtab steps;  /* (epoch, proc << 32) -> struct lin_xstep */
+	struct lin_vec rqorder; /* struct lin_xrqkey: the requests in the order first met */
+	struct lin_xper per;
+	struct lin_xsplit *split_w;
+	uint32_t split_cap;
+	struct lin_vec unat;       /* struct lin_xunat */
+	struct lin_vtab nodecorrs; /* (corr, proc << 32): a replay with node records read */
+	/* The index of one epoch's shares by request, sorted (the last one looked up). */
+	struct lin_xsidx *sidx;
+	uint32_t sidx_n, sidx_cap;
+	uint64_t sidx_epoch;
+	uint16_t sidx_proc;
 	/* A bit per process with a sync or cuda_event record: synchronization was collected,
 	 * so a cross-stream dependency would be in the trace (device_occupied). */
 	uint8_t synced[(LIN_XPROC_IMPORTED + 1) / 8];
@@ -159,6 +271,16 @@ struct lin_explain {
 
 /* collect.c */
 uint32_t lin_x_intern(struct lin_explain *x, const char *s, size_t len);
+/* marks.c: the first declaration of @epoch (NULL: none); after lin_x_marks_index. */
+const struct lin_xdecl *lin_x_declaration(const struct lin_explain *x, uint16_t proc, uint64_t epoch);
+/* requests.c */
+struct lin_xbuild;
+void lin_x_rq_init(struct lin_explain *x);
+void lin_x_rq_free(struct lin_explain *x);
+struct lin_xrq *lin_x_rq(struct lin_explain *x, uint64_t req, uint16_t proc);
+bool lin_x_rq_prepare(struct lin_explain *x, const struct lin_joiner *v);
+bool lin_x_rq_record(struct lin_xbuild *b, size_t i, int res, const struct lin_xlaunch *l);
+void lin_x_rq_finish(struct lin_explain *x, const struct lin_joiner *v);
 /* ledger.c */
 /* Whether ledger @l serves request (imported: op) @id of process @proc (file, imported). */
 bool lin_x_serves(const struct lin_explain *x, const struct lin_xlaunch *l, uint64_t id,

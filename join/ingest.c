@@ -113,6 +113,98 @@ static void on_epoch_declare(struct lin_joiner *v, uint16_t proc, uint32_t file,
 	string_ref(v, proc, file, r, LIN_F_EPOCH_DECLARE_NAME_SID);
 }
 
+/*
+ * epoch_share (format 1.5): the writer writes it right after its epoch's declaration, one
+ * share per request in the declaration's order. Shares that contradict the declaration
+ * (another count, another version, an undeclared epoch, a second record, an unknown flag,
+ * prefill and decode at once) are structural findings and are not used; a request given
+ * its first token by two epochs is one too (the first stays).
+ */
+static void on_epoch_share(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
+{
+	uint64_t epoch = LIN_GET(r, EPOCH_SHARE, EPOCH);
+	struct lin_epoch_ent *e = lin_vtab_find(&v->epochs, epoch, lin_k1(proc, 0));
+	static const char *const n1[] = { "epoch" };
+	if (!e || !(e->flags & LIN_EP_DECLARED)) {
+		lin_j_structural(v, "epoch_share_unknown_epoch", file, r, 1, n1, &epoch);
+		return;
+	}
+	if (e->flags & LIN_EP_SHARE_SEEN) {
+		lin_j_structural(v, "duplicate_epoch_share", file, r, 1, n1, &epoch);
+		e->flags &= (uint16_t)~LIN_EP_SHARED; /* in doubt: neither is used */
+		return;
+	}
+	e->flags |= LIN_EP_SHARE_SEEN;
+	if (r->nreqs != e->nreq || LIN_GET(r, EPOCH_SHARE, VERSION) != 1) {
+		static const char *const n[] = { "epoch", "shares", "requests", "version" };
+		uint64_t ids[] = { epoch, r->nreqs, e->nreq, LIN_GET(r, EPOCH_SHARE, VERSION) };
+		lin_j_structural(v, "epoch_share_mismatch", file, r, 4, n, ids);
+		return;
+	}
+	for (uint32_t i = 0; i < r->nreqs; i++) {
+		uint64_t f = LIN_SHARE_FLAGS(r->reqs[i]);
+		/* The runtime's limits: 32-bit tokens; prefill or decode; a first token comes
+		 * from the step that completes a prefill, never from a decode step. */
+		if ((f & ~(uint64_t)LIN_SHARE_FLAGS_ALL) || LIN_SHARE_TOKENS(r->reqs[i]) > UINT32_MAX ||
+		    ((f & LIN_SHARE_PREFILL) && (f & LIN_SHARE_DECODE)) ||
+		    ((f & LIN_SHARE_DECODE) && (f & LIN_SHARE_FIRST_TOKEN))) {
+			static const char *const n[] = { "epoch", "index", "share" };
+			uint64_t ids[] = { epoch, i, r->reqs[i] };
+			lin_j_structural(v, "bad_epoch_share", file, r, 3, n, ids);
+			return;
+		}
+	}
+	uint32_t nreq;
+	const uint64_t *reqs = lin_j_epoch_reqs(v, e, &nreq);
+	for (uint32_t i = 0; i < nreq; i++) {
+		if (LIN_SHARE_FLAGS(r->reqs[i]) & LIN_SHARE_DECODE) {
+			/* Its earliest decode: held to its first token at the end (finish_shares). */
+			bool fresh;
+			struct lin_decode_ent *d =
+				lin_vtab_get(&v->decodes, reqs[i], lin_k1(proc, 0), &fresh);
+			if (!d) {
+				v->oom = true;
+				return;
+			}
+			if (fresh || e->decl_ns < d->decl_ns)
+				*d = (struct lin_decode_ent){ .decl_ns = e->decl_ns,
+							      .epoch = epoch,
+							      .off = r->offset,
+							      .index = r->index,
+							      .file = file };
+		}
+		if (!(LIN_SHARE_FLAGS(r->reqs[i]) & LIN_SHARE_FIRST_TOKEN))
+			continue;
+		bool fresh;
+		uint64_t *ft = lin_vtab_get(&v->firsttok, reqs[i], lin_k1(proc, 0), &fresh);
+		if (!ft) {
+			v->oom = true;
+			return;
+		}
+		if (fresh) {
+			*ft = epoch;
+		} else {
+			static const char *const n[] = { "request", "epoch", "first_epoch" };
+			uint64_t ids[] = { reqs[i], epoch, *ft };
+			lin_j_structural(v, "duplicate_first_token", file, r, 3, n, ids);
+		}
+	}
+	if (v->sharepool.n > UINT32_MAX - r->nreqs) {
+		v->oom = true;
+		return;
+	}
+	e->share0 = (uint32_t)v->sharepool.n;
+	for (uint32_t i = 0; i < r->nreqs; i++) {
+		uint64_t *q = lin_vec_push(&v->sharepool);
+		if (!q) {
+			v->oom = true;
+			return;
+		}
+		*q = r->reqs[i];
+	}
+	e->flags |= LIN_EP_SHARED;
+}
+
 static void on_adopt(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	/* A late adopt (format 1.4): the token's version had ended; its work is joined late. */
@@ -321,6 +413,29 @@ static bool duplicate(struct lin_joiner *v, uint16_t proc, uint32_t file, const 
 	return true;
 }
 
+/* CUPTI writes a graph replay as one graph_trace record (graph-level tracing) or one record
+ * per node, never both: both for one launch is the same GPU time twice (merged traces, a
+ * writer bug), a structural finding once per launch. false: out of memory. */
+static bool graph_record_kinds(struct lin_joiner *v, uint16_t proc, uint32_t file,
+			       const struct lin_rec *r, uint64_t corr, bool whole)
+{
+	bool fresh;
+	uint64_t *bits = lin_vtab_get(&v->graphcorr, corr, lin_k1(proc, 0), &fresh);
+	if (!bits) {
+		v->oom = true;
+		return false;
+	}
+	if (fresh)
+		*bits = 0;
+	*bits |= whole ? 1u : 2u;
+	if ((*bits & 3u) == 3u && !(*bits & 4u)) {
+		*bits |= 4u;
+		static const char *const n[] = { "correlation" };
+		lin_j_structural(v, "graph_trace_and_node_records", file, r, 1, n, &corr);
+	}
+	return true;
+}
+
 static void on_gpu(struct lin_joiner *v, uint16_t proc, uint32_t file, const struct lin_rec *r)
 {
 	struct lin_gpu g = { 0 };
@@ -340,6 +455,8 @@ static void on_gpu(struct lin_joiner *v, uint16_t proc, uint32_t file, const str
 	bool whole = r->type == LIN_REC_GRAPH_TRACE;
 	if (whole || gi.has_graph || gi.has_node)
 		g.flags |= LIN_G_GRAPH;
+	if ((whole || gi.has_node) && g.corr && !graph_record_kinds(v, proc, file, r, g.corr, whole))
+		return;
 	g.node = whole || !gi.has_node ? 0 : gi.node;
 	if (r->type == LIN_REC_KERNEL) {
 		if (LIN_GET(r, KERNEL, DEVICE_LAUNCHED))
@@ -489,6 +606,12 @@ static void h_epoch_declare(void *c, const struct lin_rec *r)
 	on_epoch_declare(a->v, a->proc, a->file, r);
 }
 
+static void h_epoch_share(void *c, const struct lin_rec *r)
+{
+	const struct at *a = c;
+	on_epoch_share(a->v, a->proc, a->file, r);
+}
+
 static void h_token_capture(void *c, const struct lin_rec *r)
 {
 	const struct at *a = c;
@@ -614,6 +737,7 @@ static const struct lin_rec_ops trace_ops = {
 		[LIN_REC_REQUEST_END] = h_request_end,
 		[LIN_REC_REQUEST_LINK] = h_request_link,
 		[LIN_REC_EPOCH_DECLARE] = h_epoch_declare,
+		[LIN_REC_EPOCH_SHARE] = h_epoch_share,
 		[LIN_REC_TOKEN_CAPTURE] = h_token_capture,
 		[LIN_REC_TOKEN_ADOPT] = h_token_adopt,
 		[LIN_REC_SCOPE_CLOSE] = h_scope_close,

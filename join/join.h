@@ -285,6 +285,16 @@ bool lin_joiner_proc_id(const struct lin_joiner *v, uint16_t proc, uint64_t *pid
  * record (launch accounting: no_gpu_record, maybe_captured or dropped_records; a call made
  * on the capturing thread during a capture is not). From lin_join_judge.finish on. */
 bool lin_joiner_launch_counted_lost(const struct lin_joiner *v, uint16_t proc, uint64_t corr);
+/* The shares an epoch_share record (format 1.5) gave epoch @epoch of process @proc, when
+ * they held (ingest.c: none of the structural findings on them), packed (LIN_SHARE_PACK)
+ * and parallel to the epoch's requests, which *@reqs points at (*@n of both); NULL when
+ * the epoch has none, is unknown, or its shares are in doubt. Valid until the joiner is
+ * freed. */
+const uint64_t *lin_joiner_epoch_shares(const struct lin_joiner *v, uint16_t proc, uint64_t epoch,
+					const uint64_t **reqs, uint32_t *n);
+/* The epoch whose shares that held first gave request @req of process @proc its first
+ * token, in file order (later ones are duplicate_first_token findings); UINT64_MAX: none. */
+uint64_t lin_joiner_first_token(const struct lin_joiner *v, uint16_t proc, uint64_t req);
 /*
  * lin_verdict_line - one line of a verdict listing (lineage-validate and lineage-explain
  * --verdicts; docs/validator.md, "Verdicts"): FILE, KEY (byte offset; imported: event

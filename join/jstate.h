@@ -104,6 +104,7 @@ struct lin_epoch_ent {
 	uint64_t where_off, where_index; /* the first bracket that pushed it, or until
 						* one did, the first ext record naming it */
 	uint32_t where_file;
+	uint32_t share0; /* LIN_EP_SHARED: its shares' index in sharepool (nreq of them) */
 	uint32_t paired; /* its ext records that are not calls of their own: a
 				     * runtime launch and the driver launch nested in it, each with
 				     * its own correlation and ext record, are one call (ingest.c,
@@ -112,6 +113,13 @@ struct lin_epoch_ent {
 #define LIN_EP_DECLARED 1
 #define LIN_EP_PUSHED 2  /* a launch bracket pushed it (pushed may drop back to 0) */
 #define LIN_EP_RETIRED 4 /* an epoch_retire names it */
+/* A request's earliest-declared epoch whose shares say it decoded, and where they are. */
+struct lin_decode_ent {
+	uint64_t decl_ns, epoch, off, index;
+	uint32_t file, pad;
+};
+#define LIN_EP_SHARED 8      /* an epoch_share record gave its shares, and they held */
+#define LIN_EP_SHARE_SEEN 16 /* an epoch_share record named it (held or not) */
 
 struct lin_corr_ent {
 	uint64_t epoch, api_start, api_end;
@@ -242,10 +250,15 @@ struct lin_joiner {
 	struct lin_vec findings; /* struct lin_finding, capped */
 	struct lin_vtab epochs, corrs, closed, captures, nodes, clones, strings, undef, stale, vers,
 		grids, gmemops, bthreads, replays, requests, apiring, scopes,
-		capheads; /* (tid, proc): 1 + capwin index of its last open
+		firsttok,  /* (request, proc): the epoch whose shares gave its first token */
+		decodes,   /* (request, proc): struct lin_decode_ent, its earliest decode share */
+		graphcorr, /* (corr, proc): uint64_t bits, a replay's GPU records: 1 a graph_trace
+			    * record, 2 a node's record, 4 both reported */
+		capheads;  /* (tid, proc): 1 + capwin index of its last open
 					    * window (0: none) */
 	struct lin_vec reqpool, cands, pending, adopts;
-	uint64_t xdefer; /* calls waiting for their bracket, all threads */
+	struct lin_vec sharepool; /* uint64_t: packed shares (LIN_SHARE_PACK) of LIN_EP_SHARED */
+	uint64_t xdefer;          /* calls waiting for their bracket, all threads */
 	uint8_t unknown_seen[256 / 8 + 1];
 	bool oom;
 	char empty_why[192]; /* why the run has no GPU record, when an importer

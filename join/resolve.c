@@ -559,6 +559,30 @@ bool lin_joiner_launch_counted_lost(const struct lin_joiner *v, uint16_t proc, u
 	return c && missing_gpu(v, proc, corr) && in_capture(v, proc, corr, c->api_tid) != 1;
 }
 
+const uint64_t *lin_joiner_epoch_shares(const struct lin_joiner *v, uint16_t proc, uint64_t epoch,
+					const uint64_t **reqs, uint32_t *n)
+{
+	const struct lin_epoch_ent *e =
+		proc < v->nprocs ? lin_vtab_find(&v->epochs, epoch, lin_k1(proc, 0)) : NULL;
+	*n = 0;
+	if (reqs)
+		*reqs = NULL;
+	if (!e || !(e->flags & LIN_EP_SHARED) || !e->nreq)
+		return NULL;
+	uint32_t nreq;
+	const uint64_t *r = lin_j_epoch_reqs(v, e, &nreq);
+	if (reqs)
+		*reqs = r;
+	*n = nreq;
+	return lin_vec_at(&v->sharepool, e->share0);
+}
+
+uint64_t lin_joiner_first_token(const struct lin_joiner *v, uint16_t proc, uint64_t req)
+{
+	const uint64_t *e = proc < v->nprocs ? lin_vtab_find(&v->firsttok, req, lin_k1(proc, 0)) : NULL;
+	return e ? *e : UINT64_MAX;
+}
+
 /* Why a process (or the run, when @p is NULL) has launches and no GPU record, in words. */
 static void why_empty(const struct lin_joiner *v, const struct lin_jproc *p, char *buf, size_t n)
 {
@@ -673,6 +697,26 @@ static void finish_end_counts(struct lin_joiner *v)
 	}
 }
 
+/* A decode share declared before the request's first token (the step that completes its
+ * prefill produces it; decode steps come after): the shares contradict each other. */
+static void finish_shares(struct lin_joiner *v)
+{
+	size_t it = 0;
+	struct lin_vkey k;
+	const struct lin_decode_ent *d;
+	while ((d = lin_vtab_next(&v->decodes, &it, &k))) {
+		const uint64_t *ft = lin_vtab_find(&v->firsttok, k.k0, k.k1);
+		const struct lin_epoch_ent *e = ft ? lin_vtab_find(&v->epochs, *ft, k.k1) : NULL;
+		if (!e || d->decl_ns >= e->decl_ns)
+			continue;
+		static const char *const n[] = { "request", "decode_epoch", "first_token_epoch" };
+		uint64_t ids[] = { k.k0, d->epoch, *ft };
+		v->sum.structural++;
+		lin_j_finding(v, "structural", "decode_before_first_token", d->file, d->off,
+			      d->index, 3, n, ids);
+	}
+}
+
 void lin_j_resolve_all(struct lin_joiner *v)
 {
 	lin_j_brackets_finish(v);
@@ -702,6 +746,7 @@ void lin_j_resolve_all(struct lin_joiner *v)
 	finish_launches(v);
 	finish_adopts(v);
 	finish_strings(v);
+	finish_shares(v);
 	if (v->opts.judge.finish) /* where the unseen truth labels were always reported */
 		v->opts.judge.finish(v->opts.judge.arg, v);
 	finish_empty(v);

@@ -32,6 +32,9 @@ struct lin_joiner *lin_joiner_create(const struct lin_joiner_opts *opts)
 	lin_vtab_init(&v->scopes, sizeof(uint64_t));   /* (tid, proc|depth): target + 1 */
 	lin_vtab_init(&v->apiring, sizeof(struct lin_apiring));
 	lin_vtab_init(&v->capheads, sizeof(uint64_t));
+	lin_vtab_init(&v->firsttok, sizeof(uint64_t));
+	lin_vtab_init(&v->decodes, sizeof(struct lin_decode_ent));
+	lin_vtab_init(&v->graphcorr, sizeof(uint64_t));
 	lin_vtab_init(&v->strings, 0);
 	lin_vtab_init(&v->undef, sizeof(struct lin_ref_ent));
 	lin_vtab_init(&v->stale, 0);
@@ -40,6 +43,7 @@ struct lin_joiner *lin_joiner_create(const struct lin_joiner_opts *opts)
 	lin_vtab_init(&v->grids, sizeof(void *));
 	lin_vtab_init(&v->gmemops, 0);
 	lin_vec_init(&v->reqpool, sizeof(uint64_t));
+	lin_vec_init(&v->sharepool, sizeof(uint64_t));
 	lin_vec_init(&v->cands, sizeof(struct lin_cand));
 	lin_vec_init(&v->pending, sizeof(struct lin_gpu));
 	lin_vec_init(&v->adopts, sizeof(struct lin_adopt));
@@ -76,10 +80,12 @@ void lin_joiner_free(struct lin_joiner *v)
 	struct lin_vtab *tabs[] = { &v->epochs,   &v->corrs,   &v->nodes,    &v->clones,
 				    &v->strings,  &v->undef,   &v->stale,    &v->vers,
 				    &v->gmemops,  &v->replays, &v->requests, &v->apiring,
-				    &v->capheads, &v->scopes };
+				    &v->capheads, &v->scopes,  &v->firsttok, &v->decodes,
+				    &v->graphcorr };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		lin_vtab_free(tabs[i]);
-	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->cands, &v->pending, &v->adopts };
+	struct lin_vec *vecs[] = { &v->findings, &v->reqpool, &v->cands,
+				   &v->pending,  &v->adopts,  &v->sharepool };
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		lin_vec_free(vecs[i]);
 	free(v);

@@ -89,6 +89,8 @@ struct lin_blob {
 	uint64_t user_id;               /* LIN_NIL: none */
 	uint64_t parent;                /* LIN_NIL: none */
 	struct lin_w3c_context *remote; /* requests begun from received headers, or NULL */
+	const uint64_t *shares;         /* epochs: n packed shares (LIN_SHARE_PACK) after req,
+					 * or NULL */
 	size_t n;
 	uint64_t req[];
 };

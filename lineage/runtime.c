@@ -455,14 +455,22 @@ LIN_API int lin_runtime_get_stats(lin_runtime *rt, struct lin_runtime_stats *st)
 
 /* ---------------------------------------------------------------- requests and epochs */
 
-static struct lin_blob *blob_new(const char *name, const uint64_t *req, size_t n)
+static struct lin_blob *blob_new(const char *name, const uint64_t *req, size_t n,
+				 const struct lin_epoch_share *shares)
 {
-	struct lin_blob *b = malloc(sizeof(*b) + n * sizeof(uint64_t));
+	struct lin_blob *b = malloc(sizeof(*b) + (shares ? 2 : 1) * n * sizeof(uint64_t));
 	if (!b)
 		return NULL;
 	b->user_id = LIN_NIL;
 	b->parent = LIN_NIL;
 	b->remote = NULL;
+	b->shares = NULL;
+	if (shares) {
+		uint64_t *p = b->req + n;
+		for (size_t i = 0; i < n; i++)
+			p[i] = LIN_SHARE_PACK(shares[i].tokens, shares[i].flags);
+		b->shares = p;
+	}
 	b->name = name ? strdup(name) : NULL;
 	if (name && !b->name) {
 		free(b);
@@ -505,7 +513,7 @@ LIN_API int lin_request_begin(lin_runtime *rt, const struct lin_request_opts *op
 	if (!ts)
 		return -ENOMEM;
 	struct lin_blob *b = NULL;
-	if ((o.name || o.has_user_id || o.parent || o.remote) && !(b = blob_new(o.name, NULL, 0)))
+	if ((o.name || o.has_user_id || o.parent || o.remote) && !(b = blob_new(o.name, NULL, 0, NULL)))
 		return -ENOMEM;
 	if (b) {
 		b->user_id = o.has_user_id ? o.user_id : LIN_NIL;
@@ -597,6 +605,21 @@ static int check_requests_live(lin_runtime *rt, const uint64_t *req, size_t n)
 	return 0;
 }
 
+/* Shares name the requests given: n of them, each flag known, not prefill and decode, no
+ * first token from a decode step. */
+static bool shares_valid(const struct lin_epoch_share *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = s[i].flags;
+		if ((f & ~LIN_SHARE_FLAGS_ALL) || ((f & LIN_SHARE_PREFILL) && (f & LIN_SHARE_DECODE)) ||
+		    ((f & LIN_SHARE_DECODE) && (f & LIN_SHARE_FIRST_TOKEN)))
+			return false;
+	}
+	return true;
+}
+
 LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts, uint64_t *id)
 {
 	struct lin_epoch_opts o;
@@ -609,6 +632,8 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 		return -EINVAL;
 	bool none = o.flags & LIN_EPOCH_NO_REQUESTS;
 	if (none && (o.n_requests || o.requests))
+		return -EINVAL;
+	if (o.shares && !shares_valid(o.shares, o.n_requests))
 		return -EINVAL;
 	struct lin_tstate *ts = lin_tstate_get(rt);
 	if (!ts)
@@ -636,7 +661,7 @@ LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts
 			err = -LIN_ENOTFOUND;
 	}
 	struct lin_blob *b = NULL;
-	if (!err && !(b = blob_new(o.name, req, n)))
+	if (!err && !(b = blob_new(o.name, req, n, o.shares)))
 		err = -ENOMEM;
 	if (b)
 		b->parent = parent ? parent : LIN_NIL;

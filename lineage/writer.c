@@ -266,6 +266,8 @@ static void encode_event(struct lin_writer *w, const struct lin_tstate *ts, stru
 	case LIN_REC_EPOCH_DECLARE:
 		lin_tf_epoch_declare(pk, ns, ts->tid, e->a, e->version, b->req, b->n, b->parent,
 				     intern_owned(w, b->name));
+		if (b->shares)
+			lin_tf_epoch_share(pk, e->a, e->version, b->shares, b->n);
 		break;
 	case LIN_REC_EPOCH_REISSUE:
 		lin_tf_epoch_reissue(pk, ns, ts->tid, e->a, e->version, (uint32_t)e->b);

@@ -469,6 +469,17 @@ void lin_tf_epoch_declare(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, ui
 	lin_tf_rec_epoch_declare(pk, v, &x);
 }
 
+void lin_tf_epoch_share(msgpack_packer *pk, uint64_t epoch, uint64_t version,
+			const uint64_t *shares, size_t n)
+{
+	const uint64_t v[LIN_F_EPOCH_SHARE__N] = {
+		[LIN_F_EPOCH_SHARE_EPOCH] = epoch,
+		[LIN_F_EPOCH_SHARE_VERSION] = version,
+	};
+	const struct lin_tf_var x = { .arr = shares, .n = n };
+	lin_tf_rec_epoch_share(pk, v, &x);
+}
+
 void lin_tf_epoch_reissue(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 			  uint64_t version, uint32_t reason)
 {

@@ -143,6 +143,9 @@ void lin_tf_request_end(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint
 void lin_tf_epoch_declare(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 			  uint64_t version, const uint64_t *requests, size_t n,
 			  uint64_t parent_epoch, uint64_t name_sid);
+/* Since format 1.5: @n packed shares (LIN_SHARE_PACK), parallel to the epoch's requests. */
+void lin_tf_epoch_share(msgpack_packer *pk, uint64_t epoch, uint64_t version,
+			const uint64_t *shares, size_t n);
 void lin_tf_epoch_reissue(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,
 			  uint64_t version, uint32_t reason);
 void lin_tf_epoch_retire(msgpack_packer *pk, uint64_t host_ns, uint64_t tid, uint64_t epoch,

@@ -74,6 +74,9 @@ struct lin_sim_stats {
 	uint64_t syncs;           /* SYNCHRONIZATION records (lin_sim_stream_wait_event) */
 };
 
+/* The most nodes one simulated graph holds (captures past it drop the launch). */
+#define LIN_SIM_MAX_NODES 512
+
 /* A graph exec's view of one node: the captured node and the clone instantiation made. */
 struct lin_sim_node {
 	uint64_t original;
@@ -167,6 +170,10 @@ uint64_t lin_sim_device_free(lin_sim *s);
 /* cudaMemcpyAsync / cudaMemsetAsync. Return the record's start timestamp (device clock). */
 uint64_t lin_sim_memcpy(lin_sim *s, uint32_t stream, uint64_t bytes);
 uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value);
+/* lin_sim_memcpy with @l's dur_ns (the copy's device duration; 0: 1 to 10 us by the
+ * seed; the other inputs are ignored); fills @l's api_start, api_end, start and end
+ * (queued, submitted: 0; grid: the call's correlationId). @l may be NULL. */
+uint64_t lin_sim_memcpy_ex(lin_sim *s, uint32_t stream, uint64_t bytes, struct lin_sim_launch *l);
 
 /*
  * cudaEventRecord on @stream: an API call and a CUDA_EVENT record (CUpti_ActivityCudaEvent2)

@@ -195,7 +195,8 @@ int64_t lin_sim_launch_kernel_ex(lin_sim *s, uint32_t stream, const char *name, 
 	return grid;
 }
 
-static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value, bool is_set)
+static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value, bool is_set,
+		      struct lin_sim_launch *l)
 {
 	uint64_t api_start;
 	uint32_t cbid = is_set ? CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020
@@ -203,9 +204,19 @@ static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t valu
 	uint32_t drv = is_set ? CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async
 			      : CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2;
 	uint32_t corr = lin_sim_api_call(s, cbid, drv, &api_start);
+	uint64_t api_end = lin_sim_api_end(s);
 	uint64_t start, end;
 	pthread_mutex_lock(&s->mu);
-	start = dev_slot(s, stream, api_start, 0, ((uint64_t)corr << 1) | is_set, 0, 0, &end);
+	start = dev_slot(s, stream, api_start, 0, ((uint64_t)corr << 1) | is_set, l ? l->dur_ns : 0,
+			 0, &end);
+	if (l) {
+		l->grid = corr;
+		l->api_start = api_start;
+		l->api_end = api_end;
+		l->queued = l->submitted = 0;
+		l->start = start;
+		l->end = end;
+	}
 	if (is_set) {
 		CUpti_ActivityMemset4 m;
 		memset(&m, 0, sizeof(m));
@@ -247,12 +258,17 @@ static uint64_t memop(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t valu
 
 uint64_t lin_sim_memcpy(lin_sim *s, uint32_t stream, uint64_t bytes)
 {
-	return memop(s, stream, bytes, 0, false);
+	return memop(s, stream, bytes, 0, false, NULL);
+}
+
+uint64_t lin_sim_memcpy_ex(lin_sim *s, uint32_t stream, uint64_t bytes, struct lin_sim_launch *l)
+{
+	return memop(s, stream, bytes, 0, false, l);
 }
 
 uint64_t lin_sim_memset(lin_sim *s, uint32_t stream, uint64_t bytes, uint32_t value)
 {
-	return memop(s, stream, bytes, value, true);
+	return memop(s, stream, bytes, value, true, NULL);
 }
 
 /* ------------------------------------------------------------- events */

@@ -15,7 +15,7 @@
 #define SIM_STACK 64
 #define SIM_STREAMS 64
 #define SIM_GRAPHS 256
-#define SIM_NODES 64
+#define SIM_NODES LIN_SIM_MAX_NODES
 #define SIM_EVENTS 4096
 #define SIM_SLOTS 64
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "lineage/common.h"
+#include "lineage/trace_format.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -308,6 +309,17 @@ struct lin_epoch_opts {
 	uint64_t parent;          /* parent epoch, or 0 (with n_requests 0: the current epoch) */
 	const char *name;         /* copied; may be NULL */
 	uint32_t flags;           /* LIN_EPOCH_*; since 0.3 */
+	/* Since 0.5: what each request contributes to this launch, parallel to @requests (so
+	 * @n_requests of them, which must be given), or NULL. Written as an epoch_share
+	 * record; lineage-explain --per-request splits the launch's GPU time by the tokens. */
+	const struct lin_epoch_share *shares;
+};
+
+/* One request's part in an epoch (lin_epoch_opts.shares; since 0.5). */
+struct lin_epoch_share {
+	uint32_t tokens; /* tokens it contributes to the launch (prefill chunk, decode tokens) */
+	uint32_t flags;  /* LIN_SHARE_PREFILL or LIN_SHARE_DECODE (not both), and
+			  * LIN_SHARE_FIRST_TOKEN with prefill (or alone); lineage/trace_format.h */
 };
 
 /*
@@ -317,10 +329,16 @@ struct lin_epoch_opts {
  * With LIN_EPOCH_NO_REQUESTS the epoch serves no request and the current context is not
  * consulted: an op whose request is not known where it is declared. Its kernels join the
  * epoch and no request (lineage-validate counts them at the level "epoch").
+ * With @opts->shares each request's tokens and phase are recorded with the epoch; its
+ * child epochs (a graph replay's epoch, an epoch declared under it) carry none of their
+ * own and take them from it in lineage-explain (docs/serving.md).
  * Return: 0 with *@id set (version 1); -LIN_ENOCONTEXT (no requests given and none current);
  * -LIN_ENOTFOUND (a named request or parent is not live); -EINVAL (also: an unknown flag,
- * or LIN_EPOCH_NO_REQUESTS with requests); -ENOMEM.
- * Context: any thread; may allocate. Since: 0.1 (flags: 0.3)
+ * or LIN_EPOCH_NO_REQUESTS with requests; shares without requests given, or a share with
+ * a flag outside LIN_SHARE_FLAGS_ALL, with both LIN_SHARE_PREFILL and _DECODE, or with
+ * LIN_SHARE_DECODE and _FIRST_TOKEN: a first token comes from the step that completes a
+ * prefill); -ENOMEM.
+ * Context: any thread; may allocate. Since: 0.1 (flags: 0.3, shares: 0.5)
  */
 LIN_API int lin_epoch_declare(lin_runtime *rt, const struct lin_epoch_opts *opts, uint64_t *id);
 

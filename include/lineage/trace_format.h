@@ -30,6 +30,7 @@ enum lin_rec_type {
 	LIN_REC_STRING = 11,
 	LIN_REC_REQUEST_LINK = 12, /* since format 1.1 */
 	LIN_REC_LAUNCH_END = 13,   /* since format 1.2 */
+	LIN_REC_EPOCH_SHARE = 14,  /* since format 1.5 */
 	LIN_REC_EXT_CORRELATION = 20,
 	LIN_REC_API = 21,
 	LIN_REC_KERNEL = 22,
@@ -85,6 +86,7 @@ enum lin_rec_type {
 #define LIN_REC_NFIELDS_SYNC 8
 #define LIN_REC_NFIELDS_HOST_SCHED 5
 #define LIN_REC_NFIELDS_GRAPH_EDGE 3
+#define LIN_REC_NFIELDS_EPOCH_SHARE 3
 #define LIN_REC_NFIELDS_TRUTH 5        /* 4 in format 1.0 and 1.1 (no correlation) */
 #define LIN_REC_NFIELDS_LAUNCH_CAUSE 8 /* 7 without the optional trailing correlation */
 
@@ -122,6 +124,18 @@ enum lin_late {
 #define LIN_EXT_LATE_ENDED (1ull << 63)
 #define LIN_EXT_LATE_REISSUED (1ull << 62)
 #define LIN_EXT_ID_MASK (~(LIN_EXT_LATE_ENDED | LIN_EXT_LATE_REISSUED))
+
+/* shares in epoch_share records (since 1.5): one element per request of the epoch, in
+ * its epoch_declare's order: the tokens the request contributes to the launch, shifted
+ * left by LIN_SHARE_SHIFT, or'ed with LIN_SHARE_* flags (docs/trace-format.md). */
+#define LIN_SHARE_PREFILL 1u     /* its tokens are prompt tokens (a prefill chunk) */
+#define LIN_SHARE_DECODE 2u      /* its tokens are generated tokens (decode) */
+#define LIN_SHARE_FIRST_TOKEN 4u /* this launch produces the request's first token */
+#define LIN_SHARE_FLAGS_ALL 7u
+#define LIN_SHARE_SHIFT 4
+#define LIN_SHARE_PACK(tokens, flags) (((uint64_t)(tokens) << LIN_SHARE_SHIFT) | (flags))
+#define LIN_SHARE_TOKENS(s) ((s) >> LIN_SHARE_SHIFT)
+#define LIN_SHARE_FLAGS(s) ((s) & ((1u << LIN_SHARE_SHIFT) - 1))
 
 /* reason in epoch_reissue. */
 enum lin_reissue_reason { LIN_REISSUE_OTHER = 0, LIN_REISSUE_RETRY = 1, LIN_REISSUE_REPLAY = 2 };

@@ -17,6 +17,6 @@
 
 /* Major and minor of the trace format written by this library (docs/trace-format.md). */
 #define LIN_TRACE_FORMAT_MAJOR 1
-#define LIN_TRACE_FORMAT_MINOR 4
+#define LIN_TRACE_FORMAT_MINOR 5
 
 #endif

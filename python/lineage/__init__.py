@@ -33,7 +33,8 @@ __all__ = ["Runtime", "Token", "Request", "Epoch", "Launch", "Adopt", "RemoteCon
            "ForeignToken", "ScopeOrder", "ScopeThread", "ScopeClosed", "ScopeDepth",
            "NoContext", "NotFound", "LaunchOrder", "BackendError", "TraceError", "NoCupti",
            "LaunchDepth", "ValidatorNotFound", "REISSUE_OTHER", "REISSUE_RETRY",
-           "REISSUE_REPLAY", "W3C_FLAG_SAMPLED", "library_version", "strerror"]
+           "REISSUE_REPLAY", "W3C_FLAG_SAMPLED", "SHARE_PREFILL", "SHARE_DECODE",
+           "SHARE_FIRST_TOKEN", "library_version", "strerror"]
 
 _errs = _make(_lineage._error_names())
 globals().update(_errs)
@@ -62,6 +63,12 @@ REISSUE_OTHER = _lineage.REISSUE_OTHER
 REISSUE_RETRY = _lineage.REISSUE_RETRY
 REISSUE_REPLAY = _lineage.REISSUE_REPLAY
 W3C_FLAG_SAMPLED = _lineage.W3C_FLAG_SAMPLED
+#: Flags of an epoch's shares (``rt.epoch(*requests, shares=[(tokens, flags), ...])``):
+#: the request's tokens in this step are prompt tokens, generated tokens; this step
+#: produces its first token (docs/serving.md).
+SHARE_PREFILL = _lineage.SHARE_PREFILL
+SHARE_DECODE = _lineage.SHARE_DECODE
+SHARE_FIRST_TOKEN = _lineage.SHARE_FIRST_TOKEN
 
 
 class Runtime(_lineage.Runtime):

@@ -16,6 +16,10 @@ REISSUE_OTHER: int
 REISSUE_RETRY: int
 REISSUE_REPLAY: int
 W3C_FLAG_SAMPLED: int
+SHARE_PREFILL: int
+SHARE_DECODE: int
+SHARE_FIRST_TOKEN: int
+_Share = Tuple[int, int]
 
 class Error(Exception):
     """A liblineage call failed: ``code`` (positive), ``name`` (the C name)."""
@@ -150,8 +154,9 @@ class Runtime:
                 parent: Optional[_Id] = ..., remote: Optional[RemoteContext] = ...) -> Request:
         """Begin a request now (any thread); the returned block makes it current."""
     def epoch(self, *requests: _Id, name: Optional[str] = ..., parent: Optional[_Id] = ...,
-              no_requests: bool = ...) -> Epoch:
-        """Declare an epoch now serving ``requests`` (fan-in), or the current context's."""
+              no_requests: bool = ..., shares: Optional[Sequence[_Share]] = ...) -> Epoch:
+        """Declare an epoch now serving ``requests`` (fan-in), or the current context's;
+        ``shares``: one (tokens, SHARE_* flags) per request given."""
     def launch(self, name: Optional[str]) -> Launch:
         """A launch bracket. ``name`` is kept for the process (kernel names are few)."""
     def adopt(self, token: Union[Token, str]) -> Adopt: ...
@@ -165,7 +170,8 @@ class Runtime:
                       parent: Optional[_Id] = ..., remote: Optional[RemoteContext] = ...) -> int: ...
     def request_end(self, id: _Id) -> None: ...
     def epoch_declare(self, *requests: _Id, name: Optional[str] = ...,
-                      parent: Optional[_Id] = ..., no_requests: bool = ...) -> int: ...
+                      parent: Optional[_Id] = ..., no_requests: bool = ...,
+                      shares: Optional[Sequence[_Share]] = ...) -> int: ...
     def epoch_retire(self, id: _Id) -> None: ...
     def epoch_reissue(self, id: _Id, reason: int = ...) -> int: ...
     def inject(self, token: Optional[Token] = ..., remote: Optional[RemoteContext] = ...,

@@ -86,10 +86,63 @@ static PyObject *sim_launch_kernel(Sim *self, PyObject *args)
 {
 	unsigned int stream;
 	PyObject *name;
-	if (!PyArg_ParseTuple(args, "IU", &stream, &name))
+	unsigned long long dur = 0;
+	if (!PyArg_ParseTuple(args, "IU|K", &stream, &name, &dur))
 		return NULL;
 	const char *s = keep(self, name);
-	return s ? PyLong_FromLongLong(lin_sim_launch_kernel(self->sim, stream, s)) : NULL;
+	if (!s)
+		return NULL;
+	struct lin_sim_launch l = { .dur_ns = dur };
+	return PyLong_FromLongLong(lin_sim_launch_kernel_ex(self->sim, stream, s, &l));
+}
+
+/* (grid, start, end) of one launch's kernel: device clock (the host clock with
+ * host_clock=True); (0, 0, 0) while the stream captures (the launch became a node). */
+static PyObject *sim_launch_kernel_ex(Sim *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "stream",          "name", "dur_ns", "until_dev", "api_work_ns",
+				  "submit_delay_ns", NULL };
+	unsigned int stream;
+	PyObject *name;
+	unsigned long long dur = 0, until = 0, work = 0, delay = 0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "IU|KKKK", kwlist, &stream, &name, &dur, &until,
+					 &work, &delay))
+		return NULL;
+	const char *s = keep(self, name);
+	if (!s)
+		return NULL;
+	struct lin_sim_launch l = {
+		.dur_ns = dur, .until_dev = until, .api_work_ns = work, .submit_delay_ns = delay
+	};
+	int64_t grid = lin_sim_launch_kernel_ex(self->sim, stream, s, &l);
+	if (!grid)
+		l.start = l.end = 0;
+	return Py_BuildValue("(LKK)", (long long)grid, (unsigned long long)l.start,
+			     (unsigned long long)l.end);
+}
+
+static PyObject *sim_memcpy(Sim *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "stream", "bytes", "dur_ns", NULL };
+	unsigned int stream;
+	unsigned long long bytes, dur = 0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "IK|K", kwlist, &stream, &bytes, &dur))
+		return NULL;
+	struct lin_sim_launch l = { .dur_ns = dur };
+	lin_sim_memcpy_ex(self->sim, stream, bytes, &l);
+	return Py_BuildValue("(KK)", (unsigned long long)l.start, (unsigned long long)l.end);
+}
+
+static PyObject *sim_device_idle(Sim *self, PyObject *unused)
+{
+	(void)unused;
+	return PyLong_FromUnsignedLongLong(lin_sim_device_idle(self->sim));
+}
+
+static PyObject *sim_clock_offset(Sim *self, PyObject *unused)
+{
+	(void)unused;
+	return PyLong_FromUnsignedLongLong(lin_sim_clock_offset(self->sim));
 }
 
 static PyObject *sim_capture_begin(Sim *self, PyObject *args)
@@ -103,13 +156,13 @@ static PyObject *sim_capture_begin(Sim *self, PyObject *args)
 static PyObject *sim_capture_end(Sim *self, PyObject *args)
 {
 	unsigned int stream;
-	uint64_t nodes[256];
+	uint64_t nodes[LIN_SIM_MAX_NODES];
 	size_t n = 0;
 	if (!PyArg_ParseTuple(args, "I", &stream))
 		return NULL;
-	uint32_t g = lin_sim_capture_end(self->sim, stream, nodes, 256, &n);
+	uint32_t g = lin_sim_capture_end(self->sim, stream, nodes, LIN_SIM_MAX_NODES, &n);
 	PyObject *l = PyList_New(0);
-	for (size_t i = 0; l && i < n && i < 256; i++) {
+	for (size_t i = 0; l && i < n && i < LIN_SIM_MAX_NODES; i++) {
 		PyObject *v = PyLong_FromUnsignedLongLong(nodes[i]);
 		if (!v || PyList_Append(l, v) < 0) {
 			Py_XDECREF(v);
@@ -123,13 +176,13 @@ static PyObject *sim_capture_end(Sim *self, PyObject *args)
 static PyObject *sim_instantiate(Sim *self, PyObject *args)
 {
 	unsigned int graph;
-	struct lin_sim_node map[256];
+	struct lin_sim_node map[LIN_SIM_MAX_NODES];
 	size_t n = 0;
 	if (!PyArg_ParseTuple(args, "I", &graph))
 		return NULL;
-	uint32_t x = lin_sim_graph_instantiate(self->sim, graph, map, 256, &n);
+	uint32_t x = lin_sim_graph_instantiate(self->sim, graph, map, LIN_SIM_MAX_NODES, &n);
 	PyObject *l = PyList_New(0);
-	for (size_t i = 0; l && i < n && i < 256; i++) {
+	for (size_t i = 0; l && i < n && i < LIN_SIM_MAX_NODES; i++) {
 		PyObject *v = Py_BuildValue("(KK)", (unsigned long long)map[i].original,
 					    (unsigned long long)map[i].clone);
 		if (!v || PyList_Append(l, v) < 0)
@@ -142,17 +195,44 @@ static PyObject *sim_instantiate(Sim *self, PyObject *args)
 static PyObject *sim_graph_launch(Sim *self, PyObject *args)
 {
 	unsigned int x, stream;
-	int64_t grids[256];
+	int64_t grids[LIN_SIM_MAX_NODES];
 	if (!PyArg_ParseTuple(args, "II", &x, &stream))
 		return NULL;
-	size_t n = lin_sim_graph_launch(self->sim, x, stream, grids, 256);
+	size_t n = lin_sim_graph_launch(self->sim, x, stream, grids, LIN_SIM_MAX_NODES);
 	PyObject *l = PyList_New(0);
-	for (size_t i = 0; l && i < n && i < 256; i++) {
+	for (size_t i = 0; l && i < n && i < LIN_SIM_MAX_NODES; i++) {
 		PyObject *v = PyLong_FromLongLong(grids[i]);
 		if (!v || PyList_Append(l, v) < 0)
 			Py_CLEAR(l);
 		Py_XDECREF(v);
 	}
+	return l;
+}
+
+/* [(grid, start, end)] of each node's kernel, in node order (durations: the capture's). */
+static PyObject *sim_graph_launch_ex(Sim *self, PyObject *args)
+{
+	unsigned int x, stream;
+	int64_t grids[LIN_SIM_MAX_NODES];
+	struct lin_sim_launch *nodes = PyMem_Calloc(LIN_SIM_MAX_NODES, sizeof(*nodes));
+	if (!nodes)
+		return PyErr_NoMemory();
+	if (!PyArg_ParseTuple(args, "II", &x, &stream)) {
+		PyMem_Free(nodes);
+		return NULL;
+	}
+	size_t n = lin_sim_graph_launch_ex(self->sim, x, stream, grids, LIN_SIM_MAX_NODES, nodes,
+					   LIN_SIM_MAX_NODES);
+	PyObject *l = PyList_New(0);
+	for (size_t i = 0; l && i < n && i < LIN_SIM_MAX_NODES; i++) {
+		PyObject *v = Py_BuildValue("(LKK)", (long long)grids[i],
+					    (unsigned long long)nodes[i].start,
+					    (unsigned long long)nodes[i].end);
+		if (!v || PyList_Append(l, v) < 0)
+			Py_CLEAR(l);
+		Py_XDECREF(v);
+	}
+	PyMem_Free(nodes);
 	return l;
 }
 
@@ -170,7 +250,17 @@ static PyMethodDef sim_methods[] = {
 	{ "_lineage_bind", (PyCFunction)sim_bind, METH_O, NULL },
 	{ "_lineage_close", (PyCFunction)sim_close, METH_NOARGS, NULL },
 	{ "launch_kernel", (PyCFunction)sim_launch_kernel, METH_VARARGS,
-	  "launch_kernel(stream, name) -> grid id (0 while the stream captures)" },
+	  "launch_kernel(stream, name, dur_ns=0) -> grid id (0 while the stream captures; "
+	  "dur_ns: the kernel's device duration, or the node's when captured; 0: 1-10 us)" },
+	{ "launch_kernel_ex", (PyCFunction)(void (*)(void))sim_launch_kernel_ex, METH_VARARGS | METH_KEYWORDS,
+	  "launch_kernel_ex(stream, name, dur_ns=0, until_dev=0, api_work_ns=0, "
+	  "submit_delay_ns=0) -> (grid, start, end); (0, 0, 0) while the stream captures" },
+	{ "memcpy", (PyCFunction)(void (*)(void))sim_memcpy, METH_VARARGS | METH_KEYWORDS,
+	  "memcpy(stream, bytes, dur_ns=0) -> (start, end): a cudaMemcpyAsync (HtoD)" },
+	{ "device_idle", (PyCFunction)sim_device_idle, METH_NOARGS,
+	  "device_idle() -> when every stream's work issued so far ends (device clock)" },
+	{ "clock_offset", (PyCFunction)sim_clock_offset, METH_NOARGS,
+	  "clock_offset() -> device clock minus the runtime's host clock (0 with host_clock)" },
 	{ "capture_begin", (PyCFunction)sim_capture_begin, METH_VARARGS, NULL },
 	{ "capture_end", (PyCFunction)sim_capture_end, METH_VARARGS,
 	  "capture_end(stream) -> (graph id, [node ids])" },
@@ -178,6 +268,8 @@ static PyMethodDef sim_methods[] = {
 	  "graph_instantiate(graph) -> (exec id, [(original, clone)])" },
 	{ "graph_launch", (PyCFunction)sim_graph_launch, METH_VARARGS,
 	  "graph_launch(exec, stream) -> [grid ids]" },
+	{ "graph_launch_ex", (PyCFunction)sim_graph_launch_ex, METH_VARARGS,
+	  "graph_launch_ex(exec, stream) -> [(grid, start, end)] per node" },
 	{ "stats", (PyCFunction)sim_stats, METH_NOARGS, NULL },
 	{ NULL, NULL, 0, NULL },
 };

@@ -565,17 +565,86 @@ static int epoch_from_context(lin_runtime *rt, struct lin_epoch_opts *o, uint64_
 	return 0;
 }
 
+/* shares=: a sequence of (tokens, flags) pairs, one per request given. A share that does
+ * not hold raises InvalidArgument (lin_epoch_declare's rule: a known flag, not prefill and
+ * decode at once); the caller absorbs it unless strict. */
+/* Clear the pending exception when it says the argument is wrong (TypeError, ValueError,
+ * OverflowError), so that lineage's own InvalidArgument replaces it; keep any other
+ * (KeyboardInterrupt, SystemExit, MemoryError: the program's, never absorbed). */
+static bool arg_error(void)
+{
+	if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError) &&
+	    !PyErr_ExceptionMatches(PyExc_OverflowError))
+		return false;
+	PyErr_Clear();
+	return true;
+}
+
+static int parse_shares(PyObject *seq, Py_ssize_t n, struct lin_epoch_share *out)
+{
+	char msg[200];
+	PyObject *fast = PySequence_Fast(seq, "epoch: shares must be a sequence");
+	if (!fast) {
+		if (!arg_error()) /* KeyboardInterrupt, MemoryError...: the program's */
+			return -1;
+		return lin_py_raise_int(-EINVAL, "epoch: shares must be a sequence of (tokens, flags)");
+	}
+	int ret = -1;
+	if (PySequence_Fast_GET_SIZE(fast) != n) {
+		snprintf(msg, sizeof(msg), "epoch: %zd shares for %zd requests (one per request given)",
+			 PySequence_Fast_GET_SIZE(fast), n);
+		lin_py_raise_int(-EINVAL, msg);
+		goto out;
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		unsigned long long tokens = 0, flags = 0;
+		PyObject *it = PySequence_Fast_GET_ITEM(fast, i);
+		bool ok = PyTuple_Check(it) && PyTuple_GET_SIZE(it) == 2 &&
+			  PyLong_Check(PyTuple_GET_ITEM(it, 0)) &&
+			  PyLong_Check(PyTuple_GET_ITEM(it, 1));
+		if (ok) {
+			tokens = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(it, 0));
+			flags = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(it, 1));
+			if (PyErr_Occurred()) { /* negative or too large */
+				if (!arg_error())
+					goto out;
+				ok = false;
+			}
+		}
+		if (ok && (tokens > UINT32_MAX || (flags & ~(unsigned long long)LIN_SHARE_FLAGS_ALL) ||
+			   ((flags & LIN_SHARE_PREFILL) && (flags & LIN_SHARE_DECODE)) ||
+			   ((flags & LIN_SHARE_DECODE) && (flags & LIN_SHARE_FIRST_TOKEN))))
+			ok = false;
+		if (!ok) {
+			snprintf(msg, sizeof(msg),
+				 "epoch: share %zd is not (tokens, flags): tokens 0..2^32-1, flags "
+				 "SHARE_PREFILL or SHARE_DECODE (not both), SHARE_FIRST_TOKEN (not with "
+				 "decode)",
+				 i);
+			lin_py_raise_int(-EINVAL, msg);
+			goto out;
+		}
+		out[i].tokens = (uint32_t)tokens;
+		out[i].flags = (uint32_t)flags;
+	}
+	ret = 0;
+out:
+	Py_DECREF(fast);
+	return ret;
+}
+
 static int epoch_declare(PyObject *self, PyObject *args, PyObject *kw, uint64_t *id)
 {
-	static char *kwlist[] = { "name", "parent", "no_requests", NULL };
+	static char *kwlist[] = { "name", "parent", "no_requests", "shares", NULL };
 	lin_runtime *rt;
 	if (!runtime_of(self, &rt))
 		return -1;
 	const char *name = NULL;
-	PyObject *parent = Py_None;
+	PyObject *parent = Py_None, *shares = Py_None;
 	int none = 0;
 	PyObject *empty = PyTuple_New(0);
-	int ok = empty && PyArg_ParseTupleAndKeywords(empty, kw, "|$zOp", kwlist, &name, &parent, &none);
+	int ok = empty && PyArg_ParseTupleAndKeywords(empty, kw, "|$zOpO", kwlist, &name, &parent,
+						      &none, &shares);
 	Py_XDECREF(empty);
 	if (!ok)
 		return -1;
@@ -583,7 +652,10 @@ static int epoch_declare(PyObject *self, PyObject *args, PyObject *kw, uint64_t 
 	if (n > EPOCH_MAX_REQ)
 		return lin_py_raise_int(-EINVAL, "epoch: too many requests");
 	uint64_t *req = PyMem_Malloc(EPOCH_MAX_REQ * sizeof(*req));
-	if (!req) {
+	struct lin_epoch_share *sh = shares != Py_None ? PyMem_Malloc((size_t)n * sizeof(*sh)) : NULL;
+	if (!req || (shares != Py_None && !sh)) {
+		PyMem_Free(req);
+		PyMem_Free(sh);
 		PyErr_NoMemory();
 		return -1;
 	}
@@ -591,13 +663,23 @@ static int epoch_declare(PyObject *self, PyObject *args, PyObject *kw, uint64_t 
 				    .name = name,
 				    .requests = req,
 				    .n_requests = (size_t)n,
-				    .flags = none ? LIN_EPOCH_NO_REQUESTS : 0 };
+				    .flags = none ? LIN_EPOCH_NO_REQUESTS : 0,
+				    .shares = sh };
 	int ret = -1;
 	if (parent != Py_None && as_id(parent, &o.parent) < 0)
 		goto out;
 	for (Py_ssize_t i = 0; i < n; i++)
 		if (as_id(PyTuple_GET_ITEM(args, i), &req[i]) < 0)
 			goto out;
+	/* Shares that do not hold refuse the measurement, not the epoch: a lenient runtime
+	 * declares it without them (stats()["absorbed"]). */
+	if (sh && ((!n && lin_py_raise_int(-EINVAL, "epoch: shares need the requests they "
+						    "belong to (given, not from the context)")) ||
+		   (n && parse_shares(shares, n, sh) < 0))) {
+		if (!lin_py_absorb(self))
+			goto out;
+		o.shares = NULL;
+	}
 	if (!n && !none && epoch_from_context(rt, &o, req) < 0)
 		goto out;
 	if (!o.n_requests)
@@ -606,6 +688,7 @@ static int epoch_declare(PyObject *self, PyObject *args, PyObject *kw, uint64_t 
 	ret = err ? lin_py_raise_int(err, "epoch_declare") : 0;
 out:
 	PyMem_Free(req);
+	PyMem_Free(sh);
 	return ret;
 }
 

@@ -200,6 +200,9 @@ static int add_consts(PyObject *m)
 	       PyModule_AddIntConstant(m, "REISSUE_REPLAY", LIN_REISSUE_REPLAY) ||
 	       PyModule_AddIntConstant(m, "W3C_FLAG_SAMPLED", LIN_W3C_FLAG_SAMPLED) ||
 	       PyModule_AddIntConstant(m, "TARGET_REQUEST", LIN_TARGET_REQUEST) ||
+	       PyModule_AddIntConstant(m, "SHARE_PREFILL", LIN_SHARE_PREFILL) ||
+	       PyModule_AddIntConstant(m, "SHARE_DECODE", LIN_SHARE_DECODE) ||
+	       PyModule_AddIntConstant(m, "SHARE_FIRST_TOKEN", LIN_SHARE_FIRST_TOKEN) ||
 	       PyModule_AddIntConstant(m, "TARGET_EPOCH", LIN_TARGET_EPOCH) ||
 	       PyModule_AddIntConstant(m, "TOKEN_TEXT_MAX", LIN_TOKEN_TEXT_MAX) ||
 	       PyModule_AddStringConstant(m, "HEADER_VERSION", LIN_STRINGIFY_VERSION);

@@ -29,7 +29,7 @@ status 0 --help
 has "$w/out" "EXIT STATUS"
 has "$w/out" "dependency_ready"
 status 0 --version
-has "$w/out" "trace format 1.4"
+has "$w/out" "trace format 1.5"
 status 64
 has "$w/err" "no trace file given"
 status 64 --top -1 "$w/ledger.lt"

@@ -83,6 +83,61 @@ Test(epochs, declare_with_no_requests)
 	LIN_TEST_CHECK_LEAKS();
 }
 
+/* Shares (since 0.5): an epoch_share record right after the declaration, one packed share
+ * per request in its order; refused (-EINVAL, nothing declared) when they cannot hold. */
+Test(epochs, shares_are_written_after_the_declaration)
+{
+	struct rtfix f;
+	rtfix_open(&f, LIN_RT_NO_WRITER_THREAD, NULL);
+	uint64_t req[2], e = 0, bad = 0;
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(lin_request_begin(f.rt, NULL, &req[i]), 0);
+	const struct lin_epoch_share sh[] = { { 7, LIN_SHARE_PREFILL | LIN_SHARE_FIRST_TOKEN },
+					      { 1, LIN_SHARE_DECODE } };
+	struct lin_epoch_opts o = { .sz = sizeof(o), .requests = req, .n_requests = 2, .shares = sh };
+	cr_assert_eq(lin_epoch_declare(f.rt, &o, &e), 0);
+	/* Each way shares cannot hold. */
+	const struct lin_epoch_share both[] = { { 1, LIN_SHARE_PREFILL | LIN_SHARE_DECODE }, { 1, 0 } };
+	const struct lin_epoch_share unknown[] = { { 1, 0 }, { 1, 1u << 3 } };
+	o.shares = both;
+	cr_assert_eq(lin_epoch_declare(f.rt, &o, &bad), -EINVAL, "prefill and decode");
+	o.shares = unknown;
+	cr_assert_eq(lin_epoch_declare(f.rt, &o, &bad), -EINVAL, "an unknown flag");
+	lin_scope s;
+	uint64_t cur = rtfix_request(&f, &s);
+	struct lin_epoch_opts ctx = { .sz = sizeof(ctx), .shares = sh };
+	cr_assert_eq(lin_epoch_declare(f.rt, &ctx, &bad), -EINVAL, "shares with no requests given");
+	cr_assert_eq(lin_scope_exit(f.rt, &s), 0);
+	/* An older caller's struct (no shares member) is read as having none. */
+	struct lin_epoch_opts old = { .sz = offsetof(struct lin_epoch_opts, shares),
+				      .requests = &cur,
+				      .n_requests = 1 };
+	uint64_t e2 = 0;
+	cr_assert_eq(lin_epoch_declare(f.rt, &old, &e2), 0);
+	struct trace *t = rtfix_close(&f);
+	cr_assert_eq(trace_count(t, LIN_REC_EPOCH_DECLARE), 2, "the refused ones declared nothing");
+	cr_assert_eq(trace_count(t, LIN_REC_EPOCH_SHARE), 1);
+	const msgpack_object *r = trace_nth(t, LIN_REC_EPOCH_SHARE, 0);
+	cr_assert_eq(rec_u(r, 1), e);
+	cr_assert_eq(rec_u(r, 2), 1, "the declaration's version");
+	const msgpack_object *a = rec_f(r, 3);
+	cr_assert_eq(a->type, MSGPACK_OBJECT_ARRAY);
+	cr_assert_eq(a->via.array.size, 2);
+	cr_assert_eq(a->via.array.ptr[0].via.u64, (7u << 4) | 5u);
+	cr_assert_eq(a->via.array.ptr[1].via.u64, LIN_SHARE_PACK(1, LIN_SHARE_DECODE));
+	/* It follows its declaration in the file. */
+	size_t decl_at = SIZE_MAX, share_at = SIZE_MAX;
+	for (size_t i = 0; i < t->n; i++) {
+		if (rec_type(&t->rec[i]) == LIN_REC_EPOCH_DECLARE && rec_u(&t->rec[i], 3) == e)
+			decl_at = i;
+		if (rec_type(&t->rec[i]) == LIN_REC_EPOCH_SHARE)
+			share_at = i;
+	}
+	cr_assert_eq(share_at, decl_at + 1);
+	rtfix_fini(&f);
+	LIN_TEST_CHECK_LEAKS();
+}
+
 Test(epochs, fan_in_one_epoch_serves_several_requests)
 {
 	struct rtfix f;
