@@ -17,14 +17,14 @@ echo "$out" | grep -q '^GOALS MET' && { echo "FAIL: goals said met" >&2; exit 1;
 # Where HTA cannot run, the check fails and says why (never a quiet fallback to the model);
 # without --check the run goes on, without the hta column, and says so.
 w=$4.nohta
-out=$(LIN_HTA_PYTHON=false bash "$1" "$2" "$3" "$w" --requests 2 --delay-us 5000 --check 2>&1)
+out=$(LIN_HTA_PYTHON=false bash "$1" "$2" "$3" "$w" --requests 4 --delay-us 20000 --check 2>&1)
 rc=$?
 [ "$rc" = 1 ] || { echo "FAIL: without HTA, --check exit $rc, want 1" >&2; exit 1; }
 echo "$out" | grep -q '^GOAL FAIL: the hta column needs HTA itself: no python3 imports pandas' ||
 	{ echo "FAIL: the missing peer is not said: $out" >&2; exit 1; }
-out=$(LIN_HTA_PYTHON=false bash "$1" "$2" "$3" "$w" --requests 2 --delay-us 5000 2>&1)
+out=$(LIN_HTA_PYTHON=false bash "$1" "$2" "$3" "$w" --requests 4 --delay-us 20000 2>&1)
 rc=$?
-[ "$rc" = 0 ] || { echo "FAIL: without HTA and --check, exit $rc, want 0" >&2; exit 1; }
+[ "$rc" = 0 ] || { echo "FAIL: without HTA and --check, exit $rc, want 0: $out" >&2; exit 1; }
 echo "$out" | grep -q '^HTA NOT RUN: ' || { echo "FAIL: HTA NOT RUN not said" >&2; exit 1; }
 echo "$out" | grep -q '^| cause (targets) | lineage | nsys | hta-model |' ||
 	{ echo "FAIL: without HTA the table has no hta column, the model's instead" >&2; exit 1; }
