@@ -9,12 +9,15 @@ LIN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # nodejs and npm: test_otlp_export and test_otlp_stream decode the OTLP output with the
 # OpenTelemetry project's own packages (npm ci, pinned in tests/otlp/package-lock.json;
 # needs the npm registry). python3-wheel: pip builds python/ through pyproject.toml without
-# build isolation, and setuptools 66 needs it for the wheel.
+# build isolation, and setuptools 66 needs it for the wheel. python3-pandas ... -psutil:
+# Holistic Trace Analysis (../shared/peers/hta), which the attribution benchmark runs
+# (bench/attrib/hta-labels.py; docs/attribution.md).
 LIN_DEBS=(cmake make gcc g++ pkg-config liburcu-dev libmsgpack-dev libxxhash-dev
           libcriterion-dev clang valgrind libuv1-dev libtbb-dev
           libyajl-dev zlib1g-dev libsqlite3-dev gzip jq
           python3 python3-dev python3-setuptools python3-wheel python3-pytest python3-venv
-          clang-format nodejs npm)
+          clang-format nodejs npm
+          python3-pandas python3-numpy python3-networkx python3-plotly python3-pydot python3-psutil)
 # Only for lineage-bench's peer_lttng_ust (docs/bench.md), installed by CI alone: the
 # tests need neither, and installing lttng-tools on a host sets up a system daemon.
 LIN_BENCH_DEBS=(liblttng-ust-dev lttng-tools)

@@ -173,6 +173,11 @@ struct lin_xlaunch {
 	/* kernel_end (host clock) of the record before it on its stream, whether or not a rule
 	 * used it; UINT64_MAX: none or unknown. */
 	uint64_t pred_end;
+	/* kernel_end (host clock) of the work the stream-wait-events before it on its stream
+	 * wait for (the last record launched on the recording's stream before the recording:
+	 * the sync and cuda_event records), whether or not a rule used it; UINT64_MAX: none,
+	 * unknown, or the event_wait row left out. */
+	uint64_t wait_end;
 };
 
 struct lin_xopts {

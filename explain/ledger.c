@@ -216,6 +216,8 @@ static enum xres explain_one(struct lin_xbuild *b, size_t i, struct lin_xlaunch 
 	l->key = g->key;
 	/* Raw, for baselines: whether or not stream_order used it. */
 	l->pred_end = b->pred[i] == SIZE_MAX ? LIN_NIL : b->he[b->pred[i]];
+	size_t wp = lin_x_event_producer(b, i);
+	l->wait_end = wp == SIZE_MAX ? LIN_NIL : b->he[wp];
 	*why = NULL;
 	if (l->imported) {
 		const struct lin_xverdict *vd = lin_vtab_find(&x->verd, g->vkey, g->file);

@@ -30,7 +30,8 @@ static const char usage_text[] =
 	"                    TRACE...\n"
 	"    lineage-explain --per-request [--split tokens|equal] [--json]\n"
 	"                    [--export-perfetto OUT.json] [--export-otlp OUT.json] TRACE...\n"
-	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] TRACE...\n"
+	"    lineage-explain --score CAUSE_TRUTH [--without EVIDENCE] [--peer-labels NAME=FILE]\n"
+	"                    TRACE...\n"
 	"    lineage-explain --help | --version\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -77,13 +78,20 @@ static const char usage_text[] =
 	"                        records), occupancy (the device_occupied rule and the\n"
 	"                        competing-causes check), graph-edge (the graph_edge rule):\n"
 	"                        what each piece of evidence buys\n"
+	"    --peer-labels NAME=FILE\n"
+	"                        with --score: also score the labels a peer tool gave, one GPU\n"
+	"                        record a line (gpu_kind, key, correlation, label, start_ns,\n"
+	"                        end_ns; tab-separated), as method NAME (docs/attribution.md,\n"
+	"                        \"Peer labels\")\n"
 	"    --score CAUSE_TRUTH score the explanation against a cause-truth file (written by\n"
 	"                        lineage-synth --cause-truth or examples/attrib_causes.cu;\n"
 	"                        docs/attribution.md): every launch with a label gets one from\n"
-	"                        lineage (its ledger's dominant cause), from a model of the\n"
-	"                        Nsight Systems decomposition (API time against queue time)\n"
-	"                        and from a model of Holistic Trace Analysis (idle-time class,\n"
-	"                        launch delay); prints a table and SUMMARY lines (per cause and\n"
+	"                        lineage (its ledger's dominant cause), from a reading of\n"
+	"                        Nsight Systems' reports (API time against queue time, the\n"
+	"                        queue read beside the stream's previous work and the event\n"
+	"                        waits: method nsys) and from a model of Holistic Trace\n"
+	"                        Analysis (idle-time class, launch delay: method hta-model);\n"
+	"                        prints a table and SUMMARY lines (per cause and\n"
 	"                        method: recall, precision, the host/dependency/device side,\n"
 	"                        unknown, interval error; ambiguous launches: calibration, the\n"
 	"                        fraction reported unknown) instead of the report\n"
@@ -219,9 +227,12 @@ static int add(struct lin_joiner *v, const char *path, const char *from)
 	}
 	const char *fmts[1] = { fmt };
 	char *paths[1] = { (char *)path };
-	lin_imp_run(v, fmts, paths, 1, NULL);
+	lin_imp_run(v, fmts, paths, 1, NULL, NULL);
 	return 0;
 }
+
+/* --peer-labels NAME=FILE (with --score): set once by main, read by score(). */
+static const char *peer_name, *peer_path;
 
 /* --score: load the cause truth, label the ledgers, print the scores. */
 static int score(const char *truth, const struct lin_explain *x, const struct lin_joiner *v,
@@ -230,6 +241,8 @@ static int score(const char *truth, const struct lin_explain *x, const struct li
 	char err[512];
 	struct lin_score *s = lin_score_create();
 	int r = s ? lin_score_load(s, truth, err, sizeof(err)) : -ENOMEM;
+	if (!r && peer_path)
+		r = lin_score_load_peer(s, peer_name, peer_path, err, sizeof(err));
 	if (r == -ENOMEM || (!r && lin_score_add(s, x, v) < 0)) {
 		lin_score_free(s);
 		fprintf(stderr, "lineage-explain: out of memory\n");
@@ -514,6 +527,7 @@ int main(int argc, char **argv)
 		{ "slow-factor", required_argument, NULL, 's' },
 		{ "score", required_argument, NULL, 'S' },
 		{ "without", required_argument, NULL, 'W' },
+		{ "peer-labels", required_argument, NULL, 'B' },
 		{ "verdicts", required_argument, NULL, 'D' },
 		{ "per-request", no_argument, NULL, 'Q' },
 		{ "split", required_argument, NULL, 'L' },
@@ -556,6 +570,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'S': truth = optarg; break;
+		case 'B': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1])
+				return usage_error("--peer-labels takes NAME=FILE");
+			*eq = 0;
+			peer_name = optarg;
+			peer_path = eq + 1;
+			break;
+		}
 		case 'Q': xo.per_request = true; break;
 		case 'L':
 			if (!strcmp(optarg, "equal"))
@@ -588,6 +611,8 @@ int main(int argc, char **argv)
 	if (truth && (json || perfetto || xo.have_request))
 		return usage_error("--score prints the scores: it takes no --json, --export-perfetto or "
 				   "--request");
+	if (peer_path && !truth)
+		return usage_error("--peer-labels is scored against a cause truth: it needs --score");
 	if (split && !xo.per_request)
 		return usage_error("--split goes with --per-request");
 	if (otlp && !xo.per_request)

@@ -230,5 +230,9 @@ void lin_x_statements(const struct lin_xbuild *b, struct lin_xlaunch *l, size_t 
  * entries); their count, or SIZE_MAX when one of those waits names an event the trace has
  * no record of (what @g waited for is not in the trace). 0 when event_wait is off. */
 size_t lin_x_wait_producers(const struct lin_xbuild *b, const struct lin_xgpu *g, size_t *deps);
+/* The record the waits before record @i on its stream bound it by (the last record launched
+ * on the recording's stream before the recording: observed records only, no rule's
+ * conclusion), or SIZE_MAX: none, or the event_wait row is left out. */
+size_t lin_x_event_producer(const struct lin_xbuild *b, size_t i);
 
 #endif

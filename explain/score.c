@@ -5,10 +5,14 @@
  *
  * The baselines are computed from the same ledgers' observed marks, so they see exactly
  * what the tools they model see in a trace with the same records:
- *   nsys  Nsight Systems' CUDA kernel launch & execution trace (cuda_kern_exec_trace):
- *         API time = api_exit - api_enter, queue time = kernel_start - api_exit (0 when
- *         the kernel starts first), kernel time; the larger of API and queue time is read
- *         as the cause (queue: the kernel waited on the device side).
+ *   nsys  Nsight Systems' reports at their richest: CUDA kernel launch & execution trace
+ *         (cuda_kern_exec_trace): API time = api_exit - api_enter, queue time =
+ *         kernel_start - api_exit (0 when the kernel starts first); the larger is read as
+ *         the cause: api_call, or the queue time, which cuda_gpu_trace (the previous
+ *         operation on the kernel's stream) and the CUDA event / synchronization rows (a
+ *         cudaStreamWaitEvent on the stream, the work its event recorded) explain when the
+ *         kernel started right as that work ended (event_dependency, stream_dependency);
+ *         else queue (the kernel waited on the device side).
  *   hta   Holistic Trace Analysis: its kernel launch statistics first (get_cuda_kernel_
  *         launch_stats: a runtime outlier, the call longer than runtime_cutoff = 50 us, reads
  *         as api_call; a launch-delay outlier, kernel_start - runtime end longer than
@@ -34,7 +38,7 @@ static const char *const label_names[] = {
 	LIN_SLABELS(LIN_SLABEL_NAME)
 #undef LIN_SLABEL_NAME
 };
-static const char *const method_names[] = { "lineage", "nsys", "hta" };
+static const char *const method_names[] = { "lineage", "nsys", "hta-model", "peer" };
 static const char *const cause_names[] = {
 #define LIN_TC_NAME(e, v, s) s,
 	LIN_TRUTH_CAUSES(LIN_TC_NAME)
@@ -52,7 +56,16 @@ struct tlabel {
 	uint64_t ls[LIN_SM_N], le[LIN_SM_N]; /* the stretch each method blamed */
 };
 
+struct plabel { /* a peer's label of one GPU record */
+	uint64_t key, corr, start, end;
+	uint32_t kind;
+	uint8_t label;
+};
+
 struct lin_score {
+	struct plabel *peer;
+	size_t npeer, cpeer;
+	char peer_name[16]; /* "" when no peer labels were loaded */
 	struct tlabel *v;
 	size_t n, cap;
 	size_t matched, conflicts;
@@ -61,12 +74,19 @@ struct lin_score {
 	char host[256];
 };
 
+static const char *method_name(const struct lin_score *s, int m)
+{
+	return m == LIN_SM_PEER && s->peer_name[0] ? s->peer_name : method_names[m];
+}
+
 struct lin_score *lin_score_create(void) { return calloc(1, sizeof(struct lin_score)); }
 
 void lin_score_free(struct lin_score *s)
 {
-	if (s)
+	if (s) {
 		free(s->v);
+		free(s->peer);
+	}
 	free(s);
 }
 
@@ -206,6 +226,147 @@ int lin_score_load_mem(struct lin_score *s, const char *name, const void *data, 
 	return load(s, lin_reader_open_mem(name, data, size), name, err, errlen);
 }
 
+/* ------------------------------------------------------------------ peer labels */
+
+static int cmp_peer(const void *pa, const void *pb)
+{
+	const struct plabel *a = pa, *b = pb;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
+}
+
+/* A field: a decimal uint64, or "-" (nil) when @nil_ok. */
+static bool peer_u64(const char *f, bool nil_ok, uint64_t *out)
+{
+	if (nil_ok && !strcmp(f, "-")) {
+		*out = LIN_NIL;
+		return true;
+	}
+	if (!*f || *f < '0' || *f > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(f, &end, 10);
+	if (errno || *end || v == LIN_NIL)
+		return false;
+	*out = v;
+	return true;
+}
+
+int lin_score_load_peer(struct lin_score *s, const char *name, const char *path, char *err, size_t errlen)
+{
+	size_t nl = strlen(name);
+	if (!nl || nl >= sizeof(s->peer_name) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != nl)
+		return fail(err, errlen, "%s: the method name '%s' is not 1 to 15 of [a-z0-9_-]",
+			    path, name);
+	for (int m = 0; m < LIN_SM_PEER; m++)
+		if (!strcmp(name, method_names[m]))
+			return fail(err, errlen, "%s: the method name '%s' is a built-in method's",
+				    path, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return fail(err, errlen, "%s: %s", path, strerror(errno));
+	char line[1024];
+	unsigned long ln = 0;
+	int rc = 0;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		ln++;
+		size_t len = strlen(line);
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		else if (!feof(f)) {
+			rc = fail(err, errlen, "%s:%lu: a line longer than %zu bytes", path, ln,
+				  sizeof(line) - 2);
+			break;
+		}
+		if (!len || line[0] == '#')
+			continue;
+		char *fld[7], *save = NULL;
+		int n = 0;
+		for (char *t = strtok_r(line, "\t", &save); t && n < 7; t = strtok_r(NULL, "\t", &save))
+			fld[n++] = t;
+		struct plabel p = { 0 };
+		uint64_t kind;
+		int lab = -1;
+		for (int i = 0; n == 6 && i < LIN_SL_N; i++)
+			if (!strcmp(fld[3], label_names[i]))
+				lab = i;
+		if (n != 6 || !peer_u64(fld[0], false, &kind) ||
+		    (kind != LIN_REC_KERNEL && kind != LIN_REC_MEMCPY && kind != LIN_REC_MEMSET) ||
+		    !peer_u64(fld[1], false, &p.key) || !peer_u64(fld[2], true, &p.corr) ||
+		    lab < 0 || !peer_u64(fld[4], true, &p.start) || !peer_u64(fld[5], true, &p.end)) {
+			rc = fail(err, errlen,
+				  "%s:%lu: expected 6 tab-separated fields: gpu_kind (22, 23, 24), "
+				  "key, correlation or -, a label (unknown, api_call, queue, "
+				  "stream_dependency, ...: docs/attribution.md), start_ns or -, "
+				  "end_ns or -",
+				  path, ln);
+			break;
+		}
+		p.kind = (uint32_t)kind;
+		p.label = (uint8_t)lab;
+		if (s->npeer == s->cpeer) {
+			size_t cap = s->cpeer ? s->cpeer * 2 : 256;
+			struct plabel *v = realloc(s->peer, cap * sizeof(*v));
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			s->peer = v;
+			s->cpeer = cap;
+		}
+		s->peer[s->npeer++] = p;
+	}
+	if (!rc && ferror(f))
+		rc = fail(err, errlen, "%s: read error", path);
+	fclose(f);
+	if (rc)
+		return rc;
+	if (s->npeer > 1)
+		qsort(s->peer, s->npeer, sizeof(*s->peer), cmp_peer);
+	snprintf(s->peer_name, sizeof(s->peer_name), "%s", name);
+	return 0;
+}
+
+/* The peer's label of the GPU record (kind, key, corr): the line of that correlation, or,
+ * for a truth label without one, the only line of that key (several: which one is not
+ * known, unknown). */
+static enum lin_slabel peer_label(const struct lin_score *s, const struct tlabel *t, uint64_t *st,
+				  uint64_t *en)
+{
+	size_t lo = 0, hi = s->npeer;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct plabel *p = &s->peer[mid];
+		if (p->kind < t->kind || (p->kind == t->kind && p->key < t->key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct plabel *hit = NULL;
+	size_t n = 0;
+	for (size_t i = lo; i < s->npeer && s->peer[i].kind == t->kind && s->peer[i].key == t->key; i++) {
+		if (t->corr != LIN_NIL && s->peer[i].corr == t->corr) {
+			hit = &s->peer[i];
+			n = 1;
+			break;
+		}
+		if (t->corr == LIN_NIL) {
+			hit = &s->peer[i];
+			n++;
+		}
+	}
+	if (!hit || n != 1)
+		return LIN_SL_UNKNOWN;
+	*st = hit->start;
+	*en = hit->end;
+	return (enum lin_slabel)hit->label;
+}
+
 /* ------------------------------------------------------------------ labels */
 
 /* Only what a record says: the baselines do not use lineage's inferences. */
@@ -246,6 +407,14 @@ static enum lin_slabel lineage_label(const struct lin_xlaunch *l, uint64_t *s, u
 	}
 }
 
+/* A dependency's end the kernel followed: it started within LIN_NSYS_FOLLOW_NS of it, after
+ * the call returned (what the reports show side by side; docs/attribution.md). */
+static bool followed(const struct lin_xlaunch *l, uint64_t dep_end, uint64_t ex, uint64_t st)
+{
+	return dep_end != UINT64_MAX && dep_end > ex && st >= dep_end &&
+	       st - dep_end <= LIN_NSYS_FOLLOW_NS && l->kind == LIN_REC_KERNEL;
+}
+
 static enum lin_slabel nsys_label(const struct lin_xlaunch *l, uint64_t *s, uint64_t *e)
 {
 	if (!seen(l, LIN_M_API_ENTER) || !seen(l, LIN_M_API_EXIT) || !seen(l, LIN_M_KERNEL_START))
@@ -259,7 +428,22 @@ static enum lin_slabel nsys_label(const struct lin_xlaunch *l, uint64_t *s, uint
 		*s = en, *e = ex;
 		return LIN_SL_API_CALL;
 	}
-	*s = ex, *e = st;
+	/* The queue time, read beside cuda_gpu_trace (the previous operation on the stream)
+	 * and the CUDA event and synchronization rows (a cudaStreamWaitEvent on the stream and
+	 * the work its event recorded): a kernel that started right as that work ended waited
+	 * for it. The event first: a wait names the other stream's work; with both ending
+	 * together a reader of the reports has no reason to prefer the stream. */
+	*s = ex;
+	if (followed(l, l->wait_end, ex, st) &&
+	    (l->pred_end == UINT64_MAX || l->wait_end >= l->pred_end)) {
+		*e = l->wait_end;
+		return LIN_SL_EVENT_DEPENDENCY;
+	}
+	if (followed(l, l->pred_end, ex, st)) {
+		*e = l->pred_end;
+		return LIN_SL_STREAM_DEPENDENCY;
+	}
+	*e = st;
 	return LIN_SL_QUEUE;
 }
 
@@ -349,9 +533,12 @@ int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct
 			continue;
 		}
 		t->matched = true;
-		for (int m = 0; m < LIN_SM_N; m++)
+		for (int m = 0; m < LIN_SM_PEER; m++)
 			t->label[m] = (uint8_t)lin_score_label((enum lin_smethod)m, l, &t->ls[m],
 							       &t->le[m]);
+		t->ls[LIN_SM_PEER] = t->le[LIN_SM_PEER] = LIN_NIL;
+		t->label[LIN_SM_PEER] =
+			(uint8_t)peer_label(s, t, &t->ls[LIN_SM_PEER], &t->le[LIN_SM_PEER]);
 	}
 	s->matched = 0;
 	for (size_t i = 0; i < s->n; i++)
@@ -489,6 +676,8 @@ int lin_score_report(const struct lin_score *s, FILE *out, const char *tag)
 		       "n", "correct", "accuracy", "precision", "side", "unknown", "as_device",
 		       "interval_ns", "rel") < 0;
 	for (int m = 0; m < LIN_SM_N; m++) {
+		if (m == LIN_SM_PEER && !s->peer_name[0])
+			continue; /* no peer labels loaded */
 		tally(s, (enum lin_smethod)m, rows);
 		uint64_t n = 0, ok = 0, side = 0, dep_dev = 0;
 		for (uint32_t c = 1; c < LIN_TC_N; c++) {
@@ -512,7 +701,7 @@ int lin_score_report(const struct lin_score *s, FILE *out, const char *tag)
 			bad |= fprintf(out,
 				       "%-8s %-18s %6" PRIu64 " %8" PRIu64
 				       " %9.3f %9s %6s %8" PRIu64 " %9" PRIu64 " %12s %8s\n",
-				       method_names[m], cause_names[c], r->n, r->correct,
+				       method_name(s, m), cause_names[c], r->n, r->correct,
 				       ratio(r->correct, r->n), prec, sd, r->unknown, r->device, ie,
 				       rel) < 0;
 			if (amb)
@@ -520,7 +709,7 @@ int lin_score_report(const struct lin_score *s, FILE *out, const char *tag)
 					       "SUMMARY method=%s without=%s cause=ambiguous n=%" PRIu64
 					       " calibrated=%" PRIu64 " calibration=%.3f confident=%" PRIu64
 					       " as_device=%" PRIu64 "\n",
-					       method_names[m], w, r->n, r->correct,
+					       method_name(s, m), w, r->n, r->correct,
 					       ratio(r->correct, r->n), r->n - r->correct,
 					       r->device) < 0;
 			else
@@ -529,16 +718,16 @@ int lin_score_report(const struct lin_score *s, FILE *out, const char *tag)
 					       " correct=%" PRIu64 " recall=%.3f precision=%s side=%s"
 					       " unknown=%" PRIu64 " as_device=%" PRIu64
 					       " interval_err_ns=%s interval_err_rel=%s\n",
-					       method_names[m], w, cause_names[c], r->n, r->correct,
-					       ratio(r->correct, r->n), prec, sd, r->unknown,
-					       r->device, ie, rel) < 0;
+					       method_name(s, m), w, cause_names[c], r->n,
+					       r->correct, ratio(r->correct, r->n), prec, sd,
+					       r->unknown, r->device, ie, rel) < 0;
 		}
 		const struct row *a = &rows[LIN_TC_AMBIGUOUS];
 		bad |= fprintf(out,
 			       "SUMMARY method=%s without=%s cause=all single=%" PRIu64 " correct=%" PRIu64
 			       " accuracy=%.3f side=%.3f dependency_as_device=%" PRIu64 " ambiguous=%" PRIu64
 			       " calibration=%.3f unmatched=%" PRIu64 " conflicting=%zu\n",
-			       method_names[m], w, n, ok, ratio(ok, n), ratio(side, n), dep_dev,
+			       method_name(s, m), w, n, ok, ratio(ok, n), ratio(side, n), dep_dev,
 			       a->n, ratio(a->correct, a->n), unmatched, s->conflicts) < 0;
 	}
 	return bad ? -1 : 0;

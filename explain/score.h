@@ -19,7 +19,9 @@
 
 #include "explain.h"
 
-enum lin_smethod { LIN_SM_LINEAGE = 0, LIN_SM_NSYS, LIN_SM_HTA, LIN_SM_N };
+/* LIN_SM_PEER: labels a peer tool wrote itself, read from a file (lin_score_load_peer);
+ * scored only when loaded. */
+enum lin_smethod { LIN_SM_LINEAGE = 0, LIN_SM_NSYS, LIN_SM_HTA, LIN_SM_PEER, LIN_SM_N };
 
 /* What a method says held a launch back (docs/attribution.md, "Labels"). */
 #define LIN_SLABELS(X) \
@@ -48,6 +50,9 @@ enum lin_slabel { LIN_SLABELS(LIN_SLABEL_ENUM) LIN_SL_N };
  * launch_delay_cutoff (50 us and 100 us: longer runtime calls and launch delays are
  * outliers). */
 #define LIN_HTA_KERNEL_WAIT_NS 30
+/* The nsys reading: a kernel that started within this of a dependency's end (after its call
+ * returned) followed it (the device's launch latency, lin_xopts.tie_ns's default). */
+#define LIN_NSYS_FOLLOW_NS 2000
 #define LIN_HTA_RUNTIME_CUTOFF_NS 50000
 #define LIN_HTA_LAUNCH_DELAY_CUTOFF_NS 100000
 
@@ -65,6 +70,15 @@ int lin_score_load(struct lin_score *s, const char *path, char *err, size_t errl
 /* The same from memory (@data borrowed while it runs; @name in the messages). */
 int lin_score_load_mem(struct lin_score *s, const char *name, const void *data, size_t size,
 		       char *err, size_t errlen);
+/*
+ * Read a peer tool's labels (docs/attribution.md, "Peer labels"): text, one GPU record a
+ * line, tab-separated: gpu_kind (22 kernel, 23 memcpy, 24 memset), key, correlation (or
+ * -), label (a name of LIN_SLABELS), start_ns and end_ns of the stretch it blames (or -);
+ * '#' lines are comments. @name names the method in the report (at most 15 characters,
+ * [a-z0-9_-]). 0, or -1 with @err set (the file, the line and what was expected); -ENOMEM.
+ * Call before lin_score_add().
+ */
+int lin_score_load_peer(struct lin_score *s, const char *name, const char *path, char *err, size_t errlen);
 /* Label every ledger of @x that has a truth label, by every method: a label and a GPU record
  * match when their process (host, pid: @v's) and (gpu_kind, key) are equal. */
 int lin_score_add(struct lin_score *s, const struct lin_explain *x, const struct lin_joiner *v);

@@ -121,6 +121,8 @@ bool lin_imp_have(const char *fmt, const char **lacks);
 void lin_imp_join(struct lin_joiner *v, struct lin_imp *m, uint32_t fi);
 /* Chrome/Perfetto trace-event JSON of the joined model; 0 or -1 (errno set). */
 int lin_imp_perfetto(const struct lin_imp *m, const char *out_path);
+/* Kineto trace-event JSON of the joined model (kineto_out.c); 0 or -1 (errno set). */
+int lin_imp_kineto_out(const struct lin_imp *m, const char *out_path);
 
 /* Read a lineage trace (requests, handoffs, launches, GPU records in host time through its
  * first clock record), link request -> handoff -> launch -> GPU record, and export it
@@ -128,11 +130,11 @@ int lin_imp_perfetto(const struct lin_imp *m, const char *out_path);
 int lin_imp_lineage_perfetto(const char *trace, const char *out_path, char *err, size_t n);
 
 /* The CLI entry: import each path with its format fmts[i] ("kineto" or "nsys"), join,
- * report into v (with the reason when a file or the run has no GPU record); export when
- * perfetto != NULL (the last file's model). Return 0, 64 (a format unknown or not built),
- * or -1 on a file error (recorded in v). */
+ * report into v (with the reason when a file or the run has no GPU record); export the last
+ * file's model as Perfetto JSON when perfetto != NULL, as Kineto JSON when kineto != NULL.
+ * Return 0, 64 (a format unknown or not built), or -1 on a file error (recorded in v). */
 int lin_imp_run(struct lin_joiner *v, const char *const *fmts, char *const *paths, int n,
-		const char *perfetto);
+		const char *perfetto, const char *kineto);
 
 /* What a file holds, from its first bytes (detect.c). */
 enum lin_imp_fmt {

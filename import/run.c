@@ -64,8 +64,24 @@ static void why_nsys(const struct lin_imp *m, const struct fstat *st, char *buf,
 		snprintf(buf + w, n - w, ")");
 }
 
+/* Write the model to @out with @fn; on failure the file's error says so. */
+static int export_one(struct lin_jfile *f, struct lin_join_summary *sum,
+		      int (*fn)(const struct lin_imp *, const char *), const struct lin_imp *m,
+		      const char *out)
+{
+	if (fn(m, out) == 0)
+		return 0;
+	snprintf(f->err, sizeof(f->err), "cannot write %s: %s", out, strerror(errno));
+	if (!f->failed) {
+		f->failed = true;
+		f->err_off = 0;
+		sum->file_errors++;
+	}
+	return -1;
+}
+
 static int read_one(struct lin_joiner *v, const char *fmt, const char *path, bool export,
-		    const char *perfetto, struct fstat *st)
+		    const char *perfetto, const char *kineto_json, struct fstat *st)
 {
 	struct lin_imp m;
 	memset(&m, 0, sizeof(m));
@@ -89,16 +105,10 @@ static int read_one(struct lin_joiner *v, const char *fmt, const char *path, boo
 	(kineto ? why_kineto : why_nsys)(&m, st, st->why, sizeof(st->why));
 	if (export) {
 		lin_imp_meta_sort(&m);
-		if (lin_imp_perfetto(&m, perfetto) < 0) {
-			snprintf(f->err, sizeof(f->err), "cannot write %s: %s", perfetto,
-				 strerror(errno));
-			if (!f->failed) {
-				f->failed = true;
-				f->err_off = 0;
-				sum->file_errors++;
-			}
+		if (perfetto && export_one(f, sum, lin_imp_perfetto, &m, perfetto) < 0)
 			r = -1;
-		}
+		if (kineto_json && export_one(f, sum, lin_imp_kineto_out, &m, kineto_json) < 0)
+			r = -1;
 	}
 	lin_imp_free(&m);
 	return r;
@@ -138,7 +148,7 @@ static void no_gpu(struct lin_joiner *v, const struct fstat *st, int n, unsigned
 }
 
 int lin_imp_run(struct lin_joiner *v, const char *const *fmts, char *const *paths, int n,
-		const char *perfetto)
+		const char *perfetto, const char *kineto)
 {
 	for (int i = 0; i < n; i++) {
 		const char *lacks = NULL;
@@ -154,7 +164,8 @@ int lin_imp_run(struct lin_joiner *v, const char *const *fmts, char *const *path
 	unsigned first = lin_joiner_nfiles(v);
 	int rc = 0;
 	for (int i = 0; i < n; i++)
-		if (read_one(v, fmts[i], paths[i], perfetto && i == n - 1, perfetto, &st[i]) < 0)
+		if (read_one(v, fmts[i], paths[i], (perfetto || kineto) && i == n - 1, perfetto,
+			     kineto, &st[i]) < 0)
 			rc = -1;
 	if (!lin_joiner_oom(v) && (int)(lin_joiner_nfiles(v) - first) == n)
 		no_gpu(v, st, n, first);

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "truth.h"
 #include "imp.h"
+#include "export/kineto.h"
 #include "export/otlp.h"
 
 #define EXIT_USAGE 64
@@ -30,6 +31,7 @@ static const char usage_text[] =
 	"                     [--verdicts OUT.tsv] TRACE...\n"
 	"    lineage-validate [--from kineto|nsys] [--json] [--export-perfetto OUT.json] FILE|DIR...\n"
 	"    lineage-validate --export-otlp OUT.json [--json] [--max-findings N] TRACE...\n"
+	"    lineage-validate --export-kineto OUT.json [--json] TRACE...\n"
 	"    lineage-validate --help | --version\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -66,6 +68,12 @@ static const char usage_text[] =
 	"                        also write the traces as OpenTelemetry spans: OTLP/JSON\n"
 	"                        ExportTraceServiceRequest documents, one per line, for an\n"
 	"                        OpenTelemetry collector (docs/fleet.md); counts go to stderr\n"
+	"    --export-kineto OUT.json\n"
+	"                        also write the last trace as PyTorch-profiler (Kineto)\n"
+	"                        trace-event JSON, for Holistic Trace Analysis, TraceLens or\n"
+	"                        TensorBoard (docs/validator.md, \"Kineto export\"); a\n"
+	"                        lineage trace's counts go to stderr (with --from: the\n"
+	"                        imported model, written back)\n"
 	"    --verdicts OUT.tsv  also write the verdict on every GPU record, one line each:\n"
 	"                        file, key (byte offset; --from: event index), class\n"
 	"                        (observed, inferred, lost, ambiguous), rule or cause, and\n"
@@ -91,6 +99,25 @@ static const char usage_text[] =
 	"    lineage-validate --expect run.truth run.lt\n"
 	"    lineage-validate worker0.pt.trace.json.gz report.sqlite\n"
 	"    lineage-validate --export-perfetto lineage.json ./profiler_traces/\n";
+
+/* --export-kineto: write the last trace's export and its counts (stderr). Return 0 or -1. */
+static int export_kineto(const char *out, const char *trace)
+{
+	struct lin_kineto_stats st;
+	char err[PATH_MAX + 256];
+	if (lin_kineto_export(trace, out, &st, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lineage-validate: --export-kineto: %s\n", err);
+		return -1;
+	}
+	fprintf(stderr,
+		"lineage-validate: kineto: %s: annotations=%llu cpu_ops=%llu runtime=%llu "
+		"gpu=%llu cuda_sync=%llu event_waits=%llu ac2g=%llu gpu_untimed=%llu\n",
+		out, (unsigned long long)st.annotations, (unsigned long long)st.ops,
+		(unsigned long long)st.runtime, (unsigned long long)st.gpu,
+		(unsigned long long)st.syncs, (unsigned long long)st.event_waits,
+		(unsigned long long)st.flows, (unsigned long long)st.unmapped);
+	return 0;
+}
 
 /* --export-otlp: write the export and its counts (stderr). Return 0 or -1. */
 static int export_otlp(const char *out, char **files, int n)
@@ -366,16 +393,16 @@ static void on_verdict(void *arg, const struct lin_gpu_verdict *vd)
 			 imp && joined ? vd->epoch : LIN_NIL, vd->reqs, joined ? vd->nreqs : 0);
 }
 
-/* An output (--verdicts, --export-perfetto, --export-otlp) that names an input (a trace, a
+/* An output (--verdicts, --export-perfetto, --export-otlp, --export-kineto) that names an input (a trace, a
  * file of a directory given, an --expect file) would overwrite it, and two outputs that
  * are one path would overwrite each other: refused before anything is read or written.
  * Return 0 or EXIT_USAGE. */
-static int outputs_clash(const struct inputs *in, const char **truths, int ntruth,
-			 const char *perfetto, const char *otlp, const char *verdicts)
+static int outputs_clash(const struct inputs *in, const char **truths, int ntruth, const char *perfetto,
+			 const char *otlp, const char *verdicts, const char *kineto)
 {
-	const char *out[] = { verdicts, perfetto, otlp };
-	const char *opt[] = { "--verdicts", "--export-perfetto", "--export-otlp" };
-	for (int i = 0; i < 3; i++) {
+	const char *out[] = { verdicts, perfetto, otlp, kineto };
+	const char *opt[] = { "--verdicts", "--export-perfetto", "--export-otlp", "--export-kineto" };
+	for (int i = 0; i < 4; i++) {
 		if (!out[i])
 			continue;
 		const char *hit =
@@ -402,7 +429,7 @@ static int outputs_clash(const struct inputs *in, const char **truths, int ntrut
 /* Validate the collected inputs: lineage traces, or imported ones. Return the exit code. */
 static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, const char *from,
 	       const char **truths, int ntruth, bool json, const char *perfetto, const char *otlp,
-	       const char *verdicts)
+	       const char *verdicts, const char *kineto)
 {
 	struct lin_joiner_opts o = *opts_in;
 	const struct lin_joiner_opts *opts = &o;
@@ -445,7 +472,7 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 	for (int i = 0; i < ntruth; i++)
 		lin_joiner_add_truth(v, truths[i]);
 	if (import)
-		lin_imp_run(v, fmts, in->path, in->n, perfetto);
+		lin_imp_run(v, fmts, in->path, in->n, perfetto, kineto);
 	for (int i = 0; i < in->n && !import; i++)
 		lin_joiner_add_file(v, in->path[i]);
 	lin_joiner_finish(v);
@@ -458,6 +485,8 @@ static int run(const struct lin_joiner_opts *opts_in, const struct inputs *in, c
 		rc = EXIT_BAD_FILE;
 	}
 	if (otlp && export_otlp(otlp, in->path, in->n) != 0)
+		rc = EXIT_BAD_FILE;
+	if (kineto && !import && export_kineto(kineto, last) != 0)
 		rc = EXIT_BAD_FILE;
 	if (vl.out && (ferror(vl.out) | fclose(vl.out)) != 0) {
 		fprintf(stderr, "lineage-validate: --verdicts: %s: %s\n", verdicts, strerror(errno));
@@ -481,6 +510,7 @@ int main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "export-perfetto", required_argument, NULL, 'P' },
 		{ "export-otlp", required_argument, NULL, 'O' },
+		{ "export-kineto", required_argument, NULL, 'K' },
 		{ "allow-empty", no_argument, NULL, 'A' },
 		{ "verdicts", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
@@ -490,7 +520,7 @@ int main(int argc, char **argv)
 	const char *truths[64];
 	int ntruth = 0, c;
 	const char *from = NULL, *perfetto = NULL;
-	const char *otlp = NULL, *verdicts = NULL;
+	const char *otlp = NULL, *verdicts = NULL, *kineto = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -498,6 +528,7 @@ int main(int argc, char **argv)
 		case 'F': from = optarg; break;
 		case 'P': perfetto = optarg; break;
 		case 'O': otlp = optarg; break;
+		case 'K': kineto = optarg; break;
 		case 'A': opts.allow_empty = true; break;
 		case 'D': verdicts = optarg; break;
 		case 'e':
@@ -530,9 +561,9 @@ int main(int argc, char **argv)
 	struct inputs in = { NULL, NULL, 0, 0 };
 	int rc = collect(&in, argv + optind, argc - optind);
 	if (!rc)
-		rc = outputs_clash(&in, truths, ntruth, perfetto, otlp, verdicts);
+		rc = outputs_clash(&in, truths, ntruth, perfetto, otlp, verdicts, kineto);
 	if (!rc)
-		rc = run(&opts, &in, from, truths, ntruth, json, perfetto, otlp, verdicts);
+		rc = run(&opts, &in, from, truths, ntruth, json, perfetto, otlp, verdicts, kineto);
 	inputs_free(&in);
 	return rc;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # run-attribution.sh SYNTH EXPLAIN WORKDIR [--requests R] [--delay-us D] [--seed S] [--check]
+#                    [--validate VALIDATE]
 #
 # The launch-delay attribution benchmark (docs/attribution.md). For every attr-* scenario
 # of lineage-synth (one injected cause per request's target kernel, or two that end
@@ -11,12 +12,20 @@
 # with the trace header's reason (SKIPPED line), and the goals are checked on the rest.
 #   lineage  lineage-explain's ledger (the dominant cause of each target's ledger),
 #   nsys     a model of the Nsight Systems decomposition (API time against queue time),
-#   hta      a model of Holistic Trace Analysis (idle-time class, launch statistics),
+#   hta      Holistic Trace Analysis itself (../shared/peers/hta), run by hta-labels.py on
+#            the trace exported with lineage-validate --export-kineto (VALIDATE: by
+#            default lineage-validate beside EXPLAIN's directory, ../validator/),
+#   hta-model the former model of HTA's launch statistics and idle-time classes (its
+#            SUMMARY lines only where HTA itself ran: its column would add nothing),
 # and lineage's ablations (--without latency, stream-order+event-wait, graph-edge, handoff,
 # host-sched, occupancy). Prints every SUMMARY line, then one Markdown table: per cause the fraction
 # of targets each method named right (ambiguous rows: the fraction reported unknown),
 # and per method the single-cause accuracy, the dependency targets labelled as device
 # delay, and the calibration.
+#
+# HTA needs Python with Debian's python3-pandas, -numpy, -networkx, -plotly, -pydot and
+# -psutil (LIN_HTA_PYTHON, else the first python3 that imports them). Where it cannot run,
+# the hta column is left out and said so; --check then fails (CI must run the peer).
 #
 # --check exits 1 unless lineage meets the goals the benchmark sets (docs/attribution.md,
 # "Goals"): every single-cause scenario >= 95 % right, no dependency target labelled
@@ -28,12 +37,15 @@ explain=${2:?EXPLAIN}
 work=${3:?WORKDIR}
 shift 3
 requests=48 delay=2000 seed=1 check=0 col=lineage
+validate=$(dirname "$explain")/../validator/lineage-validate
+here=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--requests) requests=${2:?}; shift 2 ;;
 	--delay-us) delay=${2:?}; shift 2 ;;
 	--seed) seed=${2:?}; shift 2 ;;
 	--check) check=1; shift ;;
+	--validate) validate=${2:?}; shift 2 ;;
 	--check-column) check=1; col=${2:?}; shift 2 ;; # the goals on another column (tests)
 	*) echo "run-attribution.sh: unknown argument '$1'" >&2; exit 64 ;;
 	esac
@@ -42,6 +54,22 @@ mkdir -p "$work" || exit 2
 scenarios=$("$synth" --list-scenarios | awk '$1 ~ /^attr-/ {print $1}')
 [ -n "$scenarios" ] || { echo "run-attribution.sh: lineage-synth lists no attr-* scenario" >&2; exit 2; }
 ablations=(latency stream-order,event-wait graph-edge handoff host-sched occupancy)
+# The peer: HTA as shipped, where this machine can run it.
+hta_py="" hta_why=""
+for py in ${LIN_HTA_PYTHON:-python3 /usr/bin/python3}; do
+	if "$py" -c 'import pandas, numpy, networkx, plotly, pydot, psutil' 2>/dev/null; then
+		hta_py=$py
+		break
+	fi
+done
+[ -n "$hta_py" ] || hta_why="no python3 imports pandas, numpy, networkx, plotly, pydot and psutil (Debian: python3-pandas python3-numpy python3-networkx python3-plotly python3-pydot python3-psutil)"
+[ -n "$hta_why" ] || [ -x "$validate" ] || hta_why="no lineage-validate at $validate (--validate) to export the Kineto traces"
+[ -n "$hta_why" ] || [ -f "$here/../../../shared/peers/hta/hta/trace_analysis.py" ] || [ -n "${LIN_HTA_ROOT:-}" ] ||
+	hta_why="HTA is not at ../shared/peers/hta (../shared/peers/README.md; LIN_HTA_ROOT)"
+if [ -n "$hta_why" ]; then
+	echo "HTA NOT RUN: $hta_why" >&2
+	[ "$check" = 1 ] && { echo "GOAL FAIL: the hta column needs HTA itself: $hta_why" >&2; exit 1; }
+fi
 sums="$work/summary.txt"
 : >"$sums"
 : >"$work/state.txt"
@@ -60,9 +88,23 @@ for sc in $scenarios; do
 		rm -f "$b.synth.out" # no ATTR line: not counted as unlabelled
 		continue
 	fi
+	peer=()
+	if [ -z "$hta_why" ]; then
+		# lineage-validate exits 1 on findings; the export is written all the same.
+		"$validate" --export-kineto "$b.kineto.json" "$b.lt" >"$b.validate.out" 2>&1
+		if [ ! -s "$b.kineto.json" ]; then
+			echo "FAIL: lineage-validate --export-kineto $sc:" >&2; cat "$b.validate.out" >&2; exit 1
+		fi
+		if ! "$hta_py" "$here/hta-labels.py" "$b.kineto.json" "$b.hta.tsv" >"$b.hta.out" 2>&1; then
+			echo "FAIL: hta-labels.py $sc:" >&2; tail -n 20 "$b.hta.out" >&2; exit 1
+		fi
+		grep -h '^HTA_CP_FAILED\|^HTA labels' "$b.hta.out" | sed "s/^/$sc: /" >&2
+		peer=(--peer-labels "hta=$b.hta.tsv")
+	fi
 	for w in "" "${ablations[@]}"; do
 		args=(--score "$b.cause")
 		[ -n "$w" ] && args+=(--without "$w")
+		[ -z "$w" ] && args+=("${peer[@]}")
 		out=$("$explain" "${args[@]}" "$b.lt" 2>"$b.err"); rc=$?
 		if [ "$rc" != 0 ]; then
 			echo "FAIL: lineage-explain ${args[*]} $sc exited $rc:" >&2; cat "$b.err" >&2; exit 1
@@ -103,6 +145,13 @@ function val(k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1
 	else { n[c, cn] += val("n"); r[c, cn] += val("correct"); unk[c, cn] += val("unknown") }
 }
 END {
+	# The HTA model beside HTA itself adds nothing (HTA names all the model does, and the
+	# dependencies): its SUMMARY lines stay above, its column goes.
+	if ("hta" in seen) {
+		k = 0
+		for (j = 1; j <= ncol; j++) if (cols[j] != "hta-model") cols[++k] = cols[j]
+		ncol = k
+	}
 	printf "\n| cause (targets) |"; for (j = 1; j <= ncol; j++) printf " %s |", cols[j]; printf "\n"
 	printf "|---|"; for (j = 1; j <= ncol; j++) printf "---:|"; printf "\n"
 	for (i = 1; i <= nrow; i++) {

@@ -121,6 +121,13 @@ size_t lin_x_wait_producers(const struct lin_xbuild *b, const struct lin_xgpu *g
 	return n;
 }
 
+size_t lin_x_event_producer(const struct lin_xbuild *b, size_t i)
+{
+	if (!lin_xbuild_on(b, &lin_xrule_event_wait))
+		return SIZE_MAX; /* the waits were not prepared */
+	return event_producer(b, gpu_at(b, i));
+}
+
 static size_t event_bound(const struct lin_xbuild *b, size_t i)
 {
 	return event_producer(b, gpu_at(b, i));

@@ -1365,7 +1365,7 @@ static bool import_kineto(const char *json, struct run *r)
 	r->v = lin_joiner_create(&vo);
 	const char *fmts[] = { "kineto" };
 	char *paths[] = { path };
-	cr_assert_eq(lin_imp_run(r->v, fmts, paths, 1, NULL), 0);
+	cr_assert_eq(lin_imp_run(r->v, fmts, paths, 1, NULL, NULL), 0);
 	unlink(path);
 	lin_joiner_finish(r->v);
 	cr_assert_eq(lin_explain_build(r->x, r->v), 0);

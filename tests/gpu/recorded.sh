@@ -8,6 +8,11 @@
 #   torch     lineage-validate: torch's forward passes and graph replays all joined
 #   attrib    lineage-explain --score: with latency timestamps on, lineage names the
 #             stream, event and graph dependencies (recall 1) and the queueing (>= 0.95)
+#   attrib-hta  the same trace exported with --export-kineto and read by Holistic Trace
+#             Analysis itself (bench/attrib/hta-labels.py): on hardware, HTA names every
+#             stream- and event-dependency target (recall 1) and calls the graph targets
+#             device-side (kernel_wait); needs Python with HTA's Debian packages (77 where
+#             absent, a failure with LIN_CI set)
 #   kineto    lineage-validate on the PyTorch profiler's own trace: the 36 kernels of the
 #             forward passes handed to a pool thread are lost (no_enclosing_op), the rest
 #             joined (needs the trace-event importer: yajl)
@@ -43,6 +48,30 @@ attrib)
 	done
 	r=$(sed -n 's/^SUMMARY method=lineage without=- cause=queueing .* recall=\([0-9.]*\) .*/\1/p' "$tmp/out")
 	awk -v r="$r" 'BEGIN { exit !(r >= 0.95) }' || fail "queueing recall $r < 0.95"
+	;;
+attrib-hta)
+	py=
+	for p in ${LIN_HTA_PYTHON:-python3 /usr/bin/python3}; do
+		"$p" -c 'import pandas, numpy, networkx, plotly, pydot, psutil' 2>/dev/null && { py=$p; break; }
+	done
+	if [ -z "$py" ]; then
+		[ -n "${LIN_CI:-}" ] && fail "no python3 imports HTA's packages (.ci/lib.sh installs them)"
+		echo "recorded.sh attrib-hta: skipped: no python3 imports pandas, numpy, networkx, plotly, pydot, psutil"
+		exit 77
+	fi
+	"$validate" --export-kineto "$tmp/k.json" "$dir/h200-attrib-latency-on.lintrace" >/dev/null 2>&1
+	[ -s "$tmp/k.json" ] || fail "lineage-validate --export-kineto wrote nothing"
+	"$py" "$(dirname "$0")/../../bench/attrib/hta-labels.py" "$tmp/k.json" "$tmp/hta.tsv" \
+		>"$tmp/hta.out" 2>&1 || { tail -20 "$tmp/hta.out"; fail "hta-labels.py exit $?"; }
+	"$explain" --score "$dir/h200-attrib-latency-on.causes" --peer-labels "hta=$tmp/hta.tsv" \
+		"$dir/h200-attrib-latency-on.lintrace" >"$tmp/out" 2>&1 ||
+		{ cat "$tmp/out"; fail "lineage-explain --score exit $?"; }
+	for c in stream_dependency event_dependency queueing; do
+		grep -q "^SUMMARY method=hta without=- cause=$c .* recall=1.000 " "$tmp/out" ||
+			{ grep "method=hta " "$tmp/out"; fail "HTA does not name every $c target"; }
+	done
+	grep -q "^SUMMARY method=hta without=- cause=graph_dependency .* correct=0 .* as_device=32 " "$tmp/out" ||
+		{ grep "method=hta " "$tmp/out"; fail "HTA's graph targets are not the 32 device-side ones"; }
 	;;
 kineto)
 	"$validate" "$dir/h200-torch_kineto.json" >"$tmp/out" 2>&1
