@@ -12,11 +12,14 @@
  * off-CPU interval. Every failure is a state reported by the caller, never an abort.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,10 +38,23 @@
 #define PERF_FORMAT_LOST (1u << 4)
 #endif
 
-#define PAGES_DEFAULT 8u
+#define PAGES_DEFAULT 2u
+
+/* Off-CPU intervals read when the ring was detached (its thread exited), kept for the
+ * writer. */
+struct pend {
+	uint64_t s, e;
+	uint32_t state, pad;
+};
 
 struct lin_sched {
-	int fd;
+	int fd; /* -1: detached (the ring read, unmapped and closed at its thread's exit) */
+	pthread_mutex_t lock; /* the drain (writer) against the detach (the exiting thread) */
+	struct pend *pend;
+	size_t npend, cappend;
+	uint64_t pend_lost;
+	size_t budget; /* bytes of cfg->locked this ring holds */
+	struct lin_sched_cfg *cfg;
 	struct perf_event_mmap_page *meta;
 	unsigned char *data;
 	uint64_t size;   /* data bytes, a power of two */
@@ -83,6 +99,36 @@ static void read_fault(struct lin_sched_cfg *cfg)
 	}
 }
 
+/* The calling thread's seccomp mode and filter count (/proc/thread-self/status: Seccomp,
+ * Seccomp_filters where the kernel says it); -1 where unknown. */
+static void seccomp_state(int *mode, long *filters)
+{
+	*mode = -1;
+	*filters = -1;
+	FILE *f = fopen("/proc/thread-self/status", "re");
+	if (!f)
+		return;
+	char line[256];
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Seccomp:", 8))
+			*mode = atoi(line + 8);
+		else if (!strncmp(line, "Seccomp_filters:", 16))
+			*filters = atol(line + 16);
+	}
+	fclose(f);
+}
+
+/* File descriptors kept for the application: the collector never takes one of the last
+ * max(64, a quarter) below the soft RLIMIT_NOFILE. */
+static bool fd_headroom(int fd)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	rlim_t keep = rl.rlim_cur / 4 > 64 ? rl.rlim_cur / 4 : 64;
+	return (rlim_t)fd + keep < rl.rlim_cur;
+}
+
 static int perf_open(struct lin_sched_cfg *cfg, bool *lost_fmt)
 {
 	uint32_t k = atomic_fetch_add(&cfg->opens, 1);
@@ -112,6 +158,15 @@ static int perf_open(struct lin_sched_cfg *cfg, bool *lost_fmt)
 	if (fd < 0 && errno == EINVAL) {
 		a.read_format = 0;
 		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	/* Never one of the standard streams: a program started with stdin closed would get
+	 * it as fd 0 and later replace it (freopen) under the collector. */
+	if (fd >= 0 && fd <= 2) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = hi;
 	}
 	return fd;
 }
@@ -145,6 +200,20 @@ bool lin_sched_cfg_init(struct lin_sched_cfg *cfg, bool asked)
 		snprintf(cfg->status, sizeof(cfg->status), "off");
 		return false;
 	}
+	seccomp_state(&cfg->seccomp_mode, &cfg->seccomp_filters);
+	/* The locked memory the rings may take: half the per-user perf budget
+	 * (kernel.perf_event_mlock_kb), which the user's other perf tools share; no cap for
+	 * root (CAP_IPC_LOCK: not counted). */
+	cfg->locked_cap = 0;
+	FILE *mk = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	unsigned long kb = 0;
+	if (mk) {
+		if (fscanf(mk, "%lu", &kb) != 1)
+			kb = 0;
+		fclose(mk);
+	}
+	if (geteuid() != 0)
+		cfg->locked_cap = kb ? kb * 1024 / 2 : 256 * 1024;
 	int err = 0;
 	const char *what = NULL;
 	struct lin_sched *s = lin_sched_open(cfg, &err, &what);
@@ -170,41 +239,102 @@ bool lin_sched_cfg_init(struct lin_sched_cfg *cfg, bool asked)
 
 struct lin_sched *lin_sched_open(struct lin_sched_cfg *cfg, int *err, const char **what)
 {
+	/* A seccomp filter installed after the probe may kill the process on a syscall it
+	 * does not allow (systemd's SystemCallFilter=): not attempted then. */
+	if (atomic_load(&cfg->opens) > 0) {
+		int mode;
+		long filters;
+		seccomp_state(&mode, &filters);
+		if (mode != cfg->seccomp_mode || filters != cfg->seccomp_filters) {
+			*err = -EPERM;
+			*what = "seccomp filter installed after the probe (perf_event_open not tried)";
+			return NULL;
+		}
+	}
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t map_len = page * (1 + cfg->pages);
+	if (cfg->locked_cap) {
+		size_t was = atomic_fetch_add(&cfg->locked, map_len);
+		if (was + map_len > cfg->locked_cap) {
+			atomic_fetch_sub(&cfg->locked, map_len);
+			*err = -EPERM;
+			*what = "ring budget (half of kernel.perf_event_mlock_kb, kept for the user's "
+				"other perf tools)";
+			return NULL;
+		}
+	}
 	struct lin_sched *s = calloc(1, sizeof(*s));
 	if (!s) {
 		*err = -ENOMEM;
 		*what = "malloc";
-		return NULL;
+		goto fail;
 	}
+	s->cfg = cfg;
+	s->budget = cfg->locked_cap ? map_len : 0;
 	s->fd = perf_open(cfg, &s->lost_fmt);
 	if (s->fd < 0) {
 		*err = -errno;
 		*what = "perf_event_open";
-		free(s);
-		return NULL;
+		goto fail;
 	}
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	s->map_len = page * (1 + cfg->pages);
+	if (!fd_headroom(s->fd)) {
+		*err = -EMFILE;
+		*what = "file descriptor headroom (the last quarter below RLIMIT_NOFILE is the "
+			"application's)";
+		close(s->fd);
+		goto fail;
+	}
+	s->map_len = map_len;
 	void *m = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 	if (m == MAP_FAILED) {
 		*err = -errno;
 		*what = "mmap (perf_event_mlock_kb, RLIMIT_MEMLOCK)";
 		close(s->fd);
-		free(s);
-		return NULL;
+		goto fail;
 	}
+	pthread_mutex_init(&s->lock, NULL);
 	s->meta = m;
 	s->data = (unsigned char *)m + page;
 	s->size = (uint64_t)page * cfg->pages;
 	return s;
+fail:
+	if (cfg->locked_cap)
+		atomic_fetch_sub(&cfg->locked, map_len);
+	free(s);
+	return NULL;
+}
+
+static void unmap(struct lin_sched *s)
+{
+	if (s->fd < 0)
+		return;
+	munmap(s->meta, s->map_len);
+	close(s->fd);
+	s->fd = -1;
+	if (s->budget)
+		atomic_fetch_sub(&s->cfg->locked, s->budget);
+	s->budget = 0;
 }
 
 void lin_sched_close(struct lin_sched *s)
 {
 	if (!s)
 		return;
-	munmap(s->meta, s->map_len);
-	close(s->fd);
+	unmap(s);
+	pthread_mutex_destroy(&s->lock);
+	free(s->pend);
+	free(s);
+}
+
+void lin_sched_forget(struct lin_sched *s)
+{
+	if (!s)
+		return;
+	/* A fork child: the kernel does not copy a perf ring's mapping into the child
+	 * (VM_DONTCOPY), and what now lies at its address may be the child's own. */
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->pend);
 	free(s);
 }
 
@@ -217,11 +347,10 @@ static void ring_copy(const struct lin_sched *s, uint64_t off, void *dst, size_t
 	memcpy((char *)dst + first, s->data, n - first);
 }
 
-void lin_sched_drain(struct lin_sched *s, void (*emit)(void *u, uint64_t s, uint64_t e, uint32_t state),
-		     void *u, uint64_t *lost)
+static void ring_drain(struct lin_sched *s,
+		       void (*emit)(void *u, uint64_t s, uint64_t e, uint32_t state), void *u,
+		       uint64_t *lost)
 {
-	if (!s)
-		return;
 	uint64_t head = __atomic_load_n(&s->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = s->meta->data_tail;
 	while (tail + sizeof(struct perf_event_header) <= head) {
@@ -265,4 +394,49 @@ void lin_sched_drain(struct lin_sched *s, void (*emit)(void *u, uint64_t s, uint
 		s->lost_seen = rd[1];
 		s->out_ns = 0;
 	}
+}
+
+void lin_sched_drain(struct lin_sched *s, void (*emit)(void *u, uint64_t s, uint64_t e, uint32_t state),
+		     void *u, uint64_t *lost)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->npend; i++)
+		if (emit)
+			emit(u, s->pend[i].s, s->pend[i].e, s->pend[i].state);
+	s->npend = 0;
+	*lost += s->pend_lost;
+	s->pend_lost = 0;
+	if (s->fd >= 0)
+		ring_drain(s, emit, u, lost);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void keep(void *u, uint64_t start, uint64_t end, uint32_t state)
+{
+	struct lin_sched *s = u;
+	if (s->npend == s->cappend) {
+		size_t n = s->cappend ? 2 * s->cappend : 16;
+		struct pend *p = realloc(s->pend, n * sizeof(*p));
+		if (!p) {
+			s->pend_lost++; /* an interval not kept is a loss, told as one */
+			return;
+		}
+		s->pend = p;
+		s->cappend = n;
+	}
+	s->pend[s->npend++] = (struct pend){ .s = start, .e = end, .state = state };
+}
+
+void lin_sched_detach(struct lin_sched *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (s->fd >= 0) {
+		ring_drain(s, keep, s, &s->pend_lost);
+		unmap(s);
+	}
+	pthread_mutex_unlock(&s->lock);
 }

@@ -5,8 +5,9 @@
  * CLOCK_MONOTONIC and its mmap'ed ring, read by the writer into host_sched records (one per
  * off-CPU interval: switch-out to the next switch-in) and dropped records (ring overruns,
  * refusals). Off unless LIN_RT_SCHED_EVENTS or LINEAGE_SCHED_EVENTS asks. Internal.
- * Context: open on the registering thread (lin_tstate_slow); drain and close on the
- * writer's side (the output lock held), or in a fork child's handler (close only).
+ * Context: open on the registering thread (lin_tstate_slow); detach on it at its exit
+ * (lin_tstate_key_dtor); drain and close on the writer's side (the output lock held; a
+ * ring's own lock orders the drain against the detach); forget in a fork child's handler.
  */
 #ifndef LIN_SCHED_H
 #define LIN_SCHED_H
@@ -25,7 +26,11 @@ struct lin_sched_cfg {
 	int fault_err;       /* test hook (LINEAGE_TEST_SCHED_FAULT): errno to fail opens with */
 	uint32_t fault_from; /* ... from this open on (0: the probe) */
 	_Atomic uint32_t opens;
-	char status[160]; /* the header's host_sched value */
+	int seccomp_mode;      /* the probe's thread's (/proc/thread-self/status), -1: unknown */
+	long seccomp_filters;  /* ... and its filter count, -1: unknown */
+	size_t locked_cap;     /* bytes of rings allowed (0: no cap, root) */
+	_Atomic size_t locked; /* bytes of rings mapped */
+	char status[160];      /* the header's host_sched value */
 };
 
 /* The name host_sched records carry as source_sid. */
@@ -46,8 +51,14 @@ bool lin_sched_cfg_init(struct lin_sched_cfg *cfg, bool asked);
  */
 struct lin_sched *lin_sched_open(struct lin_sched_cfg *cfg, int *err, const char **what);
 
-/* Unmap and close. NULL is accepted. Async-signal-safe (a fork child's handler). */
+/* Unmap and close. NULL is accepted. */
 void lin_sched_close(struct lin_sched *s);
+/* A fork child's handler: close the fd and free, never unmap (the child has no copy of the
+ * ring; its address may hold the child's own mapping now). */
+void lin_sched_forget(struct lin_sched *s);
+/* The thread is exiting: read its ring now into memory kept for the next drain, then
+ * unmap and close it, so an exited thread holds no fd and no locked memory. */
+void lin_sched_detach(struct lin_sched *s);
 
 /*
  * lin_sched_drain - read what the ring holds: @emit gets each complete off-CPU interval

@@ -179,7 +179,7 @@ static void fork_child(void)
 			if (!(lin_tls.rt == rt && lin_tls.ts == ts))
 				atomic_store(&ts->exited, 1); /* their threads are not in the child */
 			/* The parent's threads' rings, even the forking thread's: never read here. */
-			lin_sched_close(ts->sched);
+			lin_sched_forget(ts->sched);
 			ts->sched = NULL;
 		}
 		rt->sched.on = false;

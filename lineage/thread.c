@@ -63,6 +63,7 @@ struct lin_tstate *lin_tstate_slow(lin_runtime *rt)
 		if (rt->sched.on)
 			sched_open(rt, ts);
 		if (pthread_setspecific(rt->key, ts)) {
+			lin_sched_close(ts->sched);
 			free(ts->ev);
 			free(ts);
 			return NULL;
@@ -143,6 +144,10 @@ void lin_tstate_key_dtor(void *p)
 		lin_tls.rt = NULL;
 		lin_tls.ts = NULL;
 	}
+	/* Its context switches end with it: read them now and give back the fd and the
+	 * locked ring, rather than at the writer's next drain (threads that come and go
+	 * would otherwise hold fds the application needs). */
+	lin_sched_detach(ts->sched);
 	atomic_store_explicit(&ts->exited, 1, memory_order_release);
 }
 

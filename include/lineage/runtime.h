@@ -107,12 +107,15 @@ typedef void (*lin_launch_observer_fn)(const struct lin_launch_info *info, void 
 /*
  * LIN_RT_SCHED_EVENTS: collect each registered thread's context switches from the kernel
  * (a perf software event with context_switch = 1, opened by the thread at its first call
- * into the runtime, and a 32 KiB ring the writer drains): the trace gains a host_sched
+ * into the runtime, and an 8 KiB ring the writer drains): the trace gains a host_sched
  * record per off-CPU interval, preempted or blocked, which lineage-explain splits a
- * launching thread's delay with. Costs one fd and 36 KiB of locked memory per thread, and
- * kernel time per context switch (docs/bench.md). The environment can turn it on too
- * (LINEAGE_SCHED_EVENTS=1). A kernel that refuses it (perf_event_paranoid 3, no perf
- * events, seccomp, out of fds) never fails anything: the header's host_sched says why,
+ * launching thread's delay with. Costs one fd and 12 KiB of locked memory per live
+ * thread (given back at its exit; at most half of perf_event_mlock_kb, never the last
+ * quarter of the fds), and kernel time per context switch (docs/bench.md). The
+ * environment can turn it on too (LINEAGE_SCHED_EVENTS=1). A kernel that refuses it
+ * (perf_event_paranoid 3, no perf events, a seccomp filter, out of fds) never fails
+ * anything, nor does a seccomp filter installed later (not tried then): the header's
+ * host_sched says why,
  * the log says it once, a thread refused later gets a dropped record (docs/ledger.md,
  * "Host scheduling evidence"). Since: 0.5
  */

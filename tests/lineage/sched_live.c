@@ -9,6 +9,14 @@
  *   late_refusal the kernel refuses a thread after start (injected EMFILE): the header says
  *                "on", the log and a dropped record (source 9) name the thread
  *   fork         a child that flushes never reads (consumes) its parent's ring
+ *   fork_page    a fork child whose own atfork handler mapped a page where a ring was:
+ *                the page survives (the child never unmaps a ring it has no copy of)
+ *   fd_headroom  a low RLIMIT_NOFILE and threads that come and go: the application can
+ *                still open the last quarter of its descriptors; threads past it refused
+ *                (source 9, "headroom"); exited threads hold no descriptor
+ *   stdin_closed a program started with fd 0 closed: the collector never takes 0-2
+ *   seccomp_late an (allow-all) seccomp filter installed after start: the next thread's
+ *                perf_event_open is not tried (it could be killed), source 9 says so
  * Exit 0 checked and held, 1 a check failed, 77 skipped: the kernel refuses the collector
  * here (perf_event_paranoid 3, no perf events, seccomp): the reason is printed.
  */
@@ -19,6 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -344,6 +358,142 @@ static int mode_fork(void)
 	return failures ? 1 : 0;
 }
 
+static volatile char *child_page;
+static void child_maps_a_page(void)
+{
+	void *p = mmap(NULL, 4096 * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	child_page = p == MAP_FAILED ? NULL : p;
+	if (child_page)
+		child_page[0] = 'x';
+}
+
+static int mode_fork_page(void)
+{
+	pthread_atfork(NULL, NULL, child_maps_a_page); /* the application's, registered first */
+	struct membuf m = { 0 };
+	lin_runtime *rt = open_rt(&m, LIN_RT_NO_WRITER_THREAD);
+	lin_runtime_flush(rt);
+	skip_if_refused(rt, &m);
+	uint64_t req;
+	lin_request_begin(rt, NULL, &req); /* this thread's ring */
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child_page && child_page[0] == 'x' ? 0 : 3);
+	int st;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's own page survives (status %d)", st);
+	lin_request_end(rt, req);
+	lin_runtime_free(rt);
+	free(m.p);
+	return failures ? 1 : 0;
+}
+
+static void *register_and_exit(void *arg)
+{
+	uint64_t r;
+	lin_request_begin(arg, NULL, &r);
+	lin_request_end(arg, r);
+	return NULL;
+}
+
+static size_t dropped_with(const struct trace *t, uint64_t source, const char *why)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < trace_count(t, LIN_REC_DROPPED); i++) {
+		const msgpack_object *r = trace_nth(t, LIN_REC_DROPPED, i);
+		const msgpack_object *w = rec_f(r, 4);
+		n += rec_u(r, 1) == source && w->type == MSGPACK_OBJECT_STR &&
+		     memmem(w->via.str.ptr, w->via.str.size, why, strlen(why));
+	}
+	return n;
+}
+
+static int mode_fd_headroom(void)
+{
+	struct rlimit rl = { 128, 128 };
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit");
+	struct membuf m = { 0 };
+	lin_runtime *rt = open_rt(&m, LIN_RT_NO_WRITER_THREAD);
+	lin_runtime_flush(rt);
+	skip_if_refused(rt, &m);
+	/* Hold most descriptors, as a busy server would, then let threads come and go. */
+	int held[128], nheld = 0;
+	while (nheld < 60 && (held[nheld] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		nheld++;
+	for (int round = 0; round < 20; round++) {
+		pthread_t th[8];
+		for (int i = 0; i < 8; i++)
+			pthread_create(&th[i], NULL, register_and_exit, rt);
+		for (int i = 0; i < 8; i++)
+			pthread_join(th[i], NULL);
+	}
+	/* The last quarter (at least 64) below the limit is the application's: with the
+	 * exited threads' descriptors given back, it opens what it could without lineage. */
+	int more = 0, fds[128];
+	while (more < 128 && (fds[more] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		more++;
+	CHECK(nheld + more >= 128 - 8, "the application opens %d of its descriptors", nheld + more);
+	for (int i = 0; i < more; i++)
+		close(fds[i]);
+	for (int i = 0; i < nheld; i++)
+		close(held[i]);
+	lin_runtime_free(rt);
+	struct trace t;
+	load(&t, &m);
+	CHECK(dropped_with(&t, LIN_DROP_HOST_SCHED_REFUSED, "headroom") > 0,
+	      "threads past the headroom are refused and said so");
+	trace_free(&t);
+	free(m.p);
+	return failures ? 1 : 0;
+}
+
+static int mode_stdin_closed(void)
+{
+	close(0);
+	struct membuf m = { 0 };
+	lin_runtime *rt = open_rt(&m, LIN_RT_NO_WRITER_THREAD);
+	lin_runtime_flush(rt);
+	skip_if_refused(rt, &m);
+	uint64_t req;
+	lin_request_begin(rt, NULL, &req); /* this thread's ring */
+	CHECK(fcntl(0, F_GETFD) < 0 && errno == EBADF, "fd 0 stays the application's (closed)");
+	lin_request_end(rt, req);
+	lin_runtime_free(rt);
+	free(m.p);
+	return failures ? 1 : 0;
+}
+
+static int mode_seccomp_late(void)
+{
+	struct membuf m = { 0 };
+	lin_runtime *rt = open_rt(&m, LIN_RT_NO_WRITER_THREAD);
+	lin_runtime_flush(rt);
+	skip_if_refused(rt, &m);
+	/* An allow-all filter: what matters is that one was installed after the probe. */
+	struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { .len = 1, .filter = allow };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		printf("SKIP: cannot install a seccomp filter here: %s\n", strerror(errno));
+		lin_runtime_free(rt);
+		free(m.p);
+		return 77;
+	}
+	struct worker w = { .rt = rt, .cpu = -1, .sleeps = 3, .spin_ms = 0 };
+	run_worker(&w, false);
+	lin_runtime_free(rt);
+	struct trace t;
+	load(&t, &m);
+	CHECK(dropped_with(&t, LIN_DROP_HOST_SCHED_REFUSED, "seccomp") == 1,
+	      "the thread born under the filter is declined, and said so");
+	size_t hs = 0;
+	for (size_t i = 0; i < trace_count(&t, LIN_REC_HOST_SCHED); i++)
+		hs += rec_u(trace_nth(&t, LIN_REC_HOST_SCHED, i), 1) == w.tid;
+	CHECK(hs == 0, "no intervals of the declined thread (%zu)", hs);
+	trace_free(&t);
+	free(m.p);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -355,6 +505,15 @@ int main(int argc, char **argv)
 		return mode_late_refusal();
 	if (!strcmp(mode, "fork"))
 		return mode_fork();
-	fprintf(stderr, "usage: sched_live switches|overrun VALIDATE PATH|late_refusal|fork\n");
+	if (!strcmp(mode, "fork_page"))
+		return mode_fork_page();
+	if (!strcmp(mode, "fd_headroom"))
+		return mode_fd_headroom();
+	if (!strcmp(mode, "stdin_closed"))
+		return mode_stdin_closed();
+	if (!strcmp(mode, "seccomp_late"))
+		return mode_seccomp_late();
+	fprintf(stderr, "usage: sched_live switches|overrun VALIDATE PATH|late_refusal|fork|"
+			"fork_page|fd_headroom|stdin_closed|seccomp_late\n");
 	return 2;
 }
