@@ -516,10 +516,13 @@ class Engine:
             eager = st.kernels[len(seq):]
         else:
             eager = st.kernels
-        for nm, d in eager:
-            with rt.launch(nm):
-                g, s, e = sim.launch_kernel_ex(MAIN_STREAM, nm, dur_ns=d)
-            recs.append((KERNEL, g, MAIN_STREAM, s, e, None))
+        # One launch bracket around the step's eager kernels, as an engine brackets its
+        # forward pass (docs/python.md): every call inside carries the step's epoch.
+        if eager:
+            with rt.launch("forward"):
+                for nm, d in eager:
+                    g, s, e = sim.launch_kernel_ex(MAIN_STREAM, nm, dur_ns=d)
+                    recs.append((KERNEL, g, MAIN_STREAM, s, e, None))
         st.end_ns = max(e for _, _, _, _, e, _ in recs)
         # one step in flight on the device: wait for the step before this one to end
         # (what an engine's output transfer does), while the scheduler plans the next.
