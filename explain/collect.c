@@ -242,7 +242,7 @@ static void on_request_begin(void *arg, const struct lin_rec *r)
 static void on_request_link(void *arg, const struct lin_rec *r)
 {
 	const struct cctx *c = arg;
-	if (!c->x->o.per_request)
+	if (!c->x->o.per_request || !LIN_LINK_VALID(r))
 		return;
 	struct lin_xrq *q = lin_x_rq(c->x, LIN_GET(r, REQUEST_LINK, REQUEST), c->proc);
 	if (q && !q->linked) {

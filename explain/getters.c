@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* getters.c - what a built ledger holds, read through getters (explain.h), and the names of
- * its marks, evidence, hows and causes. */
+/* getters.c - what a built ledger holds, read through getters (explain.h), the names of its
+ * marks, evidence, hows and causes, and the output helpers both reports share. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "xstate.h"
 
 size_t lin_explain_count(const struct lin_explain *x) { return x->launches.n; }
@@ -47,4 +51,35 @@ const char *lin_xcause_name(enum lin_xcause c) { return c < LIN_X_N ? cause_name
 const char *lin_evidence_name(enum lin_evidence e)
 {
 	return e <= LIN_EV_ABSENT ? ev_names[e] : "?";
+}
+
+/* ns as JSON microseconds, exactly: the integer part and three decimals. */
+void lin_x_json_us(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+FILE *lin_x_perfetto_open(const char *path, const char *title)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	fprintf(f,
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
+		"\"%s\"}}",
+		title);
+	return f;
+}
+
+int lin_x_perfetto_close(FILE *f)
+{
+	fprintf(f, "]}\n");
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+		fclose(f);
+		errno = e;
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
 }

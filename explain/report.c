@@ -20,11 +20,7 @@ static const char *kind_name(uint8_t k)
 	}
 }
 
-/* ns as JSON microseconds, exactly: the integer part and three decimals. */
-static void us(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
-}
+#define us lin_x_json_us
 
 static const char *fmt_ns(char *b, size_t n, uint64_t ns)
 {
@@ -398,12 +394,9 @@ void lin_explain_report_json(const struct lin_explain *x, FILE *out)
 
 int lin_explain_perfetto(const struct lin_explain *x, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = lin_x_perfetto_open(path, "lineage-explain: requests");
 	if (!f)
 		return -1;
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
-		   "\"lineage-explain: requests\"}}");
 	for (size_t i = 0; i < x->groups.n; i++) {
 		const struct lin_xgroup *g = lin_vec_at(&x->groups, i);
 		if (g->crit == SIZE_MAX)
@@ -439,12 +432,5 @@ int lin_explain_perfetto(const struct lin_explain *x, const char *path)
 			fprintf(f, "}");
 		}
 	}
-	fprintf(f, "]}\n");
-	if (ferror(f)) {
-		int e = errno ? errno : EIO;
-		fclose(f);
-		errno = e;
-		return -1;
-	}
-	return fclose(f) ? -1 : 0;
+	return lin_x_perfetto_close(f);
 }

@@ -806,20 +806,11 @@ void lin_explain_per_request_text(const struct lin_explain *x, FILE *f)
 			p->dropped, p->launches_missing);
 }
 
-/* JSON microseconds, exactly. */
-static void us3(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
-}
-
 int lin_explain_per_request_perfetto(const struct lin_explain *x, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = lin_x_perfetto_open(path, "lineage-explain: time to first token per request");
 	if (!f)
 		return -1;
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
-		   "\"lineage-explain: time to first token per request\"}}");
 	uint64_t tid = 0;
 	for (size_t i = 0; i < x->rqorder.n; i++) {
 		const struct lin_xrqkey *k = lin_vec_at(&x->rqorder, i);
@@ -840,9 +831,9 @@ int lin_explain_per_request_perfetto(const struct lin_explain *x, const char *pa
 				"\"cat\":\"%s\",\"ts\":",
 				tid, stretch_names[t->name], sc_name(t->cause),
 				lin_evidence_name((enum lin_evidence)t->ev));
-			us3(f, t->start);
+			lin_x_json_us(f, t->start);
 			fputs(",\"dur\":", f);
-			us3(f, t->ns);
+			lin_x_json_us(f, t->ns);
 			fprintf(f, ",\"args\":{\"ns\":%" PRIu64 "}}", t->ns);
 		}
 		fprintf(f,
@@ -851,14 +842,7 @@ int lin_explain_per_request_perfetto(const struct lin_explain *x, const char *pa
 			",\"prefill_ns\":%" PRIu64 ",\"decode_ns\":%" PRIu64 "}}",
 			tid, k->req, q->gpu_ns, q->prefill_ns, q->decode_ns);
 	}
-	fprintf(f, "]}\n");
-	if (ferror(f)) {
-		int e = errno ? errno : EIO;
-		fclose(f);
-		errno = e;
-		return -1;
-	}
-	return fclose(f) ? -1 : 0;
+	return lin_x_perfetto_close(f);
 }
 
 /* The names the reports use, for the OTLP export (requests_otlp.c). */

@@ -291,6 +291,11 @@ struct lin_explain {
 uint32_t lin_x_intern(struct lin_explain *x, const char *s, size_t len);
 /* marks.c: the first declaration of @epoch (NULL: none); after lin_x_marks_index. */
 const struct lin_xdecl *lin_x_declaration(const struct lin_explain *x, uint16_t proc, uint64_t epoch);
+/* getters.c: ns as JSON microseconds, exactly; a Perfetto trace-event file opened with its
+ * process named @title (NULL, errno: not opened), and closed (0, or -1 with errno). */
+void lin_x_json_us(FILE *f, uint64_t ns);
+FILE *lin_x_perfetto_open(const char *path, const char *title);
+int lin_x_perfetto_close(FILE *f);
 /* requests.c */
 struct lin_xbuild;
 void lin_x_rq_init(struct lin_explain *x);

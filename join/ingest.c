@@ -570,8 +570,7 @@ static void on_unknown(struct lin_joiner *v, uint32_t file, const struct lin_rec
 /* request_link: a W3C trace id and parent span id are never all zero; flags are one byte. */
 static void on_link(struct lin_joiner *v, uint32_t file, const struct lin_rec *r)
 {
-	if ((LIN_GET(r, REQUEST_LINK, TRACE_HI) | LIN_GET(r, REQUEST_LINK, TRACE_LO)) &&
-	    LIN_GET(r, REQUEST_LINK, PARENT_SPAN) && LIN_GET(r, REQUEST_LINK, TRACE_FLAGS) <= 255)
+	if (LIN_LINK_VALID(r))
 		return;
 	static const char *const n[] = { "request" };
 	uint64_t ids[] = { LIN_GET(r, REQUEST_LINK, REQUEST) };

@@ -68,6 +68,11 @@ enum {
 #define LIN_IS_NIL_AT(r, i) ((((r)->nil) >> (i)) & 1u)
 /* The value of field F of record R, or LIN_NIL when it was nil. */
 #define LIN_OPT(r, R, F) (LIN_IS_NIL(r, R, F) ? LIN_NIL : LIN_GET(r, R, F))
+/* Whether request_link record @r holds a context W3C allows: a trace id and a parent span
+ * id that are not all zero, flags of one byte (else the validator's bad_request_link). */
+#define LIN_LINK_VALID(r) \
+	((LIN_GET(r, REQUEST_LINK, TRACE_HI) | LIN_GET(r, REQUEST_LINK, TRACE_LO)) && \
+	 LIN_GET(r, REQUEST_LINK, PARENT_SPAN) && LIN_GET(r, REQUEST_LINK, TRACE_FLAGS) <= 255)
 
 /* The field of kind S, N or A of a record being encoded (records.def): a str (NULL: nil,
  * for kind N) of @len bytes, or an array of @n uints. */

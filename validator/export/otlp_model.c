@@ -240,7 +240,7 @@ static void on_link(void *arg, const struct lin_rec *r)
 	uint64_t parent = LIN_GET(r, REQUEST_LINK, PARENT_SPAN);
 	seen(c, LIN_GET(r, REQUEST_LINK, HOST_NS));
 	struct xreq *q = lin_xmodel_req(c->m, c->proc, LIN_GET(r, REQUEST_LINK, REQUEST));
-	if (!q || q->remote || !(hi | lo) || !parent || LIN_GET(r, REQUEST_LINK, TRACE_FLAGS) > 255)
+	if (!q || q->remote || !LIN_LINK_VALID(r))
 		return;
 	lin_w3c_put64(q->rtrace, hi);
 	lin_w3c_put64(q->rtrace + 8, lo);
